@@ -1,0 +1,67 @@
+import { createMemory } from '@strata-memory/core'
+import { type AgentThreadLevel, agentThreadOperations, applyOperations, LEVELS } from './agent-thread.ts'
+import { fairiesView } from './fairies-view.ts'
+import { type Benchmark, type BenchRow, measure, rowOf, significant } from './harness.ts'
+
+const SIZES = [1_000, 10_000, 100_000]
+const BASELINE_NAME = 'fairies backward scan with unshift'
+
+const seqs = (items: readonly { seq: number }[]) => items.map((item) => item.seq).join(',')
+
+/**
+ * `thread.view(level)` and `thread.context({ level })` on threads of 1k, 10k and 100k items written
+ * through the public API, against the fairies scan on the same items. Strata's figures include what a
+ * caller pays: the thread's operation queue and the store read of new items; the baseline scans a plain
+ * array. For context the baseline is still the scan alone: the rendering the fairies code does has no
+ * published counterpart.
+ */
+const benchmark: Benchmark = {
+  name: 'core-view',
+  description: 'thread.view and thread.context per level at 1k, 10k and 100k items, against the fairies scan',
+  async run({ progress }) {
+    const rows: BenchRow[] = []
+    const notes: string[] = []
+    const taskView = new Map<number, number>()
+    const builds: string[] = []
+    for (const size of SIZES) {
+      const started = performance.now()
+      const thread = await createMemory().thread(`bench.core-view.${size}`)
+      await applyOperations(thread, agentThreadOperations(size))
+      const items = await thread.items()
+      if (items.length !== size) throw new Error(`built ${items.length} items, expected ${size}`)
+      progress(
+        `core-view: built ${size.toLocaleString('en-US')} items in ${Math.round(performance.now() - started)} ms`,
+      )
+
+      const visible: string[] = []
+      for (const level of LEVELS) {
+        const view = await thread.view(level)
+        // The comparison is only fair if both compute the same view.
+        if (seqs(view) !== seqs(fairiesView(items, level, LEVELS))) {
+          throw new Error(`the fairies scan and thread.view disagree at ${size} items, level ${level}`)
+        }
+        visible.push(`${level} ${view.length}`)
+        const baseline = () => fairiesView<AgentThreadLevel>(items, level, LEVELS)
+        const params = { items: size, level }
+        const viewTime = await measure({ strata: () => thread.view(level), baseline })
+        rows.push(rowOf(`view/${level}`, params, viewTime, { baselineName: BASELINE_NAME }))
+        const contextTime = await measure({ strata: () => thread.context({ level }), baseline })
+        rows.push(rowOf(`context/${level}`, params, contextTime, { baselineName: BASELINE_NAME }))
+        if (level === 'task') taskView.set(size, viewTime.strata)
+        progress(`core-view: ${size.toLocaleString('en-US')} items, ${level} measured`)
+      }
+      notes.push(`Items in view at ${size.toLocaleString('en-US')}: ${visible.join(', ')}.`)
+    }
+    notes.push(`Threads built through thread.append/enter/exit: ${builds.join(', ')}.`)
+    const small = taskView.get(SIZES[0]!)!
+    const large = taskView.get(SIZES.at(-1)!)!
+    notes.push(
+      `Task view, ${SIZES.at(-1)!.toLocaleString('en-US')} vs ${SIZES[0]!.toLocaleString('en-US')} items: ` +
+        `${significant(large)} ms vs ${significant(small)} ms, ratio ${significant(large / small)} ` +
+        '(flat: the task view visits only the trailing run).',
+    )
+    return { rows, notes }
+  },
+}
+
+export default benchmark

@@ -1,0 +1,116 @@
+import type { FactItem, Item, MessageItem, MessagePart, SummaryItem, ToolResultPart } from '../items'
+import type { ContextMessage } from './context-message'
+
+/** Caps of the memory slots. */
+const MAX_EPISODIC = 3
+const MAX_FACTS = 20
+
+/** The input of {@link renderContext}. */
+export interface RenderContextInput {
+  /** The system prompt, first when given. */
+  system?: string
+  /** Facts and non-scope summaries of the thread, oldest first. */
+  memoryItems: readonly Item[]
+  /** The level view, oldest first. */
+  view: readonly Item[]
+}
+
+const text = (value: string): MessagePart[] => [{ type: 'text', text: value }]
+
+function latest(items: readonly Item[], tier: SummaryItem['tier']): SummaryItem | undefined {
+  for (let index = items.length - 1; index >= 0; index--) {
+    const item = items[index]!
+    if (item.type === 'summary' && item.tier === tier) return item
+  }
+  return undefined
+}
+
+/**
+ * The memory slots, in the normative order: long-term summary, short-term summary, semantic facts,
+ * episodic summaries. Each filled slot is one system message right after the system prompt.
+ */
+function renderMemorySlots(memoryItems: readonly Item[]): ContextMessage[] {
+  const messages: ContextMessage[] = []
+  const longTerm = latest(memoryItems, 'long-term')
+  if (longTerm) messages.push({ role: 'system', content: text(`[MEMORY:LONG-TERM]\n${longTerm.text}`) })
+  const shortTerm = latest(memoryItems, 'short-term')
+  if (shortTerm) messages.push({ role: 'system', content: text(`[MEMORY:SHORT-TERM]\n${shortTerm.text}`) })
+  const facts = memoryItems.filter((item): item is FactItem => item.type === 'fact').slice(-MAX_FACTS)
+  if (facts.length > 0) {
+    const lines = facts.map((fact) => `- ${fact.text}`).join('\n')
+    messages.push({ role: 'system', content: text(`[MEMORY:SEMANTIC]\n${lines}`) })
+  }
+  const episodic = memoryItems
+    .filter((item): item is SummaryItem => item.type === 'summary' && item.tier === 'episodic')
+    .slice(-MAX_EPISODIC)
+  if (episodic.length > 0) {
+    const lines = episodic.map((summary, index) => `${index + 1}) ${summary.text}`).join('\n')
+    messages.push({ role: 'system', content: text(`[MEMORY:EPISODIC]\n${lines}`) })
+  }
+  return messages
+}
+
+/**
+ * Renders one view message, keeping every tool call next to its results: an assistant message keeps
+ * only the calls whose results are in the view and is followed by one tool message with those
+ * results in call order; results are never rendered where they stand, so a result whose call is not
+ * in the view is left out, and so is a call still waiting for its result.
+ */
+function renderMessage(item: MessageItem, results: Map<string, ToolResultPart>, out: ContextMessage[]) {
+  if (item.role === 'tool') return
+  if (item.role !== 'assistant') {
+    out.push({ role: item.role, content: item.content })
+    return
+  }
+  const kept: MessagePart[] = []
+  const answered: ToolResultPart[] = []
+  for (const part of item.content) {
+    if (part.type === 'tool-result') continue
+    if (part.type === 'tool-call') {
+      const result = results.get(part.toolCallId)
+      if (result === undefined) continue
+      // A result answers one call: a repeated call id must not be answered twice.
+      results.delete(part.toolCallId)
+      answered.push(result)
+    }
+    kept.push(part)
+  }
+  if (kept.length > 0) out.push({ role: 'assistant', content: kept })
+  if (answered.length > 0) out.push({ role: 'tool', content: answered })
+}
+
+/**
+ * Builds the context in the normative order: system prompt → long-term summary → short-term summary →
+ * semantic facts → episodic summaries → the level view (transitions by their agent-facing text).
+ * Pure and deterministic: the same input gives a byte-identical result.
+ */
+export function renderContext({ system, memoryItems, view }: RenderContextInput): ContextMessage[] {
+  const messages: ContextMessage[] = []
+  if (system !== undefined && system.length > 0) messages.push({ role: 'system', content: text(system) })
+  messages.push(...renderMemorySlots(memoryItems))
+
+  const results = new Map<string, ToolResultPart>()
+  for (const item of view) {
+    if (item.type !== 'message') continue
+    for (const part of item.content) {
+      if (part.type === 'tool-result' && !results.has(part.toolCallId)) results.set(part.toolCallId, part)
+    }
+  }
+  for (const item of view) {
+    switch (item.type) {
+      case 'message':
+        renderMessage(item, results, messages)
+        break
+      case 'transition':
+        messages.push({ role: 'user', content: text(item.agentFacingMessage) })
+        break
+      case 'summary':
+        messages.push({ role: 'user', content: text(`[SUMMARY]: ${item.text}`) })
+        break
+      case 'fact':
+        messages.push({ role: 'user', content: text(`[FACT]: ${item.text}`) })
+        break
+    }
+  }
+  return messages
+}

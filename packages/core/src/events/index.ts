@@ -1,0 +1,8 @@
+export { createEventEmitter, type MemoryEventEmitter } from './event-emitter'
+export type {
+  ContextEvent,
+  MemoryEventListener,
+  MemoryEventName,
+  MemoryEvents,
+  TransitionEvent,
+} from './memory-events'

@@ -1,0 +1,1 @@
+export { createLevelLadder, DEFAULT_LEVELS, type DefaultLevel, type LevelLadder } from './level-ladder'

@@ -1,0 +1,342 @@
+import { StrataError } from '../errors'
+import {
+  assertSerializable,
+  assertThreadId,
+  type Item,
+  type JsonObject,
+  type UnsequencedItem,
+} from '../items'
+import type {
+  AppendOptions,
+  ArchiveOptions,
+  ContentQuery,
+  ContentRecord,
+  ReadOptions,
+  StrataStore,
+  ThreadHead,
+} from './store'
+
+/**
+ * Options of {@link inMemoryStore}. The in-memory store needs no configuration today; the object is
+ * accepted so that every store factory has the same shape and options can be added without a breaking
+ * change.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: kept as an interface so future options are additive.
+export interface InMemoryStoreOptions {}
+
+interface ThreadData {
+  /** The active log, sorted by seq (seqs only grow; archiving leaves holes). */
+  active: Item[]
+  /** Archived items, sorted by seq. */
+  archived: Item[]
+  /** The highest seq ever assigned; archiving never lowers it. */
+  lastSeq: number
+  content: Map<string, ContentRecord>
+  state: JsonObject | undefined
+}
+
+/**
+ * A store that keeps every thread in process memory: fast, isolated per instance, gone on restart.
+ * It is the default store of `createMemory` and the reference for the conformance suite. Data is copied
+ * in and out through JSON, exactly as a persistent store would see it, so values that cannot be stored
+ * as JSON are rejected (`STRATA_NOT_SERIALIZABLE`) here too.
+ *
+ * @example
+ * const store = inMemoryStore()
+ * const [item] = await store.append('user-42.chat-7', [message], { expectedSeq: 0 })
+ * item.seq // 1
+ */
+export function inMemoryStore(_options: InMemoryStoreOptions = {}): StrataStore {
+  const threads = new Map<string, ThreadData>()
+
+  const existing = (threadId: string): ThreadData | undefined => {
+    assertThreadId(threadId)
+    return threads.get(threadId)
+  }
+
+  const opened = (threadId: string): ThreadData => {
+    assertThreadId(threadId)
+    let thread = threads.get(threadId)
+    if (thread === undefined) {
+      thread = { active: [], archived: [], lastSeq: 0, content: new Map(), state: undefined }
+      threads.set(threadId, thread)
+    }
+    return thread
+  }
+
+  return {
+    name: 'memory',
+    flags: { persistent: false, shared: false },
+
+    async append(
+      threadId: string,
+      items: readonly UnsequencedItem[],
+      options: AppendOptions,
+    ): Promise<Item[]> {
+      assertThreadId(threadId)
+      const expectedSeq = checkExpectedSeq(options?.expectedSeq, 'append', true)
+      if (!Array.isArray(items)) {
+        invalidOptions('append(threadId, items, options) needs items as an array (use [] for none).', {})
+      }
+      items.forEach((item, index) => {
+        if (!isPlainObject(item)) invalidOptions(`append: items[${index}] must be an item object.`, { index })
+      })
+      assertSerializable(items, 'items')
+      const lastSeq = threads.get(threadId)?.lastSeq ?? 0
+      checkSeq(threadId, expectedSeq, lastSeq)
+      if (items.length === 0) return []
+      // Everything is validated and copied before the thread changes, so a failure writes nothing.
+      const stored = items.map((item, index) => copy({ ...item, seq: lastSeq + index + 1 }) as Item)
+      const thread = opened(threadId)
+      // A loop rather than push(...stored): spreading 100k+ arguments overflows the call stack.
+      for (const item of stored) thread.active.push(item)
+      thread.lastSeq = lastSeq + stored.length
+      return stored.map(copy)
+    },
+
+    async read(threadId: string, options: ReadOptions = {}): Promise<Item[]> {
+      const thread = existing(threadId)
+      checkReadOptions(options, 'read')
+      return thread === undefined ? [] : readRange(thread.active, options)
+    },
+
+    async head(threadId: string): Promise<ThreadHead> {
+      const thread = existing(threadId)
+      return {
+        lastSeq: thread?.lastSeq ?? 0,
+        activeCount: thread?.active.length ?? 0,
+        archivedCount: thread?.archived.length ?? 0,
+      }
+    },
+
+    async archive(threadId: string, options: ArchiveOptions): Promise<number> {
+      const thread = existing(threadId)
+      if (!Array.isArray(options?.seqs)) {
+        invalidOptions('archive(threadId, { seqs }) needs seqs as an array of item seqs.', {})
+      }
+      const expectedSeq = checkExpectedSeq(options.expectedSeq, 'archive', false)
+      if (expectedSeq !== undefined) checkSeq(threadId, expectedSeq, thread?.lastSeq ?? 0)
+      if (thread === undefined) return 0
+
+      const moving = new Set<number>()
+      for (const seq of options.seqs) {
+        const index = lowerBound(thread.active, seq)
+        if (thread.active[index]?.seq === seq) moving.add(seq)
+      }
+      if (moving.size === 0) return 0
+      const kept: Item[] = []
+      const moved: Item[] = []
+      for (const item of thread.active) (moving.has(item.seq) ? moved : kept).push(item)
+      thread.active = kept
+      mergeBySeq(thread.archived, moved)
+      return moved.length
+    },
+
+    async readArchive(threadId: string, options: ReadOptions = {}): Promise<Item[]> {
+      const thread = existing(threadId)
+      checkReadOptions(options, 'readArchive')
+      return thread === undefined ? [] : readRange(thread.archived, options)
+    },
+
+    async putContent(threadId: string, record: ContentRecord): Promise<void> {
+      assertThreadId(threadId)
+      checkContentRecord(record)
+      assertSerializable(record, 'record')
+      const stored = copy(record)
+      opened(threadId).content.set(stored.id, stored)
+    },
+
+    async getContent(threadId: string, id: string): Promise<ContentRecord | undefined> {
+      const record = existing(threadId)?.content.get(id)
+      return record === undefined ? undefined : copy(record)
+    },
+
+    async queryContent(threadId: string, query: ContentQuery = {}): Promise<ContentRecord[]> {
+      const thread = existing(threadId)
+      if (!isPlainObject(query as unknown))
+        invalidOptions('queryContent: the query must be an object of filters.', {})
+      checkLimit(query.limit, 'queryContent')
+      if (thread === undefined) return []
+      const text = query.text?.toLowerCase()
+      const matches = [...thread.content.values()].filter(
+        (record) =>
+          (query.type === undefined || record.type === query.type) &&
+          (query.source === undefined || record.source === query.source) &&
+          (query.level === undefined || record.level === query.level) &&
+          (query.fromTs === undefined || record.ts >= query.fromTs) &&
+          (query.toTs === undefined || record.ts <= query.toTs) &&
+          (query.tags === undefined || query.tags.every((tag) => record.tags.includes(tag))) &&
+          (text === undefined || record.data.toLowerCase().includes(text)),
+      )
+      matches.sort(newestFirst)
+      return matches.slice(0, query.limit ?? matches.length).map(copy)
+    },
+
+    async getState(threadId: string): Promise<JsonObject | undefined> {
+      const state = existing(threadId)?.state
+      return state === undefined ? undefined : copy(state)
+    },
+
+    async setState(threadId: string, state: JsonObject): Promise<void> {
+      assertThreadId(threadId)
+      if (!isPlainObject(state as unknown))
+        invalidOptions('setState(threadId, state) needs state as a plain object.', {})
+      assertSerializable(state, 'state')
+      opened(threadId).state = copy(state)
+    },
+
+    async listThreads(): Promise<string[]> {
+      const ids: string[] = []
+      for (const [threadId, thread] of threads) {
+        const empty =
+          thread.active.length === 0 &&
+          thread.archived.length === 0 &&
+          thread.content.size === 0 &&
+          thread.state === undefined
+        if (!empty) ids.push(threadId)
+      }
+      return ids.sort()
+    },
+
+    async deleteThread(threadId: string): Promise<void> {
+      assertThreadId(threadId)
+      threads.delete(threadId)
+    },
+  }
+}
+
+/** A deep copy through JSON: what callers get back is exactly what a persistent store would return. */
+function copy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function invalidOptions(message: string, details: Record<string, unknown>): never {
+  throw new StrataError({ code: 'STRATA_INVALID_OPTIONS', message, details })
+}
+
+function checkExpectedSeq(value: unknown, method: string, required: true): number
+function checkExpectedSeq(value: unknown, method: string, required: false): number | undefined
+function checkExpectedSeq(value: unknown, method: string, required: boolean): number | undefined {
+  if (value === undefined && !required) return undefined
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value
+  return invalidOptions(
+    `${method}: expectedSeq must be the thread's last seq as a whole number of 0 or more (read it with head(threadId)), got ${String(value)}.`,
+    { expectedSeq: value },
+  )
+}
+
+function checkSeq(threadId: string, expectedSeq: number, actualSeq: number): void {
+  if (expectedSeq === actualSeq) return
+  throw new StrataError({
+    code: 'STRATA_SEQ_CONFLICT',
+    message: `Thread '${threadId}' is at seq ${actualSeq}, not the expected ${expectedSeq}: another writer changed it. Re-read the thread (head/read) and retry with expectedSeq ${actualSeq}.`,
+    details: { threadId, expectedSeq, actualSeq },
+  })
+}
+
+function checkLimit(limit: unknown, method: string): void {
+  if (limit === undefined || (typeof limit === 'number' && Number.isSafeInteger(limit) && limit >= 0)) return
+  invalidOptions(`${method}: limit must be a whole number of 0 or more, or left out; got ${String(limit)}.`, {
+    limit,
+  })
+}
+
+function checkReadOptions(options: ReadOptions, method: string): void {
+  if (!isPlainObject(options as unknown))
+    invalidOptions(`${method}: options must be an object like { fromSeq, toSeq, limit }.`, {})
+  for (const bound of ['fromSeq', 'toSeq'] as const) {
+    const value = options[bound]
+    if (value !== undefined && (typeof value !== 'number' || Number.isNaN(value))) {
+      invalidOptions(`${method}: ${bound} must be a number or left out; got ${String(value)}.`, {
+        [bound]: value,
+      })
+    }
+  }
+  checkLimit(options.limit, method)
+}
+
+function checkContentRecord(record: unknown): asserts record is ContentRecord {
+  if (!isPlainObject(record)) invalidOptions('putContent: the record must be an object.', {})
+  if (typeof record.id !== 'string' || record.id === '') {
+    invalidOptions('putContent: record.id must be a non-empty string (the memory id).', { id: record.id })
+  }
+  if (typeof record.type !== 'string') {
+    invalidOptions(`putContent: record.type must be a string such as 'web-page' or 'text'.`, {
+      id: record.id,
+    })
+  }
+  if (typeof record.data !== 'string') {
+    invalidOptions('putContent: record.data must be a string; serialise JSON content first.', {
+      id: record.id,
+    })
+  }
+  if (typeof record.ts !== 'number' || !Number.isFinite(record.ts)) {
+    invalidOptions('putContent: record.ts must be a time in epoch milliseconds.', { id: record.id })
+  }
+  if (!Array.isArray(record.tags) || !record.tags.every((tag) => typeof tag === 'string')) {
+    invalidOptions('putContent: record.tags must be an array of strings (use [] for none).', {
+      id: record.id,
+    })
+  }
+}
+
+/** The index of the first item whose seq is at least `seq` (the length when there is none). */
+function lowerBound(items: readonly Item[], seq: number): number {
+  let low = 0
+  let high = items.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (items[middle]!.seq < seq) low = middle + 1
+    else high = middle
+  }
+  return low
+}
+
+/** The index of the first item whose seq is above `seq` (the length when there is none). */
+function upperBound(items: readonly Item[], seq: number): number {
+  let low = 0
+  let high = items.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (items[middle]!.seq <= seq) low = middle + 1
+    else high = middle
+  }
+  return low
+}
+
+function readRange(items: readonly Item[], { fromSeq, toSeq, limit }: ReadOptions): Item[] {
+  const start = fromSeq === undefined ? 0 : lowerBound(items, fromSeq)
+  const end = toSeq === undefined ? items.length : upperBound(items, toSeq)
+  if (end <= start) return []
+  return items.slice(start, limit === undefined ? end : Math.min(end, start + limit)).map(copy)
+}
+
+/**
+ * Merges seq-sorted `moved` into seq-sorted `archived`, in place. Archiving usually moves the oldest
+ * active items, which all follow the archive's last seq, so that case is a plain push.
+ */
+function mergeBySeq(archived: Item[], moved: readonly Item[]): void {
+  const lastArchived = archived.at(-1)
+  if (lastArchived === undefined || moved[0]!.seq > lastArchived.seq) {
+    for (const item of moved) archived.push(item)
+    return
+  }
+  const older = archived.splice(0)
+  let olderIndex = 0
+  let movedIndex = 0
+  while (olderIndex < older.length && movedIndex < moved.length) {
+    const next = older[olderIndex]!.seq < moved[movedIndex]!.seq ? older[olderIndex++]! : moved[movedIndex++]!
+    archived.push(next)
+  }
+  while (olderIndex < older.length) archived.push(older[olderIndex++]!)
+  while (movedIndex < moved.length) archived.push(moved[movedIndex++]!)
+}
+
+function newestFirst(left: ContentRecord, right: ContentRecord): number {
+  if (left.ts !== right.ts) return right.ts - left.ts
+  return left.id < right.id ? 1 : left.id > right.id ? -1 : 0
+}

@@ -1,0 +1,11 @@
+export { type InMemoryStoreOptions, inMemoryStore } from './in-memory-store'
+export type {
+  AppendOptions,
+  ArchiveOptions,
+  ContentQuery,
+  ContentRecord,
+  ReadOptions,
+  StoreFlags,
+  StrataStore,
+  ThreadHead,
+} from './store'

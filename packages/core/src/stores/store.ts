@@ -1,0 +1,122 @@
+import type { Item, JsonObject, UnsequencedItem } from '../items'
+
+/** What a store can do beyond the required minimum. */
+export interface StoreFlags {
+  /** Data survives a process restart. */
+  persistent: boolean
+  /** Several processes may open the same thread at once safely. */
+  shared: boolean
+}
+
+/** Options of {@link StrataStore.append}. */
+export interface AppendOptions {
+  /**
+   * The seq of the newest item the writer has seen (0 for a new thread). The store appends only if
+   * this is still the thread's last seq; otherwise it throws `STRATA_SEQ_CONFLICT` and writes nothing.
+   */
+  expectedSeq: number
+}
+
+/** An inclusive seq range with an optional limit; omitted bounds are open. */
+export interface ReadOptions {
+  fromSeq?: number
+  toSeq?: number
+  /** At most this many items, oldest first. */
+  limit?: number
+}
+
+/** Options of {@link StrataStore.archive}. */
+export interface ArchiveOptions {
+  /** The seqs to move from the active log to the archive. Unknown or already archived seqs are ignored. */
+  seqs: readonly number[]
+  /** When given, archive only if this is still the thread's last seq, else `STRATA_SEQ_CONFLICT`. */
+  expectedSeq?: number
+}
+
+/** A thread's counters. */
+export interface ThreadHead {
+  /** The highest seq ever assigned (0 for an empty thread); archiving does not lower it. */
+  lastSeq: number
+  /** Items in the active log. */
+  activeCount: number
+  /** Items in the archive. */
+  archivedCount: number
+}
+
+/** A large payload stored once beside the history (the content channel). */
+export interface ContentRecord {
+  /** The memory id, unique within the thread. */
+  id: string
+  /** What the content is, e.g. `web-page`, `json`, `text`. */
+  type: string
+  /** The tool (or other source) that produced it. */
+  source?: string
+  tags: string[]
+  /** Epoch ms. */
+  ts: number
+  /** Size of `data` in UTF-8 bytes. */
+  size: number
+  /** The level the content was produced at. */
+  level?: string
+  mediaType?: string
+  /** The full content, as text (JSON content is stored serialised). */
+  data: string
+  meta?: JsonObject
+}
+
+/** Filters of {@link StrataStore.queryContent}; every given filter must match. */
+export interface ContentQuery {
+  type?: string
+  source?: string
+  /** Every tag listed must be present. */
+  tags?: readonly string[]
+  /** Inclusive lower bound on `ts`. */
+  fromTs?: number
+  /** Inclusive upper bound on `ts`. */
+  toTs?: number
+  /** Case-insensitive substring of `data`. */
+  text?: string
+  level?: string
+  /** At most this many records. */
+  limit?: number
+}
+
+/**
+ * Where a memory keeps its threads. Every store passes the conformance suite from
+ * `@strata-memory/core/testing`. Every method validates the thread id (`STRATA_INVALID_THREAD_ID`).
+ * Items are returned as fresh copies: mutating them never changes stored data.
+ */
+export interface StrataStore {
+  /** A short name for messages and status, e.g. `memory`, `file`, `redis`. */
+  readonly name: string
+  readonly flags: StoreFlags
+  /**
+   * Appends items atomically after checking `expectedSeq`, assigning consecutive seqs from
+   * `lastSeq + 1`. Returns the stored items with their seqs. All or nothing.
+   */
+  append(threadId: string, items: readonly UnsequencedItem[], options: AppendOptions): Promise<Item[]>
+  /** Items of the active log in a seq range, oldest first. */
+  read(threadId: string, options?: ReadOptions): Promise<Item[]>
+  /** The thread's counters; an unknown thread has all zeros. */
+  head(threadId: string): Promise<ThreadHead>
+  /** Moves items out of the active log into the archive (never deletes). Returns how many moved. */
+  archive(threadId: string, options: ArchiveOptions): Promise<number>
+  /** Archived items in a seq range, oldest first. */
+  readArchive(threadId: string, options?: ReadOptions): Promise<Item[]>
+  /** Stores a content record; a record with the same id is replaced. */
+  putContent(threadId: string, record: ContentRecord): Promise<void>
+  /** A content record by id, or undefined. */
+  getContent(threadId: string, id: string): Promise<ContentRecord | undefined>
+  /** Content records matching every filter, newest first (by `ts`, then by id descending). */
+  queryContent(threadId: string, query?: ContentQuery): Promise<ContentRecord[]>
+  /** The thread's state object (current mode, cursors, usage), or undefined when never set. */
+  getState(threadId: string): Promise<JsonObject | undefined>
+  /** Replaces the thread's state object. */
+  setState(threadId: string, state: JsonObject): Promise<void>
+  /** Ids of threads with any items, archive, content or state, sorted. */
+  listThreads(): Promise<string[]>
+  /** Removes everything of a thread. Deleting an unknown thread is not an error. */
+  deleteThread(threadId: string): Promise<void>
+  /** Releases connections or handles. Optional. */
+  close?(): Promise<void>
+}

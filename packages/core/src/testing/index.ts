@@ -1,0 +1,14 @@
+export {
+  FIXTURE_BASE_TS,
+  type MakeItemsOptions,
+  type MessageItemOverrides,
+  makeContentRecord,
+  makeEveryItemType,
+  makeFactItem,
+  makeItems,
+  makeMessageItem,
+  makeSummaryItem,
+  makeTransitionItem,
+  withSeqs,
+} from './fixtures'
+export { describeStoreConformance, type StoreConformanceOptions } from './store-conformance'

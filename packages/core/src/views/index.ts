@@ -1,0 +1,3 @@
+export { isContextMemoryItem } from './context-memory-item'
+export { levelView } from './level-view'
+export { type ToolInteraction, toolInteractions } from './tool-interactions'

@@ -1,0 +1,15 @@
+import { defineConfig } from 'tsdown'
+
+export default defineConfig({
+  entry: {
+    index: 'src/index.ts',
+    testing: 'src/testing/index.ts',
+    tokenizer: 'src/tokenizer/index.ts',
+  },
+  format: ['esm', 'cjs'],
+  dts: true,
+  clean: true,
+  platform: 'neutral',
+  target: 'es2022',
+  external: ['vitest', /^gpt-tokenizer/],
+})
