@@ -60,7 +60,7 @@ const HEADROOM = 1
 
 // ASCII letters.
 const WORD_START = 1
-const WORD_START_AFTER_PUNCTUATION = 1.125
+const WORD_START_AFTER_PUNCTUATION = 1.1875
 const WORD_START_AFTER_DIGIT = 1.5
 const WORD_START_AT_LINE_START = 1
 const WORD_START_AT_TEXT_START = 2
@@ -117,7 +117,8 @@ const TYPOGRAPHIC_PUNCTUATION = 0.5
 const EMOJI = 3.125
 const EMOJI_JOINER = 1.25
 
-// Character classes of the state machine. Scripts other than ASCII are tracked separately.
+// Character classes of the state machine.
+const TEXT_START = 0
 const LOWER = 1
 const UPPER = 2
 const DIGIT = 3
@@ -126,42 +127,25 @@ const LINE_BREAK = 5
 const TAB_CHARACTER = 6
 const PUNCTUATION = 7
 const CONTROL_CHARACTER = 8
-const OTHER = 9
-
-const LATIN = 1
-const CJK = 2
-const HANGUL_SCRIPT = 3
-const CYRILLIC_SCRIPT = 4
-const GREEK_SCRIPT = 5
-const HEBREW_SCRIPT = 6
-const ARABIC_SCRIPT = 7
-const INDIC_SCRIPT = 8
-const THAI_SCRIPT = 9
+const ACCENTED_LETTER = 9
+const OTHER = 10
 
 const ASCII_CLASS = new Uint8Array(128)
 for (let code = 0; code < 128; code++) {
-  ASCII_CLASS[code] =
-    code >= 97 && code <= 122
-      ? LOWER
-      : code >= 65 && code <= 90
-        ? UPPER
-        : code >= 48 && code <= 57
-          ? DIGIT
-          : code === 32
-            ? SPACE
-            : code === 10 || code === 13
-              ? LINE_BREAK
-              : code === 9
-                ? TAB_CHARACTER
-                : code < 32 || code === 127
-                  ? CONTROL_CHARACTER
-                  : PUNCTUATION
+  if (code >= 97 && code <= 122) ASCII_CLASS[code] = LOWER
+  else if (code >= 65 && code <= 90) ASCII_CLASS[code] = UPPER
+  else if (code >= 48 && code <= 57) ASCII_CLASS[code] = DIGIT
+  else if (code === 32) ASCII_CLASS[code] = SPACE
+  else if (code === 10 || code === 13) ASCII_CLASS[code] = LINE_BREAK
+  else if (code === 9) ASCII_CLASS[code] = TAB_CHARACTER
+  else if (code < 32 || code === 127) ASCII_CLASS[code] = CONTROL_CHARACTER
+  else ASCII_CLASS[code] = PUNCTUATION
 }
 
 /**
- * For each letter, the letters that commonly follow it: the 300 most frequent of the 676 pairs in
- * English technical writing and code identifiers. Random letters hit a rare pair about every other
- * character; English words almost never do.
+ * For each letter a–z, the letters that commonly follow it: the 300 most frequent of the 676 pairs
+ * in English technical writing and code identifiers. Random letters (identifiers, base64) hit a rare
+ * pair about every other character; English words rarely do.
  */
 const COMMON_LETTER_PAIRS = [
   'bcdefgiklmnprstuvwxy',
@@ -194,75 +178,148 @@ const COMMON_LETTER_PAIRS = [
 
 /** Bit `b` of entry `a` is set when letter `b` commonly follows letter `a` (both 0–25). */
 const LETTER_PAIR_BITS = new Uint32Array(26)
-for (let first = 0; first < 26; first++) {
-  for (const next of COMMON_LETTER_PAIRS[first]!) LETTER_PAIR_BITS[first]! |= 1 << (next.charCodeAt(0) - 97)
-}
+COMMON_LETTER_PAIRS.forEach((nexts, first) => {
+  for (const next of nexts) LETTER_PAIR_BITS[first]! |= 1 << (next.charCodeAt(0) - 97)
+})
 
 /**
- * For each ASCII punctuation character, those that form a single token with it in both
- * vocabularies (`");`, `=>`, `},`): code and JSON are full of them, random symbols less so.
+ * For each ASCII punctuation character, the ones that form a single token with it in both
+ * vocabularies (`");`, `=>`, `},`). Code and JSON are full of them; random symbols less so.
  */
 const KNOWN_PUNCTUATION_PAIRS: Record<string, string> = {
-  '!': `!"'()*,./:;<=?[\\]_{|}`,
-  '"': `"#$%&'()*+,-./:;<=>?@[\\]^_\`{|}~`,
-  '#': `!"#$+,./:;[{`,
-  $: `$(,./:;<?[\\_{|`,
-  '%': `!"%'(),-.;<=>@[\\]^\`{|}~`,
-  '&': `#&(),?_`,
-  "'": `"#$%'()*+,-./:;<=>?[\\]^_{|}~`,
-  '(': `!"#$%&'()*+-./:;<>?@[\\^_\`{|~`,
-  ')': `!"#$%&'()*+,-./:;<=>?@[\\]^_\`{|}~`,
-  '*': `"$&()*,-./:;<=>?@[\\]^_\`{|}~`,
-  '+': `"#$'()+,-./:;<=[\\]{|}`,
-  ',': `!"#$%&'()*+,-./:;<?@[\\_\`{|`,
-  '-': `"$%&'()*,-./;<=>?[\\]^_{|}~`,
-  '.': `!"#$%&'()*+,-./:;<=>?@[\\]^_\`{|}~`,
-  '/': `"#$%&'()*+,-./:;<=>?@[\\]^_\`{|}~`,
-  ':': `"#$%&'()*+,-./:;<=>?@[\\]^_\`{|}~`,
-  ';': `"$%&'(),-./;<=[\\]{|}`,
-  '<': `!$&'(-/;<=>?[\\]^_{|}~`,
-  '=': `!"#$%&'(*-./:;<=>?@[\\]^_\`{|}~`,
-  '>': `"#$%&'()*,-./:;<=>?@[\\]^_\`{|}~`,
-  '?': `!"$'(),-.:;<>?[\\^_{|~`,
-  '@': `"$(;<@[\\\`{|`,
-  '[': `"#$%'(*,-/:;<=>?@[\\]^_\`{|}~`,
-  '\\': `"$'(-./:;<[\\{|`,
-  ']': `"%&'()*+,-./:;<=>?[\\]^_{|}~`,
-  '^': `(-.;<>[\\^{|~`,
-  _: `"$%'()*,-./:;<=>?[\\]^_{|}~`,
-  '`': `),.:;<=@[\\]\`{|}`,
-  '{': `"$%'-/:;<=@[\\]\`{|}`,
-  '|': `"(-<\\|`,
-  '}': `"$%&'(),-./:;<=>?@[\\]^_\`{|}~`,
-  '~': `,-/=>]^}~`,
+  '!': '!"\'()*,./:=?[\\]',
+  '"': '"#$%&\'()*+,-./:;<>?[\\]_`{|}',
+  '#': '!"#$+,./:[{',
+  $: '$(,./:\\_{',
+  '%': '!"%\'(),-.;=@\\^',
+  '&': '#&(),_',
+  "'": '"#$%\'()*+,-./:;<=>?[\\]^_{}',
+  '(': '!"#$%&\'()*+-./:;<?@[\\^_`{|~',
+  ')': '!"#$%&\'()*+,-./:;<=>?[\\]^_`{|}',
+  '*': '"$&()*,-./:=>@[\\_',
+  '+': '"#$\'()+,-./:=[\\]',
+  ',': '!"#$%&\'()*+,-./:<@[\\_{',
+  '-': '"$%&\'()*,-./=>[\\_{',
+  '.': '!"#$%&\'()*+,-./:;<=?@[\\]^_`{|',
+  '/': '"#$%&\'()*+,-./:<=>?@[\\]^_{~',
+  ':': '"#$%&\'()*+,-./:<=?@[\\]^_`{',
+  ';': '"$%&\'(),-./;<\\}',
+  '<': "!$&'(-/<=>?[_{",
+  '=': '!"#$%&\'(*-./:<=>?@[\\_`{}',
+  '>': '"#$%&\'()*,-./:;<=>?@[\\]`{|}',
+  '?': '!"$\'(),-.:<>?[\\',
+  '@': '"$(@[\\',
+  '[': '"#$%\'(*,-/:@[\\]^_`{',
+  '\\': '"$\'(-./:<[\\',
+  ']': '"%&\'()*+,-./:;<=>?[\\]^{|}',
+  '^': '(-.[\\^{',
+  _: '"$%\'()*,-./:;<=[\\]^_{|',
+  '`': '),.:;\\]`}',
+  '{': '"$%\'-/:@\\{|}',
+  '|': '"(-\\|',
+  '}': '"$%&\'(),-./:;<=>?@[\\]_`{|}',
+  '~': ',-/=~',
 }
 
-/** Bit `b - 32` of entry `a` is set when the pair of ASCII codes `a`, `b` is a known pair. */
-const PUNCTUATION_PAIR_BITS = new Uint32Array(128)
+/** The 32 ASCII punctuation characters, numbered 0–31 in code order; -1 for anything else. */
+const PUNCTUATION_INDEX = new Int8Array(128).fill(-1)
+Object.keys(KNOWN_PUNCTUATION_PAIRS)
+  .map((symbol) => symbol.charCodeAt(0))
+  .sort((a, b) => a - b)
+  .forEach((code, index) => {
+    PUNCTUATION_INDEX[code] = index
+  })
+
+/** Bit `PUNCTUATION_INDEX[b]` of entry `PUNCTUATION_INDEX[a]` is set when `a` then `b` is a known pair. */
+const PUNCTUATION_PAIR_BITS = new Uint32Array(32)
 for (const [first, nexts] of Object.entries(KNOWN_PUNCTUATION_PAIRS)) {
-  for (const next of nexts) PUNCTUATION_PAIR_BITS[first.charCodeAt(0)]! |= 1 << (next.charCodeAt(0) - 32)
+  const row = PUNCTUATION_INDEX[first.charCodeAt(0)]!
+  for (const next of nexts) PUNCTUATION_PAIR_BITS[row]! |= 1 << PUNCTUATION_INDEX[next.charCodeAt(0)]!
 }
 
-/** Symbols that vocabularies learn as runs (`----`, `====`, `////`): each repeat costs little. */
-const RUN_SYMBOLS = new Set(Array.from('-=*#_~./`+<>', (symbol) => symbol.charCodeAt(0)))
+/** Symbols that vocabularies learn in long runs (`----`, `====`, `////`): each repeat costs little. */
+const RUN_SYMBOLS = new Uint8Array(128)
+for (const symbol of '-=*#_~./`+<>') RUN_SYMBOLS[symbol.charCodeAt(0)] = 1
+
+// Scripts whose common letters have a calibrated cost. A letter continues a word of its script when
+// the last letter before it was of the same script, even across spaces and punctuation.
+const LATIN = 1
+const CJK = 2
+const HANGUL_SCRIPT = 3
+const CYRILLIC_SCRIPT = 4
+const GREEK_SCRIPT = 5
+const HEBREW_SCRIPT = 6
+const ARABIC_SCRIPT = 7
+const INDIC_SCRIPT = 8
+const THAI_SCRIPT = 9
+
+/**
+ * `[first, last, script, cost]`: the common letters of each script and what each costs inside a word.
+ * Rare letters are left out on purpose: they cost up to their UTF-8 length, and so they are charged.
+ */
+const LETTER_RANGES: readonly (readonly [first: number, last: number, script: number, cost: number])[] = [
+  [0x4e00, 0x9fff, CJK, HAN], // CJK unified ideographs
+  [0x3041, 0x30fa, CJK, KANA], // hiragana and katakana
+  [0xac00, 0xd7a3, HANGUL_SCRIPT, HANGUL], // hangul syllables
+  [0x0410, 0x044f, CYRILLIC_SCRIPT, CYRILLIC], // А–я
+  [0x0401, 0x0401, CYRILLIC_SCRIPT, CYRILLIC], // Ё
+  [0x0451, 0x0451, CYRILLIC_SCRIPT, CYRILLIC], // ё
+  [0x0391, 0x03ce, GREEK_SCRIPT, GREEK], // Α–ώ
+  [0x05d0, 0x05ea, HEBREW_SCRIPT, HEBREW], // א–ת
+  [0x0621, 0x064a, ARABIC_SCRIPT, ARABIC], // ء–ي
+  [0x00c0, 0x00d6, LATIN, LATIN_1_LETTER], // À–Ö
+  [0x00d8, 0x00f6, LATIN, LATIN_1_LETTER], // Ø–ö
+  [0x00f8, 0x00ff, LATIN, LATIN_1_LETTER], // ø–ÿ
+  [0x0100, 0x017f, LATIN, LATIN_EXTENDED_LETTER], // Latin Extended-A: ą č ę ł ő ř ş ž …
+  [0x1e00, 0x1eff, LATIN, VIETNAMESE_LETTER], // Latin Extended Additional: ạ ả ấ ầ ẩ …
+  [0x0900, 0x0dff, INDIC_SCRIPT, INDIC], // Devanagari to Sinhala
+  [0x0e00, 0x0eff, THAI_SCRIPT, THAI], // Thai and Lao
+]
+
+/** The index in {@link LETTER_RANGES} of the range holding `code`, or -1. */
+function letterRange(code: number): number {
+  for (let index = 0; index < LETTER_RANGES.length; index++) {
+    const range = LETTER_RANGES[index]!
+    if (code >= range[0] && code <= range[1]) return index
+  }
+  return -1
+}
+
+/** 、 。 〈〉《》「」『』【】 and the fullwidth ！（），：；？ that the vocabularies know. */
+function isCjkPunctuation(code: number): boolean {
+  if (code === 0x3001 || code === 0x3002 || (code >= 0x3008 && code <= 0x3011)) return true
+  return (
+    code >= 0xff01 &&
+    code <= 0xff1f &&
+    code !== 0xff02 &&
+    code !== 0xff03 &&
+    code !== 0xff04 &&
+    code !== 0xff07
+  )
+}
 
 /** Curly quotes, dashes, bullet and ellipsis: common in prose, usually merged with their neighbours. */
-const TYPOGRAPHIC = new Set([0x2013, 0x2014, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2026])
-
-function isCjkPunctuation(code: number): boolean {
-  // 、 。 〈〉《》「」『』【】 and the fullwidth ！（），：；？ that the vocabularies know.
-  if (code === 0x3001 || code === 0x3002 || (code >= 0x3008 && code <= 0x3011)) return true
-  return code >= 0xff01 && code <= 0xff1f && code !== 0xff02 && code !== 0xff03 && code !== 0xff04 && code !== 0xff07
+function isTypographic(code: number): boolean {
+  return (
+    code === 0x2013 ||
+    code === 0x2014 ||
+    code === 0x2018 ||
+    code === 0x2019 ||
+    code === 0x201c ||
+    code === 0x201d ||
+    code === 0x2022 ||
+    code === 0x2026
+  )
 }
 
 /** The cost of `text` before headroom and multiplier. */
 function estimateCost(text: string): number {
   let total = 0
-  let previous = 0 // class of the previous character
+  let previous = TEXT_START // class of the previous character
   let previousCode = -1
-  let run = 0 // how many characters of the previous class in a row
+  let run = 0 // characters of the previous class in a row
   let spaces = 0 // length of the current run of spaces
-  let script = 0 // script of the last letter, across spaces and punctuation
+  let script = 0 // script of the last letter
   const length = text.length
   for (let index = 0; index < length; index++) {
     let code = text.charCodeAt(index)
@@ -273,12 +330,16 @@ function estimateCost(text: string): number {
         case LOWER:
           if (previous === LOWER) {
             const common = (LETTER_PAIR_BITS[previousCode - 97]! >>> (code - 97)) & 1
-            total += common ? (run < LONG_WORD ? LOWER_COMMON_PAIR : LOWER_COMMON_PAIR_LONG_WORD) : LOWER_RARE_PAIR
+            total += common
+              ? run < LONG_WORD
+                ? LOWER_COMMON_PAIR
+                : LOWER_COMMON_PAIR_LONG_WORD
+              : LOWER_RARE_PAIR
           } else if (previous === UPPER) {
             const common = (LETTER_PAIR_BITS[previousCode - 65]! >>> (code - 97)) & 1
             total += common ? LOWER_AFTER_UPPER_COMMON_PAIR : LOWER_AFTER_UPPER_RARE_PAIR
           } else {
-            total += wordStart(previous, script)
+            total += wordStart(previous)
           }
           script = LATIN
           break
@@ -287,7 +348,7 @@ function estimateCost(text: string): number {
             const common = (LETTER_PAIR_BITS[previousCode - 65]! >>> (code - 65)) & 1
             total += common ? UPPER_AFTER_UPPER_COMMON_PAIR : UPPER_AFTER_UPPER_RARE_PAIR
           } else {
-            total += previous === LOWER ? UPPER_AFTER_LOWER : wordStart(previous, script)
+            total += previous === LOWER ? UPPER_AFTER_LOWER : wordStart(previous)
           }
           script = LATIN
           break
@@ -303,7 +364,8 @@ function estimateCost(text: string): number {
           else if (spaces > 2) total += FURTHER_SPACE
           break
         case LINE_BREAK:
-          total += previous === LINE_BREAK ? FURTHER_NEWLINE : previous === PUNCTUATION ? NEWLINE_AFTER_PUNCTUATION : NEWLINE
+          if (previous === LINE_BREAK) total += FURTHER_NEWLINE
+          else total += previous === PUNCTUATION ? NEWLINE_AFTER_PUNCTUATION : NEWLINE
           break
         case TAB_CHARACTER:
           total += previous === TAB_CHARACTER ? FURTHER_TAB : TAB
@@ -312,7 +374,7 @@ function estimateCost(text: string): number {
           total += previous === SPACE ? CONTROL + CONTROL_AFTER_SPACE : CONTROL
           break
         default:
-          total += punctuationCost(code, previous, previousCode)
+          total += punctuation(code, previous, previousCode)
       }
     } else {
       if (code >= 0xd800 && code < 0xdc00 && index + 1 < length) {
@@ -323,23 +385,29 @@ function estimateCost(text: string): number {
         }
       }
       const bytes = code < 0x800 ? 2 : code < 0x10000 ? 3 : 4
-      // A space before a character that does not join it is a token of its own.
-      const afterSpace = previous === SPACE && spaces === 1
-      const letter = scriptLetter(code)
-      if (letter !== 0) {
-        const letterScript = letter >> 8
-        if (letterScript === script) total += LETTER_COSTS[letter & 255]! + (afterSpace ? SCRIPT_WORD_START : 0)
-        else total += bytes + (afterSpace ? 1 : 0)
+      // A lone space before a character it does not merge with is a token of its own.
+      const afterSpace = previous === SPACE && spaces === 1 ? 1 : 0
+      const range = letterRange(code)
+      if (range >= 0) {
+        const [, , letterScript, cost] = LETTER_RANGES[range]!
+        if (letterScript === script) total += cost + afterSpace * SCRIPT_WORD_START
+        else total += bytes + afterSpace
         script = letterScript
+        if (letterScript === LATIN) current = ACCENTED_LETTER
       } else if (isCjkPunctuation(code)) {
         total += CJK_PUNCTUATION
         script = CJK
-      } else if (code >= 0xa0 && code <= 0xbf) total += LATIN_1_SYMBOL
-      else if (code >= 0x1f000 && code <= 0x1faff) total += EMOJI
-      else if (code === 0x200d || code === 0xfe0f) total += EMOJI_JOINER
-      else if (TYPOGRAPHIC.has(code)) total += TYPOGRAPHIC_PUNCTUATION
-      else {
-        total += bytes + (afterSpace ? 1 : 0)
+      } else if (code >= 0xa0 && code <= 0xbf) {
+        total += LATIN_1_SYMBOL
+      } else if (code >= 0x1f000 && code <= 0x1faff) {
+        total += EMOJI
+      } else if (code === 0x200d || code === 0xfe0f) {
+        total += EMOJI_JOINER
+      } else if (isTypographic(code)) {
+        total += TYPOGRAPHIC_PUNCTUATION
+      } else {
+        // Anything else costs at most its UTF-8 length: a byte-level tokenizer never needs more.
+        total += bytes + afterSpace
         script = 0
       }
     }
@@ -347,34 +415,39 @@ function estimateCost(text: string): number {
     previous = current
     previousCode = code
   }
-  // A trailing single space is a token of its own.
+  // A trailing lone space is a token of its own.
   if (previous === SPACE && spaces === 1) total += 1
   return total
 }
 
-function wordStart(previous: number, script: number): number {
+/** The cost of an ASCII letter that starts a word, by the class of the character before it. */
+function wordStart(previous: number): number {
   switch (previous) {
     case SPACE:
+    case OTHER:
       return WORD_START
     case PUNCTUATION:
       return WORD_START_AFTER_PUNCTUATION
     case DIGIT:
       return WORD_START_AFTER_DIGIT
-    case OTHER:
-      return script === LATIN ? LETTER_AFTER_ACCENTED_LETTER : WORD_START
-    case LINE_BREAK:
-    case TAB_CHARACTER:
-      return WORD_START_AT_LINE_START
-    default:
+    case ACCENTED_LETTER:
+      return LETTER_AFTER_ACCENTED_LETTER
+    case TEXT_START:
       return WORD_START_AT_TEXT_START
+    default:
+      return WORD_START_AT_LINE_START
   }
 }
 
-function punctuationCost(code: number, previous: number, previousCode: number): number {
+/** The cost of an ASCII punctuation character, by the character before it. */
+function punctuation(code: number, previous: number, previousCode: number): number {
   switch (previous) {
-    case PUNCTUATION:
-      if (code === previousCode && RUN_SYMBOLS.has(code)) return REPEATED_PUNCTUATION
-      return (PUNCTUATION_PAIR_BITS[previousCode]! >>> (code - 32)) & 1 ? KNOWN_PUNCTUATION_PAIR : UNKNOWN_PUNCTUATION_PAIR
+    case PUNCTUATION: {
+      if (code === previousCode && RUN_SYMBOLS[code] === 1) return REPEATED_PUNCTUATION
+      const known =
+        (PUNCTUATION_PAIR_BITS[PUNCTUATION_INDEX[previousCode]!]! >>> PUNCTUATION_INDEX[code]!) & 1
+      return known ? KNOWN_PUNCTUATION_PAIR : UNKNOWN_PUNCTUATION_PAIR
+    }
     case LOWER:
     case UPPER:
       return PUNCTUATION_AFTER_LETTER
@@ -382,37 +455,12 @@ function punctuationCost(code: number, previous: number, previousCode: number): 
       return PUNCTUATION_AFTER_DIGIT
     case SPACE:
       return PUNCTUATION_AFTER_SPACE
-    case OTHER:
-      return PUNCTUATION_AFTER_OTHER
+    case TEXT_START:
+      return PUNCTUATION_AT_TEXT_START
     case LINE_BREAK:
     case TAB_CHARACTER:
       return PUNCTUATION_AT_LINE_START
     default:
-      return PUNCTUATION_AT_TEXT_START
+      return PUNCTUATION_AFTER_OTHER
   }
-}
-
-/** Per-character costs of the letters {@link scriptLetter} recognises, by their low byte. */
-const LETTER_COSTS = [HAN, KANA, HANGUL, CYRILLIC, GREEK, HEBREW, ARABIC, LATIN_1_LETTER, LATIN_EXTENDED_LETTER]
-LETTER_COSTS.push(VIETNAMESE_LETTER, INDIC, THAI)
-
-/**
- * `script << 8 | index into LETTER_COSTS` for the letters of a script with a calibrated cost, 0 for
- * anything else. Only the common letters of each script are listed, because a rare letter costs up
- * to its byte length.
- */
-function scriptLetter(code: number): number {
-  if (code >= 0x4e00 && code <= 0x9fff) return (CJK << 8) | 0
-  if (code >= 0x3041 && code <= 0x30fa) return (CJK << 8) | 1
-  if (code >= 0xac00 && code <= 0xd7a3) return (HANGUL_SCRIPT << 8) | 2
-  if ((code >= 0x410 && code <= 0x44f) || code === 0x401 || code === 0x451) return (CYRILLIC_SCRIPT << 8) | 3
-  if (code >= 0x391 && code <= 0x3ce) return (GREEK_SCRIPT << 8) | 4
-  if (code >= 0x5d0 && code <= 0x5ea) return (HEBREW_SCRIPT << 8) | 5
-  if (code >= 0x621 && code <= 0x64a) return (ARABIC_SCRIPT << 8) | 6
-  if (code >= 0xc0 && code <= 0xff && code !== 0xd7 && code !== 0xf7) return (LATIN << 8) | 7
-  if (code >= 0x100 && code <= 0x17f) return (LATIN << 8) | 8
-  if (code >= 0x1e00 && code <= 0x1eff) return (LATIN << 8) | 9
-  if (code >= 0x900 && code <= 0xdff) return (INDIC_SCRIPT << 8) | 10
-  if (code >= 0xe00 && code <= 0xeff) return (THAI_SCRIPT << 8) | 11
-  return 0
 }
