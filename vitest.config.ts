@@ -8,8 +8,14 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^@strata-memory\/core$/, replacement: source('./packages/core/src/index.ts') },
-      { find: /^@strata-memory\/core\/testing$/, replacement: source('./packages/core/src/testing/index.ts') },
-      { find: /^@strata-memory\/core\/tokenizer$/, replacement: source('./packages/core/src/tokenizer/index.ts') },
+      {
+        find: /^@strata-memory\/core\/testing$/,
+        replacement: source('./packages/core/src/testing/index.ts'),
+      },
+      {
+        find: /^@strata-memory\/core\/tokenizer$/,
+        replacement: source('./packages/core/src/tokenizer/index.ts'),
+      },
     ],
   },
   test: {

@@ -55,4 +55,15 @@ describe('patternSummarizer', () => {
       patternSummarizer().summarize([], { tier: 'scope', signal: controller.signal }),
     ).rejects.toThrow('stop')
   })
+
+  it('labels by tool name, not by an input field named type (create_shape of a text is create_shape)', async () => {
+    const items = [
+      call('create_shape', { type: 'text' }),
+      call('create_shape', { type: 'rect' }),
+      message('assistant', [{ type: 'text', text: 'Done.' }]),
+      message('assistant', [{ type: 'text', text: 'Really.' }]),
+    ]
+    const { summary } = await patternSummarizer().summarize(items, { tier: 'scope' })
+    expect(summary).toBe('2 tool calls: 2 create_shape. 2 assistant replies.')
+  })
 })

@@ -4,9 +4,9 @@ import type { SummarizeOptions, SummarizeResult, Summarizer } from './summarizer
 /** Options of {@link patternSummarizer}. */
 export interface PatternSummarizerOptions {
   /**
-   * Names the action of a tool call. By default a short string `action` (or `type`) field of the
-   * call's input when present, otherwise the tool name.
-   * @default input.action ?? input.type ?? toolName
+   * Names the action of a tool call. By default a short string `action` field of the call's input
+   * when present (one tool, many actions), otherwise the tool name.
+   * @default input.action ?? toolName
    */
   actionOf?: (toolName: string, input: JsonValue) => string
   /**
@@ -18,10 +18,8 @@ export interface PatternSummarizerOptions {
 
 const defaultActionOf = (toolName: string, input: JsonValue): string => {
   if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
-    for (const key of ['action', 'type']) {
-      const value = input[key]
-      if (typeof value === 'string' && value.length > 0 && value.length <= 64) return value
-    }
+    const value = input.action
+    if (typeof value === 'string' && value.length > 0 && value.length <= 64) return value
   }
   return toolName
 }
@@ -77,7 +75,9 @@ export function patternSummarizer({
       if (failed > 0) lines.push(`${plural(failed, 'tool call')} failed`)
       const talk: string[] = []
       if (userMessages > 0) talk.push(plural(userMessages, 'user message'))
-      if (assistantMessages > 0) talk.push(plural(assistantMessages, 'assistant reply'))
+      if (assistantMessages > 0) {
+        talk.push(`${assistantMessages} assistant ${assistantMessages === 1 ? 'reply' : 'replies'}`)
+      }
       if (closedScopes > 0) talk.push(plural(closedScopes, 'closed sub-scope'))
       if (talk.length > 0) lines.push(talk.join(', '))
       const scope = options.scope

@@ -15,7 +15,10 @@ export interface GptTokenizerOptions {
   encoding?: GptEncodingName
 }
 
-const counters: Record<GptEncodingName, typeof countO200k> = { o200k_base: countO200k, cl100k_base: countCl100k }
+const counters: Record<GptEncodingName, typeof countO200k> = {
+  o200k_base: countO200k,
+  cl100k_base: countCl100k,
+}
 // Text in a conversation is data, not control: special-token strings like "<|endoftext|>" count as text.
 const asText = { disallowedSpecial: new Set<string>() }
 

@@ -1,3 +1,8 @@
-export { countMessageTokens, FILE_PART_TOKENS, MESSAGE_OVERHEAD_TOKENS } from './count-message'
+export {
+  countMessageTokens,
+  countPartTokens,
+  FILE_PART_TOKENS,
+  MESSAGE_OVERHEAD_TOKENS,
+} from './count-message'
 export type { TokenCounter } from './token-counter'
 export { type TokenEstimatorOptions, tokenEstimator } from './token-estimator'

@@ -199,8 +199,30 @@ if __name__ == "__main__":
 ]
 
 function generatedTypescript(random: () => number): string {
-  const nouns = ['user', 'order', 'invoice', 'session', 'widget', 'report', 'channel', 'payload', 'token', 'account']
-  const verbs = ['load', 'save', 'parse', 'validate', 'render', 'fetch', 'merge', 'resolve', 'encode', 'archive']
+  const nouns = [
+    'user',
+    'order',
+    'invoice',
+    'session',
+    'widget',
+    'report',
+    'channel',
+    'payload',
+    'token',
+    'account',
+  ]
+  const verbs = [
+    'load',
+    'save',
+    'parse',
+    'validate',
+    'render',
+    'fetch',
+    'merge',
+    'resolve',
+    'encode',
+    'archive',
+  ]
   const lines: string[] = []
   for (let index = 0; index < 60; index++) {
     const noun = pick(random, nouns)
@@ -282,7 +304,11 @@ const json = [
   JSON.stringify(toolResult),
   JSON.stringify(toolResult, null, 2),
   `{"model":"gpt-4o","temperature":0.2,"messages":[{"role":"system","content":"You are a helpful assistant."},{"role":"user","content":"What's the weather in Paris tomorrow?"}],"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"},"date":{"type":"string","format":"date"}},"required":["city"]}}}]}`,
-  JSON.stringify({ matrix: Array.from({ length: 30 }, (_, row) => Array.from({ length: 30 }, (_, col) => (row * 31 + col * 17) % 1000)) }),
+  JSON.stringify({
+    matrix: Array.from({ length: 30 }, (_, row) =>
+      Array.from({ length: 30 }, (_, col) => (row * 31 + col * 17) % 1000),
+    ),
+  }),
 ]
 
 const chinese = [
@@ -320,14 +346,17 @@ const mixed = [
   '## Release notes (v2.3.0)\n\n- Fixed a crash when `config.yaml` contained tabs 🐛\n- 新增：支持中文文件名\n- 日本語のエラーメッセージを追加しました\n- Performance: p95 latency 412ms → 187ms (−54%) 🚀\n\nSee https://example.com/changelog#v2.3.0 for details.',
   'User: can you translate "good morning" into Chinese, Japanese and Korean?\nAssistant: Sure! 🇨🇳 早上好 (zǎo shang hǎo) · 🇯🇵 おはようございます (ohayō gozaimasu) · 🇰🇷 좋은 아침입니다 (joeun achimimnida)',
   'Die Größe der Datei beträgt 3,4 MB. Les élèves étudient à l’école façon très naïve. ¿Dónde está la biblioteca? Ça coûte 12,50 €. Příliš žluťoučký kůň úpěl ďábelské ódy.',
-  'Error: ENOENT: no such file or directory, open \'/home/张伟/项目/数据.csv\'\n    at Object.openSync (fs.js:476:3)\n    at readFileSync (fs.js:377:35) 😬',
+  "Error: ENOENT: no such file or directory, open '/home/张伟/项目/数据.csv'\n    at Object.openSync (fs.js:476:3)\n    at readFileSync (fs.js:377:35) 😬",
   '| Name | Score | 備考 |\n|------|------:|------|\n| Ana  | 93.5  | 優秀 ✨ |\n| Bo   | 71.25 | 要改善 |\n| 김민수 | 88 | 좋음 👍 |',
 ]
 
 function generatedDigits(random: () => number): string[] {
   return [
     digits(random, 1000),
-    Array.from({ length: 200 }, () => `+1 (${digits(random, 3)}) ${digits(random, 3)}-${digits(random, 4)}`).join('\n'),
+    Array.from(
+      { length: 200 },
+      () => `+1 (${digits(random, 3)}) ${digits(random, 3)}-${digits(random, 4)}`,
+    ).join('\n'),
     Array.from({ length: 300 }, () => (random() * 1e6).toFixed(4)).join(', '),
     Array.from({ length: 200 }, () => String(1_700_000_000_000 + Math.floor(random() * 1e10))).join(' '),
     '3.14159265358979323846264338327950288419716939937510582097494459230781640628620899862803482534211706798214808651',
@@ -377,12 +406,7 @@ const otherScripts = [
 /** The sample categories, each with several realistic samples, some of them long. */
 export const tokenSamples: Record<string, readonly string[]> = {
   prose: [...prose, proseLong],
-  code: [
-    ...typescript,
-    ...python,
-    generatedTypescript(seededRandom(3)),
-    generatedPython(seededRandom(5)),
-  ],
+  code: [...typescript, ...python, generatedTypescript(seededRandom(3)), generatedPython(seededRandom(5))],
   json,
   chinese: [...chinese, chinese.join('').repeat(4)],
   japanese: [...japanese, japanese.join('').repeat(4)],
