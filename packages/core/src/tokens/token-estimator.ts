@@ -66,8 +66,8 @@ const WORD_START_AT_LINE_START = 1
 const WORD_START_AT_TEXT_START = 2
 const LETTER_AFTER_ACCENTED_LETTER = 0.8125
 const LOWER_COMMON_PAIR = 0.09375
-const LOWER_COMMON_PAIR_LONG_WORD = 0.25
-const LONG_WORD = 6
+const LOWER_COMMON_PAIR_LONG_WORD = 0.1875
+const LONG_WORD = 8
 const LOWER_RARE_PAIR = 0.875
 const LOWER_AFTER_UPPER_COMMON_PAIR = 0.25
 const LOWER_AFTER_UPPER_RARE_PAIR = 0.75
@@ -148,31 +148,31 @@ for (let code = 0; code < 128; code++) {
  * pair about every other character; English words rarely do.
  */
 const COMMON_LETTER_PAIRS = [
-  'bcdefgiklmnprstuvwxy',
+  'bcdfgiklmnprstuvwy',
   'aeijlorsuy',
-  'acehijklmorstu',
+  'acehiklmoprstu',
   'adeilosu',
-  'abcdefghijlmnopqrstvwxy',
-  'adefilnorstuy',
+  'abcdefgijlmnopqrstvwxy',
+  'aefilorstuy',
   'aehilnorstu',
-  'aeimortu',
-  'abcdefglmnoprstvxz',
-  'aes',
+  'aeimoprtu',
+  'abcdefgklmnoprstvxz',
+  'aesu',
   'aeis',
-  'abdegilostuvy',
-  'abdeijlmopsuy',
-  'acdefgiklmnopstuvy',
+  'abdegilopstuy',
+  'abdeijlmopsu',
+  'acdefgiklmnostuvy',
   'abcdefgiklmnoprstuvw',
   'aehiloprstuy',
   'u',
-  'acdefgiklmnorstuvy',
-  'acefhiklopstuy',
-  'acdefhilmoprstuwy',
+  'acdefgiklmnoprstuvwy',
+  'acefhiklmoprstuy',
+  'acdefhiloprstuwy',
   'abcdefgilmnprst',
   'aeimo',
   'aehinors',
-  'aceipt',
-  'aimnpst',
+  'aceiptx',
+  'anoprst',
   'e',
 ]
 
