@@ -1,0 +1,148 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import type { ContextMessage } from '../context'
+import type { MessageInput } from '../items'
+import { inMemoryStore } from '../stores'
+import { createMemory } from './create-memory'
+import type { Thread } from './thread'
+
+type Operation =
+  | { kind: 'user' | 'assistant'; text: string }
+  | { kind: 'call'; tools: number }
+  | { kind: 'result'; pick: number; isError: boolean }
+  | { kind: 'action' }
+  | { kind: 'enter' }
+  | { kind: 'exit'; outcome: 'complete' | 'cancelled' | 'aborted' }
+
+const operation: fc.Arbitrary<Operation> = fc.oneof(
+  fc.record({ kind: fc.constantFrom('user' as const, 'assistant' as const), text: fc.string({ maxLength: 30 }) }),
+  fc.record({ kind: fc.constant('call' as const), tools: fc.integer({ min: 1, max: 3 }) }),
+  fc.record({ kind: fc.constant('result' as const), pick: fc.nat(), isError: fc.boolean() }),
+  fc.record({ kind: fc.constant('action' as const) }),
+  fc.record({ kind: fc.constant('enter' as const) }),
+  fc.record({ kind: fc.constantFrom('exit' as const), outcome: fc.constantFrom('complete' as const, 'cancelled' as const, 'aborted' as const) }),
+)
+
+/** Replays operations on a thread with a fixed clock and ids, skipping the ones that make no sense. */
+async function replay(operations: readonly Operation[], seed = 'p') {
+  let tick = 0
+  const memory = createMemory({ store: inMemoryStore(), clock: () => 1_700_000_000_000 + tick++, generateId: () => `${seed}-${tick++}` })
+  const thread = await memory.thread('property')
+  const pending: string[] = []
+  let calls = 0
+  for (const op of operations) {
+    switch (op.kind) {
+      case 'user':
+      case 'assistant':
+        await thread.append({ role: op.kind, content: op.text })
+        break
+      case 'call': {
+        const content = Array.from({ length: op.tools }, () => {
+          const toolCallId = `call-${calls++}`
+          pending.push(toolCallId)
+          return { type: 'tool-call' as const, toolCallId, toolName: `tool_${calls % 3}`, input: { n: calls } }
+        })
+        await thread.append({ role: 'assistant', content })
+        break
+      }
+      case 'result': {
+        if (pending.length === 0) break
+        const [toolCallId] = pending.splice(op.pick % pending.length, 1)
+        const message: MessageInput = {
+          role: 'tool',
+          content: [{ type: 'tool-result', toolCallId: toolCallId!, toolName: 'tool', output: { ok: !op.isError }, isError: op.isError }],
+        }
+        await thread.append(message)
+        break
+      }
+      case 'action': {
+        const toolCallId = `call-${calls++}`
+        await thread.append({
+          role: 'assistant',
+          content: [
+            { type: 'tool-call', toolCallId, toolName: 'act', input: {} },
+            { type: 'tool-result', toolCallId, toolName: 'act', output: 'done' },
+          ],
+        })
+        break
+      }
+      case 'enter': {
+        const child = memory.ladder.child(thread.level)
+        if (child !== undefined) await thread.enter(child, { title: `scope ${calls}` })
+        break
+      }
+      case 'exit':
+        if (thread.scopes.length > 0) await thread.exit({ outcome: op.outcome })
+        break
+    }
+  }
+  return { memory, thread }
+}
+
+/** Invariant 1: every tool message answers exactly the calls of the assistant message before it. */
+function assertToolPairs(messages: readonly ContextMessage[]) {
+  messages.forEach((message, index) => {
+    const callIds = message.content.flatMap((part) => (part.type === 'tool-call' ? [part.toolCallId] : []))
+    const resultIds = message.content.flatMap((part) => (part.type === 'tool-result' ? [part.toolCallId] : []))
+    if (message.role === 'tool') {
+      const previous = messages[index - 1]
+      expect(previous?.role).toBe('assistant')
+      const answered = previous!.content.flatMap((part) => (part.type === 'tool-call' ? [part.toolCallId] : []))
+      expect(resultIds).toEqual(answered)
+    } else {
+      expect(resultIds).toEqual([])
+    }
+    if (callIds.length > 0) {
+      const next = messages[index + 1]
+      expect(next?.role).toBe('tool')
+      expect(next!.content.map((part) => (part as { toolCallId: string }).toolCallId)).toEqual(callIds)
+    }
+  })
+}
+
+const contexts = async (thread: Thread) => {
+  const levels = ['global', 'project', 'task'] as const
+  return Promise.all(levels.map((level) => thread.context({ level, system: 'You are careful.' })))
+}
+
+describe('context properties', () => {
+  it('never shows a tool result without its call, nor a call without its results', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(operation, { maxLength: 60 }), async (operations) => {
+        const { thread } = await replay(operations)
+        for (const { messages } of await contexts(thread)) assertToolPairs(messages)
+      }),
+      { numRuns: 200 },
+    )
+  })
+
+  it('is deterministic: the same log gives a byte-identical context', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(operation, { maxLength: 40 }), async (operations) => {
+        const first = await replay(operations)
+        const second = await replay(operations)
+        const [a, b, again] = [await contexts(first.thread), await contexts(second.thread), await contexts(first.thread)]
+        expect(JSON.stringify(b)).toBe(JSON.stringify(a))
+        expect(JSON.stringify(again)).toBe(JSON.stringify(a))
+      }),
+      { numRuns: 100 },
+    )
+  })
+
+  it('every context message comes from a visible item: the view bounds what is sent', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(operation, { maxLength: 60 }), async (operations) => {
+        const { thread } = await replay(operations)
+        for (const level of ['global', 'project', 'task'] as const) {
+          const view = await thread.view(level)
+          const { messages, stats } = await thread.context({ level })
+          expect(stats.itemsVisible).toBe(view.length)
+          expect(messages.length).toBeLessThanOrEqual(view.length * 2)
+          expect(stats.contextTokens).toBeGreaterThanOrEqual(0)
+          expect(stats.savedTokens).toBe(Math.max(0, stats.totalTokens - stats.contextTokens))
+        }
+      }),
+      { numRuns: 100 },
+    )
+  })
+})

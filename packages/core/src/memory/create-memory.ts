@@ -1,0 +1,153 @@
+import { StrataError } from '../errors'
+import { createEventEmitter, type MemoryEventListener, type MemoryEventName } from '../events'
+import { assertThreadId, type Item } from '../items'
+import { createLevelLadder, DEFAULT_LEVELS, type LevelLadder } from '../levels'
+import { inMemoryStore, type StrataStore } from '../stores'
+import { patternSummarizer, type Summarizer } from '../summarizers'
+import { type TokenCounter, tokenEstimator } from '../tokens'
+import { Thread } from './thread'
+import { ThreadLog } from './thread-log'
+
+/** The default modes, for the default ladder: the level each mode works at. */
+export const DEFAULT_MODES = { idle: 'task', 'working-solo': 'task', orchestrating: 'project' } as const
+
+/** Options of {@link createMemory}. */
+export interface MemoryOptions<L extends string = string> {
+  /**
+   * Where threads are kept.
+   * @default inMemoryStore()
+   */
+  store?: StrataStore
+  /**
+   * The level ladder, broad to narrow: 2 to 6 distinct names.
+   * @default ['global', 'project', 'task']
+   */
+  levels?: readonly L[]
+  /**
+   * Writes scope summaries (and, with compaction, the other summaries).
+   * @default patternSummarizer()
+   */
+  summarizer?: Summarizer
+  /**
+   * Counts tokens for stats. For exact counts use `gptTokenizer()` from `@strata-memory/core/tokenizer`.
+   * @default tokenEstimator()
+   */
+  tokenCounter?: TokenCounter
+  /**
+   * Application modes and the level each works at, for `thread.setMode`.
+   * @default { idle: 'task', 'working-solo': 'task', orchestrating: 'project' } with the default ladder, else {}
+   */
+  modes?: Readonly<Record<string, NoInfer<L>>>
+  /**
+   * The clock for item timestamps, in epoch ms.
+   * @default Date.now
+   */
+  clock?: () => number
+  /**
+   * Generates item ids.
+   * @default crypto.randomUUID
+   */
+  generateId?: () => string
+}
+
+/** A memory: threads, their shared configuration and events. */
+export interface Memory<L extends string = string> {
+  readonly ladder: LevelLadder<L>
+  readonly store: StrataStore
+  /**
+   * Opens a thread, creating it on first write. The same id gives the same thread object.
+   * Throws `STRATA_INVALID_THREAD_ID` for an id outside `[A-Za-z0-9_.-]{1,128}` or starting with `.`.
+   */
+  thread(threadId: string): Promise<Thread<L>>
+  /** Ids of the stored threads, sorted. */
+  listThreads(): Promise<string[]>
+  /** Deletes a thread and everything it holds. */
+  deleteThread(threadId: string): Promise<void>
+  /** Listens to `transition` and `context` events; returns a function that stops listening. */
+  on<E extends MemoryEventName>(event: E, listener: MemoryEventListener<E>): () => void
+}
+
+/**
+ * Creates a memory. Every option has a working default: `createMemory()` keeps threads in process
+ * memory with the default ladder and the offline pattern summarizer.
+ *
+ * @example
+ * const memory = createMemory({ levels: ['global', 'session', 'interaction'] })
+ * const thread = await memory.thread('user-42.chat-7')
+ * await thread.append({ role: 'user', content: 'Hello' })
+ */
+export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[number]>(
+  options: MemoryOptions<L> = {},
+): Memory<L> {
+  const {
+    store = inMemoryStore(),
+    levels = DEFAULT_LEVELS as unknown as readonly L[],
+    summarizer = patternSummarizer(),
+    tokenCounter = tokenEstimator(),
+    clock = Date.now,
+    generateId = () => crypto.randomUUID(),
+  } = options
+  const ladder = createLevelLadder(levels)
+  const usesDefaultLadder = levels.length === DEFAULT_LEVELS.length && levels.every((level, index) => level === DEFAULT_LEVELS[index])
+  const modes = options.modes ?? ((usesDefaultLadder ? DEFAULT_MODES : {}) as Record<string, L>)
+  for (const [mode, level] of Object.entries(modes)) {
+    if (!ladder.has(level)) {
+      throw new StrataError({
+        code: 'STRATA_INVALID_LEVEL',
+        message: `Mode '${mode}' maps to unknown level ${JSON.stringify(level)}: use one of ${ladder.levels.join(', ')}.`,
+        details: { mode, level },
+      })
+    }
+  }
+  for (const [name, value] of [['summarizer', summarizer], ['tokenCounter', tokenCounter]] as const) {
+    const method = name === 'summarizer' ? 'summarize' : 'count'
+    if (typeof value !== 'object' || value === null || typeof (value as unknown as Record<string, unknown>)[method] !== 'function') {
+      throw new StrataError({ code: 'STRATA_INVALID_OPTIONS', message: `createMemory(): ${name} must be an object with a ${method}() method.` })
+    }
+  }
+
+  const events = createEventEmitter()
+  const threads = new Map<string, Promise<Thread<L>>>()
+  const deps = { store, ladder, summarizer, tokenCounter, modes, events, clock, generateId }
+
+  const open = async (threadId: string): Promise<Thread<L>> => {
+    const [archived, active, state] = await Promise.all([
+      store.readArchive(threadId),
+      store.read(threadId),
+      store.getState(threadId),
+    ])
+    const log = new ThreadLog<L>(tokenCounter)
+    // Archived and active items interleave by seq; absorb them in seq order so scopes and turns replay.
+    let a = 0
+    let b = 0
+    while (a < archived.length || b < active.length) {
+      const takeArchived = b >= active.length || (a < archived.length && archived[a]!.seq < active[b]!.seq)
+      if (takeArchived) log.absorb(archived[a++] as Item<L>, { archived: true })
+      else log.absorb(active[b++] as Item<L>)
+    }
+    const mode = typeof state?.mode === 'string' ? state.mode : undefined
+    return new Thread<L>(threadId, deps, log, mode)
+  }
+
+  return {
+    ladder,
+    store,
+    async thread(threadId) {
+      assertThreadId(threadId)
+      let thread = threads.get(threadId)
+      if (thread === undefined) {
+        thread = open(threadId)
+        threads.set(threadId, thread)
+        thread.catch(() => threads.delete(threadId))
+      }
+      return thread
+    },
+    listThreads: () => store.listThreads(),
+    async deleteThread(threadId) {
+      assertThreadId(threadId)
+      threads.delete(threadId)
+      await store.deleteThread(threadId)
+    },
+    on: (event, listener) => events.on(event, listener),
+  }
+}

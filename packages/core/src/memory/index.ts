@@ -1,0 +1,13 @@
+export { createMemory, DEFAULT_MODES, type Memory, type MemoryOptions } from './create-memory'
+export {
+  type ContextOptions,
+  type EnterOptions,
+  type ExitOptions,
+  type ExitResult,
+  type ScopeOutcome,
+  Thread,
+  type ThreadContext,
+  type ThreadStatus,
+  type UsageReport,
+} from './thread'
+export type { OpenScope } from './thread-log'

@@ -1,0 +1,89 @@
+import type { Item, MessageItem } from '../items'
+import type { TokenCounter } from '../tokens'
+import { countMessageTokens } from '../tokens'
+import { isContextMemoryItem } from '../views'
+
+/** A scope opened by `enter` and not yet closed. */
+export interface OpenScope<L extends string = string> {
+  level: L
+  title: string
+  instructions?: string
+  /** The seq of the scope's opening item. */
+  seq: number
+}
+
+/** Where a tool call stands, so its result can take the same level and turn. */
+interface CallOrigin<L extends string> {
+  level: L
+  turnId: string
+}
+
+export const turnIdOf = (turn: number) => `turn_${String(turn).padStart(4, '0')}`
+
+const turnNumber = (turnId: string) => {
+  const match = /^turn_(\d+)$/.exec(turnId)
+  return match ? Number(match[1]) : 0
+}
+
+/** True for a message that starts a turn: a user's own message (not a scope's opening item). */
+export const startsTurn = (item: Pick<MessageItem, 'role' | 'scope'>) => item.role === 'user' && item.scope === undefined
+
+/**
+ * What a thread derives from its log: the active items, the open scopes, the turn counter, where each
+ * tool call stands, and running totals. Everything here is rebuilt from the store on open, so two
+ * processes on one thread agree once each has read the other's writes.
+ */
+export class ThreadLog<L extends string> {
+  readonly items: Item<L>[] = []
+  readonly memoryItems: Item<L>[] = []
+  readonly scopes: OpenScope<L>[] = []
+  readonly ids = new Set<string>()
+  readonly calls = new Map<string, CallOrigin<L>>()
+  lastSeq = 0
+  turn = 0
+  archivedCount = 0
+  /** Tokens of every message item, active and archived, as raw messages. */
+  rawTokens = 0
+
+  constructor(private readonly counter: TokenCounter) {}
+
+  get itemsTotal() {
+    return this.items.length + this.archivedCount
+  }
+
+  /** Active items with a seq above `seq`, oldest first; a binary search, so closing a scope stays cheap. */
+  itemsAfter(seq: number): Item<L>[] {
+    let low = 0
+    let high = this.items.length
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if (this.items[middle]!.seq <= seq) low = middle + 1
+      else high = middle
+    }
+    return this.items.slice(low)
+  }
+
+  /** Takes in one stored item, in seq order. Archived items count but are not kept in memory. */
+  absorb(item: Item<L>, { archived = false }: { archived?: boolean } = {}) {
+    this.lastSeq = Math.max(this.lastSeq, item.seq)
+    this.ids.add(item.id)
+    if (archived) this.archivedCount++
+    else this.items.push(item)
+    if (!archived && isContextMemoryItem(item)) this.memoryItems.push(item)
+    this.turn = Math.max(this.turn, turnNumber(item.turnId))
+    if (item.type === 'message') {
+      this.rawTokens += countMessageTokens(item, this.counter)
+      for (const part of item.content) {
+        if (part.type === 'tool-call') this.calls.set(part.toolCallId, { level: item.level, turnId: item.turnId })
+      }
+      if (item.scope !== undefined) {
+        const scope: OpenScope<L> = { level: item.level, title: item.scope.title, seq: item.seq }
+        if (item.scope.instructions !== undefined) scope.instructions = item.scope.instructions
+        this.scopes.push(scope)
+      }
+    } else if (item.type === 'transition') {
+      const open = this.scopes.findLastIndex((scope) => scope.level === item.fromLevel)
+      if (open >= 0) this.scopes.splice(open)
+    }
+  }
+}

@@ -1,0 +1,560 @@
+import { type ContextMessage, type ContextStats, renderContext } from '../context'
+import { StrataError } from '../errors'
+import type { MemoryEventEmitter } from '../events'
+import {
+  type Item,
+  type JsonObject,
+  type MessageInput,
+  type MessageItem,
+  type MessagePart,
+  type NormalizedMessage,
+  normalizeMessage,
+  type SummaryItem,
+  type TransitionItem,
+  type TransitionReason,
+  type UnsequencedItem,
+} from '../items'
+import type { LevelLadder } from '../levels'
+import type { StrataStore } from '../stores'
+import type { Summarizer } from '../summarizers'
+import { patternSummarizer } from '../summarizers'
+import { countMessageTokens, countPartTokens, MESSAGE_OVERHEAD_TOKENS, type TokenCounter } from '../tokens'
+import { levelView, type ToolInteraction, toolInteractions } from '../views'
+import { type OpenScope, startsTurn, ThreadLog, turnIdOf } from './thread-log'
+
+/** How many times a write re-reads the log and tries again after another writer got there first. */
+const MAX_WRITE_ATTEMPTS = 5
+
+/** What a thread needs from its memory. */
+export interface ThreadDependencies<L extends string> {
+  store: StrataStore
+  ladder: LevelLadder<L>
+  summarizer: Summarizer
+  tokenCounter: TokenCounter
+  modes: Readonly<Record<string, L>>
+  events: MemoryEventEmitter
+  clock: () => number
+  generateId: () => string
+}
+
+/** Options of {@link Thread.enter}. */
+export interface EnterOptions {
+  /** What the scope is for; the first thing the narrower view shows. */
+  title: string
+  /** Longer instructions for the scope (a worker's task description). */
+  instructions?: string
+  /** Application metadata for the opening item. */
+  meta?: JsonObject
+}
+
+export type ScopeOutcome = 'complete' | 'cancelled' | 'aborted'
+
+/** Options of {@link Thread.exit}. */
+export interface ExitOptions<L extends string = string> {
+  /** @default 'complete' */
+  outcome?: ScopeOutcome
+  /** The scope summary; when omitted the memory's summarizer writes it. */
+  summary?: string
+  /** What people see for this transition; null hides it. @default a sentence naming the scope and outcome */
+  userFacingMessage?: string | null
+  /** What the model sees in place of the scope. @default `[ACTIONS]: <N task actions filtered for brevity>` */
+  agentFacingMessage?: string
+  /** The level being closed; when given it must be the innermost open scope's level. */
+  level?: L
+  /** Why the scope ended. @default `task-complete` (narrowest level) or `project-complete`, `cancelled`, `aborted` */
+  reason?: TransitionReason
+}
+
+/** What {@link Thread.exit} wrote. */
+export interface ExitResult<L extends string = string> {
+  transition: TransitionItem<L>
+  summary: SummaryItem<L>
+}
+
+/** Options of {@link Thread.context}. */
+export interface ContextOptions<L extends string = string> {
+  /** @default the thread's current level */
+  level?: L
+  /** The system prompt, placed first. */
+  system?: string
+}
+
+/** What {@link Thread.context} returns. */
+export interface ThreadContext {
+  messages: ContextMessage[]
+  stats: ContextStats
+}
+
+/** Usage reported by the provider after a model call. */
+export interface UsageReport {
+  inputTokens: number
+  outputTokens?: number
+}
+
+/** What {@link Thread.status} returns. */
+export interface ThreadStatus<L extends string = string> {
+  threadId: string
+  level: L
+  mode: string | undefined
+  scopes: OpenScope<L>[]
+  lastSeq: number
+  turnId: string
+  items: { active: number; archived: number; byLevel: Record<string, number>; byType: Record<string, number> }
+  tokens: { total: number; counter: string }
+  /** The last usage reported with `reportUsage`, and its ratio to Strata's estimate of that context. */
+  lastUsage?: { inputTokens: number; outputTokens?: number; estimatedTokens?: number; ts: number }
+}
+
+const OUTCOMES: readonly ScopeOutcome[] = ['complete', 'cancelled', 'aborted']
+const REASONS: readonly TransitionReason[] = [
+  'task-complete',
+  'project-complete',
+  'cancelled',
+  'aborted',
+  'manual',
+  'size-limit',
+  'time-limit',
+  'token-budget',
+]
+
+const invalidOptions = (message: string, details: Record<string, unknown> = {}): never => {
+  throw new StrataError({ code: 'STRATA_INVALID_OPTIONS', message, details })
+}
+
+const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
+
+/**
+ * One conversation's memory: an append-only log of items tagged with levels and turns, and the views
+ * and contexts built from it. Get one with `memory.thread(id)`. Operations on one thread object run one
+ * at a time; writers in other processes are detected by the store's seq check and retried.
+ */
+export class Thread<L extends string = string> {
+  readonly id: string
+  readonly #deps: ThreadDependencies<L>
+  readonly #log: ThreadLog<L>
+  #mode: string | undefined
+  #lastContextTokens: number | undefined
+  /** Token counts of stored parts: contexts render the same parts again and again. */
+  readonly #partTokens = new WeakMap<MessagePart, number>()
+  #queue: Promise<unknown> = Promise.resolve()
+
+  /** @internal Use `memory.thread(id)`. */
+  constructor(id: string, deps: ThreadDependencies<L>, log: ThreadLog<L>, mode: string | undefined) {
+    this.id = id
+    this.#deps = deps
+    this.#log = log
+    this.#mode = mode
+  }
+
+  /** The current level: the innermost open scope's, or the broadest when none is open. */
+  get level(): L {
+    return this.#log.scopes.at(-1)?.level ?? this.#deps.ladder.broadest
+  }
+
+  /** The current mode, when the application uses modes (`setMode`). */
+  get mode(): string | undefined {
+    return this.#mode
+  }
+
+  /** The open scopes, outermost first. */
+  get scopes(): readonly OpenScope<L>[] {
+    return this.#log.scopes.map((scope) => ({ ...scope }))
+  }
+
+  /**
+   * Appends messages tagged with the current level and turn. A user message starts a new turn; a tool
+   * result takes the level and turn of its call. Validates everything before writing: on any error
+   * nothing is stored.
+   *
+   * @example
+   * await thread.append({ role: 'user', content: 'Draw a house' })
+   */
+  async append(input: MessageInput | readonly MessageInput[]): Promise<MessageItem<L>[]> {
+    const inputs = Array.isArray(input) ? input : [input as MessageInput]
+    const messages = inputs.map((message, index) => normalizeMessage(message, index))
+    return this.#exclusive(() => this.#write(() => this.#messageItems(messages)) as Promise<MessageItem<L>[]>)
+  }
+
+  /**
+   * Opens a scope one level narrower than the current one and writes its opening item (a user message
+   * at the new level carrying the title and instructions), so the narrower view starts with what the
+   * scope is for. Broader views do not see it.
+   */
+  async enter(level: L, options: EnterOptions): Promise<MessageItem<L>> {
+    const { ladder } = this.#deps
+    ladder.assert(level)
+    if (typeof options?.title !== 'string' || options.title.trim().length === 0) {
+      invalidOptions(`enter('${level}') needs a non-empty title, e.g. enter('${level}', { title: 'Draw a house' }).`)
+    }
+    if (options.instructions !== undefined && typeof options.instructions !== 'string') {
+      invalidOptions('enter(): instructions must be a string.')
+    }
+    const meta = options.meta
+    const opening = normalizeMessage({
+      role: 'user',
+      content: `${capitalize(level)}: ${options.title}${options.instructions ? `\n\n${options.instructions}` : ''}`,
+      ...(meta === undefined ? {} : { meta }),
+    })
+    return this.#exclusive(async () => {
+      const [item] = await this.#write(() => {
+        const expected = ladder.child(this.level)
+        if (expected !== level) {
+          const hint =
+            expected === undefined
+              ? `'${this.level}' is already the narrowest level`
+              : `enter '${expected}' first`
+          throw new StrataError({
+            code: 'STRATA_INVALID_SCOPE',
+            message: `Cannot enter '${level}' from '${this.level}': scopes open one level narrower at a time (${hint}).`,
+            details: { level, current: this.level },
+          })
+        }
+        const item = this.#newMessageItem(opening, level, turnIdOf(this.#log.turn)) as MessageItem<L>
+        item.scope = { title: options.title }
+        if (options.instructions !== undefined) item.scope.instructions = options.instructions
+        return [item]
+      })
+      return item as MessageItem<L>
+    })
+  }
+
+  /**
+   * Closes the innermost scope: writes, at the parent level, a transition (agent-facing and user-facing
+   * texts, the seq range it covers) and a scope summary. The closed scope's items leave the parent's
+   * view; they stay in the log.
+   */
+  async exit(options: ExitOptions<L> = {}): Promise<ExitResult<L>> {
+    const { outcome = 'complete' } = options
+    if (!OUTCOMES.includes(outcome)) {
+      invalidOptions(`exit(): outcome must be 'complete', 'cancelled' or 'aborted' (got ${JSON.stringify(outcome)}).`)
+    }
+    if (options.reason !== undefined && !REASONS.includes(options.reason)) {
+      invalidOptions(`exit(): unknown reason ${JSON.stringify(options.reason)}; use one of ${REASONS.join(', ')}.`)
+    }
+    for (const key of ['summary', 'agentFacingMessage'] as const) {
+      if (options[key] !== undefined && typeof options[key] !== 'string') invalidOptions(`exit(): ${key} must be a string.`)
+    }
+    if (options.userFacingMessage !== undefined && options.userFacingMessage !== null) {
+      if (typeof options.userFacingMessage !== 'string') invalidOptions('exit(): userFacingMessage must be a string or null.')
+    }
+    if (options.level !== undefined) this.#deps.ladder.assert(options.level)
+
+    return this.#exclusive(async () => {
+      let event: { title: string; summarizer: string; summarizerError?: unknown }
+      const stored = await this.#write(async () => {
+        const scope = this.#log.scopes.at(-1)
+        if (scope === undefined) {
+          throw new StrataError({
+            code: 'STRATA_NO_OPEN_SCOPE',
+            message: 'exit() was called with no open scope: call enter(level, { title }) first.',
+            details: { threadId: this.id },
+          })
+        }
+        if (options.level !== undefined && options.level !== scope.level) {
+          throw new StrataError({
+            code: 'STRATA_SCOPE_MISMATCH',
+            message: `exit({ level: '${options.level}' }) does not match the innermost open scope, '${scope.level}' ("${scope.title}"). Exit that one first.`,
+            details: { level: options.level, open: scope.level },
+          })
+        }
+        const parent = this.#deps.ladder.parent(scope.level)!
+        const scopeItems = this.#log.itemsAfter(scope.seq)
+        const written = await this.#scopeSummary(scopeItems, scope, outcome, options.summary)
+        const range = { fromSeq: scope.seq, toSeq: this.#log.lastSeq }
+        const actions = scopeItems.filter((item) => !(item.type === 'message' && item.role === 'tool')).length
+        const base = { level: parent, turnId: turnIdOf(this.#log.turn), ts: this.#deps.clock() }
+        const transition: Omit<TransitionItem<L>, 'seq'> = {
+          ...base,
+          id: this.#deps.generateId(),
+          type: 'transition',
+          fromLevel: scope.level,
+          reason: options.reason ?? this.#defaultReason(scope.level, outcome),
+          agentFacingMessage:
+            options.agentFacingMessage ?? `[ACTIONS]: <${actions} ${scope.level} actions filtered for brevity>`,
+          userFacingMessage:
+            options.userFacingMessage === undefined
+              ? `${capitalize(scope.level)} "${scope.title}" ${outcomeWords[outcome]}.`
+              : options.userFacingMessage,
+          range,
+        }
+        const summary: Omit<SummaryItem<L>, 'seq'> = {
+          ...base,
+          id: this.#deps.generateId(),
+          type: 'summary',
+          tier: 'scope',
+          text: written.text,
+          range,
+          salience: 0.5,
+        }
+        event = { title: scope.title, summarizer: written.name, ...written.error }
+        return [transition, summary] as UnsequencedItem<L>[]
+      })
+      const result = { transition: stored[0] as TransitionItem<L>, summary: stored[1] as SummaryItem<L> }
+      this.#deps.events.emit('transition', { threadId: this.id, ...result, ...event! })
+      return result
+    })
+  }
+
+  /** The normative level view of the active log (default: the current level), oldest first. */
+  async view(level?: L): Promise<Item<L>[]> {
+    const target = level === undefined ? this.level : this.#deps.ladder.assert(level)
+    return this.#exclusive(async () => {
+      await this.#refresh()
+      return levelView(this.#log.items, target, this.#deps.ladder)
+    })
+  }
+
+  /**
+   * The context to send to a model: system prompt, memory slots, then the level view, with every tool
+   * call next to its results. Deterministic: the same log gives a byte-identical result.
+   */
+  async context(options: ContextOptions<L> = {}): Promise<ThreadContext> {
+    const level = options.level === undefined ? undefined : this.#deps.ladder.assert(options.level)
+    if (options.system !== undefined && typeof options.system !== 'string') {
+      invalidOptions('context(): system must be a string.')
+    }
+    return this.#exclusive(async () => {
+      await this.#refresh()
+      const target = level ?? this.level
+      const view = levelView(this.#log.items, target, this.#deps.ladder)
+      const messages = renderContext({
+        ...(options.system === undefined ? {} : { system: options.system }),
+        memoryItems: this.#log.memoryItems,
+        view,
+      })
+      const counter = this.#deps.tokenCounter
+      const contextTokens = messages.reduce((sum, message) => sum + this.#countTokens(message), 0)
+      const systemTokens = options.system ? countMessageTokens({ content: [{ type: 'text', text: options.system }] }, counter) : 0
+      const totalTokens = this.#log.rawTokens + systemTokens
+      const savedTokens = Math.max(0, totalTokens - contextTokens)
+      const stats: ContextStats = {
+        level: target,
+        totalTokens,
+        contextTokens,
+        savedTokens,
+        savedRatio: totalTokens === 0 ? 0 : savedTokens / totalTokens,
+        itemsTotal: this.#log.itemsTotal,
+        itemsVisible: view.length,
+        messages: messages.length,
+        tokenCounter: counter.name,
+      }
+      this.#lastContextTokens = contextTokens
+      this.#deps.events.emit('context', { threadId: this.id, level: target, stats })
+      return { messages: structuredClone(messages), stats }
+    })
+  }
+
+  /**
+   * Records the provider-reported usage of the last model call. Status shows it beside Strata's own
+   * estimate of that context, so the token counter can be checked against the provider.
+   */
+  async reportUsage(usage: UsageReport): Promise<void> {
+    const valid = (value: unknown) => typeof value === 'number' && Number.isInteger(value) && value >= 0
+    if (!valid(usage?.inputTokens) || (usage.outputTokens !== undefined && !valid(usage.outputTokens))) {
+      invalidOptions('reportUsage() needs { inputTokens } (and optional outputTokens) as non-negative integers.', {
+        usage,
+      })
+    }
+    return this.#exclusive(async () => {
+      const lastUsage: JsonObject = { inputTokens: usage.inputTokens, ts: this.#deps.clock() }
+      if (usage.outputTokens !== undefined) lastUsage.outputTokens = usage.outputTokens
+      if (this.#lastContextTokens !== undefined) lastUsage.estimatedTokens = this.#lastContextTokens
+      await this.#updateState({ lastUsage })
+    })
+  }
+
+  /**
+   * Switches to an application mode (`idle`, `working-solo`, `orchestrating` by default), entering or
+   * exiting scopes until the thread is at the mode's level.
+   */
+  async setMode(mode: string, options: { title?: string; outcome?: ScopeOutcome } = {}): Promise<void> {
+    const target = Object.hasOwn(this.#deps.modes, mode) ? this.#deps.modes[mode] : undefined
+    if (target === undefined) {
+      throw new StrataError({
+        code: 'STRATA_UNKNOWN_MODE',
+        message: `Unknown mode ${JSON.stringify(mode)}: this memory's modes are ${Object.keys(this.#deps.modes).map((name) => `'${name}'`).join(', ') || 'none (pass modes to createMemory)'}.`,
+        details: { mode },
+      })
+    }
+    const { ladder } = this.#deps
+    while (ladder.rank(this.level) > ladder.rank(target)) {
+      await this.exit({ outcome: options.outcome ?? 'complete' })
+    }
+    while (ladder.rank(this.level) < ladder.rank(target)) {
+      await this.enter(ladder.child(this.level)!, { title: options.title ?? mode })
+    }
+    await this.#exclusive(() => this.#updateState({ mode }))
+    this.#mode = mode
+  }
+
+  /** Counts, open scopes, tokens and the last reported usage. */
+  async status(): Promise<ThreadStatus<L>> {
+    return this.#exclusive(async () => {
+      await this.#refresh()
+      const byLevel: Record<string, number> = {}
+      const byType: Record<string, number> = {}
+      for (const item of this.#log.items) {
+        byLevel[item.level] = (byLevel[item.level] ?? 0) + 1
+        byType[item.type] = (byType[item.type] ?? 0) + 1
+      }
+      const state = await this.#deps.store.getState(this.id)
+      const status: ThreadStatus<L> = {
+        threadId: this.id,
+        level: this.level,
+        mode: this.#mode,
+        scopes: [...this.scopes],
+        lastSeq: this.#log.lastSeq,
+        turnId: turnIdOf(this.#log.turn),
+        items: { active: this.#log.items.length, archived: this.#log.archivedCount, byLevel, byType },
+        tokens: { total: this.#log.rawTokens, counter: this.#deps.tokenCounter.name },
+      }
+      if (state?.lastUsage !== undefined) status.lastUsage = state.lastUsage as ThreadStatus['lastUsage']
+      return status
+    })
+  }
+
+  /** Tool calls paired with their results by `toolCallId`, optionally for one turn. */
+  async toolInteractions(options: { turnId?: string } = {}): Promise<ToolInteraction<L>[]> {
+    return this.#exclusive(async () => {
+      await this.#refresh()
+      const all = toolInteractions(this.#log.items)
+      return options.turnId === undefined ? all : all.filter((interaction) => interaction.turnId === options.turnId)
+    })
+  }
+
+  /** A copy of the active log, oldest first. */
+  async items(): Promise<Item<L>[]> {
+    return this.#exclusive(async () => {
+      await this.#refresh()
+      return structuredClone(this.#log.items)
+    })
+  }
+
+  #countTokens(message: { content: readonly MessagePart[] }): number {
+    let total = MESSAGE_OVERHEAD_TOKENS
+    for (const part of message.content) {
+      let tokens = this.#partTokens.get(part)
+      if (tokens === undefined) {
+        tokens = countPartTokens(part, this.#deps.tokenCounter)
+        this.#partTokens.set(part, tokens)
+      }
+      total += tokens
+    }
+    return total
+  }
+
+  #exclusive<T>(operation: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(operation, operation)
+    this.#queue = run.catch(() => undefined)
+    return run
+  }
+
+  async #refresh() {
+    const fresh = await this.#deps.store.read(this.id, { fromSeq: this.#log.lastSeq + 1 })
+    for (const item of fresh) this.#log.absorb(item as Item<L>)
+  }
+
+  /**
+   * Builds items from the current derived state and appends them with the seq check; when another
+   * writer got there first, reads its items and builds again.
+   */
+  async #write(build: () => UnsequencedItem<L>[] | Promise<UnsequencedItem<L>[]>): Promise<Item<L>[]> {
+    for (let attempt = 1; ; attempt++) {
+      const items = await build()
+      try {
+        const stored = await this.#deps.store.append(this.id, items, { expectedSeq: this.#log.lastSeq })
+        for (const item of stored) this.#log.absorb(item as Item<L>)
+        return stored as Item<L>[]
+      } catch (error) {
+        if (!StrataError.isInstance(error, 'STRATA_SEQ_CONFLICT') || attempt >= MAX_WRITE_ATTEMPTS) throw error
+        await this.#refresh()
+      }
+    }
+  }
+
+  #newMessageItem(message: NormalizedMessage, level: L, turnId: string): Omit<MessageItem<L>, 'seq'> {
+    const item: Omit<MessageItem<L>, 'seq'> = {
+      id: message.id ?? this.#deps.generateId(),
+      ts: message.ts ?? this.#deps.clock(),
+      level,
+      turnId,
+      type: 'message',
+      role: message.role,
+      content: message.content,
+    }
+    if (message.meta !== undefined) item.meta = message.meta
+    return item
+  }
+
+  #messageItems(messages: readonly NormalizedMessage[]): UnsequencedItem<L>[] {
+    const log = this.#log
+    const ids = new Set<string>()
+    // Calls made earlier in this batch; the log's own map is only read, so an append costs O(batch).
+    const batchCalls = new Map<string, { level: L; turnId: string }>()
+    let turn = log.turn
+    return messages.map((message, index) => {
+      if (message.id !== undefined) {
+        if (log.ids.has(message.id) || ids.has(message.id)) {
+          throw new StrataError({
+            code: 'STRATA_DUPLICATE_ITEM_ID',
+            message: `message[${index}].id '${message.id}' is already in thread '${this.id}': ids must be unique; omit id to have one generated.`,
+            details: { id: message.id, index },
+          })
+        }
+        ids.add(message.id)
+      }
+      if (startsTurn(message)) turn++
+      let level = this.level
+      let turnId = turnIdOf(turn)
+      for (const part of message.content) {
+        if (part.type === 'tool-call') batchCalls.set(part.toolCallId, { level, turnId })
+      }
+      const result = message.content.find((part) => part.type === 'tool-result')
+      if (result !== undefined) {
+        const origin = batchCalls.get(result.toolCallId) ?? log.calls.get(result.toolCallId)
+        if (origin === undefined) {
+          throw new StrataError({
+            code: 'STRATA_UNKNOWN_TOOL_CALL',
+            message: `message[${index}] holds a result for tool call '${result.toolCallId}', which this thread has never seen. Append the assistant message with the call first.`,
+            details: { toolCallId: result.toolCallId, index },
+          })
+        }
+        // A call and its result are one unit for every view: the result keeps the call's level and turn.
+        level = origin.level
+        turnId = origin.turnId
+      }
+      return this.#newMessageItem(message, level, turnId)
+    }) as UnsequencedItem<L>[]
+  }
+
+  async #scopeSummary(
+    items: readonly Item<L>[],
+    scope: OpenScope<L>,
+    outcome: ScopeOutcome,
+    explicit: string | undefined,
+  ): Promise<{ text: string; name: string; error?: { summarizerError: unknown } }> {
+    if (explicit !== undefined) return { text: explicit, name: 'explicit' }
+    const options = { tier: 'scope' as const, scope: { title: scope.title, level: scope.level, outcome } }
+    try {
+      const { summary } = await this.#deps.summarizer.summarize(items, options)
+      return { text: summary, name: this.#deps.summarizer.name }
+    } catch (error) {
+      // A scope must be closable even when an LLM summarizer is down: the offline summary stands in.
+      const { summary } = await fallbackSummarizer.summarize(items, options)
+      return { text: summary, name: fallbackSummarizer.name, error: { summarizerError: error } }
+    }
+  }
+
+  #defaultReason(level: L, outcome: ScopeOutcome): TransitionReason {
+    if (outcome !== 'complete') return outcome
+    return level === this.#deps.ladder.narrowest ? 'task-complete' : 'project-complete'
+  }
+
+  async #updateState(patch: JsonObject) {
+    const state = (await this.#deps.store.getState(this.id)) ?? {}
+    await this.#deps.store.setState(this.id, { ...state, ...patch })
+  }
+}
+
+const fallbackSummarizer = patternSummarizer()
+const outcomeWords: Record<ScopeOutcome, string> = { complete: 'completed', cancelled: 'was cancelled', aborted: 'was aborted' }
