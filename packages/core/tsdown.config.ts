@@ -11,5 +11,5 @@ export default defineConfig({
   clean: true,
   platform: 'neutral',
   target: 'es2022',
-  external: ['vitest', /^gpt-tokenizer/],
+  deps: { neverBundle: ['vitest', /^gpt-tokenizer/] },
 })
