@@ -20,7 +20,10 @@ async function seeded() {
   const store = inMemoryStore()
   const memory = createMemory({ store })
   const thread = await memory.thread('victim')
-  await thread.append([{ role: 'user', content: 'keep me' }, { role: 'assistant', content: 'kept' }])
+  await thread.append([
+    { role: 'user', content: 'keep me' },
+    { role: 'assistant', content: 'kept' },
+  ])
   return { store, memory, thread, before: await snapshot(store, 'victim') }
 }
 
@@ -52,7 +55,9 @@ describe('bad input is a typed error and leaves the store exactly as it was', ()
     const { store, thread, before } = await seeded()
     await expect(thread.view('sprint' as never)).rejects.toThrow(code('STRATA_INVALID_LEVEL'))
     await expect(thread.context({ level: 'sprint' as never })).rejects.toThrow(code('STRATA_INVALID_LEVEL'))
-    await expect(thread.enter('sprint' as never, { title: 'x' })).rejects.toThrow(code('STRATA_INVALID_LEVEL'))
+    await expect(thread.enter('sprint' as never, { title: 'x' })).rejects.toThrow(
+      code('STRATA_INVALID_LEVEL'),
+    )
     await expect(thread.exit({ level: 'sprint' as never })).rejects.toThrow(code('STRATA_INVALID_LEVEL'))
     expect(await snapshot(store, 'victim')).toEqual(before)
   })
@@ -60,9 +65,18 @@ describe('bad input is a typed error and leaves the store exactly as it was', ()
   const cyclic: Record<string, unknown> = { name: 'loop' }
   cyclic.self = cyclic
   it.each([
-    ['a cycle in tool input', { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c', toolName: 't', input: cyclic }] }],
+    [
+      'a cycle in tool input',
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c', toolName: 't', input: cyclic }] },
+    ],
     ['a BigInt in meta', { role: 'user', content: 'x', meta: { n: 10n } }],
-    ['a function in a tool result', { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c', toolName: 't', input: { f: () => 1 } }] }],
+    [
+      'a function in a tool result',
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 'c', toolName: 't', input: { f: () => 1 } }],
+      },
+    ],
     ['a symbol', { role: 'user', content: 'x', meta: { s: Symbol('s') } }],
     ['NaN', { role: 'user', content: 'x', meta: { n: Number.NaN } }],
     ['a Date', { role: 'user', content: 'x', meta: { when: new Date(0) } }],
@@ -79,6 +93,8 @@ describe('bad input is a typed error and leaves the store exactly as it was', ()
   it('invalid options to createMemory are typed errors', () => {
     expect(() => createMemory({ levels: ['only'] })).toThrow(code('STRATA_INVALID_LEVEL'))
     expect(() => createMemory({ summarizer: {} as never })).toThrow(code('STRATA_INVALID_OPTIONS'))
-    expect(() => createMemory({ tokenCounter: { name: 'x' } as never })).toThrow(code('STRATA_INVALID_OPTIONS'))
+    expect(() => createMemory({ tokenCounter: { name: 'x' } as never })).toThrow(
+      code('STRATA_INVALID_OPTIONS'),
+    )
   })
 })

@@ -15,18 +15,28 @@ type Operation =
   | { kind: 'exit'; outcome: 'complete' | 'cancelled' | 'aborted' }
 
 const operation: fc.Arbitrary<Operation> = fc.oneof(
-  fc.record({ kind: fc.constantFrom('user' as const, 'assistant' as const), text: fc.string({ maxLength: 30 }) }),
+  fc.record({
+    kind: fc.constantFrom('user' as const, 'assistant' as const),
+    text: fc.string({ maxLength: 30 }),
+  }),
   fc.record({ kind: fc.constant('call' as const), tools: fc.integer({ min: 1, max: 3 }) }),
   fc.record({ kind: fc.constant('result' as const), pick: fc.nat(), isError: fc.boolean() }),
   fc.record({ kind: fc.constant('action' as const) }),
   fc.record({ kind: fc.constant('enter' as const) }),
-  fc.record({ kind: fc.constantFrom('exit' as const), outcome: fc.constantFrom('complete' as const, 'cancelled' as const, 'aborted' as const) }),
+  fc.record({
+    kind: fc.constantFrom('exit' as const),
+    outcome: fc.constantFrom('complete' as const, 'cancelled' as const, 'aborted' as const),
+  }),
 )
 
 /** Replays operations on a thread with a fixed clock and ids, skipping the ones that make no sense. */
 async function replay(operations: readonly Operation[], seed = 'p') {
   let tick = 0
-  const memory = createMemory({ store: inMemoryStore(), clock: () => 1_700_000_000_000 + tick++, generateId: () => `${seed}-${tick++}` })
+  const memory = createMemory({
+    store: inMemoryStore(),
+    clock: () => 1_700_000_000_000 + tick++,
+    generateId: () => `${seed}-${tick++}`,
+  })
   const thread = await memory.thread('property')
   const pending: string[] = []
   let calls = 0
@@ -40,7 +50,12 @@ async function replay(operations: readonly Operation[], seed = 'p') {
         const content = Array.from({ length: op.tools }, () => {
           const toolCallId = `call-${calls++}`
           pending.push(toolCallId)
-          return { type: 'tool-call' as const, toolCallId, toolName: `tool_${calls % 3}`, input: { n: calls } }
+          return {
+            type: 'tool-call' as const,
+            toolCallId,
+            toolName: `tool_${calls % 3}`,
+            input: { n: calls },
+          }
         })
         await thread.append({ role: 'assistant', content })
         break
@@ -50,7 +65,15 @@ async function replay(operations: readonly Operation[], seed = 'p') {
         const [toolCallId] = pending.splice(op.pick % pending.length, 1)
         const message: MessageInput = {
           role: 'tool',
-          content: [{ type: 'tool-result', toolCallId: toolCallId!, toolName: 'tool', output: { ok: !op.isError }, isError: op.isError }],
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: toolCallId!,
+              toolName: 'tool',
+              output: { ok: !op.isError },
+              isError: op.isError,
+            },
+          ],
         }
         await thread.append(message)
         break
@@ -83,11 +106,15 @@ async function replay(operations: readonly Operation[], seed = 'p') {
 function assertToolPairs(messages: readonly ContextMessage[]) {
   messages.forEach((message, index) => {
     const callIds = message.content.flatMap((part) => (part.type === 'tool-call' ? [part.toolCallId] : []))
-    const resultIds = message.content.flatMap((part) => (part.type === 'tool-result' ? [part.toolCallId] : []))
+    const resultIds = message.content.flatMap((part) =>
+      part.type === 'tool-result' ? [part.toolCallId] : [],
+    )
     if (message.role === 'tool') {
       const previous = messages[index - 1]
       expect(previous?.role).toBe('assistant')
-      const answered = previous!.content.flatMap((part) => (part.type === 'tool-call' ? [part.toolCallId] : []))
+      const answered = previous!.content.flatMap((part) =>
+        part.type === 'tool-call' ? [part.toolCallId] : [],
+      )
       expect(resultIds).toEqual(answered)
     } else {
       expect(resultIds).toEqual([])
@@ -121,7 +148,11 @@ describe('context properties', () => {
       fc.asyncProperty(fc.array(operation, { maxLength: 40 }), async (operations) => {
         const first = await replay(operations)
         const second = await replay(operations)
-        const [a, b, again] = [await contexts(first.thread), await contexts(second.thread), await contexts(first.thread)]
+        const [a, b, again] = [
+          await contexts(first.thread),
+          await contexts(second.thread),
+          await contexts(first.thread),
+        ]
         expect(JSON.stringify(b)).toBe(JSON.stringify(a))
         expect(JSON.stringify(again)).toBe(JSON.stringify(a))
       }),

@@ -88,7 +88,8 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
     generateId = () => crypto.randomUUID(),
   } = options
   const ladder = createLevelLadder(levels)
-  const usesDefaultLadder = levels.length === DEFAULT_LEVELS.length && levels.every((level, index) => level === DEFAULT_LEVELS[index])
+  const usesDefaultLadder =
+    levels.length === DEFAULT_LEVELS.length && levels.every((level, index) => level === DEFAULT_LEVELS[index])
   const modes = options.modes ?? ((usesDefaultLadder ? DEFAULT_MODES : {}) as Record<string, L>)
   for (const [mode, level] of Object.entries(modes)) {
     if (!ladder.has(level)) {
@@ -99,10 +100,20 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
       })
     }
   }
-  for (const [name, value] of [['summarizer', summarizer], ['tokenCounter', tokenCounter]] as const) {
+  for (const [name, value] of [
+    ['summarizer', summarizer],
+    ['tokenCounter', tokenCounter],
+  ] as const) {
     const method = name === 'summarizer' ? 'summarize' : 'count'
-    if (typeof value !== 'object' || value === null || typeof (value as unknown as Record<string, unknown>)[method] !== 'function') {
-      throw new StrataError({ code: 'STRATA_INVALID_OPTIONS', message: `createMemory(): ${name} must be an object with a ${method}() method.` })
+    if (
+      typeof value !== 'object' ||
+      value === null ||
+      typeof (value as unknown as Record<string, unknown>)[method] !== 'function'
+    ) {
+      throw new StrataError({
+        code: 'STRATA_INVALID_OPTIONS',
+        message: `createMemory(): ${name} must be an object with a ${method}() method.`,
+      })
     }
   }
 

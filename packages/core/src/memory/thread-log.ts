@@ -26,7 +26,8 @@ const turnNumber = (turnId: string) => {
 }
 
 /** True for a message that starts a turn: a user's own message (not a scope's opening item). */
-export const startsTurn = (item: Pick<MessageItem, 'role' | 'scope'>) => item.role === 'user' && item.scope === undefined
+export const startsTurn = (item: Pick<MessageItem, 'role' | 'scope'>) =>
+  item.role === 'user' && item.scope === undefined
 
 /**
  * What a thread derives from its log: the active items, the open scopes, the turn counter, where each
@@ -74,7 +75,8 @@ export class ThreadLog<L extends string> {
     if (item.type === 'message') {
       this.rawTokens += countMessageTokens(item, this.counter)
       for (const part of item.content) {
-        if (part.type === 'tool-call') this.calls.set(part.toolCallId, { level: item.level, turnId: item.turnId })
+        if (part.type === 'tool-call')
+          this.calls.set(part.toolCallId, { level: item.level, turnId: item.turnId })
       }
       if (item.scope !== undefined) {
         const scope: OpenScope<L> = { level: item.level, title: item.scope.title, seq: item.seq }

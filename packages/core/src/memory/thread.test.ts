@@ -36,7 +36,7 @@ describe('thread.append', () => {
 
   it('keeps meta and caller ids verbatim', async () => {
     const thread = await createMemory().thread('meta')
-    const meta = { ui: { id: 'msg_1', parts: [1, 'two', { three: null }] }, 'ünï': '✓' }
+    const meta = { ui: { id: 'msg_1', parts: [1, 'two', { three: null }] }, ünï: '✓' }
     const [stored] = await thread.append({ role: 'user', content: 'hi', id: 'my-id', meta })
     expect(stored!.id).toBe('my-id')
     expect(stored!.meta).toEqual(meta)
@@ -73,9 +73,12 @@ describe('thread.append', () => {
   it('rejects duplicate ids, storing nothing', async () => {
     const thread = await createMemory().thread('dupes')
     await thread.append({ role: 'user', content: 'a', id: 'x' })
-    await expect(thread.append([{ role: 'user', content: 'b' }, { role: 'user', content: 'c', id: 'x' }])).rejects.toThrow(
-      code('STRATA_DUPLICATE_ITEM_ID'),
-    )
+    await expect(
+      thread.append([
+        { role: 'user', content: 'b' },
+        { role: 'user', content: 'c', id: 'x' },
+      ]),
+    ).rejects.toThrow(code('STRATA_DUPLICATE_ITEM_ID'))
     expect(await thread.items()).toHaveLength(1)
   })
 
@@ -83,7 +86,10 @@ describe('thread.append', () => {
     ['a role that does not exist', { role: 'robot', content: 'x' }],
     ['content that is a number', { role: 'user', content: 42 }],
     ['a part of unknown type', { role: 'user', content: [{ type: 'video', url: 'x' }] }],
-    ['a tool call in a user message', { role: 'user', content: [{ type: 'tool-call', toolCallId: 'a', toolName: 'b', input: {} }] }],
+    [
+      'a tool call in a user message',
+      { role: 'user', content: [{ type: 'tool-call', toolCallId: 'a', toolName: 'b', input: {} }] },
+    ],
     ['text in a tool message', { role: 'tool', content: [{ type: 'text', text: 'x' }] }],
     ['meta that is an array', { role: 'user', content: 'x', meta: [1] }],
   ])('rejects %s as STRATA_INVALID_MESSAGE', async (_, message) => {
@@ -106,7 +112,9 @@ describe('scopes: enter and exit', () => {
     ])
     const [opening] = await thread.view('task')
     expect(opening).toMatchObject({ type: 'message', role: 'user', level: 'task', scope: { title: 'Tree' } })
-    expect((await thread.view('project')).map((item) => (item as MessageItem).scope?.title)).toEqual(['Garden'])
+    expect((await thread.view('project')).map((item) => (item as MessageItem).scope?.title)).toEqual([
+      'Garden',
+    ])
     expect((await thread.view('global')).map((item) => item.type)).toEqual(['message'])
     const { messages } = await thread.context({ level: 'project' })
     expect(messages[0]!.content[0]).toEqual({ type: 'text', text: 'Project: Garden\n\nPlan the garden.' })
@@ -134,8 +142,14 @@ describe('scopes: enter and exit', () => {
     expect(summary.text).toContain('3 create_shape')
     expect(summary.text).toContain('Outcome: task "Tree" completed')
     expect(thread.level).toBe('project')
-    expect((await thread.view('project')).map((item) => item.type)).toEqual(['message', 'transition', 'summary'])
-    expect(events).toEqual([expect.objectContaining({ threadId: 'exit', transition, summary, summarizer: 'pattern' })])
+    expect((await thread.view('project')).map((item) => item.type)).toEqual([
+      'message',
+      'transition',
+      'summary',
+    ])
+    expect(events).toEqual([
+      expect.objectContaining({ threadId: 'exit', transition, summary, summarizer: 'pattern' }),
+    ])
   })
 
   it('exit takes an explicit summary, texts, reason and outcome', async () => {
@@ -180,7 +194,9 @@ describe('scopes: enter and exit', () => {
     await expect(thread.enter('task', { title: 'T' })).rejects.toThrow(code('STRATA_INVALID_SCOPE'))
     await expect(thread.enter('global', { title: 'G' })).rejects.toThrow(code('STRATA_INVALID_SCOPE'))
     await expect(thread.enter('project', { title: ' ' })).rejects.toThrow(code('STRATA_INVALID_OPTIONS'))
-    await expect(thread.enter('sprint' as never, { title: 'S' })).rejects.toThrow(code('STRATA_INVALID_LEVEL'))
+    await expect(thread.enter('sprint' as never, { title: 'S' })).rejects.toThrow(
+      code('STRATA_INVALID_LEVEL'),
+    )
     expect(await thread.items()).toEqual([])
   })
 
@@ -212,7 +228,9 @@ describe('modes', () => {
     expect(thread.mode).toBe('working-solo')
     await thread.setMode('orchestrating')
     expect(thread.level).toBe('project')
-    const transitions = (await thread.items()).filter((item) => item.type === 'transition') as TransitionItem[]
+    const transitions = (await thread.items()).filter(
+      (item) => item.type === 'transition',
+    ) as TransitionItem[]
     expect(transitions.map((item) => item.fromLevel)).toEqual(['task'])
     expect((await memory.thread('modes')).mode).toBe('orchestrating')
   })
@@ -226,7 +244,9 @@ describe('modes', () => {
     await thread.setMode('answering', { title: 'Q1' })
     expect(thread.level).toBe('interaction')
     await expect(thread.setMode('orchestrating')).rejects.toThrow(code('STRATA_UNKNOWN_MODE'))
-    expect(() => createMemory({ levels: ['a', 'b'], modes: { x: 'c' as never } })).toThrow(code('STRATA_INVALID_LEVEL'))
+    expect(() => createMemory({ levels: ['a', 'b'], modes: { x: 'c' as never } })).toThrow(
+      code('STRATA_INVALID_LEVEL'),
+    )
   })
 })
 

@@ -20,7 +20,7 @@ import type { Summarizer } from '../summarizers'
 import { patternSummarizer } from '../summarizers'
 import { countMessageTokens, countPartTokens, MESSAGE_OVERHEAD_TOKENS, type TokenCounter } from '../tokens'
 import { levelView, type ToolInteraction, toolInteractions } from '../views'
-import { type OpenScope, startsTurn, ThreadLog, turnIdOf } from './thread-log'
+import { type OpenScope, startsTurn, type ThreadLog, turnIdOf } from './thread-log'
 
 /** How many times a write re-reads the log and tries again after another writer got there first. */
 const MAX_WRITE_ATTEMPTS = 5
@@ -184,7 +184,9 @@ export class Thread<L extends string = string> {
     const { ladder } = this.#deps
     ladder.assert(level)
     if (typeof options?.title !== 'string' || options.title.trim().length === 0) {
-      invalidOptions(`enter('${level}') needs a non-empty title, e.g. enter('${level}', { title: 'Draw a house' }).`)
+      invalidOptions(
+        `enter('${level}') needs a non-empty title, e.g. enter('${level}', { title: 'Draw a house' }).`,
+      )
     }
     if (options.instructions !== undefined && typeof options.instructions !== 'string') {
       invalidOptions('enter(): instructions must be a string.')
@@ -226,16 +228,22 @@ export class Thread<L extends string = string> {
   async exit(options: ExitOptions<L> = {}): Promise<ExitResult<L>> {
     const { outcome = 'complete' } = options
     if (!OUTCOMES.includes(outcome)) {
-      invalidOptions(`exit(): outcome must be 'complete', 'cancelled' or 'aborted' (got ${JSON.stringify(outcome)}).`)
+      invalidOptions(
+        `exit(): outcome must be 'complete', 'cancelled' or 'aborted' (got ${JSON.stringify(outcome)}).`,
+      )
     }
     if (options.reason !== undefined && !REASONS.includes(options.reason)) {
-      invalidOptions(`exit(): unknown reason ${JSON.stringify(options.reason)}; use one of ${REASONS.join(', ')}.`)
+      invalidOptions(
+        `exit(): unknown reason ${JSON.stringify(options.reason)}; use one of ${REASONS.join(', ')}.`,
+      )
     }
     for (const key of ['summary', 'agentFacingMessage'] as const) {
-      if (options[key] !== undefined && typeof options[key] !== 'string') invalidOptions(`exit(): ${key} must be a string.`)
+      if (options[key] !== undefined && typeof options[key] !== 'string')
+        invalidOptions(`exit(): ${key} must be a string.`)
     }
     if (options.userFacingMessage !== undefined && options.userFacingMessage !== null) {
-      if (typeof options.userFacingMessage !== 'string') invalidOptions('exit(): userFacingMessage must be a string or null.')
+      if (typeof options.userFacingMessage !== 'string')
+        invalidOptions('exit(): userFacingMessage must be a string or null.')
     }
     if (options.level !== undefined) this.#deps.ladder.assert(options.level)
 
@@ -270,7 +278,8 @@ export class Thread<L extends string = string> {
           fromLevel: scope.level,
           reason: options.reason ?? this.#defaultReason(scope.level, outcome),
           agentFacingMessage:
-            options.agentFacingMessage ?? `[ACTIONS]: <${actions} ${scope.level} actions filtered for brevity>`,
+            options.agentFacingMessage ??
+            `[ACTIONS]: <${actions} ${scope.level} actions filtered for brevity>`,
           userFacingMessage:
             options.userFacingMessage === undefined
               ? `${capitalize(scope.level)} "${scope.title}" ${outcomeWords[outcome]}.`
@@ -324,7 +333,9 @@ export class Thread<L extends string = string> {
       })
       const counter = this.#deps.tokenCounter
       const contextTokens = messages.reduce((sum, message) => sum + this.#countTokens(message), 0)
-      const systemTokens = options.system ? countMessageTokens({ content: [{ type: 'text', text: options.system }] }, counter) : 0
+      const systemTokens = options.system
+        ? countMessageTokens({ content: [{ type: 'text', text: options.system }] }, counter)
+        : 0
       const totalTokens = this.#log.rawTokens + systemTokens
       const savedTokens = Math.max(0, totalTokens - contextTokens)
       const stats: ContextStats = {
@@ -351,9 +362,12 @@ export class Thread<L extends string = string> {
   async reportUsage(usage: UsageReport): Promise<void> {
     const valid = (value: unknown) => typeof value === 'number' && Number.isInteger(value) && value >= 0
     if (!valid(usage?.inputTokens) || (usage.outputTokens !== undefined && !valid(usage.outputTokens))) {
-      invalidOptions('reportUsage() needs { inputTokens } (and optional outputTokens) as non-negative integers.', {
-        usage,
-      })
+      invalidOptions(
+        'reportUsage() needs { inputTokens } (and optional outputTokens) as non-negative integers.',
+        {
+          usage,
+        },
+      )
     }
     return this.#exclusive(async () => {
       const lastUsage: JsonObject = { inputTokens: usage.inputTokens, ts: this.#deps.clock() }
@@ -372,7 +386,11 @@ export class Thread<L extends string = string> {
     if (target === undefined) {
       throw new StrataError({
         code: 'STRATA_UNKNOWN_MODE',
-        message: `Unknown mode ${JSON.stringify(mode)}: this memory's modes are ${Object.keys(this.#deps.modes).map((name) => `'${name}'`).join(', ') || 'none (pass modes to createMemory)'}.`,
+        message: `Unknown mode ${JSON.stringify(mode)}: this memory's modes are ${
+          Object.keys(this.#deps.modes)
+            .map((name) => `'${name}'`)
+            .join(', ') || 'none (pass modes to createMemory)'
+        }.`,
         details: { mode },
       })
     }
@@ -418,7 +436,9 @@ export class Thread<L extends string = string> {
     return this.#exclusive(async () => {
       await this.#refresh()
       const all = toolInteractions(this.#log.items)
-      return options.turnId === undefined ? all : all.filter((interaction) => interaction.turnId === options.turnId)
+      return options.turnId === undefined
+        ? all
+        : all.filter((interaction) => interaction.turnId === options.turnId)
     })
   }
 
@@ -466,7 +486,8 @@ export class Thread<L extends string = string> {
         for (const item of stored) this.#log.absorb(item as Item<L>)
         return stored as Item<L>[]
       } catch (error) {
-        if (!StrataError.isInstance(error, 'STRATA_SEQ_CONFLICT') || attempt >= MAX_WRITE_ATTEMPTS) throw error
+        if (!StrataError.isInstance(error, 'STRATA_SEQ_CONFLICT') || attempt >= MAX_WRITE_ATTEMPTS)
+          throw error
         await this.#refresh()
       }
     }
@@ -557,4 +578,8 @@ export class Thread<L extends string = string> {
 }
 
 const fallbackSummarizer = patternSummarizer()
-const outcomeWords: Record<ScopeOutcome, string> = { complete: 'completed', cancelled: 'was cancelled', aborted: 'was aborted' }
+const outcomeWords: Record<ScopeOutcome, string> = {
+  complete: 'completed',
+  cancelled: 'was cancelled',
+  aborted: 'was aborted',
+}

@@ -37,9 +37,13 @@ describe('the token example: a project of 3 tasks × 20 actions + 10 project act
     expect(rest).toHaveLength(16)
     expect(rest.filter((item) => item.type === 'message')).toHaveLength(10)
     expect(rest.filter((item) => item.type === 'transition')).toHaveLength(3)
-    expect(rest.filter((item) => item.type === 'summary').map((item) => (item as { text: string }).text)).toEqual(
+    expect(
+      rest.filter((item) => item.type === 'summary').map((item) => (item as { text: string }).text),
+    ).toEqual(
       Array.from({ length: 3 }, (_, index) =>
-        expect.stringContaining(`15 create_shape, 5 update_shape. Outcome: task "House ${index + 1}" completed`),
+        expect.stringContaining(
+          `15 create_shape, 5 update_shape. Outcome: task "House ${index + 1}" completed`,
+        ),
       ),
     )
 
