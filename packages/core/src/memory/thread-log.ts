@@ -66,6 +66,8 @@ export class ThreadLog<L extends string> {
 
   /** Takes in one stored item, in seq order. Archived items count but are not kept in memory. */
   absorb(item: Item<L>, { archived = false }: { archived?: boolean } = {}) {
+    // Views hand out these objects without copying; frozen, a caller's mutation cannot corrupt the log.
+    deepFreeze(item)
     this.lastSeq = Math.max(this.lastSeq, item.seq)
     this.ids.add(item.id)
     if (archived) this.archivedCount++
@@ -88,4 +90,10 @@ export class ThreadLog<L extends string> {
       if (open >= 0) this.scopes.splice(open)
     }
   }
+}
+
+function deepFreeze(value: unknown) {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return
+  Object.freeze(value)
+  for (const child of Object.values(value)) deepFreeze(child)
 }

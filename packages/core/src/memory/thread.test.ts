@@ -297,3 +297,17 @@ describe('status and usage', () => {
     await expect(thread.reportUsage({ inputTokens: -1 })).rejects.toThrow(code('STRATA_INVALID_OPTIONS'))
   })
 })
+
+describe('views are read-only', () => {
+  it('an item from a view cannot be changed, so the log stays as stored', async () => {
+    const thread = await createMemory().thread('frozen')
+    await thread.append({ role: 'user', content: 'original', meta: { tags: ['a'] } })
+    const [item] = (await thread.view()) as MessageItem[]
+    expect(() => {
+      ;(item!.content[0] as { text: string }).text = 'changed'
+    }).toThrow(TypeError)
+    expect(() => (item!.meta!.tags as string[]).push('b')).toThrow(TypeError)
+    const { messages } = await thread.context()
+    expect(messages[0]!.content[0]).toEqual({ type: 'text', text: 'original' })
+  })
+})

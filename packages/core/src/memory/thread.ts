@@ -304,7 +304,10 @@ export class Thread<L extends string = string> {
     })
   }
 
-  /** The normative level view of the active log (default: the current level), oldest first. */
+  /**
+   * The normative level view of the active log (default: the current level), oldest first. The items
+   * are frozen: copy one (`structuredClone`) to change it.
+   */
   async view(level?: L): Promise<Item<L>[]> {
     const target = level === undefined ? this.level : this.#deps.ladder.assert(level)
     return this.#exclusive(async () => {
