@@ -63,5 +63,5 @@ export function countMessageTokens(
 
 /** A string as the model sees it; anything else as compact JSON. */
 function jsonText(value: JsonValue): string {
-  return typeof value === 'string' ? value : JSON.stringify(value)
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '')
 }

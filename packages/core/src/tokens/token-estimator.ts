@@ -58,7 +58,7 @@ export function tokenEstimator({ multiplier = 1 }: TokenEstimatorOptions = {}): 
   }
 }
 
-// Every cost is a multiple of 1/32, so that sums are exact in floating point and the rounding at the
+// Every cost is a multiple of 1/64, so that sums are exact in floating point and the rounding at the
 // end never depends on the order of additions.
 const HEADROOM = 1
 
@@ -72,6 +72,9 @@ const LETTER_AFTER_ACCENTED_LETTER = 0.8125
 const LOWER_COMMON_PAIR = 0.09375
 const LOWER_COMMON_PAIR_LONG_WORD = 0.1875
 const LONG_WORD = 8
+// A run of letters this long is no word (a blob, a repeated letter): it tokenizes as badly as noise.
+const NO_WORD = 24
+const LETTER_PAIR_NO_WORD = 0.625
 const LOWER_RARE_PAIR = 0.875
 const LOWER_AFTER_UPPER_COMMON_PAIR = 0.25
 const LOWER_AFTER_UPPER_RARE_PAIR = 0.75
@@ -82,11 +85,16 @@ const UPPER_AFTER_UPPER_RARE_PAIR = 1.3125
 const DIGIT_GROUP = 1
 const SPACE_BEFORE_DIGIT = 1
 const SECOND_SPACE = 1
-const FURTHER_SPACE = 0.03125
+const FURTHER_SPACE = 0.015625
 const NEWLINE = 1
 const NEWLINE_AFTER_PUNCTUATION = 0.25
-const FURTHER_NEWLINE = 0.15625
+const FURTHER_NEWLINE = 0.125
+// Bare `\r` runs (old Mac line ends) have no long tokens of their own.
+const FURTHER_CARRIAGE_RETURN = 1
+// Mixed `\r\n` runs: the vocabularies hold shorter runs of them than of `\n`.
+const FURTHER_MIXED_LINE_BREAK = 0.15625
 const TAB = 0.5
+const TAB_AFTER_SPACE = 1
 const FURTHER_TAB = 0.125
 // ASCII punctuation and control characters.
 const PUNCTUATION_AFTER_LETTER = 0.5
@@ -102,6 +110,8 @@ const CONTROL = 2
 const CONTROL_AFTER_SPACE = 1
 // Other scripts, per character after the first of a word; a new word after a space adds a start.
 const SCRIPT_WORD_START = 1
+// Per UTF-8 byte of a letter of a script written with spaces, in a run that is no word (see NO_WORD).
+const SCRIPT_NO_WORD_BYTE = 0.625
 const HAN = 1.4375
 const KANA = 1
 const CJK_PUNCTUATION = 1.25
@@ -243,7 +253,7 @@ for (const [first, nexts] of Object.entries(KNOWN_PUNCTUATION_PAIRS)) {
 
 /** Symbols that vocabularies learn in long runs (`----`, `====`, `////`): each repeat costs little. */
 const RUN_SYMBOLS = new Uint8Array(128)
-for (const symbol of '-=*#_~./`+<>') RUN_SYMBOLS[symbol.charCodeAt(0)] = 1
+for (const symbol of '-=*#_~./+') RUN_SYMBOLS[symbol.charCodeAt(0)] = 1
 
 // Scripts whose common letters have a calibrated cost. A letter continues a word of its script when
 // the last letter before it was of the same script, even across spaces and punctuation.
@@ -270,7 +280,8 @@ const LETTER_RANGES: readonly (readonly [first: number, last: number, script: nu
   [0x0451, 0x0451, CYRILLIC_SCRIPT, CYRILLIC], // ё
   [0x0391, 0x03ce, GREEK_SCRIPT, GREEK], // Α–ώ
   [0x05d0, 0x05ea, HEBREW_SCRIPT, HEBREW], // א–ת
-  [0x0621, 0x064a, ARABIC_SCRIPT, ARABIC], // ء–ي
+  [0x0621, 0x063f, ARABIC_SCRIPT, ARABIC], // ء–ؿ
+  [0x0641, 0x064a, ARABIC_SCRIPT, ARABIC], // ف–ي (not ـ, the stretching tatweel)
   [0x00c0, 0x00d6, LATIN, LATIN_1_LETTER], // À–Ö
   [0x00d8, 0x00f6, LATIN, LATIN_1_LETTER], // Ø–ö
   [0x00f8, 0x00ff, LATIN, LATIN_1_LETTER], // ø–ÿ
@@ -321,6 +332,7 @@ function estimateCost(text: string): number {
   let total = 0
   let previous = TEXT_START // class of the previous character
   let previousCode = -1
+  let previousCode2 = -1 // the code before that
   let run = 0 // characters of the previous class in a row
   let spaces = 0 // length of the current run of spaces
   let script = 0 // script of the last letter
@@ -334,11 +346,9 @@ function estimateCost(text: string): number {
         case LOWER:
           if (previous === LOWER) {
             const common = (LETTER_PAIR_BITS[previousCode - 97]! >>> (code - 97)) & 1
-            total += common
-              ? run < LONG_WORD
-                ? LOWER_COMMON_PAIR
-                : LOWER_COMMON_PAIR_LONG_WORD
-              : LOWER_RARE_PAIR
+            if (!common) total += LOWER_RARE_PAIR
+            else if (run < LONG_WORD) total += LOWER_COMMON_PAIR
+            else total += run < NO_WORD ? LOWER_COMMON_PAIR_LONG_WORD : LETTER_PAIR_NO_WORD
           } else if (previous === UPPER) {
             const common = (LETTER_PAIR_BITS[previousCode - 65]! >>> (code - 97)) & 1
             total += common ? LOWER_AFTER_UPPER_COMMON_PAIR : LOWER_AFTER_UPPER_RARE_PAIR
@@ -350,7 +360,8 @@ function estimateCost(text: string): number {
         case UPPER:
           if (previous === UPPER) {
             const common = (LETTER_PAIR_BITS[previousCode - 65]! >>> (code - 65)) & 1
-            total += common ? UPPER_AFTER_UPPER_COMMON_PAIR : UPPER_AFTER_UPPER_RARE_PAIR
+            if (!common) total += UPPER_AFTER_UPPER_RARE_PAIR
+            else total += run < NO_WORD ? UPPER_AFTER_UPPER_COMMON_PAIR : LETTER_PAIR_NO_WORD
           } else {
             total += previous === LOWER ? UPPER_AFTER_LOWER : wordStart(previous)
           }
@@ -368,11 +379,12 @@ function estimateCost(text: string): number {
           else if (spaces > 2) total += FURTHER_SPACE
           break
         case LINE_BREAK:
-          if (previous === LINE_BREAK) total += FURTHER_NEWLINE
-          else total += previous === PUNCTUATION ? NEWLINE_AFTER_PUNCTUATION : NEWLINE
+          if (previous !== LINE_BREAK) total += previous === PUNCTUATION ? NEWLINE_AFTER_PUNCTUATION : NEWLINE
+          else if (code !== previousCode) total += FURTHER_MIXED_LINE_BREAK
+          else total += code === 10 ? FURTHER_NEWLINE : FURTHER_CARRIAGE_RETURN
           break
         case TAB_CHARACTER:
-          total += previous === TAB_CHARACTER ? FURTHER_TAB : TAB
+          total += previous === TAB_CHARACTER ? FURTHER_TAB : previous === SPACE ? TAB_AFTER_SPACE : TAB
           break
         case CONTROL_CHARACTER:
           total += previous === SPACE ? CONTROL + CONTROL_AFTER_SPACE : CONTROL
@@ -391,24 +403,33 @@ function estimateCost(text: string): number {
       const bytes = code < 0x800 ? 2 : code < 0x10000 ? 3 : 4
       // A lone space before a character it does not merge with is a token of its own.
       const afterSpace = previous === SPACE && spaces === 1 ? 1 : 0
+      // A symbol repeated is not in the vocabularies as a run: charge it the most it can cost.
+      const repeated = code === previousCode
       const range = letterRange(code)
       if (range >= 0) {
         const [, , letterScript, cost] = LETTER_RANGES[range]!
-        if (letterScript === script) total += cost + afterSpace * SCRIPT_WORD_START
-        else total += bytes + afterSpace
-        script = letterScript
         if (letterScript === LATIN) current = ACCENTED_LETTER
+        // In scripts written with spaces, a letter run on for NO_WORD letters, or the same letter thrice
+        // in a row, is no word. CJK and Thai are written without spaces; their runs are words.
+        const spaced = letterScript !== CJK && letterScript !== THAI_SCRIPT
+        const noWord =
+          spaced && previous === current && (run >= NO_WORD || (repeated && code === previousCode2))
+        if (letterScript !== script) total += bytes + afterSpace
+        else if (noWord) total += Math.max(cost, bytes * SCRIPT_NO_WORD_BYTE)
+        else total += cost + afterSpace * SCRIPT_WORD_START
+        script = letterScript
       } else if (isCjkPunctuation(code)) {
-        total += CJK_PUNCTUATION
+        total += repeated ? bytes : CJK_PUNCTUATION
         script = CJK
       } else if (code >= 0xa0 && code <= 0xbf) {
-        total += LATIN_1_SYMBOL
+        total += repeated ? bytes : LATIN_1_SYMBOL
       } else if (code >= 0x1f000 && code <= 0x1faff) {
         total += EMOJI
       } else if (code === 0x200d || code === 0xfe0f) {
-        total += EMOJI_JOINER
+        total += repeated ? bytes : EMOJI_JOINER
       } else if (isTypographic(code)) {
-        total += TYPOGRAPHIC_PUNCTUATION
+        // Runs of dashes are learnt as separators; runs of quotes, bullets or ellipses are not.
+        total += repeated && code !== 0x2013 && code !== 0x2014 ? bytes : TYPOGRAPHIC_PUNCTUATION
       } else {
         // Anything else costs at most its UTF-8 length: a byte-level tokenizer never needs more.
         total += bytes + afterSpace
@@ -417,6 +438,7 @@ function estimateCost(text: string): number {
     }
     run = current === previous ? run + 1 : 1
     previous = current
+    previousCode2 = previousCode
     previousCode = code
   }
   // A trailing lone space is a token of its own.
