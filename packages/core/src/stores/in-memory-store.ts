@@ -1,4 +1,3 @@
-import { StrataError } from '../errors'
 import {
   assertSerializable,
   assertThreadId,
@@ -15,6 +14,17 @@ import type {
   StrataStore,
   ThreadHead,
 } from './store'
+import {
+  checkAppendArguments,
+  checkArchiveOptions,
+  checkContentQuery,
+  checkContentRecord,
+  checkReadOptions,
+  checkSeq,
+  checkState,
+  compareContentNewestFirst,
+  matchesContentQuery,
+} from './store-arguments'
 
 /**
  * Options of {@link inMemoryStore}. The in-memory store needs no configuration today; the object is
@@ -74,14 +84,7 @@ export function inMemoryStore(_options: InMemoryStoreOptions = {}): StrataStore 
       options: AppendOptions,
     ): Promise<Item[]> {
       assertThreadId(threadId)
-      const expectedSeq = checkExpectedSeq(options?.expectedSeq, 'append', true)
-      if (!Array.isArray(items)) {
-        invalidOptions('append(threadId, items, options) needs items as an array (use [] for none).', {})
-      }
-      items.forEach((item, index) => {
-        if (!isPlainObject(item)) invalidOptions(`append: items[${index}] must be an item object.`, { index })
-      })
-      assertSerializable(items, 'items')
+      const expectedSeq = checkAppendArguments(items, options)
       const lastSeq = threads.get(threadId)?.lastSeq ?? 0
       checkSeq(threadId, expectedSeq, lastSeq)
       if (items.length === 0) return []
@@ -111,15 +114,12 @@ export function inMemoryStore(_options: InMemoryStoreOptions = {}): StrataStore 
 
     async archive(threadId: string, options: ArchiveOptions): Promise<number> {
       const thread = existing(threadId)
-      if (!Array.isArray(options?.seqs)) {
-        invalidOptions('archive(threadId, { seqs }) needs seqs as an array of item seqs.', {})
-      }
-      const expectedSeq = checkExpectedSeq(options.expectedSeq, 'archive', false)
+      const { seqs, expectedSeq } = checkArchiveOptions(options)
       if (expectedSeq !== undefined) checkSeq(threadId, expectedSeq, thread?.lastSeq ?? 0)
       if (thread === undefined) return 0
 
       const moving = new Set<number>()
-      for (const seq of options.seqs) {
+      for (const seq of seqs) {
         const index = lowerBound(thread.active, seq)
         if (thread.active[index]?.seq === seq) moving.add(seq)
       }
@@ -153,22 +153,10 @@ export function inMemoryStore(_options: InMemoryStoreOptions = {}): StrataStore 
 
     async queryContent(threadId: string, query: ContentQuery = {}): Promise<ContentRecord[]> {
       const thread = existing(threadId)
-      if (!isPlainObject(query as unknown))
-        invalidOptions('queryContent: the query must be an object of filters.', {})
-      checkLimit(query.limit, 'queryContent')
+      checkContentQuery(query)
       if (thread === undefined) return []
-      const text = query.text?.toLowerCase()
-      const matches = [...thread.content.values()].filter(
-        (record) =>
-          (query.type === undefined || record.type === query.type) &&
-          (query.source === undefined || record.source === query.source) &&
-          (query.level === undefined || record.level === query.level) &&
-          (query.fromTs === undefined || record.ts >= query.fromTs) &&
-          (query.toTs === undefined || record.ts <= query.toTs) &&
-          (query.tags === undefined || query.tags.every((tag) => record.tags.includes(tag))) &&
-          (text === undefined || record.data.toLowerCase().includes(text)),
-      )
-      matches.sort(newestFirst)
+      const matches = [...thread.content.values()].filter((record) => matchesContentQuery(record, query))
+      matches.sort(compareContentNewestFirst)
       return matches.slice(0, query.limit ?? matches.length).map(copy)
     },
 
@@ -179,9 +167,7 @@ export function inMemoryStore(_options: InMemoryStoreOptions = {}): StrataStore 
 
     async setState(threadId: string, state: JsonObject): Promise<void> {
       assertThreadId(threadId)
-      if (!isPlainObject(state as unknown))
-        invalidOptions('setState(threadId, state) needs state as a plain object.', {})
-      assertSerializable(state, 'state')
+      checkState(state)
       opened(threadId).state = copy(state)
     },
 
@@ -208,80 +194,6 @@ export function inMemoryStore(_options: InMemoryStoreOptions = {}): StrataStore 
 /** A deep copy through JSON: what callers get back is exactly what a persistent store would return. */
 function copy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function invalidOptions(message: string, details: Record<string, unknown>): never {
-  throw new StrataError({ code: 'STRATA_INVALID_OPTIONS', message, details })
-}
-
-function checkExpectedSeq(value: unknown, method: string, required: true): number
-function checkExpectedSeq(value: unknown, method: string, required: false): number | undefined
-function checkExpectedSeq(value: unknown, method: string, required: boolean): number | undefined {
-  if (value === undefined && !required) return undefined
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value
-  return invalidOptions(
-    `${method}: expectedSeq must be the thread's last seq as a whole number of 0 or more (read it with head(threadId)), got ${String(value)}.`,
-    { expectedSeq: value },
-  )
-}
-
-function checkSeq(threadId: string, expectedSeq: number, actualSeq: number): void {
-  if (expectedSeq === actualSeq) return
-  throw new StrataError({
-    code: 'STRATA_SEQ_CONFLICT',
-    message: `Thread '${threadId}' is at seq ${actualSeq}, not the expected ${expectedSeq}: another writer changed it. Re-read the thread (head/read) and retry with expectedSeq ${actualSeq}.`,
-    details: { threadId, expectedSeq, actualSeq },
-  })
-}
-
-function checkLimit(limit: unknown, method: string): void {
-  if (limit === undefined || (typeof limit === 'number' && Number.isSafeInteger(limit) && limit >= 0)) return
-  invalidOptions(`${method}: limit must be a whole number of 0 or more, or left out; got ${String(limit)}.`, {
-    limit,
-  })
-}
-
-function checkReadOptions(options: ReadOptions, method: string): void {
-  if (!isPlainObject(options as unknown))
-    invalidOptions(`${method}: options must be an object like { fromSeq, toSeq, limit }.`, {})
-  for (const bound of ['fromSeq', 'toSeq'] as const) {
-    const value = options[bound]
-    if (value !== undefined && (typeof value !== 'number' || Number.isNaN(value))) {
-      invalidOptions(`${method}: ${bound} must be a number or left out; got ${String(value)}.`, {
-        [bound]: value,
-      })
-    }
-  }
-  checkLimit(options.limit, method)
-}
-
-function checkContentRecord(record: unknown): asserts record is ContentRecord {
-  if (!isPlainObject(record)) invalidOptions('putContent: the record must be an object.', {})
-  if (typeof record.id !== 'string' || record.id === '') {
-    invalidOptions('putContent: record.id must be a non-empty string (the memory id).', { id: record.id })
-  }
-  if (typeof record.type !== 'string') {
-    invalidOptions(`putContent: record.type must be a string such as 'web-page' or 'text'.`, {
-      id: record.id,
-    })
-  }
-  if (typeof record.data !== 'string') {
-    invalidOptions('putContent: record.data must be a string; serialise JSON content first.', {
-      id: record.id,
-    })
-  }
-  if (typeof record.ts !== 'number' || !Number.isFinite(record.ts)) {
-    invalidOptions('putContent: record.ts must be a time in epoch milliseconds.', { id: record.id })
-  }
-  if (!Array.isArray(record.tags) || !record.tags.every((tag) => typeof tag === 'string')) {
-    invalidOptions('putContent: record.tags must be an array of strings (use [] for none).', {
-      id: record.id,
-    })
-  }
 }
 
 /** The index of the first item whose seq is at least `seq` (the length when there is none). */
@@ -334,9 +246,4 @@ function mergeBySeq(archived: Item[], moved: readonly Item[]): void {
   }
   while (olderIndex < older.length) archived.push(older[olderIndex++]!)
   while (movedIndex < moved.length) archived.push(moved[movedIndex++]!)
-}
-
-function newestFirst(left: ContentRecord, right: ContentRecord): number {
-  if (left.ts !== right.ts) return right.ts - left.ts
-  return left.id < right.id ? 1 : left.id > right.id ? -1 : 0
 }
