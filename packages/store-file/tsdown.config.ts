@@ -6,6 +6,8 @@ export default defineConfig({
   dts: true,
   clean: true,
   platform: 'node',
+  // .js / .cjs and .d.ts / .d.cts, as package.json's exports map names them.
+  fixedExtension: false,
   target: 'es2022',
   deps: { neverBundle: [/^@strata-memory\//, /^redis/, /^@redis\//] },
 })

@@ -6,6 +6,8 @@ export default defineConfig({
   dts: true,
   clean: true,
   platform: 'node',
+  // .js and .d.ts for ESM, as the package.json exports map says (platform 'node' would default to .mjs).
+  fixedExtension: false,
   target: 'es2022',
   deps: { neverBundle: [/^@strata-memory\//, /^redis/, /^@redis\//] },
 })

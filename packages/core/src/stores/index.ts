@@ -9,3 +9,16 @@ export type {
   StrataStore,
   ThreadHead,
 } from './store'
+export {
+  checkAppendArguments,
+  checkArchiveOptions,
+  checkContentQuery,
+  checkContentRecord,
+  checkExpectedSeq,
+  checkLimit,
+  checkReadOptions,
+  checkSeq,
+  checkState,
+  compareContentNewestFirst,
+  matchesContentQuery,
+} from './store-arguments'

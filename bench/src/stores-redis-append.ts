@@ -1,0 +1,165 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { UnsequencedItem } from '@strata-memory/core'
+import { redisStore } from '@strata-memory/store-redis'
+import { createClient, type RedisClientType } from 'redis'
+import { type Benchmark, type BenchRow, measure, rowOf, significant } from './harness.ts'
+
+const BATCHES = [1, 100]
+const BASELINE_NAME = 'raw redis client, one RPUSH per item, pipelined in one round trip'
+/** A thread (or raw list) is replaced after this many items, so Redis memory stays small during the run. */
+const ITEMS_PER_KEY = 5_000
+const TEXT = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(16).slice(0, 860)
+
+/** A 1 KB message item (its JSON is 1 000 to 1 030 bytes) with a unique id. */
+function item(id: string): UnsequencedItem {
+  return {
+    id,
+    ts: 1_700_000_000_000,
+    level: 'task',
+    turnId: 'turn_0001',
+    type: 'message',
+    role: 'tool',
+    content: [{ type: 'text', text: TEXT }],
+    meta: { source: 'bench' },
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.on('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject()))
+    })
+  })
+}
+
+/** A redis-server of the benchmark's own, on a free loopback port, without persistence. */
+async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
+  const port = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'strata-bench-redis-'))
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir],
+    { stdio: 'ignore' },
+  )
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      await new Promise((resolve) => {
+        child.once('exit', resolve)
+        child.kill('SIGTERM')
+      })
+    }
+    rmSync(dir, { recursive: true, force: true })
+  }
+  const url = `redis://127.0.0.1:${port}`
+  const started = new Promise<void>((resolve, reject) => {
+    child.once('error', (error) =>
+      reject(new Error(`Cannot start redis-server (${error.message}): install Debian's redis-server.`)),
+    )
+    const deadline = Date.now() + 10_000
+    const probe = async () => {
+      const client = createClient({ url, socket: { reconnectStrategy: false } })
+      client.on('error', () => undefined)
+      try {
+        await client.connect()
+        await client.close()
+        resolve()
+      } catch {
+        if (Date.now() > deadline) reject(new Error(`redis-server did not start on port ${port}`))
+        else setTimeout(probe, 50)
+      }
+    }
+    void probe()
+  })
+  try {
+    await started
+  } catch (error) {
+    await stop()
+    throw error
+  }
+  return { url, stop }
+}
+
+/**
+ * Append throughput of `redisStore` with 1 KB items in batches of 1 and 100, against the raw `redis`
+ * client writing the same JSON payloads with one RPUSH per item, pipelined so that a batch costs one
+ * round trip, as a store append does. Figures are items per second.
+ */
+const benchmark: Benchmark = {
+  name: 'stores-redis-append',
+  description: 'redisStore append throughput (1 KB items, batches of 1 and 100) against raw pipelined RPUSH',
+  async run({ progress }) {
+    const server = await startRedis()
+    const client: RedisClientType = createClient({ url: server.url, socket: { reconnectStrategy: false } })
+    client.on('error', () => undefined)
+    const rows: BenchRow[] = []
+    const notes: string[] = []
+    try {
+      await client.connect()
+      const store = redisStore({ client, prefix: 'bench' })
+      let counter = 0
+
+      for (const batch of BATCHES) {
+        let thread = 0
+        let lastSeq = 0
+        const strata = async () => {
+          if (lastSeq >= ITEMS_PER_KEY) {
+            // Old threads are freed in Redis's background thread; both sides pay the same UNLINK.
+            const family = ['log', 'archive', 'seq', 'ids', 'content', 'state']
+            await client.unlink(family.map((name) => `bench:{bench-${batch}-${thread}}:${name}`))
+            thread++
+            lastSeq = 0
+          }
+          const items = Array.from({ length: batch }, () => item(`item-${++counter}`))
+          const stored = await store.append(`bench-${batch}-${thread}`, items, { expectedSeq: lastSeq })
+          lastSeq = stored.at(-1)!.seq
+        }
+
+        let list = 0
+        let listLength = 0
+        const baseline = async () => {
+          if (listLength >= ITEMS_PER_KEY) {
+            await client.unlink(`raw:${batch}:${list}`)
+            list++
+            listLength = 0
+          }
+          const key = `raw:${batch}:${list}`
+          const payloads = Array.from({ length: batch }, () => JSON.stringify(item(`item-${++counter}`)))
+          await Promise.all(payloads.map((payload) => client.rPush(key, payload)))
+          listLength += batch
+        }
+
+        const measured = await measure({ strata, baseline, samples: 21, minSampleMs: 20, maxMs: 3_000 })
+        const perSecond = (ms: number) => (batch * 1000) / ms
+        rows.push(
+          rowOf(
+            'append/redis',
+            { batch, store: 'redis' },
+            { strata: perSecond(measured.strata), baseline: perSecond(measured.baseline!) },
+            { unit: 'ops/s', baselineName: BASELINE_NAME },
+          ),
+        )
+        progress(`stores-redis: batch ${batch} measured`)
+        notes.push(
+          `Batch ${batch}: redisStore ${significant(measured.strata, 3)} ms per append, raw ${significant(measured.baseline!, 3)} ms per pipelined batch.`,
+        )
+      }
+      const bytes = JSON.stringify(item('item-1000000')).length
+      notes.push(
+        `Items of ${bytes} bytes of JSON; ops/s counts items appended per second. redisStore does per append what the raw client does not: the key type checks, the seq check, seq assignment and the idempotency index, in one Lua script (a thread's first append also registers it, in the same round trip).`,
+      )
+    } finally {
+      if (client.isOpen) await client.close()
+      await server.stop()
+    }
+    return { rows, notes }
+  },
+}
+
+export default benchmark

@@ -1,0 +1,126 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { fileStore } from './file-store'
+import type { FileStoreEvent } from './file-store-options'
+
+// The children import the built package (`@strata-memory/store-file` → dist): build it first.
+const WORKER = fileURLToPath(new URL('./test-workers/crash-worker.mjs', import.meta.url))
+const TRIALS = 50
+const THREAD = 'crash-thread'
+
+interface Trial {
+  /** seq → id of every append the child saw acknowledged. */
+  acknowledged: Map<number, string>
+  /** Repairs the child reported (`lock-recovered`, `torn-tail-moved`, …). */
+  events: string[]
+}
+
+/** Starts a worker, lets it run for a random moment after it is ready, then SIGKILLs it. */
+function runAndKill(dir: string, mode: 'append' | 'archive', delayMs: number): Promise<Trial> {
+  return new Promise((resolve, reject) => {
+    const child: ChildProcess = spawn(process.execPath, [WORKER, dir, THREAD, mode], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const acknowledged = new Map<number, string>()
+    const events: string[] = []
+    let buffered = ''
+    let stderr = ''
+    let timer: NodeJS.Timeout | undefined
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString()
+      const lines = buffered.split('\n')
+      buffered = lines.pop()!
+      for (const line of lines) {
+        if (line === 'ready') timer = setTimeout(() => child.kill('SIGKILL'), delayMs)
+        if (line.startsWith('event ')) events.push(line.slice(6))
+        if (!line.startsWith('ack ')) continue
+        for (const pair of line.slice(4).split(' ')) {
+          const [seq, id] = pair.split(':')
+          acknowledged.set(Number(seq), id!)
+        }
+      }
+    })
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    child.on('error', reject)
+    // 'close' comes after the child was reaped: its pid is gone, so its lock is recognisably stale.
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      if (signal === 'SIGKILL') resolve({ acknowledged, events })
+      else reject(new Error(`worker ended with ${code ?? signal} before it was killed: ${stderr}`))
+    })
+  })
+}
+
+/**
+ * What a power cut in the middle of a write leaves: a prefix of an unacknowledged three-item batch.
+ * (A SIGKILL alone rarely tears a line: the kernel finishes a write to a regular file.)
+ */
+async function tearTail(path: string, trial: number): Promise<void> {
+  const lines = [1, 2, 3].map((index) =>
+    JSON.stringify({ id: `torn-${trial}-${index}`, type: 'message', seq: 1e9 + index, batch_end: 1e9 + 3 }),
+  )
+  const batch = `${lines.join('\n')}\n`
+  await appendFile(path, batch.slice(0, 1 + Math.floor(Math.random() * (batch.length - 2))))
+}
+
+/** Every line of a log file parses, and the file ends with a newline. */
+async function expectParsable(path: string): Promise<number> {
+  if (!existsSync(path)) return 0
+  const text = await readFile(path, 'utf8')
+  if (text === '') return 0
+  expect(text.endsWith('\n')).toBe(true)
+  const lines = text.slice(0, -1).split('\n')
+  for (const line of lines) expect(() => JSON.parse(line)).not.toThrow()
+  return lines.length
+}
+
+describe('crash safety', () => {
+  it(`keeps every acknowledged item over ${TRIALS} SIGKILLs during appends and archives`, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'strata-crash-'))
+    const acknowledged = new Map<number, string>()
+    const events: FileStoreEvent[] = []
+    const childEvents: string[] = []
+    const threadDirectory = join(dir, 'agents', THREAD)
+    try {
+      for (let trial = 0; trial < TRIALS; trial += 1) {
+        const mode = trial % 2 === 0 ? 'append' : 'archive'
+        const result = await runAndKill(dir, mode, Math.floor(Math.random() * 40))
+        for (const [seq, id] of result.acknowledged) acknowledged.set(seq, id)
+        childEvents.push(...result.events)
+        if (trial % 5 === 4) await tearTail(join(threadDirectory, 'raw_traces.jsonl'), trial)
+
+        // A fresh store, as after a restart: opening must succeed and repair what the crash left.
+        const store = fileStore({ dir, onEvent: (event) => events.push(event) })
+        const active = await store.read(THREAD)
+        const archived = await store.readArchive(THREAD)
+        const bySeq = new Map<number, string>()
+        for (const item of [...active, ...archived]) {
+          expect(bySeq.has(item.seq), `seq ${item.seq} twice`).toBe(false)
+          bySeq.set(item.seq, item.id)
+        }
+        for (const [seq, id] of acknowledged) expect(bySeq.get(seq), `acknowledged seq ${seq}`).toBe(id)
+        const { lastSeq } = await store.head(THREAD)
+        expect(lastSeq).toBeGreaterThanOrEqual(Math.max(0, ...acknowledged.keys()))
+        const lines =
+          (await expectParsable(join(threadDirectory, 'raw_traces.jsonl'))) +
+          (await expectParsable(join(threadDirectory, 'raw_traces_archive.jsonl')))
+        expect(lines).toBe(active.length + archived.length)
+      }
+      expect(acknowledged.size).toBeGreaterThan(TRIALS)
+      expect(events.filter((event) => event.type === 'torn-tail-moved')).toHaveLength(TRIALS / 5)
+      const counts: Record<string, number> = {}
+      for (const type of [...events.map((event) => event.type), ...childEvents])
+        counts[type] = (counts[type] ?? 0) + 1
+      console.info(`crash safety: ${acknowledged.size} acknowledged items; repairs ${JSON.stringify(counts)}`)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  }, 120_000)
+})

@@ -1,0 +1,473 @@
+import { randomBytes } from 'node:crypto'
+import { fstatSync } from 'node:fs'
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import {
+  type AppendOptions,
+  type ArchiveOptions,
+  assertSerializable,
+  assertThreadId,
+  type ContentQuery,
+  type ContentRecord,
+  checkContentQuery,
+  checkContentRecord,
+  checkExpectedSeq,
+  checkReadOptions,
+  checkSeq,
+  checkState,
+  compareContentNewestFirst,
+  type Item,
+  isValidThreadId,
+  type JsonObject,
+  matchesContentQuery,
+  type ReadOptions,
+  StrataError,
+  type StrataStore,
+  type ThreadHead,
+  type UnsequencedItem,
+} from '@strata-memory/core'
+import {
+  isContentFileName,
+  readAllContentRecords,
+  readContentRecord,
+  writeContentRecord,
+} from './content-files'
+import { appendFileDurably, readRange, syncDirectory, writeFileAtomic, writeFully } from './durable-fs'
+import { invalidOptions, isMissing, storeFailed } from './file-errors'
+import { type FileStoreOptions, resolveFileStoreOptions } from './file-store-options'
+import { jsonCopy } from './json-copy'
+import { readJsonObject } from './json-file'
+import { itemFromLogLine, prepareLogLine, sequenceLogLine, withoutBatchEnd } from './line-format'
+import type { LogFile } from './log-file'
+import { writeMirrors } from './mirrors'
+import { isPlainObject, rangeOf } from './store-arguments'
+import { ARCHIVE_FILE, CORRUPT_SUFFIX, STATE_FILE, ThreadFiles, type ThreadView } from './thread-files'
+import { withThreadLock } from './thread-lock'
+
+/** Threads whose parsed logs stay cached; the least recently used beyond this are dropped. */
+const CACHED_THREADS = 256
+
+/**
+ * The JSONL file store: the embedded default. Every thread is a folder
+ * `<dir>/agents/<threadId>/` holding `raw_traces.jsonl` (the active log, one item per line, the
+ * source of truth), `raw_traces_archive.jsonl`, `state.json` and `content/<id>.json`, plus readable
+ * mirrors (`episodic.jsonl`, `semantic.jsonl`, `summaries/recent-*.md`). Appends are whole lines,
+ * synced before they are acknowledged; archives replace files by rename; a per-thread lock file and
+ * the seq check make several processes on one folder safe. See the package README for the format.
+ *
+ * @example
+ * const memory = createMemory({ store: fileStore({ dir: './memory' }) })
+ */
+export function fileStore(options: FileStoreOptions = {}): StrataStore {
+  const settings = resolveFileStoreOptions(options)
+  const { fsync: durable, onEvent } = settings
+  const agentsDirectory = join(settings.dir, 'agents')
+  const threads = new Map<string, ThreadFiles>()
+
+  const threadFiles = (threadId: string): ThreadFiles => {
+    let thread = threads.get(threadId)
+    if (thread === undefined) {
+      thread = new ThreadFiles(threadId, join(agentsDirectory, threadId))
+      if (threads.size >= CACHED_THREADS) threads.delete(threads.keys().next().value!)
+    } else {
+      threads.delete(threadId)
+    }
+    threads.set(threadId, thread)
+    return thread
+  }
+
+  const locked = <T>(thread: ThreadFiles, action: () => Promise<T>): Promise<T> =>
+    withThreadLock(
+      thread.directory,
+      {
+        timeoutMs: settings.lockTimeoutMs,
+        staleMs: settings.staleLockMs,
+        onRecovered: (holder, reason) =>
+          onEvent({
+            type: 'lock-recovered',
+            threadId: thread.threadId,
+            lockFile: join(thread.directory, '.lock'),
+            holder,
+            reason,
+            message: `Recovered the stale lock of thread '${thread.threadId}' (${reason === 'holder-dead' ? `its holder, pid ${holder?.pid}, is gone` : `older than ${settings.staleLockMs} ms`}).`,
+          }),
+      },
+      action,
+    )
+
+  /**
+   * The thread as it is now, read without the lock. A pending tail (a write in progress, or a torn
+   * one), items in both files (an archive in progress, or an interrupted one) or a line that does not
+   * parse are looked at again holding the lock: only then is it certain that no writer is busy, so a
+   * torn tail can be moved aside, an interrupted archive finished and corruption reported.
+   */
+  const snapshot = async (thread: ThreadFiles): Promise<ThreadView> => {
+    let settled = true
+    try {
+      // Active log first, archive second: an archive replaces the archive file before the active
+      // one, so an item being archived meanwhile shows up in both files (archived), never in neither.
+      await thread.active.refresh()
+      await thread.archive.refresh()
+      settled =
+        thread.active.pending === undefined &&
+        thread.archive.pending === undefined &&
+        thread.view().overlap.length === 0
+    } catch (error) {
+      if (!StrataError.isInstance(error, 'STRATA_CORRUPT_LOG')) throw error
+      settled = false
+    }
+    if (settled) return thread.view()
+    return locked(thread, async () => {
+      await repair(thread)
+      return thread.view()
+    })
+  }
+
+  /** Holding the lock: brings both files up to date and repairs what a crash left behind. */
+  const repair = async (thread: ThreadFiles): Promise<void> => {
+    await thread.active.refresh()
+    await thread.archive.refresh()
+    for (const file of [thread.active, thread.archive]) {
+      if (file.pending !== undefined) await moveTornTail(thread, file)
+    }
+    const { overlap, activeLines, activeSeqs } = thread.view()
+    if (overlap.length > 0) {
+      await replaceLog(thread.active, [...activeLines], [...activeSeqs])
+      onEvent({
+        type: 'archive-repaired',
+        threadId: thread.threadId,
+        seqs: [...overlap],
+        message: `Finished an interrupted archive of thread '${thread.threadId}': seqs ${overlap.join(', ')} were in both ${ARCHIVE_FILE} and the active log; they stay archived.`,
+      })
+    }
+  }
+
+  const moveTornTail = async (thread: ThreadFiles, file: LogFile): Promise<void> => {
+    const { offset, reason } = file.pending!
+    const corruptFile = `${file.path}${CORRUPT_SUFFIX}`
+    let length = 0
+    let handle: FileHandle | undefined
+    try {
+      handle = await open(file.path, 'r+')
+      const size = (await handle.stat()).size
+      const bytes = await readRange(handle, offset, size - offset)
+      length = bytes.length
+      const entry = {
+        ts: new Date().toISOString(),
+        file: basename(file.path),
+        offset,
+        length,
+        reason,
+        text: bytes.toString('utf8'),
+        base64: bytes.toString('base64'),
+      }
+      // Saved first, cut second: a crash in between leaves the bytes in both, never in neither.
+      await appendFileDurably(corruptFile, `${JSON.stringify(entry)}\n`, durable)
+      await handle.truncate(offset)
+      if (durable) await handle.sync()
+      file.truncated(await handle.stat())
+    } catch (error) {
+      throw storeFailed('move the torn tail of', file.path, error)
+    } finally {
+      await handle?.close()
+    }
+    onEvent({
+      type: 'torn-tail-moved',
+      threadId: thread.threadId,
+      file: file.path,
+      corruptFile,
+      offset,
+      length,
+      reason,
+      message: `Moved ${length} bytes of an interrupted write (${reason}) from the end of ${file.path} to ${corruptFile}; they were never acknowledged. The log is intact up to its last complete line.`,
+    })
+  }
+
+  /** Holding the lock: replaces a log file with `lines` atomically. */
+  const replaceLog = async (file: LogFile, lines: string[], seqs: number[]): Promise<void> => {
+    const clean = lines.map(withoutBatchEnd)
+    const content = Buffer.from(clean.length === 0 ? '' : `${clean.join('\n')}\n`)
+    try {
+      await writeFileAtomic(file.path, content, durable)
+      file.replaced(clean, seqs, content, await stat(file.path))
+    } catch (error) {
+      throw storeFailed('rewrite', file.path, error)
+    }
+  }
+
+  /** Holding the lock: appends lines in one write, synced; on failure the file is cut back. */
+  const appendLines = async (thread: ThreadFiles, lines: string[], seqs: number[]): Promise<void> => {
+    const file = thread.active
+    const created = file.missing
+    const sizeBefore = file.size
+    const data = Buffer.from(`${lines.join('\n')}\n`)
+    let handle: FileHandle | undefined
+    try {
+      handle = await open(file.path, 'a')
+      try {
+        await writeFully(handle, data)
+        if (durable) await handle.sync()
+      } catch (error) {
+        // All or nothing: what was written of a failed append is cut off again.
+        await handle.truncate(sizeBefore).catch(() => {})
+        throw error
+      }
+      const stats = fstatSync(handle.fd)
+      if (created && durable) {
+        await syncDirectory(thread.directory)
+        await syncDirectory(agentsDirectory)
+        await syncDirectory(settings.dir)
+      }
+      file.appended(lines, seqs, data, stats)
+    } catch (error) {
+      file.reset()
+      throw storeFailed('append to', file.path, error)
+    } finally {
+      await handle?.close()
+    }
+  }
+
+  const readLines = (seqs: readonly number[], lines: readonly string[], options: ReadOptions): Item[] => {
+    const [start, end] = rangeOf(seqs, options)
+    const items: Item[] = []
+    for (let index = start; index < end; index += 1) items.push(itemFromLogLine(lines[index]!))
+    return items
+  }
+
+  const hasData = async (directory: string): Promise<boolean> => {
+    const sizes = await Promise.all(
+      ['raw_traces.jsonl', ARCHIVE_FILE, STATE_FILE].map((name) =>
+        stat(join(directory, name)).then(
+          (stats) => (name === STATE_FILE ? 1 : stats.size),
+          () => 0,
+        ),
+      ),
+    )
+    if (sizes.some((size) => size > 0)) return true
+    const names = await readdir(join(directory, 'content')).catch(() => [] as string[])
+    return names.some(isContentFileName)
+  }
+
+  return {
+    name: 'file',
+    flags: { persistent: true, shared: true },
+
+    async append(
+      threadId: string,
+      items: readonly UnsequencedItem[],
+      options: AppendOptions,
+    ): Promise<Item[]> {
+      assertThreadId(threadId)
+      const expectedSeq = checkExpectedSeq(options?.expectedSeq, 'append', true)
+      if (!Array.isArray(items)) {
+        invalidOptions('append(threadId, items, options) needs items as an array (use [] for none).')
+      }
+      items.forEach((item, index) => {
+        if (!isPlainObject(item)) invalidOptions(`append: items[${index}] must be an item object.`, { index })
+      })
+      assertSerializable(items, 'items')
+      // Serialised and copied before the first await: later changes to the caller's objects are not
+      // stored, and the copies become the items returned.
+      const prepared = items.map(prepareLogLine)
+      const stored = items.map((item) => jsonCopy(item) as Item)
+      const thread = threadFiles(threadId)
+      // For a thread not seen yet (or no items), check without the lock first: a stale expectedSeq
+      // then fails before a new thread's folder is made. Otherwise the check under the lock suffices.
+      if (prepared.length === 0 || (thread.active.missing && thread.archive.missing)) {
+        checkSeq(threadId, expectedSeq, (await snapshot(thread)).lastSeq)
+        if (prepared.length === 0) return []
+      }
+      return locked(thread, async () => {
+        await repair(thread)
+        const { lastSeq } = thread.view()
+        checkSeq(threadId, expectedSeq, lastSeq)
+        const batchEnd = prepared.length > 1 ? lastSeq + prepared.length : undefined
+        const seqs = prepared.map((_, index) => lastSeq + index + 1)
+        const lines = prepared.map((line, index) => sequenceLogLine(line, seqs[index]!, batchEnd))
+        await appendLines(thread, lines, seqs)
+        stored.forEach((item, index) => {
+          item.seq = seqs[index]!
+        })
+        if (settings.mirrors) {
+          await writeMirrors(thread.directory, stored, lines, (file, error) =>
+            onEvent({
+              type: 'mirror-failed',
+              threadId,
+              file,
+              error,
+              message: `Could not write the mirror ${file} of thread '${threadId}' (${String(error)}); raw_traces.jsonl has the items.`,
+            }),
+          )
+        }
+        return stored
+      })
+    },
+
+    async read(threadId: string, options: ReadOptions = {}): Promise<Item[]> {
+      assertThreadId(threadId)
+      checkReadOptions(options, 'read')
+      const view = await snapshot(threadFiles(threadId))
+      return readLines(view.activeSeqs, view.activeLines, options)
+    },
+
+    async head(threadId: string): Promise<ThreadHead> {
+      assertThreadId(threadId)
+      const view = await snapshot(threadFiles(threadId))
+      return {
+        lastSeq: view.lastSeq,
+        activeCount: view.activeSeqs.length,
+        archivedCount: view.archiveSeqs.length,
+      }
+    },
+
+    async archive(threadId: string, options: ArchiveOptions): Promise<number> {
+      assertThreadId(threadId)
+      if (!Array.isArray(options?.seqs)) {
+        invalidOptions('archive(threadId, { seqs }) needs seqs as an array of item seqs.')
+      }
+      const expectedSeq = checkExpectedSeq(options.expectedSeq, 'archive', false)
+      const wanted = new Set(options.seqs)
+      const thread = threadFiles(threadId)
+      const ahead = await snapshot(thread)
+      if (expectedSeq !== undefined) checkSeq(threadId, expectedSeq, ahead.lastSeq)
+      if (!ahead.activeSeqs.some((seq) => wanted.has(seq))) return 0
+      return locked(thread, async () => {
+        await repair(thread)
+        const view = thread.view()
+        if (expectedSeq !== undefined) checkSeq(threadId, expectedSeq, view.lastSeq)
+        const kept = { lines: [] as string[], seqs: [] as number[] }
+        const moved = { lines: [] as string[], seqs: [] as number[] }
+        view.activeSeqs.forEach((seq, index) => {
+          const target = wanted.has(seq) ? moved : kept
+          target.lines.push(view.activeLines[index]!)
+          target.seqs.push(seq)
+        })
+        if (moved.seqs.length === 0) return 0
+        const merged = mergeBySeq(view.archiveSeqs, view.archiveLines, moved.seqs, moved.lines)
+        // Archive file first, active log second: after a crash in between, the moved items are in
+        // both files, which the recovery rule reads as archived. Never in neither.
+        await replaceLog(thread.archive, merged.lines, merged.seqs)
+        await replaceLog(thread.active, kept.lines, kept.seqs)
+        return moved.seqs.length
+      })
+    },
+
+    async readArchive(threadId: string, options: ReadOptions = {}): Promise<Item[]> {
+      assertThreadId(threadId)
+      checkReadOptions(options, 'readArchive')
+      const view = await snapshot(threadFiles(threadId))
+      return readLines(view.archiveSeqs, view.archiveLines, options)
+    },
+
+    async putContent(threadId: string, record: ContentRecord): Promise<void> {
+      assertThreadId(threadId)
+      checkContentRecord(record)
+      assertSerializable(record, 'record')
+      await writeContentRecord(threadFiles(threadId).contentDirectory, record, durable)
+    },
+
+    async getContent(threadId: string, id: string): Promise<ContentRecord | undefined> {
+      assertThreadId(threadId)
+      if (typeof id !== 'string' || id === '') return undefined
+      return readContentRecord(threadFiles(threadId).contentDirectory, id)
+    },
+
+    async queryContent(threadId: string, query: ContentQuery = {}): Promise<ContentRecord[]> {
+      assertThreadId(threadId)
+      checkContentQuery(query)
+      const records = await readAllContentRecords(threadFiles(threadId).contentDirectory)
+      const matches = records.filter((record) => matchesContentQuery(record, query))
+      matches.sort(compareContentNewestFirst)
+      return matches.slice(0, query.limit ?? matches.length)
+    },
+
+    async getState(threadId: string): Promise<JsonObject | undefined> {
+      assertThreadId(threadId)
+      return (await readJsonObject(threadFiles(threadId).statePath, 'state.json')) as JsonObject | undefined
+    },
+
+    async setState(threadId: string, state: JsonObject): Promise<void> {
+      assertThreadId(threadId)
+      checkState(state)
+      const text = `${JSON.stringify(state, null, 2)}\n`
+      const path = threadFiles(threadId).statePath
+      try {
+        await mkdirFor(path)
+        await writeFileAtomic(path, text, durable)
+      } catch (error) {
+        throw storeFailed('write', path, error)
+      }
+    },
+
+    async listThreads(): Promise<string[]> {
+      let names: string[]
+      try {
+        names = await readdir(agentsDirectory)
+      } catch (error) {
+        if (isMissing(error)) return []
+        throw storeFailed('list', agentsDirectory, error)
+      }
+      const candidates = names.filter((name) => isValidThreadId(name))
+      const present = await Promise.all(candidates.map((name) => hasData(join(agentsDirectory, name))))
+      return candidates.filter((_, index) => present[index]).sort()
+    },
+
+    async deleteThread(threadId: string): Promise<void> {
+      assertThreadId(threadId)
+      const thread = threadFiles(threadId)
+      const exists = await stat(thread.directory).then(
+        () => true,
+        () => false,
+      )
+      if (exists) {
+        // Renamed away holding the lock, so no append lands in a folder being removed; a writer
+        // waiting for the lock starts the thread afresh.
+        const trash = join(agentsDirectory, `.deleted-${threadId}-${randomBytes(6).toString('hex')}`)
+        const moved = await locked(thread, () =>
+          rename(thread.directory, trash).then(
+            () => true,
+            (error: unknown) => {
+              if (isMissing(error)) return false
+              throw storeFailed('delete', thread.directory, error)
+            },
+          ),
+        )
+        if (moved) await rm(trash, { recursive: true, force: true })
+      }
+      threads.delete(threadId)
+    },
+
+    async close(): Promise<void> {
+      threads.clear()
+    },
+  }
+}
+
+async function mkdirFor(path: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true })
+}
+
+/** Merges two seq-sorted runs of lines into one. */
+function mergeBySeq(
+  leftSeqs: readonly number[],
+  leftLines: readonly string[],
+  rightSeqs: readonly number[],
+  rightLines: readonly string[],
+): { seqs: number[]; lines: string[] } {
+  const seqs: number[] = []
+  const lines: string[] = []
+  let left = 0
+  let right = 0
+  while (left < leftSeqs.length || right < rightSeqs.length) {
+    const takeLeft =
+      right >= rightSeqs.length || (left < leftSeqs.length && leftSeqs[left]! < rightSeqs[right]!)
+    if (takeLeft) {
+      seqs.push(leftSeqs[left]!)
+      lines.push(leftLines[left++]!)
+    } else {
+      seqs.push(rightSeqs[right]!)
+      lines.push(rightLines[right++]!)
+    }
+  }
+  return { seqs, lines }
+}

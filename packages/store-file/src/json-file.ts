@@ -1,0 +1,29 @@
+import { readFile } from 'node:fs/promises'
+import { corruptLog, isMissing, storeFailed } from './file-errors'
+import { isPlainObject } from './store-arguments'
+
+/**
+ * Reads a file that holds one JSON object (`state.json`, a content record): undefined when it does not
+ * exist, `STRATA_CORRUPT_LOG` naming the file when it is not a JSON object.
+ * @param what what the file holds, for the error message, e.g. `state.json`
+ */
+export async function readJsonObject(
+  path: string,
+  what: string,
+): Promise<Record<string, unknown> | undefined> {
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (error) {
+    if (isMissing(error)) return undefined
+    throw storeFailed('read', path, error)
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    throw corruptLog(path, 1, `is not valid JSON (${what} holds one JSON object)`)
+  }
+  if (!isPlainObject(value)) throw corruptLog(path, 1, `is not a JSON object (${what} holds one)`)
+  return value
+}

@@ -1,0 +1,142 @@
+import type { Item, UnsequencedItem } from '@strata-memory/core'
+
+/**
+ * One item as one line of `raw_traces.jsonl`, `raw_traces_archive.jsonl`, `episodic.jsonl` and
+ * `semantic.jsonl`.
+ *
+ * The line is `{"seq":N, …the item's own keys in order…}` with two changes that make the files
+ * grep-able by the field names people expect:
+ * - `turnId` is written as `turn_id`, in the same position;
+ * - an item other than a message gets a trailing `content` string: its text (a transition's
+ *   agent-facing message, a summary's or a fact's text), so every line has `seq`, `id`, `ts`,
+ *   `turn_id`, `type` and `content`.
+ *
+ * Lines of an append of several items also end with `batch_end`: the seq of the batch's last item, so
+ * that a crash that persisted only part of a batch is recognised (see `parseChunk`).
+ *
+ * An item that already has a top-level key the format uses (`seq`, `turn_id`, `batch_end`, `item`, or
+ * `content` on an item that is not a message) is written in the wrapped form instead: the grep-able
+ * fields plus the item verbatim under `item`. Reading either form gives back exactly the item the
+ * store returned from `append` (the input's keys in order, then `seq`).
+ */
+const hasOwn = (object: object, key: string): boolean => Object.hasOwn(object, key)
+
+/** Sets a key even when it is `__proto__`, which a plain assignment would treat as the prototype. */
+function setKey(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  } else {
+    target[key] = value
+  }
+}
+
+/** The text a person greps for in an item that is not a message, or null when it has none. */
+function textOf(item: Record<string, unknown>): string | null {
+  const text = item.type === 'transition' ? item.agentFacingMessage : item.text
+  return typeof text === 'string' ? text : null
+}
+
+function needsWrapping(item: Record<string, unknown>): boolean {
+  return (
+    hasOwn(item, 'seq') ||
+    hasOwn(item, 'turn_id') ||
+    hasOwn(item, 'batch_end') ||
+    hasOwn(item, 'item') ||
+    (item.type !== 'message' && hasOwn(item, 'content'))
+  )
+}
+
+/**
+ * An item serialised before its seq is known: the JSON of the line without `seq`, or, for an item in
+ * the wrapped form, the item's JSON. Taking it when `append` is called also takes the copy the store
+ * keeps, so later changes to the caller's object are not stored.
+ */
+export type PreparedLine = { wrapped: false; body: string } | { wrapped: true; json: string }
+
+export function prepareLogLine(item: UnsequencedItem): PreparedLine {
+  const source = item as unknown as Record<string, unknown>
+  if (needsWrapping(source)) return { wrapped: true, json: JSON.stringify(item) }
+  const line: Record<string, unknown> = {}
+  for (const key of Object.keys(source)) setKey(line, key === 'turnId' ? 'turn_id' : key, source[key])
+  if (source.type !== 'message') line.content = textOf(source)
+  return { wrapped: false, body: JSON.stringify(line) }
+}
+
+/**
+ * The finished line (without the trailing newline) for a prepared item and its seq.
+ * @param batchEnd the seq of the last item of a multi-item append; left out for single appends.
+ */
+export function sequenceLogLine(prepared: PreparedLine, seq: number, batchEnd?: number): string {
+  let line: string
+  if (prepared.wrapped) {
+    const item = JSON.parse(prepared.json) as Record<string, unknown>
+    item.seq = seq
+    line = JSON.stringify({
+      seq,
+      id: item.id,
+      ts: item.ts,
+      turn_id: item.turnId,
+      type: item.type,
+      level: item.level,
+      content: item.type === 'message' ? item.content : textOf(item),
+      item,
+    })
+  } else {
+    line = prepared.body === '{}' ? `{"seq":${seq}}` : `{"seq":${seq},${prepared.body.slice(1)}`
+  }
+  return batchEnd === undefined ? line : `${line.slice(0, -1)},"batch_end":${batchEnd}}`
+}
+
+/** What a valid log line holds, as far as the file layer needs to know. */
+export interface LogRecord {
+  seq: number
+  /** The seq of the last item of the append this line belongs to, when it was a multi-item append. */
+  batchEnd: number | undefined
+}
+
+/**
+ * Checks a parsed line and returns its seq and batch end, or a reason why it is not a log line.
+ * The item itself is rebuilt lazily by {@link itemFromLogLine}.
+ */
+export function parseLogRecord(value: unknown): LogRecord | string {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'is not a JSON object'
+  const record = value as Record<string, unknown>
+  let seq = record.seq
+  if (hasOwn(record, 'item')) {
+    const item = record.item
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) return '"item" is not an object'
+    seq = (item as Record<string, unknown>).seq
+  }
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) return 'has no valid "seq"'
+  const batchEnd = record.batch_end
+  if (batchEnd !== undefined && (typeof batchEnd !== 'number' || !Number.isSafeInteger(batchEnd))) {
+    return 'has an invalid "batch_end"'
+  }
+  return { seq, batchEnd }
+}
+
+/** The item a line holds: a fresh object every call. */
+export function itemFromLogLine(line: string): Item {
+  const record = JSON.parse(line) as Record<string, unknown>
+  if (hasOwn(record, 'item')) return record.item as Item
+  const item: Record<string, unknown> = {}
+  const isMessage = record.type === 'message'
+  for (const key of Object.keys(record)) {
+    if (key === 'seq' || key === 'batch_end' || (key === 'content' && !isMessage)) continue
+    setKey(item, key === 'turn_id' ? 'turnId' : key, record[key])
+  }
+  // The store appends `seq` after the caller's keys, as `{ ...item, seq }` would.
+  item.seq = record.seq
+  return item as unknown as Item
+}
+
+const BATCH_END_SUFFIX = /,"batch_end":\d+\}$/
+
+/** The line without its `batch_end`, as a rewritten file stores it. */
+export function withoutBatchEnd(line: string): string {
+  if (!line.includes('"batch_end":')) return line
+  if (BATCH_END_SUFFIX.test(line)) return line.replace(BATCH_END_SUFFIX, '}')
+  const record = JSON.parse(line) as Record<string, unknown>
+  delete record.batch_end
+  return JSON.stringify(record)
+}

@@ -1,0 +1,308 @@
+import { type Stats, statSync } from 'node:fs'
+import { type FileHandle, open } from 'node:fs/promises'
+import { readRange } from './durable-fs'
+import { corruptLog, isMissing, storeFailed } from './file-errors'
+import { parseLogRecord } from './line-format'
+
+/** Why the end of a log file is not (yet) part of the log. */
+export type PendingReason = 'torn-line' | 'unparseable-last-line' | 'incomplete-batch'
+
+/** Bytes at the end of a log file that are not committed lines: a write in progress, or a torn one. */
+export interface PendingTail {
+  /** Byte offset where the pending bytes start (the end of the last committed line). */
+  offset: number
+  /** How many bytes follow `offset`. */
+  length: number
+  reason: PendingReason
+}
+
+/** Which version of the file the cache holds: a file that changed has a new size or mtime. */
+interface FileVersion {
+  dev: number
+  ino: number
+  size: number
+  mtimeMs: number
+}
+
+const versionOf = (stats: Stats): FileVersion => ({
+  dev: stats.dev,
+  ino: stats.ino,
+  size: stats.size,
+  mtimeMs: stats.mtimeMs,
+})
+
+const sameFile = (left: FileVersion | undefined, right: FileVersion): boolean =>
+  left !== undefined && left.dev === right.dev && left.ino === right.ino
+
+/** How many bytes before the committed end are compared to tell an appended file from a replaced one. */
+const TAIL_CHECK_BYTES = 64
+
+const NEWLINE = 0x0a
+
+/**
+ * The cached, validated content of one JSONL log file (`raw_traces.jsonl` or its archive): its lines
+ * and their seqs, oldest first, and any pending tail. {@link refresh} brings it up to date with the
+ * disk cheaply: nothing is read when the size and mtime are unchanged, and only the new bytes when the
+ * file grew by appends (another process's writes included).
+ *
+ * A line is committed when it ends with a newline, parses, and — for a multi-item append — every line
+ * of its batch is there. The one exception a crash can cause is at the end of the file (a torn tail);
+ * anywhere else an unreadable line is `STRATA_CORRUPT_LOG`, and the cache is left as it was.
+ */
+export class LogFile {
+  /** Committed lines, oldest first, exactly as on disk. */
+  lines: string[] = []
+  /** The seq of each committed line; strictly increasing. */
+  seqs: number[] = []
+  pending: PendingTail | undefined
+  /** Changes whenever the committed content changes, so derived views can be cached. */
+  revision = 0
+  private version: FileVersion | undefined
+  private committedBytes = 0
+  private tailCheck: Buffer = Buffer.alloc(0)
+
+  constructor(readonly path: string) {}
+
+  /** The newest committed seq, 0 when empty. */
+  get lastSeq(): number {
+    return this.seqs.at(-1) ?? 0
+  }
+
+  /** The file's size as last seen: the committed bytes plus any pending ones. */
+  get size(): number {
+    return this.version?.size ?? 0
+  }
+
+  /** True when the file did not exist when last refreshed. */
+  get missing(): boolean {
+    return this.version === undefined
+  }
+
+  /** Brings the cache up to date with the file on disk; throws `STRATA_CORRUPT_LOG` for a bad line. */
+  async refresh(): Promise<void> {
+    let current: FileVersion
+    try {
+      // Synchronous: a stat takes microseconds, less than a round trip through the thread pool, and
+      // it runs on every call.
+      current = versionOf(statSync(this.path))
+    } catch (error) {
+      if (!isMissing(error)) throw storeFailed('read', this.path, error)
+      if (this.version !== undefined || this.lines.length > 0) this.reset()
+      return
+    }
+    const cached = this.version
+    // A pending tail may be a write that has finished since: always look again.
+    if (
+      cached !== undefined &&
+      this.pending === undefined &&
+      sameFile(cached, current) &&
+      cached.size === current.size &&
+      cached.mtimeMs === current.mtimeMs
+    ) {
+      return
+    }
+    let handle: FileHandle | undefined
+    try {
+      handle = await open(this.path, 'r')
+      await this.load(handle)
+    } catch (error) {
+      if (isMissing(error)) {
+        this.reset()
+        return
+      }
+      throw storeFailed('read', this.path, error)
+    } finally {
+      await handle?.close()
+    }
+  }
+
+  private async load(handle: FileHandle): Promise<void> {
+    const stats = versionOf(await handle.stat())
+    const start = this.committedBytes - this.tailCheck.length
+    if (sameFile(this.version, stats) && stats.size >= this.committedBytes && this.committedBytes > 0) {
+      const bytes = await readRange(handle, start, stats.size - start)
+      if (bytes.subarray(0, this.tailCheck.length).equals(this.tailCheck)) {
+        this.absorb(bytes.subarray(this.tailCheck.length), stats, false)
+        return
+      }
+    }
+    const bytes = await readRange(handle, 0, stats.size)
+    this.absorb(bytes, stats, true)
+  }
+
+  /** Parses `bytes` (the whole file, or what follows the committed part) into the cache. */
+  private absorb(bytes: Buffer, stats: FileVersion, whole: boolean): void {
+    const base = whole ? 0 : this.committedBytes
+    const parsed = parseChunk(bytes, {
+      path: this.path,
+      firstLine: whole ? 1 : this.lines.length + 1,
+      previousSeq: whole ? 0 : this.lastSeq,
+    })
+    // Parsing succeeded: only now does the cache change.
+    if (whole) {
+      this.lines = parsed.lines
+      this.seqs = parsed.seqs
+    } else {
+      for (let index = 0; index < parsed.lines.length; index += 1) {
+        this.lines.push(parsed.lines[index]!)
+        this.seqs.push(parsed.seqs[index]!)
+      }
+    }
+    if (whole || parsed.lines.length > 0) this.revision += 1
+    this.committedBytes = base + parsed.committedBytes
+    const committedInChunk = parsed.committedBytes
+    if (committedInChunk >= TAIL_CHECK_BYTES || whole) {
+      this.tailCheck = Buffer.from(
+        bytes.subarray(Math.max(0, committedInChunk - TAIL_CHECK_BYTES), committedInChunk),
+      )
+    } else {
+      this.tailCheck = Buffer.concat([this.tailCheck, bytes.subarray(0, committedInChunk)]).subarray(
+        -TAIL_CHECK_BYTES,
+      )
+    }
+    this.pending =
+      parsed.pendingReason === undefined
+        ? undefined
+        : {
+            offset: this.committedBytes,
+            length: stats.size - this.committedBytes,
+            reason: parsed.pendingReason,
+          }
+    this.version = stats
+  }
+
+  /** Records lines this process appended (holding the lock), so the next refresh reads nothing. */
+  appended(lines: readonly string[], seqs: readonly number[], written: Buffer, stats: Stats): void {
+    for (let index = 0; index < lines.length; index += 1) {
+      this.lines.push(lines[index]!)
+      this.seqs.push(seqs[index]!)
+    }
+    this.revision += 1
+    this.committedBytes += written.length
+    this.tailCheck = Buffer.concat([this.tailCheck, written.subarray(-TAIL_CHECK_BYTES)]).subarray(
+      -TAIL_CHECK_BYTES,
+    )
+    this.version = versionOf(stats)
+  }
+
+  /** Records that the file was replaced with `content` (holding the lock). */
+  replaced(lines: string[], seqs: number[], content: Buffer, stats: Stats): void {
+    this.lines = lines
+    this.seqs = seqs
+    this.revision += 1
+    this.committedBytes = content.length
+    this.tailCheck = Buffer.from(content.subarray(-TAIL_CHECK_BYTES))
+    this.pending = undefined
+    this.version = versionOf(stats)
+  }
+
+  /** Records that the pending tail was cut off (holding the lock). */
+  truncated(stats: Stats): void {
+    this.pending = undefined
+    this.version = versionOf(stats)
+  }
+
+  /** Forgets everything: the file is gone. */
+  reset(): void {
+    this.lines = []
+    this.seqs = []
+    this.pending = undefined
+    this.revision += 1
+    this.version = undefined
+    this.committedBytes = 0
+    this.tailCheck = Buffer.alloc(0)
+  }
+}
+
+interface ParsedChunk {
+  lines: string[]
+  seqs: number[]
+  /** Bytes of the chunk that are committed lines. */
+  committedBytes: number
+  pendingReason: PendingReason | undefined
+}
+
+interface ChunkContext {
+  path: string
+  /** The 1-based line number of the chunk's first line, for error messages. */
+  firstLine: number
+  /** The seq of the last committed line before the chunk. */
+  previousSeq: number
+}
+
+/**
+ * Splits a chunk into committed lines and a pending tail. Lines of a multi-item append are held back
+ * until the batch's last line (`batch_end === seq`) is read; a batch cut short by a crash is pending.
+ */
+export function parseChunk(chunk: Buffer, { path, firstLine, previousSeq }: ChunkContext): ParsedChunk {
+  const lines: string[] = []
+  const seqs: number[] = []
+  let committedBytes = 0
+  let position = 0
+  let lineNumber = firstLine - 1
+  let lastSeq = previousSeq
+  let batch: { start: number; end: number; firstLine: number; lines: string[]; seqs: number[] } | undefined
+
+  while (position < chunk.length) {
+    const newline = chunk.indexOf(NEWLINE, position)
+    if (newline === -1) break
+    lineNumber += 1
+    const lineStart = position
+    const text = chunk.toString('utf8', position, newline)
+    position = newline + 1
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch {
+      // Only the very last line may be a torn write; anything followed by more data is corruption.
+      if (position === chunk.length) {
+        return {
+          lines,
+          seqs,
+          committedBytes,
+          pendingReason: batch === undefined ? 'unparseable-last-line' : 'incomplete-batch',
+        }
+      }
+      throw corruptLog(path, lineNumber, text.trim() === '' ? 'is empty' : 'is not valid JSON')
+    }
+    const record = parseLogRecord(value)
+    if (typeof record === 'string') throw corruptLog(path, lineNumber, record)
+    const { seq, batchEnd } = record
+    if (seq <= lastSeq) {
+      throw corruptLog(path, lineNumber, `has seq ${seq}, which does not follow the previous seq ${lastSeq}`)
+    }
+    lastSeq = seq
+    if (batch !== undefined && batchEnd !== batch.end) {
+      throw corruptLog(
+        path,
+        lineNumber,
+        `does not continue the batch of line ${batch.firstLine}, which ends at seq ${batch.end}`,
+      )
+    }
+    if (batchEnd !== undefined && batchEnd < seq) {
+      throw corruptLog(path, lineNumber, `has batch_end ${batchEnd} below its seq ${seq}`)
+    }
+    if (batch === undefined && batchEnd !== undefined && batchEnd > seq) {
+      batch = { start: lineStart, end: batchEnd, firstLine: lineNumber, lines: [], seqs: [] }
+    }
+    if (batch === undefined) {
+      lines.push(text)
+      seqs.push(seq)
+      committedBytes = position
+      continue
+    }
+    batch.lines.push(text)
+    batch.seqs.push(seq)
+    if (seq === batch.end) {
+      for (let index = 0; index < batch.lines.length; index += 1) {
+        lines.push(batch.lines[index]!)
+        seqs.push(batch.seqs[index]!)
+      }
+      batch = undefined
+      committedBytes = position
+    }
+  }
+  const pendingReason: PendingReason | undefined =
+    batch !== undefined ? 'incomplete-batch' : position < chunk.length ? 'torn-line' : undefined
+  return { lines, seqs, committedBytes, pendingReason }
+}

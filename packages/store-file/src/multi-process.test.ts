@@ -1,0 +1,63 @@
+import { spawn } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import { fileStore } from './file-store'
+
+// The children import the built package (`@strata-memory/store-file` → dist): build it first.
+const WORKER = fileURLToPath(new URL('./test-workers/append-worker.mjs', import.meta.url))
+const PER_WRITER = 1_000
+
+/** Runs the worker to completion; resolves with its stdout, rejects with its stderr. */
+function runWorker(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WORKER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk
+    })
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk
+    })
+    child.on('error', reject)
+    child.on('close', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`worker exited with ${code}: ${stderr}`)),
+    )
+  })
+}
+
+describe('two processes appending to one thread', () => {
+  let dir: string | undefined
+
+  afterEach(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true })
+  })
+
+  it('stores 2 × 1000 items exactly once each, seqs 1..2000 without a gap', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'strata-multi-process-'))
+    const outputs = await Promise.all(
+      ['left', 'right'].map((writer) => runWorker([dir!, 'shared-thread', writer, String(PER_WRITER)])),
+    )
+    const reports = outputs.map((output) => JSON.parse(output) as { writer: string; conflicts: number })
+
+    const items = await fileStore({ dir }).read('shared-thread')
+    expect(items.map((item) => item.seq)).toEqual(
+      Array.from({ length: 2 * PER_WRITER }, (_, index) => index + 1),
+    )
+    expect(new Set(items.map((item) => item.id)).size).toBe(2 * PER_WRITER)
+    for (const writer of ['left', 'right']) {
+      const mine = items.filter((item) => item.meta?.writer === writer).map((item) => item.meta?.index)
+      expect(mine).toEqual(Array.from({ length: PER_WRITER }, (_, index) => index))
+    }
+    expect(await fileStore({ dir }).head('shared-thread')).toEqual({
+      lastSeq: 2 * PER_WRITER,
+      activeCount: 2 * PER_WRITER,
+      archivedCount: 0,
+    })
+    // Both really raced: the seq check turned some of their appends into conflicts they retried.
+    expect(reports.reduce((sum, report) => sum + report.conflicts, 0)).toBeGreaterThan(0)
+  }, 120_000)
+})

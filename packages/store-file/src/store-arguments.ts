@@ -1,0 +1,39 @@
+import type { ReadOptions } from '@strata-memory/core'
+
+/** Small helpers of the file store; the argument checks shared by every store come from core. */
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** The index of the first seq that is at least `seq` (the length when there is none). */
+export function lowerBound(seqs: readonly number[], seq: number): number {
+  let low = 0
+  let high = seqs.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (seqs[middle]! < seq) low = middle + 1
+    else high = middle
+  }
+  return low
+}
+
+/** The index of the first seq above `seq` (the length when there is none). */
+export function upperBound(seqs: readonly number[], seq: number): number {
+  let low = 0
+  let high = seqs.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (seqs[middle]! <= seq) low = middle + 1
+    else high = middle
+  }
+  return low
+}
+
+/** The `[start, end)` indexes of `seqs` a read returns. */
+export function rangeOf(seqs: readonly number[], { fromSeq, toSeq, limit }: ReadOptions): [number, number] {
+  const start = fromSeq === undefined ? 0 : lowerBound(seqs, fromSeq)
+  const end = toSeq === undefined ? seqs.length : upperBound(seqs, toSeq)
+  if (end <= start) return [start, start]
+  return [start, limit === undefined ? end : Math.min(end, start + limit)]
+}

@@ -1,0 +1,87 @@
+import { join } from 'node:path'
+import { LogFile } from './log-file'
+import { lowerBound, upperBound } from './store-arguments'
+
+/** File names inside `<dir>/agents/<threadId>/`. */
+export const ACTIVE_FILE = 'raw_traces.jsonl'
+export const ARCHIVE_FILE = 'raw_traces_archive.jsonl'
+export const STATE_FILE = 'state.json'
+export const CONTENT_FOLDER = 'content'
+export const CORRUPT_SUFFIX = '.corrupt'
+
+/** What a thread holds, as of the last refresh of its two log files. */
+export interface ThreadView {
+  /** Seqs and lines of the active log, without items that are also in the archive. */
+  activeSeqs: readonly number[]
+  activeLines: readonly string[]
+  archiveSeqs: readonly number[]
+  archiveLines: readonly string[]
+  /** The highest seq ever assigned: the newest line of either file (the archive keeps every line it got). */
+  lastSeq: number
+  /** Seqs found in both files: an archive interrupted between its two renames. They count as archived. */
+  overlap: readonly number[]
+}
+
+/** The cached state of one thread folder: its active log and its archive. */
+export class ThreadFiles {
+  readonly active: LogFile
+  readonly archive: LogFile
+  private cached: { activeRevision: number; archiveRevision: number; view: ThreadView } | undefined
+
+  constructor(
+    readonly threadId: string,
+    readonly directory: string,
+  ) {
+    this.active = new LogFile(join(directory, ACTIVE_FILE))
+    this.archive = new LogFile(join(directory, ARCHIVE_FILE))
+  }
+
+  get statePath(): string {
+    return join(this.directory, STATE_FILE)
+  }
+
+  get contentDirectory(): string {
+    return join(this.directory, CONTENT_FOLDER)
+  }
+
+  /**
+   * The thread as the two files show it. Recovery rule: a seq in both files is archived (the archive
+   * file is always replaced first), so it is left out of the active log here and removed from the
+   * active file at the next write.
+   */
+  view(): ThreadView {
+    const { active, archive } = this
+    const cached = this.cached
+    if (cached?.activeRevision === active.revision && cached.archiveRevision === archive.revision) {
+      return cached.view
+    }
+    let activeSeqs = active.seqs
+    let activeLines = active.lines
+    const overlap: number[] = []
+    const archiveLast = archive.lastSeq
+    // Usually the oldest items are archived, so no active seq is at or below the archive's newest.
+    if (archive.seqs.length > 0 && activeSeqs.length > 0 && activeSeqs[0]! <= archiveLast) {
+      const end = upperBound(activeSeqs, archiveLast)
+      for (let index = 0; index < end; index += 1) {
+        const seq = activeSeqs[index]!
+        if (archive.seqs[lowerBound(archive.seqs, seq)] === seq) overlap.push(seq)
+      }
+      if (overlap.length > 0) {
+        const archived = new Set(overlap)
+        const keep = activeSeqs.map((seq) => !archived.has(seq))
+        activeSeqs = activeSeqs.filter((_, index) => keep[index])
+        activeLines = activeLines.filter((_, index) => keep[index])
+      }
+    }
+    const view: ThreadView = {
+      activeSeqs,
+      activeLines,
+      archiveSeqs: archive.seqs,
+      archiveLines: archive.lines,
+      lastSeq: Math.max(active.lastSeq, archiveLast),
+      overlap,
+    }
+    this.cached = { activeRevision: active.revision, archiveRevision: archive.revision, view }
+    return view
+  }
+}

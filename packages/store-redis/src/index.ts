@@ -1,0 +1,1 @@
+export { type RedisStore, type RedisStoreClient, type RedisStoreOptions, redisStore } from './redis-store'

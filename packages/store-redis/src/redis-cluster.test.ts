@@ -1,0 +1,87 @@
+import { describeStoreConformance, makeContentRecord, makeItems, withSeqs } from '@strata-memory/core/testing'
+import { createClient, createCluster, type RedisClusterType } from 'redis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { redisStore } from './redis-store'
+import { hashSlot } from './testing/hash-slot'
+import { type RedisClusterServers, redisCli, startRedisCluster } from './testing/redis-server'
+
+let servers: RedisClusterServers
+let cluster: RedisClusterType
+
+beforeAll(async () => {
+  servers = await startRedisCluster({ nodes: 3 })
+  cluster = createCluster({
+    rootNodes: servers.rootNodes,
+    defaults: { socket: { reconnectStrategy: false } },
+  })
+  cluster.on('error', () => undefined)
+  await cluster.connect()
+}, 60_000)
+
+afterAll(async () => {
+  if (cluster?.isOpen) await cluster.close()
+  await servers?.stop()
+}, 30_000)
+
+/** The port of the master serving `slot`, from `CLUSTER SLOTS`: [[start, end, [host, port, id], …], …]. */
+async function ownerOf(slot: number): Promise<number> {
+  const node = createClient({ url: servers.rootNodes[0]!.url, socket: { reconnectStrategy: false } })
+  await node.connect()
+  try {
+    const ranges = (await node.sendCommand(['CLUSTER', 'SLOTS'])) as [number, number, [string, number]][]
+    const range = ranges.find(([start, end]) => start <= slot && slot <= end)
+    if (range === undefined) throw new Error(`no node serves slot ${slot}`)
+    return Number(range[2][1])
+  } finally {
+    await node.close()
+  }
+}
+
+const keySlot = async (key: string) =>
+  Number((await redisCli(servers.ports[0]!, ['cluster', 'keyslot', key])).trim())
+
+describeStoreConformance('redisStore on a three-node Redis Cluster', () =>
+  redisStore({ client: cluster, prefix: 'strata-cluster-conformance' }),
+)
+
+describe('redisStore on Redis Cluster', () => {
+  it('works for two threads whose keys live on different nodes', async () => {
+    const prefix = 'strata-cluster'
+    const store = redisStore({ client: cluster, prefix })
+    // Pick two thread ids whose hash tags land on different masters.
+    const owners = new Map<number, string>()
+    for (let index = 0; owners.size < 2; index++) {
+      const threadId = `thread-${index}`
+      const owner = await ownerOf(await keySlot(`${prefix}:{${threadId}}:log`))
+      if (!owners.has(owner)) owners.set(owner, threadId)
+    }
+    const threads = [...owners.entries()]
+
+    for (const [port, threadId] of threads) {
+      const items = makeItems(5)
+      expect(await store.append(threadId, items, { expectedSeq: 0 })).toStrictEqual(withSeqs(items))
+      expect(await store.archive(threadId, { seqs: [1, 2], expectedSeq: 5 })).toBe(2)
+      expect(await store.read(threadId)).toStrictEqual(withSeqs(items).slice(2))
+      expect(await store.readArchive(threadId)).toStrictEqual(withSeqs(items).slice(0, 2))
+      const record = makeContentRecord({ id: 'mem_1' })
+      await store.putContent(threadId, record)
+      expect(await store.getContent(threadId, 'mem_1')).toStrictEqual(record)
+      expect(await store.queryContent(threadId, { type: record.type })).toStrictEqual([record])
+      await store.setState(threadId, { level: 'task', owner: port })
+      expect(await store.getState(threadId)).toStrictEqual({ level: 'task', owner: port })
+      expect(await store.head(threadId)).toEqual({ lastSeq: 5, activeCount: 3, archivedCount: 2 })
+
+      // Every key of the thread is on one slot, served by the node found above.
+      const family = ['log', 'archive', 'seq', 'ids', 'content', 'state'].map(
+        (name) => `${prefix}:{${threadId}}:${name}`,
+      )
+      const slots = await Promise.all(family.map(keySlot))
+      expect(new Set(slots)).toEqual(new Set([hashSlot(family[0]!)]))
+      expect(await redisCli(port, ['exists', ...family])).toBe('6\n')
+    }
+    expect(await store.listThreads()).toEqual(threads.map(([, threadId]) => threadId).sort())
+
+    for (const [, threadId] of threads) await store.deleteThread(threadId)
+    expect(await store.listThreads()).toEqual([])
+  })
+})

@@ -1,0 +1,117 @@
+import { ErrorReply } from 'redis'
+import type { LuaScript } from './lua-scripts'
+
+/** The part of a standalone `redis` client the store uses. */
+interface SingleNodeClient {
+  sendCommand(args: string[]): Promise<unknown>
+  readonly isOpen: boolean
+  connect(): Promise<unknown>
+  close(): Promise<void>
+}
+
+/** The part of a `redis` cluster client the store uses. */
+interface ClusterClient {
+  sendCommand(firstKey: string, isReadonly: boolean, args: string[]): Promise<unknown>
+  getSlotMaster(slot: number): unknown
+  readonly isOpen: boolean
+  connect(): Promise<unknown>
+  close(): Promise<void>
+}
+
+/** How the store talks to Redis: one command at a time, routed by its first key. */
+export interface RedisConnection {
+  /**
+   * Sends a command to the node that owns `key`. A command that failed because the connection
+   * dropped is sent again once the client has reconnected: every command the store sends is safe to
+   * repeat (appends are idempotent by item id).
+   */
+  send(key: string, args: string[]): Promise<unknown>
+  /** Runs a script with EVALSHA, loading it with EVAL when the server does not know it yet. */
+  evaluate(script: LuaScript, keys: string[], args: string[]): Promise<unknown>
+  /** Closes the client if the store created it; a client passed in is left to its owner. */
+  close(): Promise<void>
+}
+
+/** Attempts per command when the connection drops under it. */
+const MAX_ATTEMPTS = 6
+const RETRY_DELAY_MS = 25
+
+/**
+ * Errors after which the client will not come back by itself: the application closed it. Compared by
+ * constructor name, so that another copy of `redis` in the tree is recognised too.
+ */
+const FINAL_ERRORS = new Set(['ClientClosedError', 'DisconnectsClientError'])
+
+/** True for a reply of the Redis server (a script error, WRONGTYPE, NOSCRIPT…), as opposed to a lost connection. */
+export function isErrorReply(error: unknown): error is Error {
+  if (error instanceof ErrorReply) return true
+  const name = (error as { constructor?: { name?: string } } | null)?.constructor?.name
+  return name === 'ErrorReply' || name === 'SimpleError' || name === 'BlobError'
+}
+
+/** True when the client was closed by the application and will not reconnect. */
+export function isClosedClientError(error: unknown): boolean {
+  const name = (error as { constructor?: { name?: string } } | null)?.constructor?.name
+  return name !== undefined && FINAL_ERRORS.has(name)
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Wraps a client or cluster. `owned` clients are connected on first use and closed by `close()`.
+ */
+export function redisConnection(client: unknown, { owned }: { owned: boolean }): RedisConnection {
+  const cluster = typeof (client as Partial<ClusterClient>).getSlotMaster === 'function'
+  const raw: (key: string, args: string[]) => Promise<unknown> = cluster
+    ? (key, args) => (client as ClusterClient).sendCommand(key, false, args)
+    : (_key, args) => (client as SingleNodeClient).sendCommand(args)
+  const node = client as SingleNodeClient | ClusterClient
+  let connecting: Promise<unknown> | undefined
+  let closed = false
+
+  const ready = (): Promise<unknown> | undefined => {
+    if (!owned || node.isOpen) return undefined
+    connecting ??= node.connect()
+    return connecting
+  }
+
+  const send = async (key: string, args: string[]): Promise<unknown> => {
+    const opening = ready()
+    if (opening !== undefined) await opening
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await raw(key, args)
+      } catch (error) {
+        // The client reconnects by itself and queues what is sent meanwhile; a command whose reply was
+        // lost with the connection may or may not have run, and every command here can safely run twice.
+        const retry =
+          !closed &&
+          !isErrorReply(error) &&
+          !isClosedClientError(error) &&
+          node.isOpen &&
+          attempt < MAX_ATTEMPTS
+        if (!retry) throw error
+        await delay(RETRY_DELAY_MS * attempt)
+      }
+    }
+  }
+
+  return {
+    send,
+    async evaluate(script, keys, args) {
+      const tail = [String(keys.length), ...keys, ...args]
+      try {
+        return await send(keys[0]!, ['EVALSHA', script.sha1, ...tail])
+      } catch (error) {
+        if (!isErrorReply(error) || !error.message.startsWith('NOSCRIPT')) throw error
+        return send(keys[0]!, ['EVAL', script.source, ...tail])
+      }
+    },
+    async close() {
+      closed = true
+      if (!owned) return
+      if (connecting !== undefined) await connecting.catch(() => undefined)
+      if (node.isOpen) await node.close()
+    },
+  }
+}

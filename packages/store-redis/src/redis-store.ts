@@ -1,0 +1,459 @@
+import {
+  type AppendOptions,
+  type ArchiveOptions,
+  assertSerializable,
+  assertThreadId,
+  type ContentQuery,
+  type ContentRecord,
+  checkArchiveOptions,
+  checkContentQuery,
+  checkContentRecord,
+  checkExpectedSeq,
+  checkReadOptions,
+  checkState,
+  compareContentNewestFirst,
+  type Item,
+  isValidThreadId,
+  type JsonObject,
+  matchesContentQuery,
+  type ReadOptions,
+  StrataError,
+  type StrataStore,
+  type ThreadHead,
+  type UnsequencedItem,
+} from '@strata-memory/core'
+import { createClient } from 'redis'
+import {
+  APPEND_SCRIPT,
+  ARCHIVE_SCRIPT,
+  type LuaScript,
+  PRUNE_REGISTRY_SCRIPT,
+  PUT_CONTENT_SCRIPT,
+  SET_STATE_SCRIPT,
+} from './lua-scripts'
+import { isErrorReply, type RedisConnection, redisConnection } from './redis-connection'
+import { invalidOptions, isPlainObject, scoreOf } from './store-arguments'
+import { checkPrefix, registryKey, type ThreadKeys, threadKeyList, threadKeys } from './thread-keys'
+
+/**
+ * A client (`createClient`, a `RedisClientType`) or Redis Cluster client (`createCluster`, a
+ * `RedisClusterType`) from `redis` v5 or v6, with any modules, scripts, RESP version or type mapping.
+ * Typed by the members the store uses, because the client types of `redis` differ for each of those
+ * choices; the store sends its own commands with `sendCommand` and reads the raw replies.
+ */
+export interface RedisStoreClient {
+  sendCommand(...args: never[]): Promise<unknown>
+  readonly isOpen: boolean
+  connect(): Promise<unknown>
+  close(): Promise<void>
+}
+
+/** Options of {@link redisStore}. Pass `client` or `url`, not both. */
+export interface RedisStoreOptions {
+  /**
+   * A connected client or Redis Cluster client from `redis` v5 or v6 (see {@link RedisStoreClient}).
+   * The store uses it as it is and never closes it.
+   */
+  client?: RedisStoreClient
+  /**
+   * Where to connect when no `client` is given; the store then creates, connects (on first use) and
+   * closes its own client.
+   * @default process.env.REDIS_URL, else 'redis://localhost:6379'
+   */
+  url?: string
+  /**
+   * Starts every key: `<prefix>:{<threadId>}:log` and so on, and `<prefix>:threads`. No braces.
+   * @default 'strata'
+   */
+  prefix?: string
+  /**
+   * When set, every key of a thread expires this many seconds after the thread's last write (append,
+   * archive, content, state); each write refreshes it for all of the thread's keys.
+   * @default undefined (never expires)
+   */
+  ttlSeconds?: number
+}
+
+/** A {@link StrataStore} on Redis, with `close()` always present. */
+export interface RedisStore extends StrataStore {
+  /** Closes the client the store created from `url`; a client passed in is left open. */
+  close(): Promise<void>
+}
+
+/** An empty thread found in the registry is removed from it only after this long, so a write under way is never unlisted. */
+const PRUNE_AFTER_MS = 60_000
+
+/**
+ * A store on Redis or Redis Cluster, shared by any number of processes. Each thread's keys share the
+ * hash tag `{<threadId>}`, so appends (seq check, seq assignment and write in one Lua script) and
+ * archive moves are atomic on Cluster too. Appends are idempotent by item id: an append re-sent after
+ * its reply was lost returns the items already stored instead of writing them twice.
+ *
+ * @example
+ * const store = redisStore({ url: 'redis://localhost:6379', prefix: 'myapp', ttlSeconds: 86_400 })
+ * const memory = createMemory({ store })
+ * // …
+ * await store.close()
+ */
+export function redisStore(options: RedisStoreOptions = {}): RedisStore {
+  if (!isPlainObject(options as unknown)) invalidOptions('redisStore(options) needs an options object.', {})
+  const { client, url, prefix = 'strata', ttlSeconds } = options
+  if (client !== undefined && url !== undefined) {
+    invalidOptions('redisStore: pass either client or url, not both.', { url })
+  }
+  checkPrefix(prefix)
+  if (ttlSeconds !== undefined && !(Number.isSafeInteger(ttlSeconds) && ttlSeconds > 0)) {
+    invalidOptions(
+      `redisStore: ttlSeconds must be a whole number of seconds above 0, or left out for no expiry; got ${String(ttlSeconds)}.`,
+      { ttlSeconds },
+    )
+  }
+  const connection: RedisConnection =
+    client === undefined
+      ? redisConnection(
+          createClient({ url: url ?? process.env.REDIS_URL ?? 'redis://localhost:6379' }).on('error', () => {
+            // Connection errors reach the caller through the failing command; without a listener Node
+            // would treat each reconnect attempt's error as fatal.
+          }),
+          { owned: true },
+        )
+      : redisConnection(client, { owned: false })
+  const ttl = String(ttlSeconds ?? 0)
+  const registry = registryKey(prefix)
+  let closed = false
+
+  /** Sends one command and turns its failure into a Strata error naming `key`. */
+  const send = async (key: string, args: string[], threadId?: string): Promise<unknown> => {
+    if (closed) throw closedError()
+    try {
+      return await connection.send(key, args)
+    } catch (error) {
+      throw storeError(error, prefix, key, args[0]!, threadId)
+    }
+  }
+
+  /** Runs a write script on a thread's keys and returns its reply once the reply is not `corrupt`. */
+  const run = async (script: LuaScript, threadId: string, keys: ThreadKeys, args: string[]) => {
+    if (closed) throw closedError()
+    let reply: unknown
+    try {
+      reply = await connection.evaluate(script, threadKeyList(keys), args)
+    } catch (error) {
+      throw storeError(error, prefix, keys.log, 'EVALSHA', threadId)
+    }
+    const values = (reply as unknown[]).map(String)
+    if (values[0] === 'corrupt') throw corruptError(prefix, values[1]!, values[2]!, threadId)
+    return values
+  }
+
+  /** Records that the thread has data, for listThreads (a separate key: never in a multi-key command). */
+  const register = (threadId: string) => send(registry, ['ZADD', registry, String(Date.now()), threadId])
+
+  return {
+    name: 'redis',
+    flags: { persistent: true, shared: true },
+
+    async append(
+      threadId: string,
+      items: readonly UnsequencedItem[],
+      options: AppendOptions,
+    ): Promise<Item[]> {
+      assertThreadId(threadId)
+      const expectedSeq = checkExpectedSeq(options?.expectedSeq, 'append', true)
+      const bodies = itemBodies(items)
+      const keys = threadKeys(prefix, threadId)
+      const args = [String(expectedSeq), ttl]
+      items.forEach((item, index) => {
+        args.push(item.id, bodies[index]!)
+      })
+      // Only an append at expectedSeq 0 can create the thread (or re-create it after a delete or
+      // expiry); it registers the thread first, in the same round trip, so the registry lists every
+      // thread that has data. Later appends skip the extra command.
+      const [, reply] = await Promise.all([
+        items.length > 0 && expectedSeq === 0 ? register(threadId) : undefined,
+        run(APPEND_SCRIPT, threadId, keys, args),
+      ])
+      const [status, value] = reply
+      if (status === 'conflict') throw conflictError(threadId, expectedSeq, Number(value))
+      if (status === 'duplicate') throw duplicateError(threadId, value!)
+      const seqs =
+        status === 'stored'
+          ? reply.slice(1).map(Number)
+          : bodies.map((_body, index) => Number(value) + index + 1)
+      return bodies.map((body, index) => JSON.parse(withSeq(body, seqs[index]!)) as Item)
+    },
+
+    async read(threadId: string, options: ReadOptions = {}): Promise<Item[]> {
+      assertThreadId(threadId)
+      checkReadOptions(options, 'read')
+      return readLog(threadId, threadKeys(prefix, threadId).log, options)
+    },
+
+    async head(threadId: string): Promise<ThreadHead> {
+      assertThreadId(threadId)
+      const keys = threadKeys(prefix, threadId)
+      const [lastSeq, activeCount, archivedCount] = await Promise.all([
+        send(keys.seq, ['GET', keys.seq], threadId),
+        send(keys.log, ['ZCARD', keys.log], threadId),
+        send(keys.archive, ['ZCARD', keys.archive], threadId),
+      ])
+      if (lastSeq !== null && !/^\d+$/.test(String(lastSeq))) {
+        throw corruptError(prefix, keys.seq, 'a seq counter that is not a whole number', threadId)
+      }
+      return {
+        lastSeq: Number(lastSeq ?? 0),
+        activeCount: Number(activeCount),
+        archivedCount: Number(archivedCount),
+      }
+    },
+
+    async archive(threadId: string, options: ArchiveOptions): Promise<number> {
+      assertThreadId(threadId)
+      const archiveOptions = checkArchiveOptions(options)
+      const expectedSeq = archiveOptions.expectedSeq
+      // Seqs are whole numbers from 1; anything else names no item.
+      const seqs = [...new Set(archiveOptions.seqs)].filter((seq) => Number.isSafeInteger(seq) && seq > 0)
+      if (seqs.length === 0 && expectedSeq === undefined) return 0
+      const keys = threadKeys(prefix, threadId)
+      const reply = await run(ARCHIVE_SCRIPT, threadId, keys, [
+        expectedSeq === undefined ? '' : String(expectedSeq),
+        ttl,
+        ...seqs.map(String),
+      ])
+      if (reply[0] === 'conflict') throw conflictError(threadId, expectedSeq!, Number(reply[1]))
+      return Number(reply[1])
+    },
+
+    async readArchive(threadId: string, options: ReadOptions = {}): Promise<Item[]> {
+      assertThreadId(threadId)
+      checkReadOptions(options, 'readArchive')
+      return readLog(threadId, threadKeys(prefix, threadId).archive, options)
+    },
+
+    async putContent(threadId: string, record: ContentRecord): Promise<void> {
+      assertThreadId(threadId)
+      checkContentRecord(record)
+      assertSerializable(record, 'record')
+      const keys = threadKeys(prefix, threadId)
+      await Promise.all([
+        register(threadId),
+        run(PUT_CONTENT_SCRIPT, threadId, keys, [ttl, record.id, JSON.stringify(record)]),
+      ])
+    },
+
+    async getContent(threadId: string, id: string): Promise<ContentRecord | undefined> {
+      assertThreadId(threadId)
+      if (typeof id !== 'string')
+        invalidOptions('getContent(threadId, id) needs the memory id as a string.', {})
+      const keys = threadKeys(prefix, threadId)
+      const value = await send(keys.content, ['HGET', keys.content, id], threadId)
+      return value === null ? undefined : parseRecord(value, keys.content, threadId)
+    },
+
+    async queryContent(threadId: string, query: ContentQuery = {}): Promise<ContentRecord[]> {
+      assertThreadId(threadId)
+      checkContentQuery(query)
+      const keys = threadKeys(prefix, threadId)
+      const values = (await send(keys.content, ['HVALS', keys.content], threadId)) as unknown[]
+      const matches = values
+        .map((value) => parseRecord(value, keys.content, threadId))
+        .filter((record) => matchesContentQuery(record, query))
+      matches.sort(compareContentNewestFirst)
+      return matches.slice(0, query.limit ?? matches.length)
+    },
+
+    async getState(threadId: string): Promise<JsonObject | undefined> {
+      assertThreadId(threadId)
+      const keys = threadKeys(prefix, threadId)
+      const value = await send(keys.state, ['GET', keys.state], threadId)
+      if (value === null) return undefined
+      const state = parseJson(value, keys.state, threadId)
+      if (!isPlainObject(state))
+        throw corruptError(prefix, keys.state, 'JSON that is not an object', threadId)
+      return state as JsonObject
+    },
+
+    async setState(threadId: string, state: JsonObject): Promise<void> {
+      assertThreadId(threadId)
+      checkState(state)
+      const keys = threadKeys(prefix, threadId)
+      await Promise.all([
+        register(threadId),
+        run(SET_STATE_SCRIPT, threadId, keys, [ttl, JSON.stringify(state)]),
+      ])
+    },
+
+    async listThreads(): Promise<string[]> {
+      const reply = (await send(registry, ['ZRANGE', registry, '0', '-1', 'WITHSCORES'])) as unknown[]
+      const now = Date.now()
+      const listed = await Promise.all(
+        registryEntries(reply).map(async ({ threadId, score }) => {
+          // Entries are written by this store only; anything else there names no thread.
+          if (!isValidThreadId(threadId)) return undefined
+          const keys = threadKeys(prefix, threadId)
+          const existing = await send(
+            keys.log,
+            ['EXISTS', keys.log, keys.archive, keys.content, keys.state],
+            threadId,
+          )
+          if (Number(existing) > 0) return threadId
+          // Deleted, expired, or only a refused write: forget it once no write can still be under way.
+          if (score < now - PRUNE_AFTER_MS) {
+            await connection.evaluate(PRUNE_REGISTRY_SCRIPT, [registry], [threadId, String(score)])
+          }
+          return undefined
+        }),
+      )
+      return listed.filter((threadId) => threadId !== undefined).sort()
+    },
+
+    async deleteThread(threadId: string): Promise<void> {
+      assertThreadId(threadId)
+      const keys = threadKeys(prefix, threadId)
+      // Unregistered first: a writer re-creating the thread meanwhile registers it again, so the
+      // registry never misses a thread that has data (it may name one that has none; listThreads checks).
+      await send(registry, ['ZREM', registry, threadId])
+      await send(keys.log, ['DEL', ...threadKeyList(keys)], threadId)
+    },
+
+    async close(): Promise<void> {
+      closed = true
+      await connection.close()
+    },
+  }
+
+  async function readLog(threadId: string, key: string, { fromSeq, toSeq, limit }: ReadOptions) {
+    if (limit === 0) return []
+    const args = ['ZRANGE', key, scoreOf(fromSeq, '-inf'), scoreOf(toSeq, '+inf'), 'BYSCORE']
+    if (limit !== undefined) args.push('LIMIT', '0', String(limit))
+    const members = (await send(key, args, threadId)) as unknown[]
+    return members.map((member) => {
+      const item = parseJson(member, key, threadId)
+      if (!isPlainObject(item) || typeof item.seq !== 'number' || typeof item.id !== 'string') {
+        throw corruptError(prefix, key, 'a member that is not a Strata item', threadId)
+      }
+      return item as unknown as Item
+    })
+  }
+
+  function parseJson(value: unknown, key: string, threadId: string): unknown {
+    try {
+      return JSON.parse(String(value))
+    } catch {
+      throw corruptError(prefix, key, 'a value that is not JSON', threadId)
+    }
+  }
+
+  function parseRecord(value: unknown, key: string, threadId: string): ContentRecord {
+    const record = parseJson(value, key, threadId)
+    if (!isPlainObject(record) || typeof record.id !== 'string' || typeof record.data !== 'string') {
+      throw corruptError(prefix, key, 'a field that is not a content record', threadId)
+    }
+    return record as unknown as ContentRecord
+  }
+}
+
+/**
+ * Each item's JSON without `seq` (the script adds the seq it assigns), after the same checks as the
+ * in-memory store plus one: every item needs an id, unique in the batch, since re-sent appends are
+ * recognised by id.
+ */
+function itemBodies(items: readonly UnsequencedItem[]): string[] {
+  if (!Array.isArray(items)) {
+    invalidOptions('append(threadId, items, options) needs items as an array (use [] for none).', {})
+  }
+  const ids = new Set<string>()
+  items.forEach((item, index) => {
+    if (!isPlainObject(item)) invalidOptions(`append: items[${index}] must be an item object.`, { index })
+    if (typeof item.id !== 'string' || item.id === '') {
+      invalidOptions(`append: items[${index}].id must be a non-empty string, unique in the thread.`, {
+        index,
+      })
+    }
+    if (ids.has(item.id)) {
+      throw new StrataError({
+        code: 'STRATA_DUPLICATE_ITEM_ID',
+        message: `append: items[${index}].id '${item.id}' appears twice in one append: item ids must be unique. Nothing was written.`,
+        details: { id: item.id, index },
+      })
+    }
+    ids.add(item.id)
+  })
+  assertSerializable(items, 'items')
+  return items.map((item) => {
+    if (!Object.hasOwn(item, 'seq')) return JSON.stringify(item)
+    const { seq: _assignedByTheStore, ...fields } = item as UnsequencedItem & { seq?: unknown }
+    return JSON.stringify(fields)
+  })
+}
+
+/** The stored form of an item: its JSON with `seq` added last, exactly as the append script writes it. */
+function withSeq(body: string, seq: number): string {
+  return `${body.slice(0, -1)},"seq":${seq}}`
+}
+
+/** `ZRANGE … WITHSCORES` as entries: RESP3 replies with pairs, RESP2 with a flat list. */
+function registryEntries(reply: unknown[]): { threadId: string; score: number }[] {
+  const entries: { threadId: string; score: number }[] = []
+  if (reply.length > 0 && Array.isArray(reply[0])) {
+    for (const pair of reply as unknown[][])
+      entries.push({ threadId: String(pair[0]), score: Number(pair[1]) })
+  } else {
+    for (let index = 0; index + 1 < reply.length; index += 2) {
+      entries.push({ threadId: String(reply[index]), score: Number(reply[index + 1]) })
+    }
+  }
+  return entries
+}
+
+function closedError(): StrataError {
+  return new StrataError({
+    code: 'STRATA_STORE_FAILED',
+    message: 'This Redis store is closed: create a new one with redisStore(…).',
+  })
+}
+
+function conflictError(threadId: string, expectedSeq: number, actualSeq: number): StrataError {
+  return new StrataError({
+    code: 'STRATA_SEQ_CONFLICT',
+    message: `Thread '${threadId}' is at seq ${actualSeq}, not the expected ${expectedSeq}: another writer changed it. Re-read the thread (head/read) and retry with expectedSeq ${actualSeq}.`,
+    details: { threadId, expectedSeq, actualSeq },
+  })
+}
+
+function duplicateError(threadId: string, id: string): StrataError {
+  return new StrataError({
+    code: 'STRATA_DUPLICATE_ITEM_ID',
+    message: `Item id '${id}' is already stored in thread '${threadId}' by another append: item ids must be unique per thread (re-sending the very same append is fine and returns the stored items). Nothing was written.`,
+    details: { threadId, id },
+  })
+}
+
+function corruptError(prefix: string, key: string, what: string, threadId?: string): StrataError {
+  return new StrataError({
+    code: 'STRATA_CORRUPT_LOG',
+    message: `Redis key '${key}' holds ${what}, which this store did not write: another program uses keys under the prefix '${prefix}'. Nothing was changed. Move that value away, or give Strata a prefix of its own (redisStore({ prefix })).`,
+    details: { key, threadId },
+  })
+}
+
+/** A failed command as a Strata error: a value of the wrong type is corruption, anything else a failure. */
+function storeError(
+  error: unknown,
+  prefix: string,
+  key: string,
+  command: string,
+  threadId?: string,
+): StrataError {
+  if (StrataError.isInstance(error)) return error
+  const message = error instanceof Error ? error.message : String(error)
+  if (isErrorReply(error) && message.startsWith('WRONGTYPE')) {
+    return corruptError(prefix, key, 'a value of another type', threadId)
+  }
+  return new StrataError({
+    code: 'STRATA_STORE_FAILED',
+    message: `Redis ${command} on '${key}' failed: ${message}. Check that Redis is reachable and the client connected (client.connect()), then retry.`,
+    cause: error,
+    details: { key, command, threadId },
+  })
+}

@@ -1,0 +1,60 @@
+import { StrataError } from '@strata-memory/core'
+
+/**
+ * The keys of one thread, in the order the Lua scripts receive them. Every key carries the thread id
+ * as its hash tag (`{<threadId>}`), so all of them live in one Redis Cluster slot and a script may
+ * touch them together.
+ */
+export interface ThreadKeys {
+  /** ZSET of active items: member = the item's JSON, score = its seq. */
+  log: string
+  /** ZSET of archived items, same shape as `log`. */
+  archive: string
+  /** STRING: the highest seq ever assigned. */
+  seq: string
+  /** HASH: item id → seq, for idempotent re-appends. */
+  ids: string
+  /** HASH: memory id → content record JSON. */
+  content: string
+  /** STRING: the thread state's JSON. */
+  state: string
+}
+
+/** The key names of {@link ThreadKeys}, in script order. */
+export const THREAD_KEY_NAMES = ['log', 'archive', 'seq', 'ids', 'content', 'state'] as const
+
+/** The keys of `threadId` under `prefix`: `<prefix>:{<threadId>}:<name>`. */
+export function threadKeys(prefix: string, threadId: string): ThreadKeys {
+  const base = `${prefix}:{${threadId}}:`
+  return {
+    log: `${base}log`,
+    archive: `${base}archive`,
+    seq: `${base}seq`,
+    ids: `${base}ids`,
+    content: `${base}content`,
+    state: `${base}state`,
+  }
+}
+
+/** The keys of a thread as a list, in script order. */
+export function threadKeyList(keys: ThreadKeys): string[] {
+  return THREAD_KEY_NAMES.map((name) => keys[name])
+}
+
+/**
+ * The registry of thread ids under `prefix` (a ZSET, score = last write in epoch ms). It is one key
+ * on its own slot, so it is never part of a multi-key command with a thread's keys.
+ */
+export function registryKey(prefix: string): string {
+  return `${prefix}:threads`
+}
+
+/** Throws `STRATA_INVALID_OPTIONS` unless `prefix` can start every key: non-empty, without braces. */
+export function checkPrefix(prefix: unknown): asserts prefix is string {
+  if (typeof prefix === 'string' && prefix.length > 0 && !/[{}\s]/.test(prefix)) return
+  throw new StrataError({
+    code: 'STRATA_INVALID_OPTIONS',
+    message: `redisStore: prefix must be a non-empty string without braces or spaces (braces would break the per-thread hash tag), for example 'strata' or 'app:strata'; got ${JSON.stringify(prefix)}.`,
+    details: { prefix },
+  })
+}
