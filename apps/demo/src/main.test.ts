@@ -1,12 +1,14 @@
 import { execFile } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import type { ContextMessage, Item } from '@strata-memory/core'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { jsonReport } from './json-report.ts'
 import { PROJECT_STEPS, TASKS } from './landing-page-plan.ts'
-import { HEADLINE_STAGE, runScenario, type ScenarioResult, type Stage } from './scenario.ts'
+import { DEMO_THREAD_ID, HEADLINE_STAGE, runScenario, type ScenarioResult, type Stage } from './scenario.ts'
 import { textReport } from './text-report.ts'
 
 const toolCallNames = (items: readonly Item[]) =>
@@ -123,13 +125,26 @@ describe('the reports', () => {
     expect(textReport(result, { full: true })).not.toContain('more tool calls and results')
   })
 
-  // The CLI imports @strata-memory/core as a user would, from the built package.
-  const built = existsSync(fileURLToPath(new URL('../../../packages/core/dist/index.js', import.meta.url)))
-  it.skipIf(!built)('the CLI prints exactly one JSON object with --json', async () => {
+  // The CLI imports the packages as a user would, from their builds (`pnpm test` builds them first).
+  it('the CLI keeps the thread in JSONL files and prints exactly one JSON object with --json', async () => {
     const cwd = fileURLToPath(new URL('..', import.meta.url))
-    const { stdout } = await promisify(execFile)(process.execPath, ['src/main.ts', '--json'], { cwd })
-    const report = JSON.parse(stdout)
-    expect(report).toMatchObject({ scenario: 'canvas-landing-page', level: 'project' })
-    expect(report.savedRatio).toBeGreaterThan(0.5)
+    const dir = mkdtempSync(join(tmpdir(), 'strata-demo-'))
+    try {
+      const run = () =>
+        promisify(execFile)(process.execPath, ['src/main.ts', '--json'], {
+          cwd,
+          env: { ...process.env, STRATA_MEMORY_DIR: dir },
+        })
+      const first = JSON.parse((await run()).stdout)
+      expect(first).toMatchObject({ ...jsonReport(result), store: 'file', dir })
+      const lines = readFileSync(join(dir, 'agents', DEMO_THREAD_ID, 'raw_traces.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+      expect(lines).toHaveLength(first.stages.at(-1).itemsTotal)
+      // A second run replaces the first run's thread instead of adding to it.
+      expect(JSON.parse((await run()).stdout)).toEqual(first)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

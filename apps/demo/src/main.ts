@@ -1,5 +1,7 @@
+import { resolve } from 'node:path'
+import { fileStore } from '@strata-memory/store-file'
 import { jsonReport } from './json-report.ts'
-import { runScenario } from './scenario.ts'
+import { DEMO_THREAD_ID, runScenario } from './scenario.ts'
 import { textReport } from './text-report.ts'
 
 const USAGE = `Usage: pnpm demo [--json] [--full]
@@ -18,9 +20,14 @@ if (args.includes('--help')) {
   process.exit(0)
 }
 
-const result = await runScenario()
-process.stdout.write(
-  args.includes('--json')
-    ? `${JSON.stringify(jsonReport(result), null, 2)}\n`
-    : textReport(result, { full: args.includes('--full') }),
-)
+// The embedded default: JSONL files under ./memory (or STRATA_MEMORY_DIR), readable with any editor.
+const dir = resolve(process.env.STRATA_MEMORY_DIR ?? 'memory')
+const result = await runScenario({ store: fileStore({ dir }) })
+if (args.includes('--json')) {
+  process.stdout.write(`${JSON.stringify({ ...jsonReport(result), store: 'file', dir }, null, 2)}\n`)
+} else {
+  process.stdout.write(textReport(result, { full: args.includes('--full') }))
+  process.stdout.write(
+    `\nThe thread's files: ${dir}/agents/${DEMO_THREAD_ID}/ (raw_traces.jsonl, state.json, …)\n`,
+  )
+}

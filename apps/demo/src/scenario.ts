@@ -1,4 +1,10 @@
-import { type ContextMessage, type ContextStats, createMemory, type Item } from '@strata-memory/core'
+import {
+  type ContextMessage,
+  type ContextStats,
+  createMemory,
+  type Item,
+  type StrataStore,
+} from '@strata-memory/core'
 import { createCanvasTools } from './canvas-tools.ts'
 import { CONVERSATION, SYSTEM_PROMPT, TASKS } from './landing-page-plan.ts'
 import { type DemoLevel, scriptedModel } from './scripted-model.ts'
@@ -50,7 +56,16 @@ export interface ScenarioOptions {
    * @default 500
    */
   maxSteps?: number
+  /**
+   * Where the thread is kept. The run starts by deleting the demo's thread there, so every run
+   * writes the same items.
+   * @default inMemoryStore()
+   */
+  store?: StrataStore
 }
+
+/** The thread the demo writes; a run replaces the previous run's. */
+export const DEMO_THREAD_ID = 'demo.acme-landing-page'
 
 /** A fixed start time, so that two runs write the same items (2025-01-06T09:00:00Z). */
 const START_TS = Date.UTC(2025, 0, 6, 9, 0, 0)
@@ -62,10 +77,11 @@ const START_TS = Date.UTC(2025, 0, 6, 9, 0, 0)
  * actions. Records what the model sees inside each task, at project level after each task and at
  * global level at the end. Deterministic: the same code gives the same figures.
  */
-export async function runScenario({ maxSteps = 500 }: ScenarioOptions = {}): Promise<ScenarioResult> {
+export async function runScenario({ maxSteps = 500, store }: ScenarioOptions = {}): Promise<ScenarioResult> {
   let tick = 0
   let nextId = 0
   const memory = createMemory({
+    ...(store === undefined ? {} : { store }),
     clock: () => START_TS + 1000 * tick++,
     generateId: () => `item_${String(++nextId).padStart(4, '0')}`,
   })
@@ -80,7 +96,8 @@ export async function runScenario({ maxSteps = 500 }: ScenarioOptions = {}): Pro
     })
   })
 
-  const thread = await memory.thread('demo.acme-landing-page')
+  await memory.deleteThread(DEMO_THREAD_ID)
+  const thread = await memory.thread(DEMO_THREAD_ID)
   const canvas = createCanvasTools()
   const stages: Stage[] = []
   let toolCalls = 0
