@@ -1,0 +1,27 @@
+export {
+  type AutoTransitionOptions,
+  type AutoTransitionPlan,
+  type MiddleLimits,
+  type NarrowestLimits,
+  planAutoTransition,
+} from './auto-transition-plan'
+export {
+  type BudgetPlan,
+  type BudgetPlanOptions,
+  type BudgetTurn,
+  type CompactionUrgency,
+  type InputBudgetOptions,
+  inputBudget,
+  planBudgetCompaction,
+  type ShouldCompactOptions,
+  shouldCompact,
+} from './budget-plan'
+export { type FactLike, isRecalledFact, mergeFacts, normalizeFactText } from './facts'
+export { renderSnapshot, SNAPSHOT_LIMITS, type SnapshotInput, type SnapshotTurn } from './snapshot'
+export { type TurnBoundaries, type TurnSpan, turnBoundaries } from './turn-boundaries'
+export {
+  planWaterfall,
+  type WaterfallPlan,
+  type WaterfallPlanOptions,
+  waterfallTrigger,
+} from './waterfall-plan'
