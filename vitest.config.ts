@@ -20,6 +20,7 @@ export default defineConfig({
   },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'bench/src/**/*.test.ts'],
+    setupFiles: ['./vitest.setup.ts'],
     testTimeout: 20_000,
   },
 })

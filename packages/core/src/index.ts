@@ -1,3 +1,4 @@
+export type { BudgetOptions, CompactionOptions, WaterfallOptions } from './compaction'
 export * from './context'
 export * from './errors'
 export * from './events'

@@ -16,6 +16,13 @@ export {
   type ShouldCompactOptions,
   shouldCompact,
 } from './budget-plan'
+export {
+  type BudgetOptions,
+  type CompactionOptions,
+  type ResolvedCompaction,
+  resolveCompaction,
+  type WaterfallOptions,
+} from './compaction-options'
 export { type FactLike, isRecalledFact, mergeFacts, normalizeFactText } from './facts'
 export { renderSnapshot, SNAPSHOT_LIMITS, type SnapshotInput, type SnapshotTurn } from './snapshot'
 export { type TurnBoundaries, type TurnSpan, turnBoundaries } from './turn-boundaries'

@@ -1,3 +1,4 @@
+import { mergeFacts } from '../compaction/facts'
 import type { FactItem, Item, MessageItem, MessagePart, SummaryItem, ToolResultPart } from '../items'
 import type { ContextMessage } from './context-message'
 
@@ -35,7 +36,11 @@ function renderMemorySlots(memoryItems: readonly Item[]): ContextMessage[] {
   if (longTerm) messages.push({ role: 'system', content: text(`[MEMORY:LONG-TERM]\n${longTerm.text}`) })
   const shortTerm = latest(memoryItems, 'short-term')
   if (shortTerm) messages.push({ role: 'system', content: text(`[MEMORY:SHORT-TERM]\n${shortTerm.text}`) })
-  const facts = memoryItems.filter((item): item is FactItem => item.type === 'fact').slice(-MAX_FACTS)
+  // The same fact written twice (a later confidence) is one fact.
+  const facts = mergeFacts(
+    memoryItems.filter((item): item is FactItem => item.type === 'fact'),
+    [],
+  ).slice(-MAX_FACTS)
   if (facts.length > 0) {
     const lines = facts.map((fact) => `- ${fact.text}`).join('\n')
     messages.push({ role: 'system', content: text(`[MEMORY:SEMANTIC]\n${lines}`) })

@@ -1,5 +1,8 @@
 export { createEventEmitter, type MemoryEventEmitter } from './event-emitter'
 export type {
+  CompactionEndEvent,
+  CompactionStartEvent,
+  CompactionTrigger,
   ContextEvent,
   MemoryEventListener,
   MemoryEventName,

@@ -21,10 +21,38 @@ export interface ContextEvent {
   stats: ContextStats
 }
 
+/** What started a compaction. */
+export type CompactionTrigger = 'waterfall' | 'budget' | 'manual'
+
+/** Emitted when a compaction starts. */
+export interface CompactionStartEvent {
+  threadId: string
+  trigger: CompactionTrigger
+  /** Tokens of the active log's history before the compaction. */
+  tokensBefore: number
+}
+
+/** Emitted when a compaction ends, whether it committed, failed or found nothing to do. */
+export interface CompactionEndEvent extends CompactionStartEvent {
+  /** Tokens of the active log's history after it (equal to `tokensBefore` when nothing changed). */
+  tokensAfter: number
+  /** Items moved to the archive. */
+  itemsArchived: number
+  /** Summary and fact items written. */
+  itemsWritten: number
+  durationMs: number
+  /** Set when the compaction did nothing, e.g. 'nothing-to-compact'. */
+  skipped?: string
+  /** The summarizer's failure: the log is untouched and the compaction is tried again later. */
+  error?: unknown
+}
+
 /** Event names and their payloads. */
 export interface MemoryEvents {
   transition: TransitionEvent
   context: ContextEvent
+  'compaction-start': CompactionStartEvent
+  'compaction-end': CompactionEndEvent
 }
 
 export type MemoryEventName = keyof MemoryEvents

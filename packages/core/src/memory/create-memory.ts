@@ -1,3 +1,4 @@
+import { type CompactionOptions, resolveCompaction } from '../compaction'
 import { StrataError } from '../errors'
 import { createEventEmitter, type MemoryEventListener, type MemoryEventName } from '../events'
 import { assertThreadId, type Item } from '../items'
@@ -48,6 +49,12 @@ export interface MemoryOptions<L extends string = string> {
    * @default crypto.randomUUID
    */
   generateId?: () => string
+  /**
+   * Compaction policies: `waterfall` (short-term and long-term summaries behind an immediate window)
+   * and `budget` (episodic summaries and facts when the provider-reported prompt nears the budget).
+   * @default { waterfall: false, budget: false }
+   */
+  compaction?: CompactionOptions
 }
 
 /** A memory: threads, their shared configuration and events. */
@@ -119,7 +126,8 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
 
   const events = createEventEmitter()
   const threads = new Map<string, Promise<Thread<L>>>()
-  const deps = { store, ladder, summarizer, tokenCounter, modes, events, clock, generateId }
+  const compaction = resolveCompaction(options.compaction)
+  const deps = { store, ladder, summarizer, tokenCounter, modes, events, clock, generateId, compaction }
 
   const open = async (threadId: string): Promise<Thread<L>> => {
     const [archived, active, state] = await Promise.all([

@@ -1,4 +1,4 @@
-import type { Item, MessageItem } from '../items'
+import type { Item, MessageItem, SummaryItem } from '../items'
 import type { TokenCounter } from '../tokens'
 import { countMessageTokens } from '../tokens'
 import { isContextMemoryItem } from '../views'
@@ -62,6 +62,41 @@ export class ThreadLog<L extends string> {
       else high = middle
     }
     return this.items.slice(low)
+  }
+
+  /** The newest summary of a tier among the context-memory items. */
+  latestSummary(tier: 'short-term' | 'long-term' | 'episodic'): SummaryItem<L> | undefined {
+    for (let index = this.memoryItems.length - 1; index >= 0; index--) {
+      const item = this.memoryItems[index]!
+      if (item.type === 'summary' && item.tier === tier) return item
+    }
+    return undefined
+  }
+
+  /** How many short-term summaries the waterfall wrote, and the last seq they cover. */
+  get waterfallCursor(): { compactions: number; summarizedThroughSeq: number } {
+    let compactions = 0
+    let summarizedThroughSeq = 0
+    for (const item of this.memoryItems) {
+      if (item.type === 'summary' && item.tier === 'short-term') {
+        compactions++
+        summarizedThroughSeq = Math.max(summarizedThroughSeq, item.range.toSeq)
+      }
+    }
+    return { compactions, summarizedThroughSeq }
+  }
+
+  /** Drops items the store has archived from the active items; they still count in the totals. */
+  removeArchived(seqs: ReadonlySet<number>) {
+    let kept = 0
+    for (const item of this.items) {
+      if (seqs.has(item.seq)) {
+        this.archivedCount++
+        continue
+      }
+      this.items[kept++] = item
+    }
+    this.items.length = kept
   }
 
   /** Takes in one stored item, in seq order. Archived items count but are not kept in memory. */

@@ -1,7 +1,16 @@
+import {
+  mergeFacts,
+  normalizeFactText,
+  planBudgetCompaction,
+  planWaterfall,
+  type ResolvedCompaction,
+  shouldCompact,
+} from '../compaction'
 import { type ContextMessage, type ContextStats, renderContext } from '../context'
 import { StrataError } from '../errors'
-import type { MemoryEventEmitter } from '../events'
+import type { CompactionEndEvent, CompactionTrigger, MemoryEventEmitter } from '../events'
 import {
+  type FactItem,
   type Item,
   type JsonObject,
   type MessageInput,
@@ -9,6 +18,7 @@ import {
   type MessagePart,
   type NormalizedMessage,
   normalizeMessage,
+  type SeqRange,
   type SummaryItem,
   type TransitionItem,
   type TransitionReason,
@@ -16,8 +26,8 @@ import {
 } from '../items'
 import type { LevelLadder } from '../levels'
 import type { StrataStore } from '../stores'
-import type { Summarizer } from '../summarizers'
-import { patternSummarizer } from '../summarizers'
+import type { SummarizedFact, SummarizeOptions, SummarizeResult, Summarizer } from '../summarizers'
+import { patternSummarizer, withTimeout } from '../summarizers'
 import { countMessageTokens, countPartTokens, MESSAGE_OVERHEAD_TOKENS, type TokenCounter } from '../tokens'
 import { levelView, type ToolInteraction, toolInteractions } from '../views'
 import { type OpenScope, startsTurn, type ThreadLog, turnIdOf } from './thread-log'
@@ -35,6 +45,7 @@ export interface ThreadDependencies<L extends string> {
   events: MemoryEventEmitter
   clock: () => number
   generateId: () => string
+  compaction: ResolvedCompaction
 }
 
 /** Options of {@link Thread.enter}. */
@@ -137,6 +148,12 @@ export class Thread<L extends string = string> {
   /** Token counts of stored parts: contexts render the same parts again and again. */
   readonly #partTokens = new WeakMap<MessagePart, number>()
   #queue: Promise<unknown> = Promise.resolve()
+  /** The waterfall compaction running in the background, if any. */
+  #waterfallRun: Promise<void> | undefined
+  /** Set by `reportUsage` when the last prompt was over the budget's threshold. */
+  #budgetRequested: 'early' | 'hard' | undefined
+  /** A budget request that found nothing to compact is reported once, not on every turn. */
+  #budgetSkipReported = false
 
   /** @internal Use `memory.thread(id)`. */
   constructor(id: string, deps: ThreadDependencies<L>, log: ThreadLog<L>, mode: string | undefined) {
@@ -172,7 +189,9 @@ export class Thread<L extends string = string> {
   async append(input: MessageInput | readonly MessageInput[]): Promise<MessageItem<L>[]> {
     const inputs = Array.isArray(input) ? input : [input as MessageInput]
     const messages = inputs.map((message, index) => normalizeMessage(message, index))
-    return this.#exclusive(() => this.#write(() => this.#messageItems(messages)) as Promise<MessageItem<L>[]>)
+    const stored = await this.#exclusive(() => this.#write(() => this.#messageItems(messages)))
+    this.#startWaterfall()
+    return stored as MessageItem<L>[]
   }
 
   /**
@@ -327,8 +346,9 @@ export class Thread<L extends string = string> {
     }
     return this.#exclusive(async () => {
       await this.#refresh()
+      if (this.#budgetRequested !== undefined) await this.#compactToBudget('budget')
       const target = level ?? this.level
-      const view = levelView(this.#log.items, target, this.#deps.ladder)
+      const view = levelView(this.#activeWindow(), target, this.#deps.ladder)
       const messages = renderContext({
         ...(options.system === undefined ? {} : { system: options.system }),
         memoryItems: this.#log.memoryItems,
@@ -376,6 +396,16 @@ export class Thread<L extends string = string> {
       const lastUsage: JsonObject = { inputTokens: usage.inputTokens, ts: this.#deps.clock() }
       if (usage.outputTokens !== undefined) lastUsage.outputTokens = usage.outputTokens
       if (this.#lastContextTokens !== undefined) lastUsage.estimatedTokens = this.#lastContextTokens
+      const { budget } = this.#deps.compaction
+      if (budget !== false) {
+        const urgency = shouldCompact({
+          reportedInputTokens: usage.inputTokens,
+          inputBudget: budget.inputBudget,
+          compactionRatio: budget.compactionRatio,
+        })
+        // Compaction runs before the next context is built, never inside the caller's response.
+        if (urgency !== 'none') this.#budgetRequested = urgency
+      }
       await this.#updateState({ lastUsage })
     })
   }
@@ -406,6 +436,30 @@ export class Thread<L extends string = string> {
     }
     await this.#exclusive(() => this.#updateState({ mode }))
     this.#mode = mode
+  }
+
+  /**
+   * Compaction by hand: waits for a running waterfall compaction (starting one when a plan is due) and,
+   * with `force` or when the budget asked for it, compacts old whole turns into an episodic summary and
+   * facts and archives them. Needs the policy enabled in `createMemory({ compaction })`.
+   */
+  async compact({ force = false }: { force?: boolean } = {}): Promise<void> {
+    const { waterfall, budget } = this.#deps.compaction
+    if (waterfall === false && budget === false) {
+      invalidOptions(
+        'compact(): no compaction policy is enabled; pass compaction: { waterfall, budget } to createMemory.',
+      )
+    }
+    if (waterfall !== false) {
+      this.#startWaterfall()
+      await this.#waterfallRun
+    }
+    if (budget !== false && (force || this.#budgetRequested !== undefined)) {
+      await this.#exclusive(async () => {
+        await this.#refresh()
+        await this.#compactToBudget('manual')
+      })
+    }
   }
 
   /** Counts, open scopes, tokens and the last reported usage. */
@@ -451,6 +505,197 @@ export class Thread<L extends string = string> {
       await this.#refresh()
       return structuredClone(this.#log.items)
     })
+  }
+
+  /** The history the views walk: under the waterfall, only what its summaries do not cover yet. */
+  #activeWindow(): Item<L>[] {
+    if (this.#deps.compaction.waterfall === false) return this.#log.items
+    return this.#log.itemsAfter(this.#log.waterfallCursor.summarizedThroughSeq)
+  }
+
+  #historyTokens(): number {
+    let total = 0
+    for (const item of this.#log.items) if (item.type === 'message') total += this.#countTokens(item)
+    return total
+  }
+
+  #summarize(items: readonly Item<L>[], options: SummarizeOptions) {
+    return withTimeout(this.#deps.summarizer, {
+      timeoutMs: this.#deps.compaction.summarizerTimeoutMs,
+    }).summarize(items, options)
+  }
+
+  #emitEnd(
+    trigger: CompactionTrigger,
+    tokensBefore: number,
+    started: number,
+    outcome: Partial<CompactionEndEvent>,
+  ) {
+    this.#deps.events.emit('compaction-end', {
+      threadId: this.id,
+      trigger,
+      tokensBefore,
+      tokensAfter: outcome.tokensAfter ?? tokensBefore,
+      itemsArchived: 0,
+      itemsWritten: 0,
+      durationMs: this.#deps.clock() - started,
+      ...outcome,
+    })
+  }
+
+  /**
+   * Starts the waterfall in the background when a plan is due: short-term ← summary of the items
+   * outside the immediate window not yet summarized; long-term ← summary of the previous short-term and
+   * long-term. Contexts are never made to wait; the next one uses the summaries once they are written.
+   */
+  #startWaterfall() {
+    const options = this.#deps.compaction.waterfall
+    if (options === false || this.#waterfallRun !== undefined) return
+    const plan = planWaterfall(this.#log.items, { ...options, ...this.#log.waterfallCursor })
+    if (plan === undefined) return
+    const run = async () => {
+      const started = this.#deps.clock()
+      const tokensBefore = this.#historyTokens()
+      this.#deps.events.emit('compaction-start', { threadId: this.id, trigger: 'waterfall', tokensBefore })
+      try {
+        const wanted = new Set(plan.shortTermSeqs)
+        const items = this.#log.items.filter((item) => wanted.has(item.seq))
+        const previousShort = this.#log.latestSummary('short-term')
+        const previousLong = this.#log.latestSummary('long-term')
+        const short = await this.#summarize(items, {
+          tier: 'short-term',
+          ...(previousShort === undefined ? {} : { previousSummary: previousShort.text }),
+        })
+        const written: Omit<SummaryItem<L>, 'seq'>[] = [
+          this.#summaryItem('short-term', short.summary, plan.range, plan.turnIds),
+        ]
+        if (plan.longTermFromPrevious && previousShort !== undefined) {
+          const inputs = previousLong === undefined ? [previousShort] : [previousLong, previousShort]
+          const long = await this.#summarize(inputs, {
+            tier: 'long-term',
+            ...(previousLong === undefined ? {} : { previousSummary: previousLong.text }),
+          })
+          const from = previousLong?.range.fromSeq ?? previousShort.range.fromSeq
+          written.push(
+            this.#summaryItem('long-term', long.summary, { fromSeq: from, toSeq: previousShort.range.toSeq }),
+          )
+        }
+        await this.#exclusive(() => this.#write(() => written as UnsequencedItem<L>[]))
+        this.#emitEnd('waterfall', tokensBefore, started, { itemsWritten: written.length })
+      } catch (error) {
+        // Nothing was written: the cursor did not move, so the next append plans the same compaction again.
+        this.#emitEnd('waterfall', tokensBefore, started, { error })
+      }
+    }
+    this.#waterfallRun = run().finally(() => {
+      this.#waterfallRun = undefined
+    })
+  }
+
+  /**
+   * Budget compaction, inside the thread's exclusive section: whole turns older than the raw tail become
+   * one episodic summary and new semantic facts, written first; then those turns move to the archive.
+   * A summarizer failure leaves the log untouched and keeps the request for the next context.
+   */
+  async #compactToBudget(trigger: CompactionTrigger) {
+    const budget = this.#deps.compaction.budget
+    const rawTailTurns = budget === false ? 4 : budget.rawTailTurns
+    const started = this.#deps.clock()
+    const tokensBefore = this.#historyTokens()
+    const plan = planBudgetCompaction(this.#log.items, { rawTailTurns })
+    if (plan === undefined) {
+      this.#budgetRequested = undefined
+      // A prompt that is large without old turns (a huge system prompt) must not re-trigger every turn.
+      if (!this.#budgetSkipReported) {
+        this.#budgetSkipReported = true
+        this.#emitEnd(trigger, tokensBefore, started, { skipped: 'nothing-to-compact' })
+      }
+      return
+    }
+    this.#deps.events.emit('compaction-start', { threadId: this.id, trigger, tokensBefore })
+    const seqs = new Set(plan.seqs)
+    const items = this.#log.items.filter((item) => seqs.has(item.seq))
+    let result: SummarizeResult
+    try {
+      const previous = this.#log.latestSummary('episodic')
+      result = await this.#summarize(items, {
+        tier: 'episodic',
+        ...(previous === undefined ? {} : { previousSummary: previous.text }),
+      })
+    } catch (error) {
+      this.#emitEnd(trigger, tokensBefore, started, { error })
+      return
+    }
+    const known = this.#log.memoryItems.filter((item): item is FactItem<L> => item.type === 'fact')
+    const fresh = newFacts(known, result.facts)
+    const written: UnsequencedItem<L>[] = [
+      this.#summaryItem(
+        'episodic',
+        result.summary,
+        plan.range,
+        plan.turns.map((turn) => turn.turnId),
+      ),
+      ...fresh.map((fact) => this.#factItem(fact)),
+    ]
+    await this.#write(() => written)
+    let archived = 0
+    for (let attempt = 1; ; attempt++) {
+      try {
+        archived = await this.#deps.store.archive(this.id, {
+          seqs: plan.seqs,
+          expectedSeq: this.#log.lastSeq,
+        })
+        break
+      } catch (error) {
+        // The planned turns are older than anything another writer can add: re-read and archive them.
+        if (!StrataError.isInstance(error, 'STRATA_SEQ_CONFLICT') || attempt >= MAX_WRITE_ATTEMPTS)
+          throw error
+        await this.#refresh()
+      }
+    }
+    this.#log.removeArchived(seqs)
+    this.#budgetRequested = undefined
+    this.#budgetSkipReported = false
+    this.#emitEnd(trigger, tokensBefore, started, {
+      tokensAfter: this.#historyTokens(),
+      itemsArchived: archived,
+      itemsWritten: written.length,
+    })
+  }
+
+  #summaryItem(
+    tier: SummaryItem['tier'],
+    text: string,
+    range: SeqRange,
+    turnIds?: string[],
+  ): Omit<SummaryItem<L>, 'seq'> {
+    const item: Omit<SummaryItem<L>, 'seq'> = {
+      id: this.#deps.generateId(),
+      ts: this.#deps.clock(),
+      level: this.#deps.ladder.broadest,
+      turnId: turnIdOf(this.#log.turn),
+      type: 'summary',
+      tier,
+      text,
+      range: { ...range },
+      salience: tier === 'long-term' ? 0.8 : 0.6,
+    }
+    if (turnIds !== undefined) item.turnIds = [...turnIds]
+    return item
+  }
+
+  #factItem(fact: SummarizedFact): Omit<FactItem<L>, 'seq'> {
+    return {
+      id: this.#deps.generateId(),
+      ts: this.#deps.clock(),
+      level: this.#deps.ladder.broadest,
+      turnId: turnIdOf(this.#log.turn),
+      type: 'fact',
+      text: fact.text,
+      tags: [...(fact.tags ?? [])],
+      confidence: fact.confidence ?? 0.5,
+      salience: fact.salience ?? 0.5,
+    }
   }
 
   #countTokens(message: { content: readonly MessagePart[] }): number {
@@ -585,4 +830,20 @@ const outcomeWords: Record<ScopeOutcome, string> = {
   complete: 'completed',
   cancelled: 'was cancelled',
   aborted: 'was aborted',
+}
+
+/**
+ * The facts worth writing: a fact the thread already knows (same text once normalised) is written
+ * again only when its confidence changed, so facts recalled into a context are not extracted anew.
+ */
+function newFacts(known: readonly FactItem[], incoming: readonly SummarizedFact[]): SummarizedFact[] {
+  const merged = mergeFacts<SummarizedFact>(
+    known.map((fact) => ({ text: fact.text, tags: fact.tags, confidence: fact.confidence })),
+    incoming,
+  )
+  const before = new Map(known.map((fact) => [normalizeFactText(fact.text), fact.confidence]))
+  return merged.filter((fact) => {
+    const key = normalizeFactText(fact.text)
+    return !before.has(key) || before.get(key) !== fact.confidence
+  })
 }

@@ -1,0 +1,98 @@
+import { StrataError } from '../errors'
+import { inputBudget } from './budget-plan'
+
+/** Options of the waterfall: short-term and long-term summaries behind an immediate window. */
+export interface WaterfallOptions {
+  /**
+   * History items kept in full at the end of the context.
+   * @default 64
+   */
+  window?: number
+  /**
+   * History items between two compactions after the first (which runs at `2 × window + 1`).
+   * @default 64
+   */
+  every?: number
+}
+
+/** Options of token-budget compaction into episodic summaries and semantic facts. */
+export interface BudgetOptions {
+  /**
+   * The model's context window, in tokens.
+   * @default 200_000
+   */
+  maxContextTokens?: number
+  /** The most the model may write in one response; it is kept free of input. */
+  maxOutputTokens: number
+  /**
+   * Tokens kept free besides the output.
+   * @default 2_000
+   */
+  safetyMargin?: number
+  /**
+   * Compaction is requested when the provider-reported prompt of the last call exceeds this share of
+   * the input budget.
+   * @default 0.8
+   */
+  compactionRatio?: number
+  /**
+   * Whole turns kept raw before the current turn.
+   * @default 4
+   */
+  rawTailTurns?: number
+}
+
+/** The `compaction` option of `createMemory`: each policy is an options object, or false (off). */
+export interface CompactionOptions {
+  /** @default false */
+  waterfall?: WaterfallOptions | false
+  /** @default false */
+  budget?: BudgetOptions | false
+  /**
+   * How long one summarizer call may take before it is abandoned (the log stays untouched).
+   * @default 60_000
+   */
+  summarizerTimeoutMs?: number
+}
+
+/** Compaction options with defaults applied and checked. */
+export interface ResolvedCompaction {
+  waterfall: Required<WaterfallOptions> | false
+  budget: { inputBudget: number; compactionRatio: number; rawTailTurns: number } | false
+  summarizerTimeoutMs: number
+}
+
+const invalid = (message: string): never => {
+  throw new StrataError({ code: 'STRATA_INVALID_OPTIONS', message })
+}
+
+const wholeNumber = (value: number, name: string, minimum: number) => {
+  if (!Number.isSafeInteger(value) || value < minimum) {
+    invalid(`compaction: ${name} must be a whole number of at least ${minimum} (got ${String(value)}).`)
+  }
+}
+
+/** Applies the defaults and validates: `STRATA_INVALID_OPTIONS` with what to change. */
+export function resolveCompaction({
+  waterfall = false,
+  budget = false,
+  summarizerTimeoutMs = 60_000,
+}: CompactionOptions = {}): ResolvedCompaction {
+  if (!(summarizerTimeoutMs > 0)) invalid('compaction: summarizerTimeoutMs must be a positive number of ms.')
+  let resolvedWaterfall: ResolvedCompaction['waterfall'] = false
+  if (waterfall !== false) {
+    const { window = 64, every = 64 } = waterfall
+    wholeNumber(window, 'waterfall.window', 1)
+    wholeNumber(every, 'waterfall.every', 1)
+    resolvedWaterfall = { window, every }
+  }
+  let resolvedBudget: ResolvedCompaction['budget'] = false
+  if (budget !== false) {
+    const { compactionRatio = 0.8, rawTailTurns = 4, ...sizes } = budget
+    if (!(compactionRatio > 0 && compactionRatio <= 1))
+      invalid('compaction: budget.compactionRatio must be in (0, 1].')
+    wholeNumber(rawTailTurns, 'budget.rawTailTurns', 0)
+    resolvedBudget = { inputBudget: inputBudget(sizes), compactionRatio, rawTailTurns }
+  }
+  return { waterfall: resolvedWaterfall, budget: resolvedBudget, summarizerTimeoutMs }
+}
