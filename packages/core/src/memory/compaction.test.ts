@@ -1,0 +1,265 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import type { CompactionEndEvent } from '../events'
+import type { Item } from '../items'
+import { inMemoryStore } from '../stores'
+import type { SummarizeOptions, Summarizer } from '../summarizers'
+import { createMemory } from './create-memory'
+
+/** A summarizer that records each call and answers with the seqs it was given. */
+function scripted({ delay = 0, fail = false }: { delay?: number; fail?: boolean } = {}) {
+  const calls: { tier: string; seqs: number[]; previous?: string }[] = []
+  const summarizer: Summarizer & { calls: typeof calls; fail: boolean } = {
+    name: 'scripted',
+    calls,
+    fail,
+    async summarize(items: readonly Item[], options: SummarizeOptions) {
+      calls.push({
+        tier: options.tier,
+        seqs: items.map((item) => item.seq),
+        ...(options.previousSummary ? { previous: options.previousSummary } : {}),
+      })
+      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay))
+      if (summarizer.fail) throw new Error('model down')
+      const first = items[0]?.seq
+      const last = items.at(-1)?.seq
+      return {
+        summary: `${options.tier} of ${first}-${last}`,
+        facts: options.tier === 'episodic' ? [{ text: 'The user likes blue.', confidence: 0.9 }] : [],
+      }
+    },
+  }
+  return summarizer
+}
+
+const chat = (index: number) =>
+  index % 2 === 0
+    ? { role: 'user' as const, content: `question ${index}` }
+    : { role: 'assistant' as const, content: `answer ${index}` }
+
+describe('waterfall', () => {
+  it('triggers at exactly 129, 193 and 257 items with the right ranges, in the background', async () => {
+    const summarizer = scripted()
+    const memory = createMemory({ summarizer, compaction: { waterfall: {} } })
+    const ends: CompactionEndEvent[] = []
+    memory.on('compaction-end', (event) => ends.push(event))
+    const thread = await memory.thread('waterfall')
+    const triggeredAt: number[] = []
+    for (let index = 0; index < 260; index++) {
+      await thread.append(chat(index))
+      if (summarizer.calls.filter((call) => call.tier === 'short-term').length > triggeredAt.length) {
+        triggeredAt.push(index + 1)
+      }
+      await thread.compact()
+    }
+    expect(triggeredAt).toEqual([129, 193, 257])
+    const shortTerm = summarizer.calls.filter((call) => call.tier === 'short-term')
+    expect(shortTerm.map((call) => [call.seqs[0], call.seqs.at(-1), call.seqs.length])).toEqual([
+      [1, 64, 64],
+      [65, 128, 64],
+      // Summary items take seqs too: the third range holds history items 129-192, at seqs 129-193.
+      [129, 193, 64],
+    ])
+    const longTerm = summarizer.calls.filter((call) => call.tier === 'long-term')
+    expect(longTerm).toHaveLength(2)
+    expect(ends.every((event) => event.error === undefined && event.trigger === 'waterfall')).toBe(true)
+
+    const { messages, stats } = await thread.context()
+    expect(messages[0]!.content[0]).toMatchObject({
+      text: expect.stringMatching(/^\[MEMORY:LONG-TERM\]\nlong-term of/),
+    })
+    expect(messages[1]!.content[0]).toMatchObject({ text: '[MEMORY:SHORT-TERM]\nshort-term of 129-193' })
+    // The view is cut to what the summaries do not cover: items 193..260.
+    expect(stats.itemsVisible).toBe(68)
+    expect(messages[2]!.content[0]).toMatchObject({ text: 'question 192' })
+  })
+
+  it('never delays a context: a slow summarizer runs while contexts are built from the old state', async () => {
+    const summarizer = scripted({ delay: 200 })
+    const memory = createMemory({ summarizer, compaction: { waterfall: { window: 4, every: 4 } } })
+    const thread = await memory.thread('slow')
+    for (let index = 0; index < 9; index++) await thread.append(chat(index))
+    expect(summarizer.calls).toHaveLength(1)
+    const during = await thread.context()
+    expect(during.stats.itemsVisible).toBe(9)
+    // Appends during the compaction are kept.
+    await thread.append(chat(9))
+    await thread.compact()
+    const after = await thread.context()
+    expect(after.messages[0]!.content[0]).toMatchObject({ text: '[MEMORY:SHORT-TERM]\nshort-term of 1-4' })
+    expect((await thread.items()).filter((item) => item.type === 'message')).toHaveLength(10)
+  })
+
+  it('a failing summarizer leaves the log untouched, reports it, and is tried again', async () => {
+    const summarizer = scripted({ fail: true })
+    const memory = createMemory({ summarizer, compaction: { waterfall: { window: 4, every: 4 } } })
+    const ends: CompactionEndEvent[] = []
+    memory.on('compaction-end', (event) => ends.push(event))
+    const thread = await memory.thread('failing')
+    for (let index = 0; index < 9; index++) await thread.append(chat(index))
+    await thread.compact()
+    expect(ends.at(-1)!.error).toBeDefined()
+    expect((await thread.items()).every((item) => item.type === 'message')).toBe(true)
+    summarizer.fail = false
+    await thread.append(chat(9))
+    await thread.compact()
+    expect((await thread.items()).some((item) => item.type === 'summary' && item.tier === 'short-term')).toBe(
+      true,
+    )
+  })
+})
+
+describe('token budget', () => {
+  const budget = { maxContextTokens: 10_000, maxOutputTokens: 1_000, safetyMargin: 1_000 } // input budget 8 000
+
+  async function tenTurns() {
+    const summarizer = scripted()
+    const store = inMemoryStore()
+    const memory = createMemory({ store, summarizer, compaction: { budget } })
+    const ends: CompactionEndEvent[] = []
+    memory.on('compaction-end', (event) => ends.push(event))
+    const thread = await memory.thread('budget')
+    for (let index = 0; index < 20; index++) await thread.append(chat(index))
+    return { summarizer, store, memory, thread, ends }
+  }
+
+  it('does nothing under the ratio; over it, the next context archives whole turns older than the raw tail', async () => {
+    const { summarizer, store, thread, ends } = await tenTurns()
+    const before = await thread.items()
+    await thread.reportUsage({ inputTokens: 6_400 }) // exactly 0.8 × 8 000: not over
+    await thread.context()
+    expect(summarizer.calls).toHaveLength(0)
+
+    await thread.reportUsage({ inputTokens: 6_401 })
+    const { messages } = await thread.context()
+    expect(summarizer.calls.map((call) => [call.tier, call.seqs])).toEqual([
+      ['episodic', [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]],
+    ])
+    // Turns 1-5 are archived, item for item; turns 6-10 (raw tail of 4 + the current turn) stay.
+    expect(await store.readArchive('budget')).toEqual(before.slice(0, 10))
+    const active = (await thread.items()).filter((item) => item.type === 'message')
+    expect(active.map((item) => item.turnId)).toEqual(before.slice(10).map((item) => item.turnId))
+    expect(messages.map((message) => (message.content[0] as { text: string }).text).slice(0, 2)).toEqual([
+      '[MEMORY:SEMANTIC]\n- The user likes blue.',
+      '[MEMORY:EPISODIC]\n1) episodic of 1-10',
+    ])
+    expect(ends.at(-1)).toMatchObject({ trigger: 'budget', itemsArchived: 10, itemsWritten: 2 })
+    expect(ends.at(-1)!.tokensAfter).toBeLessThan(ends.at(-1)!.tokensBefore)
+  })
+
+  it('the hard limit compacts too; the same fact twice is one fact, and a failure changes nothing', async () => {
+    const { summarizer, thread, store } = await tenTurns()
+    await thread.reportUsage({ inputTokens: 9_000 })
+    await thread.context()
+    for (let index = 20; index < 30; index++) await thread.append(chat(index))
+    summarizer.fail = true
+    await thread.reportUsage({ inputTokens: 9_000 })
+    const archivedBefore = await store.readArchive('budget')
+    const itemsBefore = await thread.items()
+    await thread.context()
+    expect(await store.readArchive('budget')).toEqual(archivedBefore)
+    expect(await thread.items()).toEqual(itemsBefore)
+    summarizer.fail = false
+    const { messages } = await thread.context() // retried: the request is still pending
+    const semantic = messages.find((message) =>
+      (message.content[0] as { text: string }).text.startsWith('[MEMORY:SEMANTIC]'),
+    )
+    expect((semantic!.content[0] as { text: string }).text).toBe('[MEMORY:SEMANTIC]\n- The user likes blue.')
+    const episodic = (await thread.items()).filter(
+      (item) => item.type === 'summary' && item.tier === 'episodic',
+    )
+    expect(episodic).toHaveLength(2)
+  })
+
+  it('a prompt too large without old turns is reported once, not compacted every turn', async () => {
+    const summarizer = scripted()
+    const memory = createMemory({ summarizer, compaction: { budget } })
+    const ends: CompactionEndEvent[] = []
+    memory.on('compaction-end', (event) => ends.push(event))
+    const thread = await memory.thread('huge-system')
+    await thread.append(chat(0))
+    for (let turn = 0; turn < 3; turn++) {
+      await thread.reportUsage({ inputTokens: 9_500 })
+      await thread.context({ system: 'x'.repeat(40_000) })
+    }
+    expect(ends).toEqual([expect.objectContaining({ skipped: 'nothing-to-compact' })])
+    expect(summarizer.calls).toHaveLength(0)
+  })
+
+  it('compact({ force: true }) compacts by hand', async () => {
+    const { summarizer, thread } = await tenTurns()
+    await thread.compact({ force: true })
+    expect(summarizer.calls).toHaveLength(1)
+  })
+
+  it('bad compaction options are typed errors', () => {
+    const code = expect.objectContaining({ code: 'STRATA_INVALID_OPTIONS' })
+    expect(() => createMemory({ compaction: { budget: { maxOutputTokens: -1 } } })).toThrow(code)
+    expect(() =>
+      createMemory({ compaction: { budget: { maxOutputTokens: 1, compactionRatio: 2 } } }),
+    ).toThrow(code)
+    expect(() => createMemory({ compaction: { waterfall: { window: 0 } } })).toThrow(code)
+  })
+})
+
+describe('compaction keeps every context whole (property)', () => {
+  it('no tool result without its call after waterfall and budget compactions on random histories', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.oneof(fc.constant('user'), fc.constant('assistant'), fc.constant('call'), fc.constant('late')),
+          { maxLength: 80 },
+        ),
+        async (steps) => {
+          const memory = createMemory({
+            compaction: {
+              waterfall: { window: 6, every: 4 },
+              budget: { maxContextTokens: 1_000, maxOutputTokens: 100, safetyMargin: 0, rawTailTurns: 1 },
+            },
+          })
+          const thread = await memory.thread('random')
+          const pending: string[] = []
+          let calls = 0
+          for (const step of steps) {
+            if (step === 'user' || step === 'assistant') await thread.append({ role: step, content: step })
+            else if (step === 'call') {
+              const toolCallId = `c${calls++}`
+              pending.push(toolCallId)
+              await thread.append({
+                role: 'assistant',
+                content: [{ type: 'tool-call', toolCallId, toolName: 't', input: {} }],
+              })
+            } else if (pending.length > 0) {
+              const toolCallId = pending.shift()!
+              await thread.append({
+                role: 'tool',
+                content: [{ type: 'tool-result', toolCallId, toolName: 't', output: 'ok' }],
+              })
+            }
+            await thread.reportUsage({ inputTokens: 899 })
+            await thread.compact()
+            const { messages } = await thread.context()
+            messages.forEach((message, index) => {
+              if (message.role !== 'tool') return
+              const previous = messages[index - 1]!
+              const answered = previous.content.flatMap((part) =>
+                part.type === 'tool-call' ? [part.toolCallId] : [],
+              )
+              expect(message.content.map((part) => (part as { toolCallId: string }).toolCallId)).toEqual(
+                answered,
+              )
+            })
+          }
+          const archived = await memory.store.readArchive('random')
+          const active = await memory.store.read('random')
+          // Nothing is lost: every message is either active or archived, exactly once.
+          const seqs = [...archived, ...active]
+            .filter((item) => item.type === 'message')
+            .map((item) => item.seq)
+          expect(new Set(seqs).size).toBe(seqs.length)
+        },
+      ),
+      { numRuns: 60 },
+    )
+  })
+})
