@@ -63,46 +63,93 @@ end
 `
 
 /**
- * ARGV: expectedSeq, ttlSeconds (0: none), then id and body for each item (the item's JSON without
- * `seq`). When every id is already stored with the same body (a re-sent append whose reply was lost),
- * replies `stored` and their seqs, writing nothing; when only some are, or with another body,
- * `duplicate` and the id. Otherwise checks expectedSeq (`conflict` and the last seq), stores the items
- * at the next seqs and replies `ok` and the previous last seq.
+ * ARGV: expectedSeq, ttlSeconds (0: none), count, then three runs prepared by the client so that the
+ * script only checks and hands them on (no per-item Lua work on the hot path):
+ *   ids:            id_1 … id_count                       (for HMGET)
+ *   zset pairs:     seq_1 member_1 … seq_count member_count (for ZADD)
+ *   id index pairs: id_1 seq_1 … id_count seq_count       (for HSET)
+ * where seq_i = expectedSeq + i and member_i is the item's stored JSON, which ends `,"seq":<seq_i>}`.
+ * Those seqs are only right if the thread is at expectedSeq, which the script checks before writing.
+ *
+ * When every id is already stored with the same item (a re-sent append whose reply was lost), replies
+ * `stored` and their seqs, writing nothing; when only some are, or with another item, `duplicate` and
+ * the id. Otherwise checks expectedSeq (`conflict` and the last seq), stores the items and replies
+ * `ok` and the previous last seq (= expectedSeq).
  */
 export const APPEND_SCRIPT = script(`
 local ttl = tonumber(ARGV[2])
-local bad, last = check({1, 3, 4}, ttl)
+local count = tonumber(ARGV[3])
+local IDS = 4
+local PAIRS = IDS + count
+local FIELDS = PAIRS + 2 * count
+
+-- Key checks, in key order, all before the first write. Only the log needs a TYPE call: the seq
+-- counter and the id index are read below anyway, and GET/HMGET fail with WRONGTYPE on a value of
+-- another type, which redis.pcall turns into a reply we can answer 'corrupt' to (the TYPE call then
+-- runs only on that rare path, to name what the key holds). With a ttl every key gets an EXPIRE, so
+-- all six are checked.
+local bad = check_type(1)
 if bad then return bad end
-local count = (#ARGV - 2) / 2
-local ids = {}
-for index = 1, count do ids[index] = ARGV[1 + 2 * index] end
+if ttl > 0 then
+  bad = check_type(2)
+  if bad then return bad end
+end
+local last = 0
+local seq = redis.pcall('GET', KEYS[3])
+if type(seq) == 'table' and seq.err then return check_type(3) or seq end
+if seq then
+  if not string.match(seq, '^%d+$') then
+    return corrupt(3, 'a seq counter that is not a whole number')
+  end
+  last = tonumber(seq)
+end
+local got = {}
 if count > 0 then
-  local seqs = {}
-  local found = 0
-  local first_found = nil
   -- Many fields per call (in chunks that unpack can spread) rather than one call per item.
   for start = 1, count, CHUNK do
-    local got = redis.call('HMGET', KEYS[4], unpack(ids, start, math.min(start + CHUNK - 1, count)))
-    for offset, seq in ipairs(got) do
-      if seq then
-        found = found + 1
-        seqs[start + offset - 1] = seq
-        if not first_found then first_found = ids[start + offset - 1] end
-      end
+    local stop = math.min(start + CHUNK - 1, count)
+    local chunk = redis.pcall('HMGET', KEYS[4], unpack(ARGV, IDS + start - 1, IDS + stop - 1))
+    if chunk.err then return check_type(4) or chunk end
+    for offset = 1, #chunk do got[start + offset - 1] = chunk[offset] end
+  end
+else
+  bad = check_type(4)
+  if bad then return bad end
+end
+if ttl > 0 then
+  bad = check_type(5) or check_type(6)
+  if bad then return bad end
+end
+
+if count > 0 then
+  local found = 0
+  local first_found = nil
+  for index = 1, count do
+    if got[index] then
+      found = found + 1
+      if not first_found then first_found = ARGV[IDS + index - 1] end
     end
   end
   if found == count then
+    -- A re-send: each stored item must be the one sent, with the seq it was stored at (which differs
+    -- from seq_i when the re-send came with another expectedSeq).
     local bad_archive = check_type(2)
     if bad_archive then return bad_archive end
     local reply = {'stored'}
     for index = 1, count do
-      local seq = seqs[index]
-      local members = redis.call('ZRANGE', KEYS[1], seq, seq, 'BYSCORE')
-      if #members == 0 then members = redis.call('ZRANGE', KEYS[2], seq, seq, 'BYSCORE') end
-      if members[1] ~= with_seq(ARGV[2 + 2 * index], seq) then
-        return {'duplicate', ids[index]}
+      local stored_seq = got[index]
+      local sent_seq = ARGV[PAIRS + 2 * index - 2]
+      local member = ARGV[PAIRS + 2 * index - 1]
+      if stored_seq ~= sent_seq then
+        -- Strip the ',"seq":<sent_seq>}' ending and put the stored seq there instead.
+        member = with_seq(string.sub(member, 1, -(#sent_seq + 9)) .. '}', stored_seq)
       end
-      reply[index + 1] = seq
+      local members = redis.call('ZRANGE', KEYS[1], stored_seq, stored_seq, 'BYSCORE')
+      if #members == 0 then members = redis.call('ZRANGE', KEYS[2], stored_seq, stored_seq, 'BYSCORE') end
+      if members[1] ~= member then
+        return {'duplicate', ARGV[IDS + index - 1]}
+      end
+      reply[index + 1] = stored_seq
     end
     return reply
   end
@@ -110,20 +157,13 @@ if count > 0 then
 end
 if last ~= tonumber(ARGV[1]) then return {'conflict', string.format('%d', last)} end
 if count == 0 then return {'ok', string.format('%d', last)} end
+-- The thread is at expectedSeq, so the client's seqs are the next ones: hand its runs on as they are.
 for start = 1, count, CHUNK do
-  local members = {}
-  local fields = {}
-  for index = start, math.min(start + CHUNK - 1, count) do
-    local seq = string.format('%d', last + index)
-    members[#members + 1] = seq
-    members[#members + 1] = with_seq(ARGV[2 + 2 * index], seq)
-    fields[#fields + 1] = ids[index]
-    fields[#fields + 1] = seq
-  end
-  redis.call('ZADD', KEYS[1], unpack(members))
-  redis.call('HSET', KEYS[4], unpack(fields))
+  local stop = math.min(start + CHUNK - 1, count)
+  redis.call('ZADD', KEYS[1], unpack(ARGV, PAIRS + 2 * start - 2, PAIRS + 2 * stop - 1))
+  redis.call('HSET', KEYS[4], unpack(ARGV, FIELDS + 2 * start - 2, FIELDS + 2 * stop - 1))
 end
-redis.call('SET', KEYS[3], string.format('%d', last + count))
+redis.call('SET', KEYS[3], ARGV[PAIRS + 2 * count - 2])
 refresh_ttl(ttl)
 return {'ok', string.format('%d', last)}
 `)

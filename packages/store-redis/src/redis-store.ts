@@ -23,6 +23,7 @@ import {
   type UnsequencedItem,
 } from '@strata-memory/core'
 import { createClient } from 'redis'
+import { copyItem } from './item-copy'
 import {
   APPEND_SCRIPT,
   ARCHIVE_SCRIPT,
@@ -160,27 +161,44 @@ export function redisStore(options: RedisStoreOptions = {}): RedisStore {
     ): Promise<Item[]> {
       assertThreadId(threadId)
       const expectedSeq = checkExpectedSeq(options?.expectedSeq, 'append', true)
-      const bodies = itemBodies(items)
+      // The items as stored (their JSON with the seqs they get if the thread is still at expectedSeq,
+      // which the script checks) and the copies returned, both made before the first await.
+      const { members, copies } = storedItems(items, expectedSeq)
       const keys = threadKeys(prefix, threadId)
-      const args = [String(expectedSeq), ttl]
-      items.forEach((item, index) => {
-        args.push(item.id, bodies[index]!)
-      })
+      const count = members.length
+      // The script's three runs (see APPEND_SCRIPT): ids, then seq/member pairs, then id/seq pairs.
+      const args = new Array<string>(3 + 5 * count)
+      args[0] = String(expectedSeq)
+      args[1] = ttl
+      args[2] = String(count)
+      for (let index = 0, pairs = 3 + count, fields = 3 + 3 * count; index < count; index++) {
+        const id = items[index]!.id
+        const seq = String(expectedSeq + index + 1)
+        args[3 + index] = id
+        args[pairs + 2 * index] = seq
+        args[pairs + 2 * index + 1] = members[index]!
+        args[fields + 2 * index] = id
+        args[fields + 2 * index + 1] = seq
+      }
       // Only an append at expectedSeq 0 can create the thread (or re-create it after a delete or
       // expiry); it registers the thread first, in the same round trip, so the registry lists every
       // thread that has data. Later appends skip the extra command.
-      const [, reply] = await Promise.all([
-        items.length > 0 && expectedSeq === 0 ? register(threadId) : undefined,
-        run(APPEND_SCRIPT, threadId, keys, args),
-      ])
+      const reply =
+        count > 0 && expectedSeq === 0
+          ? (await Promise.all([register(threadId), run(APPEND_SCRIPT, threadId, keys, args)]))[1]
+          : await run(APPEND_SCRIPT, threadId, keys, args)
       const [status, value] = reply
       if (status === 'conflict') throw conflictError(threadId, expectedSeq, Number(value))
       if (status === 'duplicate') throw duplicateError(threadId, value!)
-      const seqs =
-        status === 'stored'
-          ? reply.slice(1).map(Number)
-          : bodies.map((_body, index) => Number(value) + index + 1)
-      return bodies.map((body, index) => JSON.parse(withSeq(body, seqs[index]!)) as Item)
+      const stored = copies.map((copy, index) => copy ?? (JSON.parse(members[index]!) as Item))
+      // A re-send: the script found each item stored as sent, only maybe at other seqs (when it was
+      // re-sent with another expectedSeq); seq is the last key either way, as in the stored JSON.
+      if (status === 'stored') {
+        stored.forEach((item, index) => {
+          item.seq = Number(reply[index + 1])
+        })
+      }
+      return stored
     },
 
     async read(threadId: string, options: ReadOptions = {}): Promise<Item[]> {
@@ -354,16 +372,24 @@ export function redisStore(options: RedisStoreOptions = {}): RedisStore {
 }
 
 /**
- * Each item's JSON without `seq` (the script adds the seq it assigns), after the same checks as the
- * in-memory store plus one: every item needs an id, unique in the batch, since re-sent appends are
- * recognised by id.
+ * Each item as stored, its JSON with `seq` (the seq it gets if the thread is still at expectedSeq)
+ * as the last key, and the copy `append` returns, after the same checks as the in-memory store plus
+ * one: every item needs an id, unique in the batch, since re-sent appends are recognised by id.
+ *
+ * The copy is made first and is what gets serialised, so the stored JSON and the returned item are
+ * the same snapshot of the caller's object: later changes to it are neither stored nor returned.
  */
-function itemBodies(items: readonly UnsequencedItem[]): string[] {
+function storedItems(
+  items: readonly UnsequencedItem[],
+  expectedSeq: number,
+): { members: string[]; copies: (Item | undefined)[] } {
   if (!Array.isArray(items)) {
     invalidOptions('append(threadId, items, options) needs items as an array (use [] for none).', {})
   }
   const ids = new Set<string>()
-  items.forEach((item, index) => {
+  // A loop rather than forEach, which skips holes: a hole in the array is no item either.
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index]
     if (!isPlainObject(item)) invalidOptions(`append: items[${index}] must be an item object.`, { index })
     if (typeof item.id !== 'string' || item.id === '') {
       invalidOptions(`append: items[${index}].id must be a non-empty string, unique in the thread.`, {
@@ -378,16 +404,28 @@ function itemBodies(items: readonly UnsequencedItem[]): string[] {
       })
     }
     ids.add(item.id)
-  })
-  assertSerializable(items, 'items')
-  return items.map((item) => {
-    if (!Object.hasOwn(item, 'seq')) return JSON.stringify(item)
+  }
+  // copyItem checks the common shape of JSON in the same pass as it copies; for anything else
+  // assertSerializable decides (and names the path of what cannot be stored), and the item takes the
+  // careful path: serialised as it is, its copy parsed back from what was stored.
+  const copies = items.map((item) => copyItem(item))
+  if (copies.includes(undefined)) assertSerializable(items, 'items')
+  const members = copies.map((copy, index) => {
+    const seq = expectedSeq + index + 1
+    if (copy !== undefined) {
+      // A copy has no seq of its own, so the one set here is its last key.
+      copy.seq = seq
+      return JSON.stringify(copy)
+    }
+    const item = items[index]!
+    if (!Object.hasOwn(item, 'seq')) return withSeq(JSON.stringify(item), seq)
     const { seq: _assignedByTheStore, ...fields } = item as UnsequencedItem & { seq?: unknown }
-    return JSON.stringify(fields)
+    return withSeq(JSON.stringify(fields), seq)
   })
+  return { members, copies: copies as unknown as (Item | undefined)[] }
 }
 
-/** The stored form of an item: its JSON with `seq` added last, exactly as the append script writes it. */
+/** An item's JSON without `seq` with `seq` added last: the stored form of the careful path. */
 function withSeq(body: string, seq: number): string {
   return `${body.slice(0, -1)},"seq":${seq}}`
 }

@@ -1,0 +1,85 @@
+/**
+ * The copy of an item that `append` returns, made in the same pass that checks it can be stored as
+ * JSON: equal to `JSON.parse(JSON.stringify(item))` without its `seq` (keys in order, `undefined`
+ * properties dropped, `-0` as `0`, every object a plain object), but several times faster than
+ * checking with `assertSerializable` and parsing the stored JSON back, since strings are shared rather
+ * than re-parsed.
+ *
+ * It only takes the common shape: plain objects, arrays with Array.prototype, finite numbers,
+ * strings, booleans, null, `undefined` as an object property, nesting up to {@link MAX_DEPTH}.
+ * Anything else (what `assertSerializable` rejects, and rarer things it accepts, such as sparse
+ * arrays, array subclasses or very deep nesting) gives `undefined`: the caller then runs
+ * `assertSerializable`, which reports the problem with its path, and copies through JSON. So this is
+ * never more lenient than `assertSerializable`, only faster where the answer is plainly yes.
+ */
+export function copyItem(item: object): Record<string, unknown> | undefined {
+  const copy = copyObject(item as Record<string, unknown>, 0, true)
+  return copy === UNUSUAL ? undefined : (copy as Record<string, unknown>)
+}
+
+/** Deeper than this may be a cycle: left to `assertSerializable`, which finds cycles. */
+const MAX_DEPTH = 64
+
+const UNUSUAL: unique symbol = Symbol('unusual')
+
+function copyValue(value: unknown, depth: number): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value
+    case 'number':
+      // JSON writes -0 as 0, and has no NaN or Infinity.
+      return Number.isFinite(value) ? (value === 0 ? 0 : value) : UNUSUAL
+    case 'object':
+      if (value === null) return null
+      if (depth >= MAX_DEPTH) return UNUSUAL
+      return Array.isArray(value)
+        ? copyArray(value, depth + 1)
+        : copyObject(value as Record<string, unknown>, depth + 1, false)
+    default:
+      // undefined (only reached inside arrays, where it is not allowed), bigint, function, symbol.
+      return UNUSUAL
+  }
+}
+
+function copyArray(array: unknown[], depth: number): unknown[] | typeof UNUSUAL {
+  if (Object.getPrototypeOf(array) !== Array.prototype) return UNUSUAL
+  const copy = new Array<unknown>(array.length)
+  for (let index = 0; index < array.length; index++) {
+    // A hole reads as undefined (JSON writes null there): UNUSUAL, left to the careful path.
+    const element = copyValue(array[index], depth)
+    if (element === UNUSUAL) return UNUSUAL
+    copy[index] = element
+  }
+  return copy
+}
+
+function copyObject(
+  object: Record<string, unknown>,
+  depth: number,
+  top: boolean,
+): Record<string, unknown> | typeof UNUSUAL {
+  const prototype = Object.getPrototypeOf(object)
+  if (prototype !== Object.prototype && prototype !== null) return UNUSUAL
+  const copy: Record<string, unknown> = {}
+  for (const key of Object.keys(object)) {
+    // The store assigns an item's seq; the caller sets it on the copy.
+    if (top && key === 'seq') continue
+    const value = object[key]
+    if (value === undefined) continue
+    const element = copyValue(value, depth)
+    if (element === UNUSUAL) return UNUSUAL
+    if (key === '__proto__') {
+      // An own key named __proto__ (JSON.parse makes one); assigning would set the prototype instead.
+      Object.defineProperty(copy, key, {
+        value: element,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      })
+    } else {
+      copy[key] = element
+    }
+  }
+  return copy
+}
