@@ -263,3 +263,27 @@ describe('compaction keeps every context whole (property)', () => {
     )
   })
 })
+
+describe('another process compacts', () => {
+  it('a second memory on the same store sees the archive and keeps appending', async () => {
+    const store = inMemoryStore()
+    const compacting = createMemory({
+      store,
+      summarizer: scripted(),
+      compaction: { budget: { maxContextTokens: 10_000, maxOutputTokens: 1_000 } },
+    })
+    const plain = createMemory({ store })
+    const one = await compacting.thread('shared')
+    const two = await plain.thread('shared')
+    for (let index = 0; index < 20; index++) await two.append(chat(index))
+    expect(await two.view()).toHaveLength(20)
+    await one.compact({ force: true })
+    const view = await two.view()
+    expect(view.map((item) => item.seq)).toEqual(
+      (await store.read('shared')).filter((item) => item.type === 'message').map((item) => item.seq),
+    )
+    expect((await two.status()).items).toMatchObject({ archived: 10 })
+    const [next] = await two.append(chat(20))
+    expect(next!.seq).toBe((await store.head('shared')).lastSeq)
+  })
+})

@@ -1,13 +1,13 @@
 import { type CompactionOptions, resolveCompaction } from '../compaction'
 import { StrataError } from '../errors'
 import { createEventEmitter, type MemoryEventListener, type MemoryEventName } from '../events'
-import { assertThreadId, type Item } from '../items'
+import { assertThreadId } from '../items'
 import { createLevelLadder, DEFAULT_LEVELS, type LevelLadder } from '../levels'
 import { inMemoryStore, type StrataStore } from '../stores'
 import { patternSummarizer, type Summarizer } from '../summarizers'
 import { type TokenCounter, tokenEstimator } from '../tokens'
 import { Thread } from './thread'
-import { ThreadLog } from './thread-log'
+import { loadThreadLog } from './thread-log'
 
 /** The default modes, for the default ladder: the level each mode works at. */
 export const DEFAULT_MODES = { idle: 'task', 'working-solo': 'task', orchestrating: 'project' } as const
@@ -130,20 +130,10 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
   const deps = { store, ladder, summarizer, tokenCounter, modes, events, clock, generateId, compaction }
 
   const open = async (threadId: string): Promise<Thread<L>> => {
-    const [archived, active, state] = await Promise.all([
-      store.readArchive(threadId),
-      store.read(threadId),
+    const [log, state] = await Promise.all([
+      loadThreadLog<L>(store, threadId, tokenCounter),
       store.getState(threadId),
     ])
-    const log = new ThreadLog<L>(tokenCounter)
-    // Archived and active items interleave by seq; absorb them in seq order so scopes and turns replay.
-    let a = 0
-    let b = 0
-    while (a < archived.length || b < active.length) {
-      const takeArchived = b >= active.length || (a < archived.length && archived[a]!.seq < active[b]!.seq)
-      if (takeArchived) log.absorb(archived[a++] as Item<L>, { archived: true })
-      else log.absorb(active[b++] as Item<L>)
-    }
     const mode = typeof state?.mode === 'string' ? state.mode : undefined
     return new Thread<L>(threadId, deps, log, mode)
   }

@@ -1,4 +1,5 @@
 import type { Item, MessageItem, SummaryItem } from '../items'
+import type { StrataStore } from '../stores'
 import type { TokenCounter } from '../tokens'
 import { countMessageTokens } from '../tokens'
 import { isContextMemoryItem } from '../views'
@@ -131,4 +132,25 @@ function deepFreeze(value: unknown) {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return
   Object.freeze(value)
   for (const child of Object.values(value)) deepFreeze(child)
+}
+
+/**
+ * Reads a thread's archive and active log and replays them in seq order (archived and active items
+ * interleave), so scopes, turns and totals come out as the writers left them.
+ */
+export async function loadThreadLog<L extends string>(
+  store: StrataStore,
+  threadId: string,
+  counter: TokenCounter,
+): Promise<ThreadLog<L>> {
+  const [archived, active] = await Promise.all([store.readArchive(threadId), store.read(threadId)])
+  const log = new ThreadLog<L>(counter)
+  let a = 0
+  let b = 0
+  while (a < archived.length || b < active.length) {
+    const takeArchived = b >= active.length || (a < archived.length && archived[a]!.seq < active[b]!.seq)
+    if (takeArchived) log.absorb(archived[a++] as Item<L>, { archived: true })
+    else log.absorb(active[b++] as Item<L>)
+  }
+  return log
 }

@@ -30,10 +30,17 @@ import type { SummarizedFact, SummarizeOptions, SummarizeResult, Summarizer } fr
 import { patternSummarizer, withTimeout } from '../summarizers'
 import { countMessageTokens, countPartTokens, MESSAGE_OVERHEAD_TOKENS, type TokenCounter } from '../tokens'
 import { levelView, type ToolInteraction, toolInteractions } from '../views'
-import { type OpenScope, startsTurn, type ThreadLog, turnIdOf } from './thread-log'
+import { loadThreadLog, type OpenScope, startsTurn, type ThreadLog, turnIdOf } from './thread-log'
 
 /** How many times a write re-reads the log and tries again after another writer got there first. */
-const MAX_WRITE_ATTEMPTS = 5
+const MAX_WRITE_ATTEMPTS = 10
+
+/**
+ * Waits a random few milliseconds, longer with each attempt, so writers that keep colliding on one
+ * thread fall out of step instead of colliding again.
+ */
+const backOff = (attempt: number) =>
+  new Promise<void>((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)))
 
 /** What a thread needs from its memory. */
 export interface ThreadDependencies<L extends string> {
@@ -142,7 +149,7 @@ const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1
 export class Thread<L extends string = string> {
   readonly id: string
   readonly #deps: ThreadDependencies<L>
-  readonly #log: ThreadLog<L>
+  #log: ThreadLog<L>
   #mode: string | undefined
   #lastContextTokens: number | undefined
   /** Token counts of stored parts: contexts render the same parts again and again. */
@@ -717,8 +724,20 @@ export class Thread<L extends string = string> {
     return run
   }
 
+  /**
+   * Catches up with other writers: new items are read and taken in; when the active log shrank
+   * (another process archived items), the log is read again whole. One `head` call when nothing changed.
+   */
   async #refresh() {
-    const fresh = await this.#deps.store.read(this.id, { fromSeq: this.#log.lastSeq + 1 })
+    const { store } = this.#deps
+    const head = await store.head(this.id)
+    if (head.lastSeq === this.#log.lastSeq && head.activeCount === this.#log.items.length) return
+    const fresh =
+      head.lastSeq > this.#log.lastSeq ? await store.read(this.id, { fromSeq: this.#log.lastSeq + 1 }) : []
+    if (this.#log.items.length + fresh.length !== head.activeCount) {
+      this.#log = await loadThreadLog<L>(store, this.id, this.#deps.tokenCounter)
+      return
+    }
     for (const item of fresh) this.#log.absorb(item as Item<L>)
   }
 
@@ -736,6 +755,7 @@ export class Thread<L extends string = string> {
       } catch (error) {
         if (!StrataError.isInstance(error, 'STRATA_SEQ_CONFLICT') || attempt >= MAX_WRITE_ATTEMPTS)
           throw error
+        if (attempt > 1) await backOff(attempt)
         await this.#refresh()
       }
     }
