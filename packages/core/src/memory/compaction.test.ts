@@ -287,3 +287,29 @@ describe('another process compacts', () => {
     expect(next!.seq).toBe((await store.head('shared')).lastSeq)
   })
 })
+
+describe('an item larger than the budget', () => {
+  it('is shown cut with a reference to the full item, which stays stored whole', async () => {
+    const memory = createMemory({
+      compaction: { budget: { maxContextTokens: 4_000, maxOutputTokens: 500, safetyMargin: 0 } },
+    })
+    const thread = await memory.thread('huge-item')
+    const page = 'The quick brown fox jumps over the lazy dog. '.repeat(2_000)
+    await thread.append({ role: 'user', content: 'Fetch the page' })
+    await thread.append({
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: 'f', toolName: 'fetch', input: {} }],
+    })
+    const [result] = await thread.append({
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 'f', toolName: 'fetch', output: page }],
+    })
+    const { messages, stats } = await thread.context()
+    const shown = messages.at(-1)!.content[0] as { output: string }
+    expect(shown.output.length).toBeLessThan(page.length / 10)
+    expect(shown.output).toContain(`the full content is item ${result!.id} (seq ${result!.seq})`)
+    expect(stats.contextTokens).toBeLessThan(3_500)
+    const stored = (await thread.items()).at(-1)!
+    expect((stored as { content: { output: string }[] }).content[0]!.output).toBe(page)
+  })
+})

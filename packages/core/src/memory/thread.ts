@@ -7,6 +7,7 @@ import {
   shouldCompact,
 } from '../compaction'
 import { type ContextMessage, type ContextStats, renderContext } from '../context'
+import { OVERSIZED_SHARE, truncateOversized } from '../context/truncate-oversized'
 import { StrataError } from '../errors'
 import type { CompactionEndEvent, CompactionTrigger, MemoryEventEmitter } from '../events'
 import {
@@ -356,10 +357,20 @@ export class Thread<L extends string = string> {
       if (this.#budgetRequested !== undefined) await this.#compactToBudget('budget')
       const target = level ?? this.level
       const view = levelView(this.#activeWindow(), target, this.#deps.ladder)
+      const { budget } = this.#deps.compaction
+      // Under a budget no single item may overflow the context: an oversized one is shown cut.
+      const shown =
+        budget === false
+          ? view
+          : truncateOversized(view, {
+              maxTokens: Math.floor(budget.inputBudget * OVERSIZED_SHARE),
+              counter: this.#deps.tokenCounter,
+              countItem: (item) => (item.type === 'message' ? this.#countTokens(item) : 0),
+            })
       const messages = renderContext({
         ...(options.system === undefined ? {} : { system: options.system }),
         memoryItems: this.#log.memoryItems,
-        view,
+        view: shown,
       })
       const counter = this.#deps.tokenCounter
       const contextTokens = messages.reduce((sum, message) => sum + this.#countTokens(message), 0)
