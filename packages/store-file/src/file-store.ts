@@ -9,9 +9,10 @@ import {
   assertThreadId,
   type ContentQuery,
   type ContentRecord,
+  checkAppendArguments,
+  checkArchiveOptions,
   checkContentQuery,
   checkContentRecord,
-  checkExpectedSeq,
   checkReadOptions,
   checkSeq,
   checkState,
@@ -33,14 +34,14 @@ import {
   writeContentRecord,
 } from './content-files'
 import { appendFileDurably, readRange, syncDirectory, writeFileAtomic, writeFully } from './durable-fs'
-import { invalidOptions, isMissing, storeFailed } from './file-errors'
+import { isMissing, storeFailed } from './file-errors'
 import { type FileStoreOptions, resolveFileStoreOptions } from './file-store-options'
 import { jsonCopy } from './json-copy'
 import { readJsonObject } from './json-file'
 import { itemFromLogLine, prepareLogLine, sequenceLogLine, withoutBatchEnd } from './line-format'
 import type { LogFile } from './log-file'
 import { writeMirrors } from './mirrors'
-import { isPlainObject, rangeOf } from './store-arguments'
+import { rangeOf } from './store-arguments'
 import { ARCHIVE_FILE, CORRUPT_SUFFIX, STATE_FILE, ThreadFiles, type ThreadView } from './thread-files'
 import { withThreadLock } from './thread-lock'
 
@@ -258,14 +259,7 @@ export function fileStore(options: FileStoreOptions = {}): StrataStore {
       options: AppendOptions,
     ): Promise<Item[]> {
       assertThreadId(threadId)
-      const expectedSeq = checkExpectedSeq(options?.expectedSeq, 'append', true)
-      if (!Array.isArray(items)) {
-        invalidOptions('append(threadId, items, options) needs items as an array (use [] for none).')
-      }
-      items.forEach((item, index) => {
-        if (!isPlainObject(item)) invalidOptions(`append: items[${index}] must be an item object.`, { index })
-      })
-      assertSerializable(items, 'items')
+      const expectedSeq = checkAppendArguments(items, options)
       // Serialised and copied before the first await: later changes to the caller's objects are not
       // stored, and the copies become the items returned.
       const prepared = items.map(prepareLogLine)
@@ -322,11 +316,8 @@ export function fileStore(options: FileStoreOptions = {}): StrataStore {
 
     async archive(threadId: string, options: ArchiveOptions): Promise<number> {
       assertThreadId(threadId)
-      if (!Array.isArray(options?.seqs)) {
-        invalidOptions('archive(threadId, { seqs }) needs seqs as an array of item seqs.')
-      }
-      const expectedSeq = checkExpectedSeq(options.expectedSeq, 'archive', false)
-      const wanted = new Set(options.seqs)
+      const { seqs, expectedSeq } = checkArchiveOptions(options)
+      const wanted = new Set(seqs)
       const thread = threadFiles(threadId)
       const ahead = await snapshot(thread)
       if (expectedSeq !== undefined) checkSeq(threadId, expectedSeq, ahead.lastSeq)
