@@ -1,4 +1,11 @@
-export type { BudgetOptions, CompactionOptions, WaterfallOptions } from './compaction'
+export type {
+  AutoTransitionsOptions,
+  BudgetOptions,
+  CompactionOptions,
+  MiddleLimits,
+  NarrowestLimits,
+  WaterfallOptions,
+} from './compaction'
 export * from './context'
 export * from './errors'
 export * from './events'

@@ -119,7 +119,7 @@ const commands: fc.Arbitrary<HistoryCommand[]> = fc.array(
     fc.nat().map((n) => ({ kind: 'result' as const, n })),
     fc.constant({ kind: 'fact' as const }),
   ),
-  { maxLength: 100 },
+  { maxLength: 100, size: 'medium' },
 )
 
 describe('planBudgetCompaction keeps whole turns (property)', () => {

@@ -1,5 +1,27 @@
 import { StrataError } from '../errors'
+import type { MiddleLimits, NarrowestLimits } from './auto-transition-plan'
 import { inputBudget } from './budget-plan'
+
+/**
+ * Options of automatic transitions: when the current scope grows past a limit, the thread closes the
+ * part of it seen so far (a transition with reason `size-limit`, `time-limit` or `token-budget`, and a
+ * scope summary at the parent level) and reopens the same scope, so the application stays at its level.
+ * Checked when a new user request arrives, so a turn is never cut.
+ */
+export interface AutoTransitionsOptions {
+  /** Limits of the narrowest level; false turns them off. @default { items: 20, toolActions: 10 } */
+  narrowest?: NarrowestLimits | false
+  /** Limits of the middle levels; false turns them off. @default { items: 50, requests: 30, idleMs: 3_600_000 } */
+  middle?: MiddleLimits | false
+  /** Close a scope whose items reach this many tokens (reason `token-budget`). @default off */
+  maxScopeTokens?: number
+  /**
+   * Closed scopes (transitions and their scope summaries) a context of the broadest level shows; older
+   * ones stay in the log and reachable, but leave the context.
+   * @default 10
+   */
+  keepScopes?: number
+}
 
 /** Options of the waterfall: short-term and long-term summaries behind an immediate window. */
 export interface WaterfallOptions {
@@ -45,6 +67,8 @@ export interface BudgetOptions {
 /** The `compaction` option of `createMemory`: each policy is an options object, or false (off). */
 export interface CompactionOptions {
   /** @default false */
+  autoTransitions?: AutoTransitionsOptions | false
+  /** @default false */
   waterfall?: WaterfallOptions | false
   /** @default false */
   budget?: BudgetOptions | false
@@ -57,6 +81,14 @@ export interface CompactionOptions {
 
 /** Compaction options with defaults applied and checked. */
 export interface ResolvedCompaction {
+  autoTransitions:
+    | {
+        narrowest: NarrowestLimits | false
+        middle: MiddleLimits | false
+        maxScopeTokens?: number
+        keepScopes: number
+      }
+    | false
   waterfall: Required<WaterfallOptions> | false
   budget: { inputBudget: number; compactionRatio: number; rawTailTurns: number } | false
   summarizerTimeoutMs: number
@@ -74,6 +106,7 @@ const wholeNumber = (value: number, name: string, minimum: number) => {
 
 /** Applies the defaults and validates: `STRATA_INVALID_OPTIONS` with what to change. */
 export function resolveCompaction({
+  autoTransitions = false,
   waterfall = false,
   budget = false,
   summarizerTimeoutMs = 60_000,
@@ -94,5 +127,35 @@ export function resolveCompaction({
     wholeNumber(rawTailTurns, 'budget.rawTailTurns', 0)
     resolvedBudget = { inputBudget: inputBudget(sizes), compactionRatio, rawTailTurns }
   }
-  return { waterfall: resolvedWaterfall, budget: resolvedBudget, summarizerTimeoutMs }
+  let resolvedAuto: ResolvedCompaction['autoTransitions'] = false
+  if (autoTransitions !== false) {
+    const { narrowest = {}, middle = {}, maxScopeTokens, keepScopes = 10 } = autoTransitions
+    for (const [name, limits, known] of [
+      ['narrowest', narrowest, ['items', 'toolActions']],
+      ['middle', middle, ['items', 'requests', 'idleMs']],
+    ] as const) {
+      if (limits === false) continue
+      if (typeof limits !== 'object' || limits === null)
+        invalid(`compaction: autoTransitions.${name} must be an object of limits or false.`)
+      for (const [key, value] of Object.entries(limits)) {
+        if (!(known as readonly string[]).includes(key))
+          invalid(`compaction: autoTransitions.${name}.${key} is not a limit; use ${known.join(', ')}.`)
+        if (value !== undefined) wholeNumber(value, `autoTransitions.${name}.${key}`, 1)
+      }
+    }
+    if (maxScopeTokens !== undefined) wholeNumber(maxScopeTokens, 'autoTransitions.maxScopeTokens', 1)
+    wholeNumber(keepScopes, 'autoTransitions.keepScopes', 1)
+    resolvedAuto = {
+      narrowest,
+      middle,
+      keepScopes,
+      ...(maxScopeTokens === undefined ? {} : { maxScopeTokens }),
+    }
+  }
+  return {
+    autoTransitions: resolvedAuto,
+    waterfall: resolvedWaterfall,
+    budget: resolvedBudget,
+    summarizerTimeoutMs,
+  }
 }

@@ -17,6 +17,7 @@ export {
   shouldCompact,
 } from './budget-plan'
 export {
+  type AutoTransitionsOptions,
   type BudgetOptions,
   type CompactionOptions,
   type ResolvedCompaction,

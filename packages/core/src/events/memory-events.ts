@@ -41,8 +41,10 @@ export interface CompactionEndEvent extends CompactionStartEvent {
   /** Summary and fact items written. */
   itemsWritten: number
   durationMs: number
-  /** Set when the compaction did nothing, e.g. 'nothing-to-compact'. */
+  /** Set when the compaction did nothing: 'nothing-to-compact', or 'superseded' (another writer compacted first). */
   skipped?: string
+  /** What the application should change, e.g. a system prompt that alone fills the budget. */
+  warning?: string
   /** The summarizer's failure: the log is untouched and the compaction is tried again later. */
   error?: unknown
 }

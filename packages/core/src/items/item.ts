@@ -20,6 +20,11 @@ export interface ItemBase<L extends string = string> {
 export interface ScopeOpening {
   title: string
   instructions?: string
+  /**
+   * Set when an automatic transition closed the scope's earlier part and reopened it: the seq of the
+   * opening item it continues.
+   */
+  continuedFrom?: number
 }
 
 /** A chat message. */

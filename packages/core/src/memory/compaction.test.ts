@@ -182,8 +182,35 @@ describe('token budget', () => {
       await thread.reportUsage({ inputTokens: 9_500 })
       await thread.context({ system: 'x'.repeat(40_000) })
     }
-    expect(ends).toEqual([expect.objectContaining({ skipped: 'nothing-to-compact' })])
+    expect(ends).toEqual([
+      expect.objectContaining({
+        skipped: 'nothing-to-compact',
+        warning: expect.stringContaining('Shorten the system prompt'),
+      }),
+    ])
     expect(summarizer.calls).toHaveLength(0)
+    // The warning stays visible in status, also to a process that opens the thread later.
+    expect((await thread.status()).compaction.last).toMatchObject({ skipped: 'nothing-to-compact' })
+    const reopened = await createMemory({ store: memory.store, compaction: { budget } }).thread('huge-system')
+    expect((await reopened.status()).compaction.last?.warning).toContain('raw tail')
+  })
+
+  it('status reports summaries by tier with their sizes, facts and the last compaction', async () => {
+    const { thread } = await tenTurns()
+    expect((await thread.status()).compaction).toMatchObject({
+      facts: 0,
+      summaries: { episodic: { count: 0 } },
+    })
+    await thread.reportUsage({ inputTokens: 7_000 })
+    expect((await thread.status()).compaction.budgetRequested).toBe('early')
+    await thread.context()
+    const { compaction } = await thread.status()
+    expect(compaction.budgetRequested).toBeUndefined()
+    expect(compaction.summaries.episodic.count).toBe(1)
+    expect(compaction.summaries.episodic.tokens).toBeGreaterThan(0)
+    expect(compaction.facts).toBe(1)
+    expect(compaction.last).toMatchObject({ trigger: 'budget', itemsArchived: 10, itemsWritten: 2 })
+    expect(compaction.last!.tokensAfter).toBeLessThan(compaction.last!.tokensBefore)
   })
 
   it('compact({ force: true }) compacts by hand', async () => {
@@ -204,11 +231,12 @@ describe('token budget', () => {
 
 describe('compaction keeps every context whole (property)', () => {
   it('no tool result without its call after waterfall and budget compactions on random histories', async () => {
+    let archivedInAll = 0
     await fc.assert(
       fc.asyncProperty(
         fc.array(
           fc.oneof(fc.constant('user'), fc.constant('assistant'), fc.constant('call'), fc.constant('late')),
-          { maxLength: 80 },
+          { maxLength: 80, size: 'medium' },
         ),
         async (steps) => {
           const memory = createMemory({
@@ -220,7 +248,9 @@ describe('compaction keeps every context whole (property)', () => {
           const thread = await memory.thread('random')
           const pending: string[] = []
           let calls = 0
+          let appended = 0
           for (const step of steps) {
+            if (step !== 'late' || pending.length > 0) appended++
             if (step === 'user' || step === 'assistant') await thread.append({ role: step, content: step })
             else if (step === 'call') {
               const toolCallId = `c${calls++}`
@@ -257,10 +287,14 @@ describe('compaction keeps every context whole (property)', () => {
             .filter((item) => item.type === 'message')
             .map((item) => item.seq)
           expect(new Set(seqs).size).toBe(seqs.length)
+          expect(seqs).toHaveLength(appended)
+          archivedInAll += archived.length
         },
       ),
       { numRuns: 60 },
     )
+    // The histories are long enough that the budget does archive turns.
+    expect(archivedInAll).toBeGreaterThan(100)
   })
 })
 
@@ -285,6 +319,48 @@ describe('another process compacts', () => {
     expect((await two.status()).items).toMatchObject({ archived: 10 })
     const [next] = await two.append(chat(20))
     expect(next!.seq).toBe((await store.head('shared')).lastSeq)
+  })
+})
+
+describe('two writers compact one thread', () => {
+  const budget = { maxContextTokens: 10_000, maxOutputTokens: 1_000 }
+
+  it('the slower compaction re-plans instead of summarizing turns already compacted, and keeps appends', async () => {
+    const store = inMemoryStore()
+    const slowSummarizer = scripted({ delay: 150 })
+    const slow = await createMemory({ store, summarizer: slowSummarizer, compaction: { budget } }).thread(
+      'two',
+    )
+    const fast = await createMemory({ store, summarizer: scripted(), compaction: { budget } }).thread('two')
+    const writer = await createMemory({ store }).thread('two')
+    for (let index = 0; index < 20; index++) await writer.append(chat(index))
+
+    const slowRun = slow.compact({ force: true })
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    // While the slow one waits on its summarizer, another writer compacts the same turns and appends.
+    await fast.compact({ force: true })
+    await writer.append(chat(20))
+    await writer.append(chat(21))
+    await slowRun
+
+    const [active, archived] = [await store.read('two'), await store.readArchive('two')]
+    const episodic = active.filter((item) => item.type === 'summary' && item.tier === 'episodic')
+    const ranges = episodic.map((item) => item.type === 'summary' && item.range)
+    // No two episodic summaries cover the same items.
+    for (let a = 0; a < ranges.length; a++) {
+      for (let b = a + 1; b < ranges.length; b++) {
+        const [x, y] = [
+          ranges[a] as { fromSeq: number; toSeq: number },
+          ranges[b] as { fromSeq: number; toSeq: number },
+        ]
+        expect(x.toSeq < y.fromSeq || y.toSeq < x.fromSeq).toBe(true)
+      }
+    }
+    // Every message is stored once, active or archived, including the two appended meanwhile.
+    const messages = [...archived, ...active].filter((item) => item.type === 'message')
+    expect(messages).toHaveLength(22)
+    expect(new Set(messages.map((item) => item.id)).size).toBe(22)
+    expect(slowSummarizer.calls.length).toBeGreaterThanOrEqual(1)
   })
 })
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import type { CompactionOptions } from '../compaction'
 import type { ContextMessage } from '../context'
 import type { MessageInput } from '../items'
 import { inMemoryStore } from '../stores'
@@ -14,32 +15,45 @@ type Operation =
   | { kind: 'enter' }
   | { kind: 'exit'; outcome: 'complete' | 'cancelled' | 'aborted' }
 
-const operation: fc.Arbitrary<Operation> = fc.oneof(
-  fc.record({
+const operations = {
+  chat: fc.record({
     kind: fc.constantFrom('user' as const, 'assistant' as const),
     text: fc.string({ maxLength: 30 }),
   }),
-  fc.record({ kind: fc.constant('call' as const), tools: fc.integer({ min: 1, max: 3 }) }),
-  fc.record({ kind: fc.constant('result' as const), pick: fc.nat(), isError: fc.boolean() }),
-  fc.record({ kind: fc.constant('action' as const) }),
-  fc.record({ kind: fc.constant('enter' as const) }),
-  fc.record({
+  call: fc.record({ kind: fc.constant('call' as const), tools: fc.integer({ min: 1, max: 3 }) }),
+  result: fc.record({ kind: fc.constant('result' as const), pick: fc.nat(), isError: fc.boolean() }),
+  action: fc.record({ kind: fc.constant('action' as const) }),
+  enter: fc.record({ kind: fc.constant('enter' as const) }),
+  exit: fc.record({
     kind: fc.constantFrom('exit' as const),
     outcome: fc.constantFrom('complete' as const, 'cancelled' as const, 'aborted' as const),
   }),
+}
+const operation: fc.Arbitrary<Operation> = fc.oneof(...Object.values(operations))
+/** Long scopes: mostly requests, answers and actions, few exits. */
+const longScopeOperation: fc.Arbitrary<Operation> = fc.oneof(
+  { arbitrary: operations.chat, weight: 6 },
+  { arbitrary: operations.call, weight: 1 },
+  { arbitrary: operations.result, weight: 2 },
+  { arbitrary: operations.action, weight: 3 },
+  { arbitrary: operations.enter, weight: 2 },
+  { arbitrary: operations.exit, weight: 1 },
 )
 
 /** Replays operations on a thread with a fixed clock and ids, skipping the ones that make no sense. */
-async function replay(operations: readonly Operation[], seed = 'p') {
+async function replay(operations: readonly Operation[], seed = 'p', compaction?: CompactionOptions) {
   let tick = 0
   const memory = createMemory({
     store: inMemoryStore(),
     clock: () => 1_700_000_000_000 + tick++,
     generateId: () => `${seed}-${tick++}`,
+    ...(compaction === undefined ? {} : { compaction }),
   })
   const thread = await memory.thread('property')
   const pending: string[] = []
   let calls = 0
+  /** Scopes the application opened and has not closed, innermost last. */
+  const opened: string[] = []
   for (const op of operations) {
     switch (op.kind) {
       case 'user':
@@ -91,15 +105,21 @@ async function replay(operations: readonly Operation[], seed = 'p') {
       }
       case 'enter': {
         const child = memory.ladder.child(thread.level)
-        if (child !== undefined) await thread.enter(child, { title: `scope ${calls}` })
+        if (child !== undefined) {
+          await thread.enter(child, { title: `scope ${calls}` })
+          opened.push(`scope ${calls}`)
+        }
         break
       }
       case 'exit':
-        if (thread.scopes.length > 0) await thread.exit({ outcome: op.outcome })
+        if (thread.scopes.length > 0) {
+          await thread.exit({ outcome: op.outcome })
+          opened.pop()
+        }
         break
     }
   }
-  return { memory, thread }
+  return { memory, thread, opened }
 }
 
 /** Invariant 1: every tool message answers exactly the calls of the assistant message before it. */
@@ -135,7 +155,7 @@ const contexts = async (thread: Thread) => {
 describe('context properties', () => {
   it('never shows a tool result without its call, nor a call without its results', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(operation, { maxLength: 60 }), async (operations) => {
+      fc.asyncProperty(fc.array(operation, { maxLength: 60, size: 'medium' }), async (operations) => {
         const { thread } = await replay(operations)
         for (const { messages } of await contexts(thread)) assertToolPairs(messages)
       }),
@@ -145,7 +165,7 @@ describe('context properties', () => {
 
   it('is deterministic: the same log gives a byte-identical context', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(operation, { maxLength: 40 }), async (operations) => {
+      fc.asyncProperty(fc.array(operation, { maxLength: 40, size: 'medium' }), async (operations) => {
         const first = await replay(operations)
         const second = await replay(operations)
         const [a, b, again] = [
@@ -162,7 +182,7 @@ describe('context properties', () => {
 
   it('every context message comes from a visible item: the view bounds what is sent', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(operation, { maxLength: 60 }), async (operations) => {
+      fc.asyncProperty(fc.array(operation, { maxLength: 60, size: 'medium' }), async (operations) => {
         const { thread } = await replay(operations)
         for (const level of ['global', 'project', 'task'] as const) {
           const view = await thread.view(level)
@@ -175,5 +195,50 @@ describe('context properties', () => {
       }),
       { numRuns: 100 },
     )
+  })
+
+  it('with automatic transitions at small limits: contexts stay whole, scopes follow the application, nothing is lost', async () => {
+    const compaction: CompactionOptions = {
+      autoTransitions: {
+        narrowest: { items: 4, toolActions: 2 },
+        middle: { items: 6, requests: 3 },
+        keepScopes: 2,
+      },
+    }
+    let closedAutomatically = 0
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(longScopeOperation, { minLength: 10, maxLength: 80, size: 'max' }),
+        async (operations) => {
+          const plain = await replay(operations, 'p')
+          const auto = await replay(operations, 'p', compaction)
+          for (const { messages } of await contexts(auto.thread)) assertToolPairs(messages)
+          // The application's scopes are still open, with their titles, whatever was closed automatically.
+          expect(auto.thread.scopes.map((scope) => scope.title)).toEqual(auto.opened)
+          expect(auto.thread.level).toBe(plain.thread.level)
+          // Every message the application appended is stored once, in order, at the same level and turn.
+          const own = (items: Awaited<ReturnType<Thread['items']>>) =>
+            items
+              .filter((item) => item.type === 'message' && item.scope === undefined)
+              .map((item) => item.type === 'message' && [item.role, item.content, item.level, item.turnId])
+          expect(own(await auto.thread.items())).toEqual(own(await plain.thread.items()))
+          // An automatic transition never cuts a turn: it is written just before a new request.
+          const items = await auto.thread.items()
+          items.forEach((item, index) => {
+            if (
+              item.type !== 'transition' ||
+              !['size-limit', 'time-limit', 'token-budget'].includes(item.reason)
+            )
+              return
+            closedAutomatically++
+            const next = items.slice(index + 1).find((later) => later.type === 'message' && !later.scope)
+            expect(next).toMatchObject({ type: 'message', role: 'user' })
+          })
+        },
+      ),
+      { numRuns: 150 },
+    )
+    // The limits are small enough that the random histories do reach them.
+    expect(closedAutomatically).toBeGreaterThan(20)
   })
 })

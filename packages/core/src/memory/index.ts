@@ -4,6 +4,7 @@ export {
   type EnterOptions,
   type ExitOptions,
   type ExitResult,
+  type LastCompaction,
   type ScopeOutcome,
   Thread,
   type ThreadContext,

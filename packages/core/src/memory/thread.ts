@@ -1,6 +1,7 @@
 import {
   mergeFacts,
   normalizeFactText,
+  planAutoTransition,
   planBudgetCompaction,
   planWaterfall,
   type ResolvedCompaction,
@@ -21,6 +22,7 @@ import {
   normalizeMessage,
   type SeqRange,
   type SummaryItem,
+  type SummaryTier,
   type TransitionItem,
   type TransitionReason,
   type UnsequencedItem,
@@ -30,7 +32,7 @@ import type { StrataStore } from '../stores'
 import type { SummarizedFact, SummarizeOptions, SummarizeResult, Summarizer } from '../summarizers'
 import { patternSummarizer, withTimeout } from '../summarizers'
 import { countMessageTokens, countPartTokens, MESSAGE_OVERHEAD_TOKENS, type TokenCounter } from '../tokens'
-import { levelView, type ToolInteraction, toolInteractions } from '../views'
+import { keepRecentScopes, levelView, type ToolInteraction, toolInteractions } from '../views'
 import { loadThreadLog, type OpenScope, startsTurn, type ThreadLog, turnIdOf } from './thread-log'
 
 /** How many times a write re-reads the log and tries again after another writer got there first. */
@@ -122,6 +124,31 @@ export interface ThreadStatus<L extends string = string> {
   tokens: { total: number; counter: string }
   /** The last usage reported with `reportUsage`, and its ratio to Strata's estimate of that context. */
   lastUsage?: { inputTokens: number; outputTokens?: number; estimatedTokens?: number; ts: number }
+  /** Summaries by tier with their sizes, facts, the waterfall's progress and the last compaction. */
+  compaction: {
+    summaries: Record<SummaryTier, { count: number; tokens: number }>
+    facts: number
+    waterfall: { compactions: number; summarizedThroughSeq: number }
+    /** Set while a budget compaction waits for the next context. */
+    budgetRequested?: 'early' | 'hard'
+    last?: LastCompaction
+  }
+}
+
+/** The last compaction a thread ran (kept in the thread's state, so it survives a restart). */
+export interface LastCompaction {
+  trigger: CompactionTrigger
+  /** When it ended, epoch ms. */
+  ts: number
+  durationMs: number
+  tokensBefore: number
+  tokensAfter: number
+  itemsArchived: number
+  itemsWritten: number
+  skipped?: string
+  warning?: string
+  /** The summarizer's error message, when it failed. */
+  error?: string
 }
 
 const OUTCOMES: readonly ScopeOutcome[] = ['complete', 'cancelled', 'aborted']
@@ -162,6 +189,7 @@ export class Thread<L extends string = string> {
   #budgetRequested: 'early' | 'hard' | undefined
   /** A budget request that found nothing to compact is reported once, not on every turn. */
   #budgetSkipReported = false
+  #lastCompaction: LastCompaction | undefined
 
   /** @internal Use `memory.thread(id)`. */
   constructor(id: string, deps: ThreadDependencies<L>, log: ThreadLog<L>, mode: string | undefined) {
@@ -197,9 +225,20 @@ export class Thread<L extends string = string> {
   async append(input: MessageInput | readonly MessageInput[]): Promise<MessageItem<L>[]> {
     const inputs = Array.isArray(input) ? input : [input as MessageInput]
     const messages = inputs.map((message, index) => normalizeMessage(message, index))
-    const stored = await this.#exclusive(() => this.#write(() => this.#messageItems(messages)))
+    let closed: { count: number; event: ClosingEvent } | undefined
+    const stored = await this.#exclusive(() =>
+      this.#write(async () => {
+        const auto = await this.#autoTransitionItems(messages)
+        closed = auto === undefined ? undefined : { count: auto.items.length, event: auto.event }
+        return [...(auto?.items ?? []), ...this.#messageItems(messages)]
+      }),
+    )
+    if (closed !== undefined) {
+      const [transition, summary] = stored as [TransitionItem<L>, SummaryItem<L>]
+      this.#deps.events.emit('transition', { threadId: this.id, transition, summary, ...closed.event })
+    }
     this.#startWaterfall()
-    return stored as MessageItem<L>[]
+    return stored.slice(closed?.count ?? 0) as MessageItem<L>[]
   }
 
   /**
@@ -275,7 +314,7 @@ export class Thread<L extends string = string> {
     if (options.level !== undefined) this.#deps.ladder.assert(options.level)
 
     return this.#exclusive(async () => {
-      let event: { title: string; summarizer: string; summarizerError?: unknown }
+      let event: ClosingEvent
       const stored = await this.#write(async () => {
         const scope = this.#log.scopes.at(-1)
         if (scope === undefined) {
@@ -292,38 +331,19 @@ export class Thread<L extends string = string> {
             details: { level: options.level, open: scope.level },
           })
         }
-        const parent = this.#deps.ladder.parent(scope.level)!
-        const scopeItems = this.#log.itemsAfter(scope.seq)
-        const written = await this.#scopeSummary(scopeItems, scope, outcome, options.summary)
-        const range = { fromSeq: scope.seq, toSeq: this.#log.lastSeq }
-        const actions = scopeItems.filter((item) => !(item.type === 'message' && item.role === 'tool')).length
-        const base = { level: parent, turnId: turnIdOf(this.#log.turn), ts: this.#deps.clock() }
-        const transition: Omit<TransitionItem<L>, 'seq'> = {
-          ...base,
-          id: this.#deps.generateId(),
-          type: 'transition',
-          fromLevel: scope.level,
+        const closing = await this.#closingItems(scope, {
+          outcome,
           reason: options.reason ?? this.#defaultReason(scope.level, outcome),
-          agentFacingMessage:
-            options.agentFacingMessage ??
-            `[ACTIONS]: <${actions} ${scope.level} actions filtered for brevity>`,
-          userFacingMessage:
-            options.userFacingMessage === undefined
-              ? `${capitalize(scope.level)} "${scope.title}" ${outcomeWords[outcome]}.`
-              : options.userFacingMessage,
-          range,
-        }
-        const summary: Omit<SummaryItem<L>, 'seq'> = {
-          ...base,
-          id: this.#deps.generateId(),
-          type: 'summary',
-          tier: 'scope',
-          text: written.text,
-          range,
-          salience: 0.5,
-        }
-        event = { title: scope.title, summarizer: written.name, ...written.error }
-        return [transition, summary] as UnsequencedItem<L>[]
+          ...(options.summary === undefined ? {} : { summary: options.summary }),
+          ...(options.agentFacingMessage === undefined
+            ? {}
+            : { agentFacingMessage: options.agentFacingMessage }),
+          ...(options.userFacingMessage === undefined
+            ? {}
+            : { userFacingMessage: options.userFacingMessage }),
+        })
+        event = closing.event
+        return closing.items
       })
       const result = { transition: stored[0] as TransitionItem<L>, summary: stored[1] as SummaryItem<L> }
       this.#deps.events.emit('transition', { threadId: this.id, ...result, ...event! })
@@ -356,8 +376,13 @@ export class Thread<L extends string = string> {
       await this.#refresh()
       if (this.#budgetRequested !== undefined) await this.#compactToBudget('budget')
       const target = level ?? this.level
-      const view = levelView(this.#activeWindow(), target, this.#deps.ladder)
-      const { budget } = this.#deps.compaction
+      const { budget, autoTransitions } = this.#deps.compaction
+      const fullView = levelView(this.#activeWindow(), target, this.#deps.ladder)
+      // With automatic transitions, the broadest level shows only the newest closed scopes.
+      const view =
+        autoTransitions !== false && target === this.#deps.ladder.broadest
+          ? keepRecentScopes(fullView, autoTransitions.keepScopes)
+          : fullView
       // Under a budget no single item may overflow the context: an oversized one is shown cut.
       const shown =
         budget === false
@@ -500,8 +525,16 @@ export class Thread<L extends string = string> {
         turnId: turnIdOf(this.#log.turn),
         items: { active: this.#log.items.length, archived: this.#log.archivedCount, byLevel, byType },
         tokens: { total: this.#log.rawTokens, counter: this.#deps.tokenCounter.name },
+        compaction: {
+          summaries: summaryCounts(this.#log.items, this.#deps.tokenCounter),
+          facts: byType.fact ?? 0,
+          waterfall: this.#log.waterfallCursor,
+          ...(this.#budgetRequested === undefined ? {} : { budgetRequested: this.#budgetRequested }),
+        },
       }
       if (state?.lastUsage !== undefined) status.lastUsage = state.lastUsage as ThreadStatus['lastUsage']
+      const last = this.#lastCompaction ?? (state?.lastCompaction as LastCompaction | undefined)
+      if (last !== undefined) status.compaction.last = last
       return status
     })
   }
@@ -549,7 +582,7 @@ export class Thread<L extends string = string> {
     started: number,
     outcome: Partial<CompactionEndEvent>,
   ) {
-    this.#deps.events.emit('compaction-end', {
+    const event: CompactionEndEvent = {
       threadId: this.id,
       trigger,
       tokensBefore,
@@ -558,7 +591,16 @@ export class Thread<L extends string = string> {
       itemsWritten: 0,
       durationMs: this.#deps.clock() - started,
       ...outcome,
-    })
+    }
+    const { threadId: _, error, ...fields } = event
+    const last: LastCompaction = { ...fields, ts: this.#deps.clock() }
+    if (error !== undefined) last.error = error instanceof Error ? error.message : String(error)
+    this.#lastCompaction = last
+    // Status shows it after a restart too; a failing state write must not turn into an unhandled rejection.
+    this.#exclusive(() => this.#updateState({ lastCompaction: { ...last } as JsonObject })).catch(
+      () => undefined,
+    )
+    this.#deps.events.emit('compaction-end', event)
   }
 
   /**
@@ -598,8 +640,18 @@ export class Thread<L extends string = string> {
             this.#summaryItem('long-term', long.summary, { fromSeq: from, toSeq: previousShort.range.toSeq }),
           )
         }
-        await this.#exclusive(() => this.#write(() => written as UnsequencedItem<L>[]))
-        this.#emitEnd('waterfall', tokensBefore, started, { itemsWritten: written.length })
+        // Commit only if no other writer summarized these items meanwhile; else the next append re-plans.
+        const stored = await this.#exclusive(() =>
+          this.#write(() =>
+            this.#log.waterfallCursor.summarizedThroughSeq >= plan.range.fromSeq
+              ? []
+              : (written as UnsequencedItem<L>[]),
+          ),
+        )
+        this.#emitEnd('waterfall', tokensBefore, started, {
+          itemsWritten: stored.length,
+          ...(stored.length === 0 ? { skipped: 'superseded' } : {}),
+        })
       } catch (error) {
         // Nothing was written: the cursor did not move, so the next append plans the same compaction again.
         this.#emitEnd('waterfall', tokensBefore, started, { error })
@@ -615,7 +667,7 @@ export class Thread<L extends string = string> {
    * one episodic summary and new semantic facts, written first; then those turns move to the archive.
    * A summarizer failure leaves the log untouched and keeps the request for the next context.
    */
-  async #compactToBudget(trigger: CompactionTrigger) {
+  async #compactToBudget(trigger: CompactionTrigger, attempt = 1): Promise<void> {
     const budget = this.#deps.compaction.budget
     const rawTailTurns = budget === false ? 4 : budget.rawTailTurns
     const started = this.#deps.clock()
@@ -626,7 +678,14 @@ export class Thread<L extends string = string> {
       // A prompt that is large without old turns (a huge system prompt) must not re-trigger every turn.
       if (!this.#budgetSkipReported) {
         this.#budgetSkipReported = true
-        this.#emitEnd(trigger, tokensBefore, started, { skipped: 'nothing-to-compact' })
+        this.#emitEnd(trigger, tokensBefore, started, {
+          skipped: 'nothing-to-compact',
+          warning:
+            'The prompt is over the compaction threshold but holds no whole turn older than the raw tail: ' +
+            'the system prompt, the memory slots or the current turns alone fill the budget. Shorten the ' +
+            'system prompt, lower budget.rawTailTurns or raise budget.maxContextTokens. Reported once ' +
+            'until a compaction succeeds.',
+        })
       }
       return
     }
@@ -655,7 +714,18 @@ export class Thread<L extends string = string> {
       ),
       ...fresh.map((fact) => this.#factItem(fact)),
     ]
-    await this.#write(() => written)
+    let superseded = false
+    await this.#write(() => {
+      // Another writer may have compacted meanwhile: commit only if every planned item is still active.
+      const active = new Set(this.#log.items.map((item) => item.seq))
+      superseded = plan.seqs.some((seq) => !active.has(seq))
+      return superseded ? [] : written
+    })
+    if (superseded) {
+      if (attempt < MAX_WRITE_ATTEMPTS) return this.#compactToBudget(trigger, attempt + 1)
+      this.#emitEnd(trigger, tokensBefore, started, { skipped: 'superseded' })
+      return
+    }
     let archived = 0
     for (let attempt = 1; ; attempt++) {
       try {
@@ -759,6 +829,7 @@ export class Thread<L extends string = string> {
   async #write(build: () => UnsequencedItem<L>[] | Promise<UnsequencedItem<L>[]>): Promise<Item<L>[]> {
     for (let attempt = 1; ; attempt++) {
       const items = await build()
+      if (items.length === 0) return []
       try {
         const stored = await this.#deps.store.append(this.id, items, { expectedSeq: this.#log.lastSeq })
         for (const item of stored) this.#log.absorb(item as Item<L>)
@@ -845,6 +916,93 @@ export class Thread<L extends string = string> {
     }
   }
 
+  /**
+   * The transition and scope summary that close `scope` at its parent level, built from the current log:
+   * the scope's items leave the parent's view, the transition stands in for them.
+   */
+  async #closingItems(
+    scope: OpenScope<L>,
+    options: {
+      outcome: ScopeOutcome
+      reason: TransitionReason
+      summary?: string
+      agentFacingMessage?: string
+      userFacingMessage?: string | null
+    },
+  ): Promise<{ items: UnsequencedItem<L>[]; event: ClosingEvent }> {
+    const parent = this.#deps.ladder.parent(scope.level)!
+    const scopeItems = this.#log.itemsAfter(scope.seq)
+    const written = await this.#scopeSummary(scopeItems, scope, options.outcome, options.summary)
+    const range = { fromSeq: scope.seq, toSeq: this.#log.lastSeq }
+    const actions = scopeItems.filter((item) => !(item.type === 'message' && item.role === 'tool')).length
+    const base = { level: parent, turnId: turnIdOf(this.#log.turn), ts: this.#deps.clock() }
+    const transition: Omit<TransitionItem<L>, 'seq'> = {
+      ...base,
+      id: this.#deps.generateId(),
+      type: 'transition',
+      fromLevel: scope.level,
+      reason: options.reason,
+      agentFacingMessage:
+        options.agentFacingMessage ?? `[ACTIONS]: <${actions} ${scope.level} actions filtered for brevity>`,
+      userFacingMessage:
+        options.userFacingMessage === undefined
+          ? `${capitalize(scope.level)} "${scope.title}" ${closingWords(options.outcome, options.reason)}.`
+          : options.userFacingMessage,
+      range,
+    }
+    const summary: Omit<SummaryItem<L>, 'seq'> = {
+      ...base,
+      id: this.#deps.generateId(),
+      type: 'summary',
+      tier: 'scope',
+      text: written.text,
+      range,
+      salience: 0.5,
+    }
+    return {
+      items: [transition, summary] as UnsequencedItem<L>[],
+      event: { title: scope.title, summarizer: written.name, ...written.error },
+    }
+  }
+
+  /**
+   * Automatic transitions, checked as a new request arrives (so no turn is ever cut): when the current
+   * scope is past a limit, the items that close the part seen so far and reopen the same scope, so the
+   * application stays at its level and the scope goes on with a fresh view.
+   */
+  async #autoTransitionItems(
+    messages: readonly NormalizedMessage[],
+  ): Promise<{ items: UnsequencedItem<L>[]; event: ClosingEvent } | undefined> {
+    const options = this.#deps.compaction.autoTransitions
+    const first = messages[0]
+    if (options === false || first === undefined || !startsTurn(first)) return undefined
+    const scope = this.#log.scopes.at(-1)
+    if (scope === undefined) return undefined
+    let scopeTokens: number | undefined
+    if (options.maxScopeTokens !== undefined) {
+      scopeTokens = 0
+      for (const item of this.#log.itemsAfter(scope.seq - 1))
+        if (item.type === 'message') scopeTokens += this.#countTokens(item)
+    }
+    const plan = planAutoTransition(this.#log.items, this.#deps.ladder, scope.level, {
+      now: this.#deps.clock(),
+      narrowest: options.narrowest,
+      middle: options.middle,
+      ...(options.maxScopeTokens === undefined ? {} : { maxScopeTokens: options.maxScopeTokens }),
+      ...(scopeTokens === undefined ? {} : { scopeTokens }),
+    })
+    if (plan === undefined) return undefined
+    const closing = await this.#closingItems(scope, { outcome: 'complete', reason: plan.reason })
+    const reopening = normalizeMessage({
+      role: 'user',
+      content: `${capitalize(scope.level)} (continued): ${scope.title}${scope.instructions ? `\n\n${scope.instructions}` : ''}`,
+    })
+    const item = this.#newMessageItem(reopening, scope.level, turnIdOf(this.#log.turn)) as MessageItem<L>
+    item.scope = { title: scope.title, continuedFrom: scope.seq }
+    if (scope.instructions !== undefined) item.scope.instructions = scope.instructions
+    return { items: [...closing.items, item as UnsequencedItem<L>], event: closing.event }
+  }
+
   #defaultReason(level: L, outcome: ScopeOutcome): TransitionReason {
     if (outcome !== 'complete') return outcome
     return level === this.#deps.ladder.narrowest ? 'task-complete' : 'project-complete'
@@ -857,10 +1015,40 @@ export class Thread<L extends string = string> {
 }
 
 const fallbackSummarizer = patternSummarizer()
+
+/** Summary items of the active log by tier, with their text's tokens. */
+function summaryCounts(items: readonly Item[], counter: TokenCounter) {
+  const counts: Record<SummaryTier, { count: number; tokens: number }> = {
+    scope: { count: 0, tokens: 0 },
+    'short-term': { count: 0, tokens: 0 },
+    'long-term': { count: 0, tokens: 0 },
+    episodic: { count: 0, tokens: 0 },
+  }
+  for (const item of items) {
+    if (item.type !== 'summary') continue
+    counts[item.tier].count++
+    counts[item.tier].tokens += counter.count(item.text)
+  }
+  return counts
+}
 const outcomeWords: Record<ScopeOutcome, string> = {
   complete: 'completed',
   cancelled: 'was cancelled',
   aborted: 'was aborted',
+}
+const limitWords: Partial<Record<TransitionReason, string>> = {
+  'size-limit': 'reached its size limit; the part so far was summarized and it goes on',
+  'time-limit': 'was idle past its time limit; the part so far was summarized and it goes on',
+  'token-budget': 'reached its token limit; the part so far was summarized and it goes on',
+}
+const closingWords = (outcome: ScopeOutcome, reason: TransitionReason) =>
+  limitWords[reason] ?? outcomeWords[outcome]
+
+/** What a `transition` event adds to the items that close a scope. */
+interface ClosingEvent {
+  title: string
+  summarizer: string
+  summarizerError?: unknown
 }
 
 /**
