@@ -1,4 +1,11 @@
-import { createMemory, type MessageInput, type Thread, tokenEstimator } from '@strata-memory/core'
+import {
+  createMemory,
+  type MessageInput,
+  patternSummarizer,
+  type Summarizer,
+  type Thread,
+  tokenEstimator,
+} from '@strata-memory/core'
 import { conversationTurn, MESSAGE_TOKENS, TOOL_EVERY } from './compaction-conversation.ts'
 import { type Benchmark, type BenchRow, median, rowOf, significant } from './harness.ts'
 
@@ -10,6 +17,26 @@ const FLAT_FROM = 200
 const BUDGET = { maxContextTokens: 32_000, maxOutputTokens: 4_000 }
 const BASELINE_TOKENS = 'full history'
 const BASELINE_LATENCY = 'context() with compaction off'
+/** How long the slow summarizer takes per call, standing in for an LLM. */
+const SLOW_SUMMARIZER_MS = 100
+/**
+ * The model call an agent makes between two turns, simulated on the slow thread: without a wait on a
+ * timer the loop never yields to the event loop, and a summarizer waiting on one would never finish.
+ */
+const MODEL_CALL_MS = 5
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** The pattern summarizer, answering only after a delay, as an LLM summarizer would. */
+function slowSummarizer(delayMs: number): Summarizer {
+  const pattern = patternSummarizer()
+  return {
+    name: `pattern, ${delayMs} ms late`,
+    async summarize(items, options) {
+      await new Promise((resolve) => setTimeout(resolve, delayMs))
+      return pattern.summarize(items, options)
+    },
+  }
+}
 
 /** What one `context()` call gave, and how long the caller waited for it. */
 interface Sample {
@@ -45,6 +72,20 @@ const benchmark: Benchmark = {
     const waterfall = await waterfallMemory.thread('bench.compaction.waterfall')
     const budget = await budgetMemory.thread('bench.compaction.budget')
     const off = await createMemory().thread('bench.compaction.off')
+    const slowMemory = createMemory({
+      summarizer: slowSummarizer(SLOW_SUMMARIZER_MS),
+      compaction: { waterfall: {} },
+    })
+    const slow = await slowMemory.thread('bench.compaction.slow')
+    let slowRunning = 0
+    let slowRuns = 0
+    slowMemory.on('compaction-start', () => {
+      slowRunning++
+      slowRuns++
+    })
+    slowMemory.on('compaction-end', () => {
+      slowRunning--
+    })
 
     // Compactions in flight, to tell how many timed context() calls ran beside one.
     let waterfallRunning = 0
@@ -69,7 +110,7 @@ const benchmark: Benchmark = {
     const appendAndTime = async (thread: Thread, messages: MessageInput[]) => {
       await thread.append(structuredClone(messages))
       // Straight after the append, which starts a waterfall compaction when one is due.
-      const running = waterfallRunning > 0 && thread === waterfall
+      const running = (waterfallRunning > 0 && thread === waterfall) || (slowRunning > 0 && thread === slow)
       const sample = await timedContext(thread)
       await thread.reportUsage({ inputTokens: sample.contextTokens })
       return { sample, running }
@@ -83,7 +124,10 @@ const benchmark: Benchmark = {
     const waterfallMs: number[] = []
     const offMs: number[] = []
     const budgetMs: number[] = []
+    const slowMs: number[] = []
+    const slowTokens: number[] = []
     let overlapped = 0
+    let slowOverlapped = 0
     let messageCount = 0
     const started = performance.now()
     for (let turn = 1; turn <= TURNS; turn++) {
@@ -107,6 +151,12 @@ const benchmark: Benchmark = {
       const { sample } = await appendAndTime(budget, messages)
       budgetMs.push(sample.ms)
       budgetTokens.push(sample.contextTokens)
+      // The waterfall again, with a summarizer as slow as an LLM: compactions overlap many turns.
+      const slowTurn = await appendAndTime(slow, messages)
+      await sleep(MODEL_CALL_MS)
+      slowMs.push(slowTurn.sample.ms)
+      slowTokens.push(slowTurn.sample.contextTokens)
+      if (slowTurn.running) slowOverlapped++
       if (sample.totalTokens !== totals.at(-1)) {
         throw new Error(`turn ${turn}: the threads disagree on the full history's tokens`)
       }
@@ -126,11 +176,18 @@ const benchmark: Benchmark = {
     }
     // Let a compaction still running finish, outside every timed region, so the process ends clean.
     await waterfall.compact()
+    await slow.compact()
     rows.push(
       rowOf(
         'latency/context',
         { turns: TURNS },
         { strata: median(waterfallMs), baseline: median(offMs) },
+        { baselineName: BASELINE_LATENCY },
+      ),
+      rowOf(
+        'latency/context',
+        { turns: TURNS, summarizerDelayMs: SLOW_SUMMARIZER_MS },
+        { strata: median(slowMs), baseline: median(offMs) },
         { baselineName: BASELINE_LATENCY },
       ),
     )
@@ -181,6 +238,13 @@ const benchmark: Benchmark = {
         `compactions (${budgetErrors} failed), each run inside the next context() call: budget context() median ` +
         `${significant(median(budgetMs))} ms, max ${significant(Math.max(...budgetMs))} ms.`,
       `Waterfall (window 64, every 64 items): ${waterfallRuns} background compactions (${waterfallErrors} failed).`,
+      `Slow summarizer (the pattern summarizer answering ${SLOW_SUMMARIZER_MS} ms late, as an LLM would; ` +
+        `each turn of that thread also waits ${MODEL_CALL_MS} ms for a simulated model call, outside the timed region): ` +
+        `${slowRuns} background compactions; ${slowOverlapped} of ${format(TURNS)} context() calls ran while ` +
+        `one was in flight; context() median ${significant(median(slowMs))} ms, max ` +
+        `${significant(Math.max(...slowMs))} ms (row latency/context with summarizerDelayMs). Its context ` +
+        `tokens at turn ${FLAT_FROM} and ${format(TURNS)}: ${format(at(slowTokens, FLAT_FROM))} and ` +
+        `${format(at(slowTokens, TURNS))} (the summaries land some turns later, so the window grows more between them).`,
       'latency/context: one context() call per turn per thread, timed alone (append, reportUsage and the ' +
         'final compact() are outside the timed region), the median over the turns of each 100-turn window ' +
         `(last row: all ${format(TURNS)} turns). Each context() is called straight after its append; ` +
