@@ -3,9 +3,11 @@ export type {
   BudgetOptions,
   CompactionOptions,
   MiddleLimits,
+  ModelLimits,
   NarrowestLimits,
   WaterfallOptions,
 } from './compaction'
+export { MODEL_LIMITS, modelLimits } from './compaction'
 export * from './context'
 export * from './errors'
 export * from './events'

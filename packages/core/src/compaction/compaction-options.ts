@@ -1,6 +1,7 @@
 import { StrataError } from '../errors'
 import type { MiddleLimits, NarrowestLimits } from './auto-transition-plan'
-import { inputBudget } from './budget-plan'
+import { type InputBudgetOptions, inputBudget } from './budget-plan'
+import { modelLimits } from './model-limits'
 
 /**
  * Options of automatic transitions: when the current scope grows past a limit, the thread closes the
@@ -40,12 +41,21 @@ export interface WaterfallOptions {
 /** Options of token-budget compaction into episodic summaries and semantic facts. */
 export interface BudgetOptions {
   /**
+   * The model the budget is for: its published context window and max output (from `MODEL_LIMITS`)
+   * become the defaults of `maxContextTokens` and `maxOutputTokens`. An unknown id needs both given.
+   */
+  model?: string
+  /**
    * The model's context window, in tokens.
-   * @default 200_000
+   * @default the model's, else 200_000
    */
   maxContextTokens?: number
-  /** The most the model may write in one response; it is kept free of input. */
-  maxOutputTokens: number
+  /**
+   * The most the model may write in one response; it is kept free of input. Required unless `model`
+   * names a known model.
+   * @default the model's
+   */
+  maxOutputTokens?: number
   /**
    * Tokens kept free besides the output.
    * @default 2_000
@@ -104,6 +114,9 @@ const wholeNumber = (value: number, name: string, minimum: number) => {
   }
 }
 
+const definedOnly = <T extends object>(value: T): Partial<T> =>
+  Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as Partial<T>
+
 /** Applies the defaults and validates: `STRATA_INVALID_OPTIONS` with what to change. */
 export function resolveCompaction({
   autoTransitions = false,
@@ -121,7 +134,19 @@ export function resolveCompaction({
   }
   let resolvedBudget: ResolvedCompaction['budget'] = false
   if (budget !== false) {
-    const { compactionRatio = 0.8, rawTailTurns = 4, ...sizes } = budget
+    const { compactionRatio = 0.8, rawTailTurns = 4, model, ...given } = budget
+    const limits = model === undefined ? undefined : modelLimits(model)
+    if (model !== undefined && limits === undefined && given.maxOutputTokens === undefined) {
+      invalid(
+        `compaction: budget.model '${model}' is not in MODEL_LIMITS; give budget.maxOutputTokens (and maxContextTokens) for it.`,
+      )
+    }
+    if (model === undefined && given.maxOutputTokens === undefined) {
+      invalid(
+        'compaction: budget needs maxOutputTokens (the model\'s max output) or a known model, e.g. budget: { model: "gpt-4o" }.',
+      )
+    }
+    const sizes = { ...limits, ...definedOnly(given) } as InputBudgetOptions
     if (!(compactionRatio > 0 && compactionRatio <= 1))
       invalid('compaction: budget.compactionRatio must be in (0, 1].')
     wholeNumber(rawTailTurns, 'budget.rawTailTurns', 0)
