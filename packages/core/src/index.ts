@@ -8,6 +8,7 @@ export type {
   WaterfallOptions,
 } from './compaction'
 export { MODEL_LIMITS, modelLimits } from './compaction'
+export * from './content'
 export * from './context'
 export * from './errors'
 export * from './events'

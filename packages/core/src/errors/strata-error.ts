@@ -17,6 +17,8 @@ export type StrataErrorCode =
   | 'STRATA_CORRUPT_LOG'
   | 'STRATA_SUMMARIZER_FAILED'
   | 'STRATA_STORE_FAILED'
+  | 'STRATA_MEMORY_NOT_FOUND'
+  | 'STRATA_CONTENT_READ_ONLY'
 
 export interface StrataErrorOptions {
   /** The stable code; see {@link StrataErrorCode}. */

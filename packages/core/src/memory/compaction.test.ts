@@ -366,7 +366,9 @@ describe('two writers compact one thread', () => {
 
 describe('an item larger than the budget', () => {
   it('is shown cut with a reference to the full item, which stays stored whole', async () => {
+    // The content channel is off: this is about an item kept whole in the log (content-channel.test.ts covers it on).
     const memory = createMemory({
+      content: false,
       compaction: { budget: { maxContextTokens: 4_000, maxOutputTokens: 500, safetyMargin: 0 } },
     })
     const thread = await memory.thread('huge-item')

@@ -1,4 +1,11 @@
 import { type CompactionOptions, resolveCompaction } from '../compaction'
+import {
+  type ContentBinding,
+  type ContentOptions,
+  resolveContentBinding,
+  resolveContentOptions,
+  type ThreadOptions,
+} from '../content'
 import { StrataError } from '../errors'
 import { createEventEmitter, type MemoryEventListener, type MemoryEventName } from '../events'
 import { assertThreadId } from '../items'
@@ -55,6 +62,13 @@ export interface MemoryOptions<L extends string = string> {
    * @default { waterfall: false, budget: false }
    */
   compaction?: CompactionOptions
+  /**
+   * The content channel: tool results (and user attachments) over `offloadAboveBytes` are stored once
+   * in the content store, shown in full in the first context after them and as a citation with a
+   * memory id afterwards. `false` stores nothing by itself; the memory tools still work.
+   * @default { offloadAboveBytes: 4096, plugins: [webPagePlugin()], attachments: true }
+   */
+  content?: ContentOptions | false
 }
 
 /** A memory: threads, their shared configuration and events. */
@@ -64,8 +78,13 @@ export interface Memory<L extends string = string> {
   /**
    * Opens a thread, creating it on first write. The same id gives the same thread object.
    * Throws `STRATA_INVALID_THREAD_ID` for an id outside `[A-Za-z0-9_.-]{1,128}` or starting with `.`.
+   * A sub-agent's thread can use its parent's content: `{ content: { parent, access: 'shared' | 'read-only' } }`;
+   * reopening an open thread with a different `content` option is `STRATA_INVALID_OPTIONS`.
+   *
+   * @example
+   * const worker = await memory.thread('chat-7.worker-1', { content: { parent: 'chat-7', access: 'read-only' } })
    */
-  thread(threadId: string): Promise<Thread<L>>
+  thread(threadId: string, options?: ThreadOptions): Promise<Thread<L>>
   /** Ids of the stored threads, sorted. */
   listThreads(): Promise<string[]>
   /** Deletes a thread and everything it holds. */
@@ -127,27 +146,60 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
   const events = createEventEmitter()
   const threads = new Map<string, Promise<Thread<L>>>()
   const compaction = resolveCompaction(options.compaction)
-  const deps = { store, ladder, summarizer, tokenCounter, modes, events, clock, generateId, compaction }
+  const content = resolveContentOptions(options.content)
+  const deps = {
+    store,
+    ladder,
+    summarizer,
+    tokenCounter,
+    modes,
+    events,
+    clock,
+    generateId,
+    compaction,
+    content,
+  }
+  /** The content binding each open thread was opened with. */
+  const bindings = new Map<string, ContentBinding>()
 
-  const open = async (threadId: string): Promise<Thread<L>> => {
+  const open = async (threadId: string, binding: ContentBinding): Promise<Thread<L>> => {
     const [log, state] = await Promise.all([
       loadThreadLog<L>(store, threadId, tokenCounter),
       store.getState(threadId),
     ])
     const mode = typeof state?.mode === 'string' ? state.mode : undefined
-    return new Thread<L>(threadId, deps, log, mode)
+    return new Thread<L>(threadId, deps, log, mode, binding)
   }
 
   return {
     ladder,
     store,
-    async thread(threadId) {
+    async thread(threadId, threadOptions) {
       assertThreadId(threadId)
+      let binding = resolveContentBinding(threadId, threadOptions)
+      // A sub-agent of a sub-agent that shares its parent's content shares the same content.
+      const parentBinding = bindings.get(binding.owner)
+      if (binding.access === 'shared' && parentBinding?.access === 'shared')
+        binding = { ...binding, owner: parentBinding.owner }
       let thread = threads.get(threadId)
+      const openWith = bindings.get(threadId)
+      if (thread !== undefined && openWith !== undefined && threadOptions?.content !== undefined) {
+        if (openWith.owner !== binding.owner || openWith.access !== binding.access) {
+          throw new StrataError({
+            code: 'STRATA_INVALID_OPTIONS',
+            message: `Thread '${threadId}' is already open with content ${openWith.access === 'own' ? 'of its own' : `${openWith.access} from '${openWith.owner}'`}; open it with the same content option, or without one.`,
+            details: { threadId },
+          })
+        }
+      }
       if (thread === undefined) {
-        thread = open(threadId)
+        thread = open(threadId, binding)
         threads.set(threadId, thread)
-        thread.catch(() => threads.delete(threadId))
+        bindings.set(threadId, binding)
+        thread.catch(() => {
+          threads.delete(threadId)
+          bindings.delete(threadId)
+        })
       }
       return thread
     },
@@ -155,6 +207,7 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
     async deleteThread(threadId) {
       assertThreadId(threadId)
       threads.delete(threadId)
+      bindings.delete(threadId)
       await store.deleteThread(threadId)
     },
     on: (event, listener) => events.on(event, listener),

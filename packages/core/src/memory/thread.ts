@@ -7,6 +7,7 @@ import {
   type ResolvedCompaction,
   shouldCompact,
 } from '../compaction'
+import { type ContentBinding, type ResolvedContentOptions, ThreadContent } from '../content'
 import { type ContextMessage, type ContextStats, renderContext } from '../context'
 import { OVERSIZED_SHARE, truncateOversized } from '../context/truncate-oversized'
 import { StrataError } from '../errors'
@@ -56,6 +57,7 @@ export interface ThreadDependencies<L extends string> {
   clock: () => number
   generateId: () => string
   compaction: ResolvedCompaction
+  content: ResolvedContentOptions
 }
 
 /** Options of {@link Thread.enter}. */
@@ -191,12 +193,40 @@ export class Thread<L extends string = string> {
   #budgetSkipReported = false
   #lastCompaction: LastCompaction | undefined
 
+  /**
+   * The content channel: large results stored once beside the history, and what the memory tools
+   * (`memoryTools(thread)`) read and write. See the core README, "Content channel".
+   */
+  readonly content: ThreadContent
+
   /** @internal Use `memory.thread(id)`. */
-  constructor(id: string, deps: ThreadDependencies<L>, log: ThreadLog<L>, mode: string | undefined) {
+  constructor(
+    id: string,
+    deps: ThreadDependencies<L>,
+    log: ThreadLog<L>,
+    mode: string | undefined,
+    binding: ContentBinding = { owner: id, access: 'own' },
+  ) {
     this.id = id
     this.#deps = deps
     this.#log = log
     this.#mode = mode
+    this.content = new ThreadContent({
+      threadId: id,
+      store: deps.store,
+      binding,
+      options: deps.content,
+      summarizer: deps.summarizer,
+      clock: deps.clock,
+      generateId: deps.generateId,
+      level: () => this.level,
+      history: () =>
+        this.#exclusive(async () => {
+          await this.#refresh()
+          const view = levelView(this.#activeWindow(), this.level, this.#deps.ladder)
+          return { items: this.#log.items, viewIds: new Set(view.map((item) => item.id)), level: this.level }
+        }),
+    })
   }
 
   /** The current level: the innermost open scope's, or the broadest when none is open. */
@@ -377,7 +407,11 @@ export class Thread<L extends string = string> {
       if (this.#budgetRequested !== undefined) await this.#compactToBudget('budget')
       const target = level ?? this.level
       const { budget, autoTransitions } = this.#deps.compaction
-      const fullView = levelView(this.#activeWindow(), target, this.#deps.ladder)
+      // The content channel shows results the model has not answered yet in full, the rest as citations.
+      const fullView = await this.content.expand(
+        levelView(this.#activeWindow(), target, this.#deps.ladder),
+        this.#log.items,
+      )
       // With automatic transitions, the broadest level shows only the newest closed scopes.
       const view =
         autoTransitions !== false && target === this.#deps.ladder.broadest
@@ -828,7 +862,8 @@ export class Thread<L extends string = string> {
    */
   async #write(build: () => UnsequencedItem<L>[] | Promise<UnsequencedItem<L>[]>): Promise<Item<L>[]> {
     for (let attempt = 1; ; attempt++) {
-      const items = await build()
+      // Large tool results and attachments go to the content store; the log keeps their citations.
+      const items = await this.content.offload(await build(), this.#log.items)
       if (items.length === 0) return []
       try {
         const stored = await this.#deps.store.append(this.id, items, { expectedSeq: this.#log.lastSeq })

@@ -1,3 +1,4 @@
+export { describeContentChannel, fetchMessages, makePage } from './content-channel-suite'
 export {
   FIXTURE_BASE_TS,
   type MakeItemsOptions,

@@ -1,0 +1,67 @@
+import { StrataError } from '../errors'
+import { assertThreadId } from '../items'
+
+/** How a sub-agent's thread reaches its parent's content. */
+export type ContentAccess = 'shared' | 'read-only'
+
+/** The `content` option of `memory.thread(id, options)`: whose content store the thread uses. */
+export interface ThreadContentOptions {
+  /** The thread whose content this one uses (a sub-agent's parent). */
+  parent: string
+  /**
+   * `shared`: read and write the parent's content (what the sub-agent stores, the parent sees);
+   * `read-only`: read the parent's content; explicit writes (`memory_store`, `import`) are rejected
+   * with `STRATA_CONTENT_READ_ONLY`, and the thread's own large results are kept in its own content.
+   * @default 'shared'
+   */
+  access?: ContentAccess
+}
+
+/** Options of `memory.thread(id, options)`. */
+export interface ThreadOptions {
+  /** Share a parent thread's content. @default the thread's own content (isolated) */
+  content?: ThreadContentOptions
+}
+
+/** Where a thread's content lives, resolved. */
+export interface ContentBinding {
+  /** The thread id whose content store is read (and, unless read-only, written). */
+  owner: string
+  /** `own`: isolated, the thread's own content. */
+  access: 'own' | ContentAccess
+}
+
+/** Checks a thread's options and resolves its content binding. */
+export function resolveContentBinding(threadId: string, options: ThreadOptions | undefined): ContentBinding {
+  if (options === undefined) return { owner: threadId, access: 'own' }
+  if (typeof options !== 'object' || options === null) {
+    throw new StrataError({
+      code: 'STRATA_INVALID_OPTIONS',
+      message: `memory.thread('${threadId}', options): options must be an object like { content: { parent, access } }.`,
+    })
+  }
+  const content = options.content
+  if (content === undefined) return { owner: threadId, access: 'own' }
+  if (typeof content !== 'object' || content === null || typeof content.parent !== 'string') {
+    throw new StrataError({
+      code: 'STRATA_INVALID_OPTIONS',
+      message: `memory.thread('${threadId}'): content must be { parent: '<thread id>', access?: 'shared' | 'read-only' }.`,
+    })
+  }
+  assertThreadId(content.parent)
+  const access = content.access ?? 'shared'
+  if (access !== 'shared' && access !== 'read-only') {
+    throw new StrataError({
+      code: 'STRATA_INVALID_OPTIONS',
+      message: `memory.thread('${threadId}'): content.access must be 'shared' or 'read-only' (got ${JSON.stringify(access)}); leave content out for the thread's own content.`,
+      details: { access },
+    })
+  }
+  if (content.parent === threadId) {
+    throw new StrataError({
+      code: 'STRATA_INVALID_OPTIONS',
+      message: `memory.thread('${threadId}'): a thread cannot be its own content parent; leave content out for its own content.`,
+    })
+  }
+  return { owner: content.parent, access }
+}

@@ -1,0 +1,4 @@
+import { inMemoryStore } from '../stores'
+import { describeContentChannel } from '../testing'
+
+describeContentChannel('inMemoryStore', () => inMemoryStore())

@@ -1,0 +1,234 @@
+import { beforeEach, describe, expect, it } from 'vitest'
+import { StrataError } from '../errors'
+import type { FilePart, MessagePart, TextPart, ToolResultPart } from '../items'
+import { createMemory, type MemoryOptions } from '../memory'
+import { inMemoryStore, type StrataStore } from '../stores'
+import type { Summarizer } from '../summarizers'
+import { fetchMessages, makePage } from '../testing'
+import { CONTENT_META_KEY } from './content-reference'
+import { memoryTools } from './memory-tools'
+
+let store: StrataStore
+let now: number
+let ids: number
+const options = (extra: Partial<MemoryOptions> = {}): MemoryOptions => ({
+  store,
+  clock: () => ++now,
+  generateId: () => `id${++ids}`,
+  ...extra,
+})
+
+beforeEach(() => {
+  store = inMemoryStore()
+  now = 1_000
+  ids = 0
+})
+
+const partsOf = (messages: { role: string; content: MessagePart[] }[], role: string) =>
+  messages.filter((message) => message.role === role).flatMap((message) => message.content)
+
+describe('attachments', () => {
+  it('a large text or inline file from the user is shown whole until the model answers, then cited', async () => {
+    const memory = createMemory(options())
+    const thread = await memory.thread('attachments')
+    const document = makePage(6_000, 'contract')
+    const file: FilePart = {
+      type: 'file',
+      mediaType: 'application/pdf',
+      filename: 'scan.pdf',
+      data: 'JVBERi0xLjQK'.repeat(1_000),
+      meta: { source: 'upload' },
+    }
+    const text: TextPart = { type: 'text', text: document, meta: { framework: 'x' } }
+    await thread.append({ role: 'user', content: [{ type: 'text', text: 'Summarise these' }, text, file] })
+
+    const first = await thread.context()
+    expect(first.messages.at(-1)!.content).toEqual([{ type: 'text', text: 'Summarise these' }, text, file])
+
+    await thread.append({ role: 'assistant', content: 'They are a contract and a scan.' })
+    const later = partsOf((await thread.context()).messages, 'user')
+    expect(later[0]).toEqual({ type: 'text', text: 'Summarise these' })
+    const [citedText, citedFile] = [later[1] as TextPart, later[2] as TextPart]
+    expect(citedText.type).toBe('text')
+    expect(citedText.text).toMatch(/^\[stored text from user, [\d,]+ characters\]\nStarts: contract line 1/)
+    expect(citedFile.text).toMatch(/^\[stored application\/pdf file "scan.pdf" from user/)
+    expect(citedFile.meta?.[CONTENT_META_KEY]).toMatchObject({
+      kind: 'file',
+      mediaType: 'application/pdf',
+      filename: 'scan.pdf',
+    })
+
+    const records = await store.queryContent('attachments')
+    expect(records.map((record) => [record.type, record.source, record.tags, record.mediaType])).toEqual([
+      ['file', 'user', ['attachment'], 'application/pdf'],
+      ['text', 'user', ['attachment'], 'text/plain'],
+    ])
+    expect(records[0]!.data).toBe(file.data)
+  })
+
+  it("keeps a scope's opening instructions and small messages inline, and offloads nothing when attachments are off", async () => {
+    const memory = createMemory(options({ content: { attachments: false } }))
+    const thread = await memory.thread('no-attachments')
+    await thread.enter('project', { title: 'Big', instructions: makePage(5_000) })
+    await thread.append({ role: 'user', content: makePage(5_000) })
+    expect(await store.queryContent('no-attachments')).toEqual([])
+    const inline = createMemory(options())
+    const other = await inline.thread('instructions')
+    await other.enter('project', { title: 'Big', instructions: makePage(5_000) })
+    expect(await store.queryContent('instructions')).toEqual([])
+  })
+})
+
+describe('first context', () => {
+  it('shows every result the model has not answered yet in full: parallel calls, and across turns', async () => {
+    const memory = createMemory(options())
+    const thread = await memory.thread('parallel')
+    const [a, b] = [makePage(5_000, 'a'), makePage(5_000, 'b')]
+    await thread.append([
+      { role: 'user', content: 'Compare' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: 'a', toolName: 'fetch_page', input: { url: 'https://a' } },
+          { type: 'tool-call', toolCallId: 'b', toolName: 'fetch_page', input: { url: 'https://b' } },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'a', toolName: 'fetch_page', output: a }],
+      },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'b', toolName: 'fetch_page', output: b }],
+      },
+    ])
+    const outputs = async () =>
+      partsOf((await thread.context()).messages, 'tool').map(
+        (part) => (part as ToolResultPart).output as string,
+      )
+    expect(await outputs()).toEqual([a, b])
+    // The next step's call answers both: the next result is new, the earlier ones are cited.
+    const c = makePage(5_000, 'c')
+    await thread.append(fetchMessages('c', 'https://c', c))
+    const [citedA, citedB, fullC] = await outputs()
+    expect(citedA).toMatch(/^\[stored web page.*\nURL: https:\/\/a/)
+    expect(citedB).toMatch(/URL: https:\/\/b/)
+    expect(fullC).toBe(c)
+  })
+
+  it('is decided by the log alone: another memory on the same store renders byte-identical contexts', async () => {
+    const first = await createMemory(options()).thread('deterministic')
+    await first.append({ role: 'user', content: 'Read' })
+    await first.append(fetchMessages('c', 'https://example.com', makePage(9_000)))
+    const second = await createMemory(options()).thread('deterministic')
+    const render = async (thread: typeof first) =>
+      JSON.stringify((await thread.context({ system: 'S' })).messages)
+    expect(await render(second)).toBe(await render(first))
+    await first.append({ role: 'assistant', content: 'Read it.' })
+    const cited = await render(first)
+    expect(await render(second)).toBe(cited)
+    expect(cited).not.toContain('line 100:')
+  })
+
+  it('under a budget, a fresh page larger than its share is cut, and the page stays retrievable', async () => {
+    const memory = createMemory(
+      options({ compaction: { budget: { maxContextTokens: 4_000, maxOutputTokens: 500, safetyMargin: 0 } } }),
+    )
+    const thread = await memory.thread('budget')
+    const page = makePage(60_000)
+    await thread.append({ role: 'user', content: 'Fetch' })
+    const [, result] = await thread.append(fetchMessages('f', 'https://example.com', page))
+    const { stats, messages } = await thread.context()
+    expect(stats.contextTokens).toBeLessThan(3_500)
+    const shown = (partsOf(messages, 'tool')[0] as ToolResultPart).output as string
+    expect(shown).toContain(`the full content is item ${result!.id}`)
+    const tools = memoryTools(thread)
+    const citation = await tools.memory_retrieve.execute({ id: result!.id })
+    const memoryId = /Memory id: (mem_\w+)/.exec((citation as { content: string }).content)![1]!
+    expect(await tools.memory_retrieve.execute({ id: memoryId })).toMatchObject({ content: page })
+  })
+})
+
+describe('stored once', () => {
+  it('a write retried after another writer got there first stores its content once', async () => {
+    const writerA = await createMemory(options()).thread('retry')
+    const writerB = await createMemory(options()).thread('retry')
+    await writerA.append({ role: 'user', content: 'first' })
+    // B has not seen A's message: its append conflicts, re-reads and is built again.
+    await writerB.append({ role: 'user', content: makePage(6_000) })
+    const records = await store.queryContent('retry')
+    expect(records).toHaveLength(1)
+    const items = await writerB.items()
+    expect(items).toHaveLength(2)
+    const cited = (items[1] as { content: TextPart[] }).content[0]!
+    expect(cited.meta?.[CONTENT_META_KEY]).toMatchObject({ id: records[0]!.id })
+  })
+})
+
+describe('facts', () => {
+  it('memory_query finds facts that compaction extracted', async () => {
+    const summarizer: Summarizer = {
+      name: 'facts',
+      summarize: async () => ({
+        summary: 'Talked about the garden.',
+        facts: [{ text: 'The gate code is 7731.', tags: ['garden'] }],
+      }),
+    }
+    const memory = createMemory(
+      options({ summarizer, compaction: { budget: { maxOutputTokens: 1_000, rawTailTurns: 1 } } }),
+    )
+    const thread = await memory.thread('facts')
+    for (let turn = 0; turn < 4; turn++) {
+      await thread.append({ role: 'user', content: `Question ${turn}` })
+      await thread.append({ role: 'assistant', content: `Answer ${turn}` })
+    }
+    await thread.compact({ force: true })
+    const { results } = (await memoryTools(thread).memory_query.execute({
+      text: 'gate code',
+      tags: ['garden'],
+    })) as {
+      results: { where: string; type: string }[]
+    }
+    expect(results).toEqual([expect.objectContaining({ where: 'fact', type: 'fact' })])
+    const episodic = (await memoryTools(thread).memory_query.execute({
+      text: 'garden',
+      type: 'summary',
+    })) as {
+      results: { where: string; source: string }[]
+    }
+    expect(episodic.results).toEqual([expect.objectContaining({ where: 'summary', source: 'episodic' })])
+  })
+})
+
+describe('options', () => {
+  it('reject bad content options with STRATA_INVALID_OPTIONS', () => {
+    const bad: unknown[] = [
+      { offloadAboveBytes: -1 },
+      { offloadAboveBytes: 1.5 },
+      { plugins: [{ name: 'x' }] },
+      { tools: { t: { offload: 'sometimes' } } },
+      { tools: { t: { llmCitation: 'yes' } } },
+      { tools: { t: { tags: [1] } } },
+      { citationTimeoutMs: 0 },
+      'big',
+    ]
+    for (const content of bad) {
+      expect(() => createMemory({ content: content as never }), JSON.stringify(content)).toThrow(
+        expect.objectContaining({ code: 'STRATA_INVALID_OPTIONS' }),
+      )
+    }
+    expect(StrataError.isInstance(new StrataError({ code: 'STRATA_MEMORY_NOT_FOUND', message: 'm' }))).toBe(
+      true,
+    )
+  })
+
+  it('offloadAboveBytes sets the threshold in UTF-8 bytes', async () => {
+    const memory = createMemory(options({ content: { offloadAboveBytes: 10 } }))
+    const thread = await memory.thread('threshold')
+    await thread.append({ role: 'user', content: 'éééé' }) // 8 bytes: kept
+    await thread.append({ role: 'user', content: 'éééééé' }) // 12 bytes: offloaded
+    expect((await store.queryContent('threshold')).map((record) => [record.data, record.size])).toEqual([
+      ['éééééé', 12],
+    ])
+  })
+})

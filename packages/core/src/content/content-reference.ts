@@ -1,0 +1,56 @@
+import type { JsonObject, JsonValue, MessagePart } from '../items'
+
+/** The key of a part's `meta` that marks it as a citation of stored content. */
+export const CONTENT_META_KEY = 'strataContent'
+
+/** What a citation part records about the part it stands for, so the first context can restore it. */
+export interface ContentReference {
+  /** The memory id. */
+  id: string
+  /** The kind of part that was stored. */
+  kind: 'tool-result' | 'text' | 'file'
+  /** A tool result whose output was a JSON value other than a string (stored serialised). */
+  json?: boolean
+  /** A file attachment's media type and filename. */
+  mediaType?: string
+  filename?: string
+  /** The stored part's own `meta`, restored with it. */
+  meta?: JsonObject
+}
+
+/** The content reference of a part, when the part is a citation. */
+export function referenceOf(part: MessagePart): ContentReference | undefined {
+  const value = part.meta?.[CONTENT_META_KEY]
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
+  const reference = value as unknown as ContentReference
+  return typeof reference.id === 'string' ? reference : undefined
+}
+
+/** The citation part that stands in the log for a stored part. */
+export function citationPart(part: MessagePart, citation: string, reference: ContentReference): MessagePart {
+  const meta: JsonObject = { [CONTENT_META_KEY]: reference as unknown as JsonValue }
+  if (part.type === 'tool-result') {
+    const cited: MessagePart = { ...part, output: citation, meta }
+    return cited
+  }
+  return { type: 'text', text: citation, meta }
+}
+
+/** The stored part rebuilt from its citation and the stored data: exactly what was appended. */
+export function restoredPart(part: MessagePart, reference: ContentReference, data: string): MessagePart {
+  const meta = reference.meta === undefined ? {} : { meta: reference.meta }
+  if (reference.kind === 'tool-result' && part.type === 'tool-result') {
+    const { meta: _citationMeta, ...rest } = part
+    return { ...rest, output: reference.json ? (JSON.parse(data) as JsonValue) : data, ...meta }
+  }
+  if (reference.kind === 'file') {
+    return {
+      type: 'file',
+      mediaType: reference.mediaType ?? 'application/octet-stream',
+      data,
+      ...(reference.filename === undefined ? {} : { filename: reference.filename }),
+      ...meta,
+    }
+  }
+  return { type: 'text', text: data, ...meta }
+}

@@ -1,0 +1,114 @@
+import type { JsonObject } from '../items'
+import type { RetrieveTransform } from './retrieve-transform'
+
+/** The names of the three memory tools. */
+export type MemoryToolName = 'memory_store' | 'memory_retrieve' | 'memory_query'
+
+/**
+ * Where a memory lives: `content` (the content store), `view` (in the thread's current view),
+ * `out-of-view` (in the active log, hidden by the level rule or the waterfall window), `archive`
+ * (archived by compaction), `summary` or `fact` (summary and fact items of the active log).
+ */
+export type MemoryHitLocation = 'content' | 'view' | 'out-of-view' | 'archive' | 'summary' | 'fact'
+
+/** Input of `memory_store`. */
+export interface MemoryStoreInput {
+  content: string
+  /** @default 'text'; `json` content must parse as JSON */
+  type?: string
+  tags?: string[]
+}
+
+/** Output of `memory_store`. */
+export interface MemoryStoreOutput {
+  id: string
+  type: string
+  /** UTF-8 bytes. */
+  size: number
+}
+
+/** Input of `memory_retrieve`. */
+export interface MemoryRetrieveInput {
+  /** A memory id (`mem_…`) or an item id returned by `memory_query`. */
+  id: string
+  /** @default 'full' */
+  transform?: RetrieveTransform
+  /** `first_n` / `last_n`: how many lines of text, or elements of a JSON array (entries of an object). @default 20 */
+  n?: number
+  /** `filtered`: keep lines (text) or elements (JSON) containing it, case-insensitive; `excerpt`: centre on its first match. */
+  pattern?: string
+  /** `excerpt` / `summary` length cap in characters. @default 1000 (excerpt), 800 (summary) */
+  maxChars?: number
+}
+
+/** Output of `memory_retrieve`. */
+export interface MemoryRetrieveOutput {
+  id: string
+  where: MemoryHitLocation
+  type: string
+  transform: RetrieveTransform
+  content: string
+  /** UTF-8 bytes of the whole stored content. */
+  size: number
+  /** True when `content` is not the whole stored content. */
+  truncated: boolean
+}
+
+/** Input of `memory_query`; every given filter must match. */
+export interface MemoryQueryInput {
+  type?: string
+  source?: string
+  /** Every tag listed must be present. */
+  tags?: string[]
+  /** Inclusive bounds on the timestamp, epoch ms. */
+  fromTs?: number
+  toTs?: number
+  /** Case-insensitive; every word must occur. */
+  text?: string
+  level?: string
+  /** @default 10 (at most 100) */
+  limit?: number
+}
+
+/** One result of `memory_query`. */
+export interface MemoryQueryHit {
+  id: string
+  where: MemoryHitLocation
+  type: string
+  source?: string
+  level?: string
+  ts: number
+  /** UTF-8 bytes of the whole content. */
+  size: number
+  tags: string[]
+  /** A short passage around the first matching word (or the start). */
+  snippet: string
+}
+
+/** Output of `memory_query`: newest first. */
+export interface MemoryQueryOutput {
+  results: MemoryQueryHit[]
+}
+
+/** What the model reads when a call fails; tools never throw for bad model input. */
+export interface MemoryToolError {
+  error: { code: string; message: string }
+}
+
+/** A framework-neutral tool: adapters wrap it in their framework's tool type. */
+// biome-ignore lint/correctness/noUnusedVariables: Input documents what execute accepts; adapters map it to their schema types.
+export interface MemoryTool<Input, Output> {
+  name: MemoryToolName
+  description: string
+  /** JSON Schema (draft 2020-12 subset: type/properties/required/enum/items/minimum/description). */
+  inputSchema: JsonObject
+  /** Runs the tool. The input is checked here; a bad one gives a {@link MemoryToolError}. */
+  execute(input: unknown): Promise<Output | MemoryToolError>
+}
+
+/** The three memory tools bound to one thread. */
+export interface MemoryTools {
+  memory_store: MemoryTool<MemoryStoreInput, MemoryStoreOutput>
+  memory_retrieve: MemoryTool<MemoryRetrieveInput, MemoryRetrieveOutput>
+  memory_query: MemoryTool<MemoryQueryInput, MemoryQueryOutput>
+}

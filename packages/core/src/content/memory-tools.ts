@@ -1,0 +1,136 @@
+import { StrataError } from '../errors'
+import type { JsonObject } from '../items'
+import type {
+  MemoryQueryOutput,
+  MemoryRetrieveOutput,
+  MemoryStoreOutput,
+  MemoryTool,
+  MemoryToolError,
+  MemoryTools,
+} from './memory-tool-types'
+import { RETRIEVE_TRANSFORMS } from './retrieve-transform'
+import type { ThreadContent } from './thread-content'
+
+/** What {@link memoryTools} needs of a thread: its content channel. */
+export interface ThreadWithContent {
+  readonly content: ThreadContent
+}
+
+/**
+ * Runs a tool: an error the input caused (any `StrataError`) becomes a {@link MemoryToolError} the
+ * model can read and act on; anything else (a store outage) is thrown to the caller.
+ */
+async function run<Output>(operation: () => Promise<Output>): Promise<Output | MemoryToolError> {
+  try {
+    return await operation()
+  } catch (error) {
+    if (StrataError.isInstance(error)) return { error: { code: error.code, message: error.message } }
+    throw error
+  }
+}
+
+const storeSchema: JsonObject = {
+  type: 'object',
+  properties: {
+    content: { type: 'string', description: 'The text to keep. Serialise JSON and pass type "json".' },
+    type: { type: 'string', description: 'What it is, e.g. "text", "json", "note". Default "text".' },
+    tags: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Labels to find it by with memory_query.',
+    },
+  },
+  required: ['content'],
+}
+
+const retrieveSchema: JsonObject = {
+  type: 'object',
+  properties: {
+    id: {
+      type: 'string',
+      description: 'A memory id from a citation ("Memory id: mem_…") or an id from memory_query.',
+    },
+    transform: {
+      type: 'string',
+      enum: [...RETRIEVE_TRANSFORMS],
+      description:
+        'full (default): everything; excerpt: maxChars characters, centred on pattern when given; summary: an outline; first_n / last_n: n lines (text) or elements (JSON); filtered: lines or elements containing pattern.',
+    },
+    n: {
+      type: 'integer',
+      minimum: 1,
+      description: 'first_n / last_n: how many lines or elements. Default 20.',
+    },
+    pattern: {
+      type: 'string',
+      description:
+        'filtered: keep lines or elements containing it (case-insensitive); excerpt: centre on it.',
+    },
+    maxChars: {
+      type: 'integer',
+      minimum: 1,
+      description: 'excerpt / summary length cap. Default 1000 / 800.',
+    },
+  },
+  required: ['id'],
+}
+
+const querySchema: JsonObject = {
+  type: 'object',
+  properties: {
+    text: { type: 'string', description: 'Words that must all occur (case-insensitive).' },
+    type: {
+      type: 'string',
+      description: 'e.g. "web-page", "json", "text", "tool-result", "message", "summary", "fact".',
+    },
+    source: {
+      type: 'string',
+      description: 'The tool that produced it (or "user", "assistant", "memory_store").',
+    },
+    tags: { type: 'array', items: { type: 'string' }, description: 'Every tag listed must be present.' },
+    fromTs: { type: 'number', description: 'Not older than this time, epoch ms.' },
+    toTs: { type: 'number', description: 'Not newer than this time, epoch ms.' },
+    level: { type: 'string', description: 'The memory level it was produced at, e.g. "task".' },
+    limit: {
+      type: 'integer',
+      minimum: 1,
+      description: 'At most this many results (default 10, at most 100).',
+    },
+  },
+}
+
+/**
+ * The three memory tools bound to one thread, framework-neutral: a name, a description for the model,
+ * a JSON Schema for the input and `execute`. Adapters wrap them in their framework's tool type. A bad
+ * input, an unknown id or a refused write gives `{ error: { code, message } }`, never a throw.
+ *
+ * @example
+ * const tools = memoryTools(thread)
+ * const { results } = await tools.memory_query.execute({ text: 'invoice total' })
+ */
+export function memoryTools(thread: ThreadWithContent): MemoryTools {
+  const content = () => thread.content
+  return {
+    memory_store: {
+      name: 'memory_store',
+      description:
+        'Store text (or JSON) in long-term memory outside the conversation and get a memory id back. Use it for material you will need later but not in every turn.',
+      inputSchema: storeSchema,
+      execute: (input) => run<MemoryStoreOutput>(() => content().put(input)),
+    } satisfies MemoryTool<unknown, MemoryStoreOutput>,
+    memory_retrieve: {
+      name: 'memory_retrieve',
+      description:
+        'Read back a stored memory by id: a large tool result shown as a citation, something stored with memory_store, or any id memory_query returned. Use a transform to read only part of a large one.',
+      inputSchema: retrieveSchema,
+      execute: (input) => run<MemoryRetrieveOutput>(() => content().retrieve(input)),
+    } satisfies MemoryTool<unknown, MemoryRetrieveOutput>,
+    memory_query: {
+      name: 'memory_query',
+      description:
+        'Search everything this conversation ever held (stored tool results, earlier messages hidden from the context, archived turns, summaries and facts). Returns ids with a snippet, newest first; read one with memory_retrieve.',
+      inputSchema: querySchema,
+      execute: (input) => run<MemoryQueryOutput>(() => content().query(input ?? {})),
+    } satisfies MemoryTool<unknown, MemoryQueryOutput>,
+  } as MemoryTools
+}

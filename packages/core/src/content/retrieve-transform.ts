@@ -1,0 +1,149 @@
+import type { JsonValue } from '../items'
+
+/** How `memory_retrieve` shapes what it returns. */
+export type RetrieveTransform = 'full' | 'excerpt' | 'summary' | 'first_n' | 'last_n' | 'filtered'
+
+export const RETRIEVE_TRANSFORMS: readonly RetrieveTransform[] = [
+  'full',
+  'excerpt',
+  'summary',
+  'first_n',
+  'last_n',
+  'filtered',
+]
+
+/** Defaults of the transforms' parameters. */
+export const TRANSFORM_DEFAULTS = { n: 20, excerptChars: 1_000, summaryChars: 800 } as const
+
+/** The parameters of a transform, already checked. */
+export interface TransformParameters {
+  transform: RetrieveTransform
+  n?: number
+  pattern?: string
+  maxChars?: number
+}
+
+/** What a transform gives. */
+export interface TransformResult {
+  content: string
+  /** True when `content` is not the whole stored content. */
+  truncated: boolean
+}
+
+type JsonRecord = { [key: string]: JsonValue }
+
+const parseJson = (data: string): JsonValue | undefined => {
+  try {
+    return JSON.parse(data) as JsonValue
+  } catch {
+    return undefined
+  }
+}
+
+const isRecord = (value: JsonValue): value is JsonRecord =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * Applies a transform to stored content. Text is taken line by line; JSON (when `json` is true and the
+ * data parses) element by element for an array and entry by entry for an object. Pure and deterministic.
+ */
+export function applyTransform(
+  data: string,
+  json: boolean,
+  parameters: TransformParameters,
+): TransformResult {
+  const value = json ? parseJson(data) : undefined
+  const { transform } = parameters
+  switch (transform) {
+    case 'full':
+      return { content: data, truncated: false }
+    case 'excerpt':
+      return excerpt(data, parameters.maxChars ?? TRANSFORM_DEFAULTS.excerptChars, parameters.pattern)
+    case 'summary': {
+      const maxChars = parameters.maxChars ?? TRANSFORM_DEFAULTS.summaryChars
+      const content = cap(value === undefined ? summarizeText(data) : summarizeJson(value, data), maxChars)
+      return { content, truncated: content !== data }
+    }
+    case 'first_n':
+    case 'last_n': {
+      const n = parameters.n ?? TRANSFORM_DEFAULTS.n
+      const take = <T>(list: readonly T[]) => (transform === 'first_n' ? list.slice(0, n) : list.slice(-n))
+      if (value !== undefined && Array.isArray(value)) {
+        return { content: JSON.stringify(take(value)), truncated: value.length > n }
+      }
+      if (value !== undefined && isRecord(value)) {
+        const entries = Object.entries(value)
+        return { content: JSON.stringify(Object.fromEntries(take(entries))), truncated: entries.length > n }
+      }
+      const lines = data.split('\n')
+      return { content: take(lines).join('\n'), truncated: lines.length > n }
+    }
+    case 'filtered': {
+      const needle = (parameters.pattern ?? '').toLowerCase()
+      const hit = (text: string) => text.toLowerCase().includes(needle)
+      if (value !== undefined && Array.isArray(value)) {
+        const kept = value.filter((element) => hit(JSON.stringify(element)))
+        return { content: JSON.stringify(kept), truncated: kept.length < value.length }
+      }
+      if (value !== undefined && isRecord(value)) {
+        const entries = Object.entries(value)
+        const kept = entries.filter(([key, element]) => hit(key) || hit(JSON.stringify(element)))
+        return { content: JSON.stringify(Object.fromEntries(kept)), truncated: kept.length < entries.length }
+      }
+      const lines = data.split('\n')
+      const kept = lines.filter(hit)
+      return { content: kept.join('\n'), truncated: kept.length < lines.length }
+    }
+  }
+}
+
+const cap = (text: string, maxChars: number) =>
+  text.length <= maxChars ? text : `${text.slice(0, maxChars - 1)}…`
+
+/** `maxChars` characters of the data, centred on the first case-insensitive match of `pattern` when given. */
+function excerpt(data: string, maxChars: number, pattern: string | undefined): TransformResult {
+  if (data.length <= maxChars) return { content: data, truncated: false }
+  let start = 0
+  if (pattern !== undefined) {
+    const at = data.toLowerCase().indexOf(pattern.toLowerCase())
+    if (at >= 0)
+      start = Math.max(0, Math.min(data.length - maxChars, at - Math.floor((maxChars - pattern.length) / 2)))
+  }
+  return { content: data.slice(start, start + maxChars), truncated: true }
+}
+
+/** An offline extractive summary: the size, then the first sentence of each paragraph, in order. */
+function summarizeText(data: string): string {
+  const lines = data.split('\n').length
+  const words = data.split(/\s+/).filter(Boolean).length
+  const leads = data
+    .split(/\n\s*\n/)
+    .map((paragraph) => paragraph.replace(/\s+/g, ' ').trim())
+    .filter((paragraph) => paragraph.length > 0)
+    .map((paragraph) => /^.*?[.!?](?=\s|$)/.exec(paragraph)?.[0] ?? paragraph.slice(0, 200))
+  return [`Text: ${lines} lines, ${words} words, ${data.length} characters.`, ...leads].join('\n')
+}
+
+/** The shape of a JSON value: types, keys, array lengths, a few levels deep. */
+function shapeOf(value: JsonValue, depth: number): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) {
+    if (value.length === 0) return 'array(0)'
+    return depth <= 0
+      ? `array(${value.length})`
+      : `array(${value.length}) of ${shapeOf(value[0]!, depth - 1)}`
+  }
+  if (typeof value === 'object') {
+    const keys = Object.keys(value)
+    if (depth <= 0) return `object(${keys.length} keys)`
+    const fields = keys.slice(0, 12).map((key) => `${key}: ${shapeOf(value[key]!, depth - 1)}`)
+    return `{ ${fields.join(', ')}${keys.length > 12 ? `, … ${keys.length - 12} more` : ''} }`
+  }
+  return typeof value
+}
+
+function summarizeJson(value: JsonValue, data: string): string {
+  const sample =
+    Array.isArray(value) && value.length > 0 ? `\nFirst element: ${JSON.stringify(value[0])}` : ''
+  return `JSON, ${data.length} characters: ${shapeOf(value, 3)}${sample}`
+}

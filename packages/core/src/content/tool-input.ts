@@ -1,0 +1,166 @@
+import { StrataError } from '../errors'
+import type { MemoryQueryInput, MemoryStoreInput } from './memory-tool-types'
+import { RETRIEVE_TRANSFORMS, type TransformParameters } from './retrieve-transform'
+
+/*
+ * Checks of the memory tools' inputs. They come from a model, so every message names the field, what
+ * was wrong and what to send instead; the tools return them as `{ error: { code, message } }`.
+ */
+
+const MAX_N = 100_000
+const MAX_CHARS = 1_000_000
+const MAX_LIMIT = 100
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+function invalid(tool: string, message: string, details: Record<string, unknown> = {}): never {
+  throw new StrataError({ code: 'STRATA_INVALID_OPTIONS', message: `${tool}: ${message}`, details })
+}
+
+function checkKeys(tool: string, input: Record<string, unknown>, allowed: readonly string[]) {
+  const unknown = Object.keys(input).filter((key) => !allowed.includes(key))
+  if (unknown.length > 0) {
+    invalid(
+      tool,
+      `unknown parameter ${unknown.map((key) => `'${key}'`).join(', ')}; accepted: ${allowed.join(', ')}.`,
+      {
+        unknown,
+      },
+    )
+  }
+}
+
+function optionalString(tool: string, input: Record<string, unknown>, key: string): string | undefined {
+  const value = input[key]
+  if (value === undefined) return undefined
+  if (typeof value !== 'string' || value.length === 0)
+    invalid(tool, `${key} must be a non-empty string.`, { [key]: value })
+  return value as string
+}
+
+function optionalInteger(
+  tool: string,
+  input: Record<string, unknown>,
+  key: string,
+  minimum: number,
+  maximum: number,
+): number | undefined {
+  const value = input[key]
+  if (value === undefined) return undefined
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum || value > maximum) {
+    invalid(
+      tool,
+      `${key} must be a whole number from ${minimum} to ${maximum} (got ${JSON.stringify(value)}).`,
+      {
+        [key]: value,
+      },
+    )
+  }
+  return value as number
+}
+
+function optionalTags(tool: string, input: Record<string, unknown>): string[] | undefined {
+  const tags = input.tags
+  if (tags === undefined) return undefined
+  if (!Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string' && tag.length > 0)) {
+    invalid(tool, 'tags must be an array of non-empty strings, e.g. ["pricing"].', { tags })
+  }
+  return [...(tags as string[])]
+}
+
+/** Checks `memory_store`'s input. */
+export function checkStoreInput(
+  input: unknown,
+): Required<Pick<MemoryStoreInput, 'content' | 'type' | 'tags'>> {
+  const tool = 'memory_store'
+  if (!isObject(input)) invalid(tool, 'the input must be an object like { "content": "…" }.')
+  checkKeys(tool, input, ['content', 'type', 'tags'])
+  if (typeof input.content !== 'string' || input.content.length === 0) {
+    invalid(tool, 'content must be a non-empty string (serialise JSON first and pass type "json").')
+  }
+  const type = optionalString(tool, input, 'type') ?? 'text'
+  if (type.length > 100) invalid(tool, 'type must be at most 100 characters, e.g. "text", "json", "note".')
+  if (type === 'json') {
+    try {
+      JSON.parse(input.content as string)
+    } catch {
+      invalid(tool, 'type is "json" but content does not parse as JSON; fix it or store it with type "text".')
+    }
+  }
+  return { content: input.content as string, type, tags: optionalTags(tool, input) ?? [] }
+}
+
+/** Checks `memory_retrieve`'s input; returns the id and the transform's parameters. */
+export function checkRetrieveInput(input: unknown): { id: string } & TransformParameters {
+  const tool = 'memory_retrieve'
+  if (!isObject(input)) invalid(tool, 'the input must be an object like { "id": "mem_…" }.')
+  checkKeys(tool, input, ['id', 'transform', 'n', 'pattern', 'maxChars'])
+  const id = optionalString(tool, input, 'id')
+  if (id === undefined)
+    invalid(tool, 'id is required: a memory id from a citation or an id from memory_query.')
+  const transform = input.transform ?? 'full'
+  if (!RETRIEVE_TRANSFORMS.includes(transform as TransformParameters['transform'])) {
+    invalid(
+      tool,
+      `transform must be one of ${RETRIEVE_TRANSFORMS.join(', ')} (got ${JSON.stringify(transform)}).`,
+      {
+        transform,
+      },
+    )
+  }
+  const n = optionalInteger(tool, input, 'n', 1, MAX_N)
+  const maxChars = optionalInteger(tool, input, 'maxChars', 1, MAX_CHARS)
+  const pattern = optionalString(tool, input, 'pattern')
+  if (transform === 'filtered' && pattern === undefined) {
+    invalid(tool, 'transform "filtered" needs a pattern: the lines or JSON elements to keep must contain it.')
+  }
+  const parameters: { id: string } & TransformParameters = {
+    id: id as string,
+    transform: transform as TransformParameters['transform'],
+  }
+  if (n !== undefined) parameters.n = n
+  if (maxChars !== undefined) parameters.maxChars = maxChars
+  if (pattern !== undefined) parameters.pattern = pattern
+  return parameters
+}
+
+/** A checked `memory_query` input: words split, limit defaulted. */
+export interface CheckedQuery extends Omit<MemoryQueryInput, 'text' | 'limit'> {
+  /** The lower-cased words of `text`; every one must occur. */
+  words: string[]
+  limit: number
+}
+
+/** Checks `memory_query`'s input. */
+export function checkQueryInput(input: unknown): CheckedQuery {
+  const tool = 'memory_query'
+  if (input === undefined) input = {}
+  if (!isObject(input)) invalid(tool, 'the input must be an object of filters like { "text": "invoice" }.')
+  checkKeys(tool, input, ['type', 'source', 'tags', 'fromTs', 'toTs', 'text', 'level', 'limit'])
+  const query: CheckedQuery = { words: [], limit: optionalInteger(tool, input, 'limit', 1, MAX_LIMIT) ?? 10 }
+  for (const key of ['type', 'source', 'level'] as const) {
+    const value = optionalString(tool, input, key)
+    if (value !== undefined) query[key] = value
+  }
+  if (input.text !== undefined) {
+    if (typeof input.text !== 'string') invalid(tool, 'text must be a string of words to look for.')
+    query.words = (input.text as string).toLowerCase().split(/\s+/).filter(Boolean)
+  }
+  const tags = optionalTags(tool, input)
+  if (tags !== undefined) query.tags = tags
+  for (const key of ['fromTs', 'toTs'] as const) {
+    const value = input[key]
+    if (value === undefined) continue
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      invalid(tool, `${key} must be a time in epoch milliseconds (got ${JSON.stringify(value)}).`, {
+        [key]: value,
+      })
+    }
+    query[key] = value as number
+  }
+  if (query.fromTs !== undefined && query.toTs !== undefined && query.fromTs > query.toTs) {
+    invalid(tool, `fromTs (${query.fromTs}) is after toTs (${query.toTs}); swap them.`)
+  }
+  return query
+}
