@@ -1,0 +1,131 @@
+import type {
+  LanguageModelV4,
+  LanguageModelV4Prompt,
+  LanguageModelV4StreamPart,
+  LanguageModelV4StreamResult,
+} from '@ai-sdk/provider'
+import { strataMiddleware, toProviderPrompt } from '@strata-memory/ai-sdk'
+import { createMemory } from '@strata-memory/core'
+import { type ModelMessage, pruneMessages } from 'ai'
+import { MockLanguageModelV4 } from 'ai/test'
+import { agentThreadOperations, applyOperations } from './agent-thread.ts'
+import { type Benchmark, type BenchRow, measure, rowOf, significant } from './harness.ts'
+
+const SIZES = [1_000, 10_000]
+const BASELINE_NAME = "ai's pruneMessages on the same history"
+
+/** The stream a provider sends for a short answer: what the middleware's tap passes through and stores. */
+function answerParts(turn: number): LanguageModelV4StreamPart[] {
+  const text = `Answer ${turn}: done.`
+  return [
+    { type: 'stream-start', warnings: [] },
+    { type: 'response-metadata', id: `response-${turn}`, modelId: 'bench' },
+    { type: 'text-start', id: 't' },
+    { type: 'text-delta', id: 't', delta: text.slice(0, 8) },
+    { type: 'text-delta', id: 't', delta: text.slice(8) },
+    { type: 'text-end', id: 't' },
+    {
+      type: 'finish',
+      finishReason: { unified: 'stop', raw: undefined },
+      usage: {
+        inputTokens: { total: 900 + turn, noCache: 900 + turn, cacheRead: undefined, cacheWrite: undefined },
+        outputTokens: { total: 6, text: 6, reasoning: undefined },
+      },
+    },
+  ]
+}
+
+/**
+ * The middleware's added time per call, as a route handler pays it: the app re-sends the whole
+ * history plus one new user message; `transformParams` stores the new message and builds the context,
+ * and the stream tap passes the answer through, stores it and reports the usage. The thread is a
+ * realistic agent thread (scopes, tool calls) of 1k and 10k items written through the public API, in
+ * the in-memory store. The baseline is what an app without memory would run on the same history:
+ * `pruneMessages` from `ai` (reasoning and tool calls before the last messages removed). Both see the
+ * same history, which grows by the two messages of each measured call.
+ */
+const benchmark: Benchmark = {
+  name: 'ai-sdk',
+  description:
+    'strataMiddleware per call (transformParams + stream tap) at 1k and 10k items, against pruneMessages',
+  async run({ progress }) {
+    const rows: BenchRow[] = []
+    const notes: string[] = []
+    const model = new MockLanguageModelV4() as LanguageModelV4
+    for (const size of SIZES) {
+      const memory = createMemory()
+      const threadId = `bench.ai-sdk.${size}`
+      const thread = await memory.thread(threadId)
+      await applyOperations(thread, agentThreadOperations(size))
+      const items = await thread.items()
+      if (items.length !== size) throw new Error(`built ${items.length} items, expected ${size}`)
+      // The history the client holds: every conversation message, as the SDK hands it to the model.
+      const prompt: LanguageModelV4Prompt = toProviderPrompt(
+        items.flatMap((item) =>
+          item.type === 'message' && item.scope === undefined
+            ? [{ role: item.role, content: item.content }]
+            : [],
+        ),
+      )
+      const historyMessages = prompt.length
+      const middleware = strataMiddleware({ memory, threadId, history: 'full' })
+      let turn = 0
+      const call = async () => {
+        turn++
+        prompt.push({ role: 'user', content: [{ type: 'text', text: `Question ${turn}` }] })
+        const params = await middleware.transformParams!({
+          type: 'stream',
+          params: { prompt: [...prompt] },
+          model,
+        })
+        const doStream = async (): Promise<LanguageModelV4StreamResult> => ({
+          stream: ReadableStream.from(answerParts(turn)),
+        })
+        const result = await middleware.wrapStream!({
+          doStream,
+          doGenerate: () => Promise.reject(new Error('not used')),
+          params,
+          model,
+        })
+        const reader = result.stream.getReader()
+        while (!(await reader.read()).done) {}
+        prompt.push({ role: 'assistant', content: [{ type: 'text', text: `Answer ${turn}: done.` }] })
+        return params.prompt.length
+      }
+      const prune = () =>
+        pruneMessages({
+          messages: prompt as ModelMessage[],
+          reasoning: 'before-last-message',
+          toolCalls: 'before-last-2-messages',
+          emptyMessages: 'remove',
+        })
+      const sent = await call()
+      const measurement = await measure({
+        strata: call,
+        baseline: prune,
+        samples: 11,
+        minSampleMs: 2,
+        warmupMs: 50,
+      })
+      // Every call must have stored exactly its two new messages: a misaligned history would have
+      // stored the whole re-sent history again, and the figures would mean nothing.
+      const after = await thread.items()
+      if (after.length !== size + 2 * turn) {
+        throw new Error(
+          `after ${turn} calls the thread holds ${after.length} items, expected ${size + 2 * turn}`,
+        )
+      }
+      rows.push(rowOf('middleware/call', { items: size }, measurement, { baselineName: BASELINE_NAME }))
+      notes.push(
+        `${size.toLocaleString('en-US')} items (${historyMessages.toLocaleString('en-US')} history messages): ` +
+          `${significant(measurement.strata)} ms per call vs ${significant(measurement.baseline!)} ms for pruneMessages, ` +
+          `ratio ${significant(measurement.ratio!)}; the model was sent ${sent} messages instead of ${historyMessages + 1}; ` +
+          `${turn} calls grew the thread to ${after.length.toLocaleString('en-US')} items.`,
+      )
+      progress(`ai-sdk: ${size.toLocaleString('en-US')} items measured`)
+    }
+    return { rows, notes }
+  },
+}
+
+export default benchmark

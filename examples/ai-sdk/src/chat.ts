@@ -1,0 +1,204 @@
+import type { LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider'
+import { type StrataUIMessage, strataMiddleware, strataTools, writeMemoryParts } from '@strata-memory/ai-sdk'
+import { createMemory } from '@strata-memory/core'
+import {
+  convertToModelMessages,
+  createUIMessageStream,
+  readUIMessageStream,
+  stepCountIs,
+  streamText,
+  tool,
+  wrapLanguageModel,
+} from 'ai'
+import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test'
+import { z } from 'zod'
+
+/**
+ * A chat route handler as in a Next.js app, driven by a scripted model so it runs offline: the client
+ * (useChat) re-sends the whole history on every request; Strata stores what is new and sends the
+ * model the thread's context instead. `node src/chat.ts` prints what the model received each turn.
+ */
+
+const memory = createMemory({ content: { offloadAboveBytes: 400 } })
+
+// --- A scripted model: answers from the last user message; tool calls where a real model would. ---
+const lastUserText = (prompt: LanguageModelV4Prompt) => {
+  for (let index = prompt.length - 1; index >= 0; index--) {
+    const message = prompt[index]!
+    if (message.role === 'tool') return undefined // a tool step: answer the results
+    if (message.role === 'user')
+      return message.content.map((part) => (part.type === 'text' ? part.text : '')).join('')
+  }
+  return undefined
+}
+
+/**
+ * After a tool step: the pricing docs left the context with their task, so the model finds them with
+ * memory_query, reads the matching lines with memory_retrieve, and answers from them.
+ */
+function afterTool(
+  prompt: LanguageModelV4Prompt,
+  call: (toolName: string, input: unknown) => LanguageModelV4StreamPart,
+  say: (words: string) => LanguageModelV4StreamPart[],
+): LanguageModelV4StreamPart[] {
+  const last = prompt.at(-1)
+  const result = last?.role === 'tool' ? last.content[0] : undefined
+  if (result?.type !== 'tool-result' || result.output.type !== 'json') return say('Done with that step.')
+  const output = result.output.value as { results?: { id: string; where: string }[]; content?: string }
+  if (result.toolName === 'memory_query') {
+    const hit = output.results?.find((candidate) => candidate.where === 'content')
+    return [call('memory_retrieve', { id: hit?.id, transform: 'filtered', pattern: 'Pro:' })]
+  }
+  if (result.toolName === 'memory_retrieve') return say(`From memory: ${output.content}`)
+  return say('Done with that step.')
+}
+
+let callNumber = 0
+function reply(prompt: LanguageModelV4Prompt): LanguageModelV4StreamPart[] {
+  const text = lastUserText(prompt)
+  callNumber++
+  const call = (toolName: string, input: unknown): LanguageModelV4StreamPart => ({
+    type: 'tool-call',
+    toolCallId: `call-${callNumber}`,
+    toolName,
+    input: JSON.stringify(input),
+  })
+  const say = (words: string): LanguageModelV4StreamPart[] => [
+    { type: 'text-start', id: 't' },
+    { type: 'text-delta', id: 't', delta: words },
+    { type: 'text-end', id: 't' },
+  ]
+  let parts: LanguageModelV4StreamPart[]
+  if (text?.startsWith('Fetch')) parts = [call('fetch_docs', { url: 'https://example.test/pricing' })]
+  else if (text?.startsWith('Done')) parts = [call('finish_task', {})]
+  else if (text?.startsWith('What')) parts = [call('memory_query', { text: 'Pro' })]
+  else if (text?.startsWith('[')) parts = say('The task is closed.')
+  else if (text === undefined) parts = afterTool(prompt, call, say)
+  else parts = say(`You said: ${text}`)
+  const inputTokens = JSON.stringify(prompt).length >> 2
+  return [
+    { type: 'stream-start', warnings: [] },
+    ...parts,
+    {
+      type: 'finish',
+      finishReason: { unified: parts[0]!.type === 'tool-call' ? 'tool-calls' : 'stop', raw: undefined },
+      usage: {
+        inputTokens: {
+          total: inputTokens,
+          noCache: inputTokens,
+          cacheRead: undefined,
+          cacheWrite: undefined,
+        },
+        outputTokens: { total: 8, text: 8, reasoning: undefined },
+      },
+    },
+  ]
+}
+
+const scriptedModel = new MockLanguageModelV4({
+  doStream: async ({ prompt }) => ({ stream: convertArrayToReadableStream(reply(prompt)) }),
+})
+
+// --- The three lines: wrap the model, pass the thread id (here per request), add the tools. ---
+const model = wrapLanguageModel({
+  model: scriptedModel,
+  middleware: strataMiddleware({ memory, history: 'full' }),
+})
+
+/** POST /api/chat: `{ id, messages }` from useChat. A real route returns createUIMessageStreamResponse({ stream }). */
+async function POST({ id, messages }: { id: string; messages: StrataUIMessage[] }) {
+  const thread = await memory.thread(id)
+  const tools = {
+    ...strataTools(memory, { threadId: id }),
+    fetch_docs: tool({
+      inputSchema: z.object({ url: z.string() }),
+      execute: async ({ url }) =>
+        `${url}\n${['Free: 0 EUR, 1 project', 'Pro: 12 EUR, 10 projects', 'Team: 40 EUR, unlimited'].join('\n')}\n${'Terms apply. '.repeat(40)}`,
+    }),
+    finish_task: tool({
+      inputSchema: z.object({}),
+      execute: async () => {
+        await thread.exit({ outcome: 'complete', summary: 'Built the pricing page from the fetched docs.' })
+        return 'Task closed'
+      },
+    }),
+  }
+  // The app opens a scope before the model call, so the whole request belongs to it. (Opened from a
+  // tool instead, the opening call's result would land at the broader level after the opening.)
+  const latest = messages.at(-1)?.parts.find((part) => part.type === 'text')?.text ?? ''
+  if (latest.startsWith('Build') && thread.level === 'global') {
+    await thread.enter('project', { title: latest, instructions: 'Use the docs the user points to.' })
+  }
+  return createUIMessageStream<StrataUIMessage>({
+    execute: async ({ writer }) => {
+      const stop = writeMemoryParts({ writer, memory, threadId: id })
+      const result = streamText({
+        model,
+        system: 'You build websites.',
+        messages: await convertToModelMessages(messages),
+        tools,
+        stopWhen: stepCountIs(4),
+        providerOptions: { strata: { threadId: id } },
+      })
+      writer.merge(result.toUIMessageStream<StrataUIMessage>())
+      await result.consumeStream()
+      stop()
+    },
+  })
+}
+
+// --- The client side: useChat keeps the messages and re-sends them all on every request. ---
+const chatId = 'example.chat-1'
+const history: StrataUIMessage[] = []
+const userTurns = [
+  'Hello',
+  'Build a pricing page',
+  'Fetch the pricing docs',
+  'Done, close the task',
+  'What does the Pro plan cost?',
+]
+for (const [index, text] of userTurns.entries()) {
+  history.push({ id: `user-${index}`, role: 'user', parts: [{ type: 'text', text }] })
+  let answer: StrataUIMessage | undefined
+  for await (const message of readUIMessageStream<StrataUIMessage>({
+    stream: await POST({ id: chatId, messages: history }),
+  })) {
+    answer = message
+  }
+  history.push(answer!)
+  const shown = answer!.parts
+    .map((part) =>
+      part.type === 'text'
+        ? part.text
+        : part.type === 'data-memory-transition'
+          ? `[${part.data.text}]`
+          : part.type.startsWith('tool-')
+            ? `(${part.type.slice(5)})`
+            : '',
+    )
+    .filter(Boolean)
+    .join(' ')
+  const stats = answer!.metadata?.strata
+  console.log(`\n> ${text}\n< ${shown}`)
+  console.log(
+    `  level ${stats?.level}; context ${stats?.contextTokens} of ${stats?.totalTokens} tokens (${Math.round((stats?.savedRatio ?? 0) * 100)}% saved)`,
+  )
+}
+
+const lastPrompt = scriptedModel.doStreamCalls.at(-1)!.prompt
+console.log('\nWhat the model received on the last call:')
+for (const message of lastPrompt) {
+  const content =
+    typeof message.content === 'string'
+      ? message.content
+      : message.content
+          .map((part) =>
+            part.type === 'text' ? part.text : `${part.type}${'toolName' in part ? ` ${part.toolName}` : ''}`,
+          )
+          .join(' | ')
+  console.log(`  ${message.role}: ${content.replace(/\n/g, ' ').slice(0, 110)}`)
+}
+const status = await (await memory.thread(chatId)).status()
+console.log(
+  `\nStored: ${status.items.active} items (${JSON.stringify(status.items.byType)}); model calls: ${scriptedModel.doStreamCalls.length}.`,
+)

@@ -1,0 +1,29 @@
+export {
+  type AiSdkPartMeta,
+  type CoreMessage,
+  fromProviderMessage,
+  fromProviderPrompt,
+  fromResponseContent,
+  type ResponseMeta,
+  type SplitPrompt,
+  toProviderPrompt,
+} from './messages/provider-prompt'
+export { readCallOptions, type StrataCallOptions } from './middleware/call-options'
+export { type StrataMiddlewareOptions, strataMiddleware } from './middleware/strata-middleware'
+export { type AiSdkSummarizerOptions, aiSdkSummarizer } from './summarizer/ai-sdk-summarizer'
+export {
+  memoryToolSchemas,
+  type StrataTools,
+  type StrataToolsOptions,
+  strataTools,
+} from './tools/strata-tools'
+export {
+  contextStatsMetadata,
+  type MemoryTransitionData,
+  memoryTransitionChunk,
+  type StrataDataTypes,
+  type StrataMessageMetadata,
+  type StrataUIMessage,
+  type WriteMemoryPartsOptions,
+  writeMemoryParts,
+} from './ui/memory-ui-parts'

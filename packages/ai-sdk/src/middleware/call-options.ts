@@ -1,0 +1,74 @@
+import type { SharedV4ProviderOptions } from '@ai-sdk/provider'
+import { assertThreadId, type HistoryMode, StrataError } from '@strata-memory/core'
+
+/**
+ * What a call may set under `providerOptions.strata`.
+ *
+ * @example
+ * await generateText({ model, messages, providerOptions: { strata: { threadId: 'user-42.chat-7' } } })
+ */
+export interface StrataCallOptions {
+  /** The thread of this call; overrides the middleware's `threadId`. */
+  threadId?: string
+  /** The level whose context is sent; overrides the middleware's `level`. */
+  level?: string
+  /** What the call's messages hold; overrides the middleware's `history`. */
+  history?: HistoryMode
+  /**
+   * Marks Strata's own model calls (the summarizer's): the middleware passes them through untouched,
+   * stores nothing and reads no usage.
+   */
+  internal?: boolean
+}
+
+const KEYS: Record<keyof StrataCallOptions, (value: unknown) => boolean> = {
+  threadId: (value) => typeof value === 'string',
+  level: (value) => typeof value === 'string' && value.length > 0,
+  history: (value) => value === 'auto' || value === 'full' || value === 'new',
+  internal: (value) => typeof value === 'boolean',
+}
+
+const EXPECTED: Record<keyof StrataCallOptions, string> = {
+  threadId: 'a thread id string',
+  level: 'a level name',
+  history: "'auto', 'full' or 'new'",
+  internal: 'a boolean',
+}
+
+function malformed(message: string, details: Record<string, unknown>): never {
+  throw new StrataError({ code: 'STRATA_INVALID_OPTIONS', message, details })
+}
+
+/**
+ * Reads and checks `providerOptions.strata`. Anything malformed (not an object, an unknown key, a value
+ * of the wrong type, an invalid thread id) is `STRATA_INVALID_OPTIONS` before anything is stored.
+ */
+export function readCallOptions(providerOptions: SharedV4ProviderOptions | undefined): StrataCallOptions {
+  const raw: unknown = providerOptions?.strata
+  if (raw === undefined) return {}
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    malformed(
+      `providerOptions.strata must be an object like { threadId: 'user-42.chat-7' } (got ${JSON.stringify(raw)}).`,
+      { strata: raw },
+    )
+  }
+  const result: StrataCallOptions = {}
+  for (const [key, value] of Object.entries(raw)) {
+    if (value === undefined) continue
+    if (!Object.hasOwn(KEYS, key)) {
+      malformed(`providerOptions.strata has an unknown key '${key}': use ${Object.keys(KEYS).join(', ')}.`, {
+        key,
+      })
+    }
+    const name = key as keyof StrataCallOptions
+    if (!KEYS[name](value)) {
+      malformed(`providerOptions.strata.${name} must be ${EXPECTED[name]} (got ${JSON.stringify(value)}).`, {
+        key,
+        value,
+      })
+    }
+    ;(result as Record<string, unknown>)[name] = value
+  }
+  if (result.threadId !== undefined) assertThreadId(result.threadId)
+  return result
+}

@@ -1,0 +1,435 @@
+import type { LanguageModelV4Prompt } from '@ai-sdk/provider'
+import { createMemory, type Item, StrataError } from '@strata-memory/core'
+import {
+  generateText,
+  type ModelMessage,
+  stepCountIs,
+  streamText,
+  ToolLoopAgent,
+  tool,
+  wrapLanguageModel,
+} from 'ai'
+import { MockLanguageModelV4 } from 'ai/test'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { toProviderPrompt } from '../messages/provider-prompt'
+import { generated, streamed, toolCall } from '../test-support/model-results'
+import { strataMiddleware } from './strata-middleware'
+
+/** A model answering from a script, one answer per call, wrapped with the middleware. */
+function scripted(answers: Parameters<typeof generated>[0][], options: { inputTokens?: number } = {}) {
+  let call = 0
+  const mock = new MockLanguageModelV4({
+    doGenerate: async () => generated(answers[call++] ?? 'done', options),
+    doStream: async () => streamed(answers[call++] ?? 'done', options),
+  })
+  return mock
+}
+
+const texts = (prompt: LanguageModelV4Prompt) =>
+  prompt.map((message) => {
+    const content =
+      typeof message.content === 'string'
+        ? message.content
+        : message.content
+            .map((part) =>
+              part.type === 'text'
+                ? part.text
+                : part.type === 'tool-call'
+                  ? `call ${part.toolCallId}`
+                  : part.type === 'tool-result'
+                    ? `result ${part.toolCallId}`
+                    : part.type,
+            )
+            .join(' | ')
+    return `${message.role}: ${content}`
+  })
+
+/** The stored log as role and content, without ids, seqs and metadata. */
+const conversation = (items: readonly Item[]) =>
+  items.map((item) =>
+    item.type === 'message'
+      ? {
+          role: item.role,
+          turnId: item.turnId,
+          content: item.content.map(({ meta: _, ...part }) => part),
+        }
+      : { type: item.type },
+  )
+
+async function caught(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected a rejection')
+}
+
+describe('strataMiddleware', () => {
+  it('sends the context, not the history, to generateText and streamText', async () => {
+    const memory = createMemory()
+    const mock = scripted(['Hello!', 'Planted.', 'Bye.'])
+    const model = wrapLanguageModel({
+      model: mock,
+      middleware: strataMiddleware({ memory, threadId: 'chat-1' }),
+    })
+    const thread = await memory.thread('chat-1')
+
+    const history: ModelMessage[] = [{ role: 'user', content: 'Hi' }]
+    const first = await generateText({ model, system: 'You are a gardener.', messages: history })
+    history.push(...first.responseMessages, { role: 'user', content: 'Plant a tree' })
+
+    // The scope closes between calls: its detail leaves the global view.
+    await thread.enter('project', { title: 'Garden' })
+    await thread.enter('task', { title: 'Plant' })
+    await thread.exit({ outcome: 'complete', summary: 'Planted one tree.' })
+    await thread.exit({ outcome: 'complete', summary: 'Garden done.' })
+
+    const second = streamText({ model, system: 'You are a gardener.', messages: history })
+    expect(await second.text).toBe('Planted.')
+    const sent = mock.doStreamCalls[0]!.prompt
+    const context = await thread.context()
+    // The call-level system message stays first; the rest is exactly the thread's context.
+    expect(sent[0]).toEqual({ role: 'system', content: 'You are a gardener.' })
+    expect(sent.slice(1)).toEqual(toProviderPrompt(context.messages).slice(0, -1))
+    expect(texts(sent)).toEqual([
+      'system: You are a gardener.',
+      'user: Hi',
+      'assistant: Hello!',
+      expect.stringContaining('[ACTIONS]'),
+      'user: [SUMMARY]: Garden done.',
+      'user: Plant a tree',
+    ])
+    expect(texts(mock.doGenerateCalls[0]!.prompt)).toEqual(['system: You are a gardener.', 'user: Hi'])
+  })
+
+  it('stores every call and result of a ToolLoopAgent run once, in order, in the turn of its user message', async () => {
+    const memory = createMemory()
+    const mock = scripted([
+      [toolCall('call-1', 'weather', { city: 'Oslo' })],
+      [toolCall('call-2', 'weather', { city: 'Bergen' }), toolCall('call-3', 'weather', { city: 'Rome' })],
+      'Oslo 3°, Bergen 5°, Rome 18°.',
+    ])
+    const model = wrapLanguageModel({
+      model: mock,
+      middleware: strataMiddleware({ memory, threadId: 'agent-1' }),
+    })
+    const agent = new ToolLoopAgent({
+      model,
+      tools: {
+        weather: tool({
+          inputSchema: z.object({ city: z.string() }),
+          execute: async ({ city }) => ({ city, celsius: city.length }),
+        }),
+      },
+      stopWhen: stepCountIs(5),
+    })
+    const thread = await memory.thread('agent-1')
+    await thread.append([
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', content: 'Hello' },
+    ])
+    const result = await agent.generate({
+      messages: [
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: 'Hello' },
+        { role: 'user', content: 'Weather in Oslo, Bergen and Rome?' },
+      ],
+    })
+    expect(result.text).toBe('Oslo 3°, Bergen 5°, Rome 18°.')
+    expect(mock.doGenerateCalls).toHaveLength(3)
+    const stored = conversation(await thread.items())
+    const result_ = (id: string, city: string) => ({
+      type: 'tool-result',
+      toolCallId: id,
+      toolName: 'weather',
+      output: { city, celsius: city.length },
+    })
+    const call_ = (id: string, city: string) => ({
+      type: 'tool-call',
+      toolCallId: id,
+      toolName: 'weather',
+      input: { city },
+    })
+    expect(stored).toEqual([
+      { role: 'user', turnId: 'turn_0001', content: [{ type: 'text', text: 'Hi' }] },
+      { role: 'assistant', turnId: 'turn_0001', content: [{ type: 'text', text: 'Hello' }] },
+      {
+        role: 'user',
+        turnId: 'turn_0002',
+        content: [{ type: 'text', text: 'Weather in Oslo, Bergen and Rome?' }],
+      },
+      { role: 'assistant', turnId: 'turn_0002', content: [call_('call-1', 'Oslo')] },
+      { role: 'tool', turnId: 'turn_0002', content: [result_('call-1', 'Oslo')] },
+      {
+        role: 'assistant',
+        turnId: 'turn_0002',
+        content: [call_('call-2', 'Bergen'), call_('call-3', 'Rome')],
+      },
+      {
+        role: 'tool',
+        turnId: 'turn_0002',
+        content: [result_('call-2', 'Bergen'), result_('call-3', 'Rome')],
+      },
+      {
+        role: 'assistant',
+        turnId: 'turn_0002',
+        content: [{ type: 'text', text: 'Oslo 3°, Bergen 5°, Rome 18°.' }],
+      },
+    ])
+    const interactions = await thread.toolInteractions({ turnId: 'turn_0002' })
+    expect(interactions.map((interaction) => [interaction.toolCallId, interaction.status])).toEqual([
+      ['call-1', 'success'],
+      ['call-2', 'success'],
+      ['call-3', 'success'],
+    ])
+  })
+
+  it('stores the same log whether the app re-sends the whole history or only the new message', async () => {
+    const turn = fc.record({
+      text: fc.constantFrom('yes', 'no', 'again'),
+      answers: fc.array(fc.constantFrom('ok', 'yes', 'done'), { minLength: 1, maxLength: 1 }),
+      tools: fc.integer({ min: 0, max: 2 }),
+      stream: fc.boolean(),
+    })
+    let run = 0
+    await fc.assert(
+      fc.asyncProperty(fc.array(turn, { minLength: 1, maxLength: 5 }), async (turns) => {
+        run++
+        const logs: unknown[] = []
+        for (const sendFull of [true, false]) {
+          const memory = createMemory()
+          const script: Parameters<typeof generated>[0][] = []
+          turns.forEach(({ answers, tools }, index) => {
+            for (let step = 0; step < tools; step++) {
+              script.push([toolCall(`c${run}-${index}-${step}`, 'echo', { step })])
+            }
+            script.push(answers[0]!)
+          })
+          const model = wrapLanguageModel({
+            model: scripted(script),
+            middleware: strataMiddleware({
+              memory,
+              threadId: 'property',
+              history: sendFull ? 'full' : 'auto',
+            }),
+          })
+          const tools = {
+            echo: tool({
+              inputSchema: z.object({ step: z.number() }),
+              execute: async ({ step }) => `echo ${step}`,
+            }),
+          }
+          const history: ModelMessage[] = []
+          for (const { text, stream } of turns) {
+            history.push({ role: 'user', content: text })
+            const messages = sendFull ? [...history] : [history.at(-1)!]
+            const options = { model, tools, messages, stopWhen: stepCountIs(4) }
+            const responseMessages = stream
+              ? await streamText(options).responseMessages
+              : (await generateText(options)).responseMessages
+            history.push(...responseMessages)
+          }
+          const items = await (await memory.thread('property')).items()
+          const stored = conversation(items).map(
+            ({ turnId: _, ...message }: Record<string, unknown>) => message,
+          )
+          // Every message once: the stored log is the history the app holds, tool results whose step
+          // ended the run included once a later call re-sent them.
+          logs.push(stored)
+        }
+        expect(logs[0]).toEqual(logs[1])
+      }),
+      { numRuns: 25 },
+    )
+  })
+
+  it('does not duplicate anything when the whole history is re-sent', async () => {
+    const memory = createMemory()
+    const model = wrapLanguageModel({
+      model: scripted(['A1', 'A2', 'A3']),
+      middleware: strataMiddleware({ memory, threadId: 't' }),
+    })
+    const history: ModelMessage[] = []
+    for (const text of ['one', 'two', 'three']) {
+      history.push({ role: 'user', content: text })
+      history.push(...(await generateText({ model, messages: history })).responseMessages)
+    }
+    const stored = conversation(await (await memory.thread('t')).items())
+    expect(
+      stored.map(
+        (message) =>
+          `${(message as { role: string }).role} ${JSON.stringify((message as { content: unknown }).content)}`,
+      ),
+    ).toEqual(
+      ['one', 'A1', 'two', 'A2', 'three', 'A3'].map(
+        (text, index) => `${index % 2 ? 'assistant' : 'user'} ${JSON.stringify([{ type: 'text', text }])}`,
+      ),
+    )
+  })
+
+  it('reports the usage of generate and stream calls', async () => {
+    const memory = createMemory()
+    const model = wrapLanguageModel({
+      model: scripted(['A', 'B'], { inputTokens: 1234 }),
+      middleware: strataMiddleware({ memory, threadId: 'usage' }),
+    })
+    const thread = await memory.thread('usage')
+    await generateText({ model, prompt: 'Hi' })
+    expect((await thread.status()).lastUsage).toMatchObject({ inputTokens: 1234, outputTokens: 5 })
+
+    const streamModel = wrapLanguageModel({
+      model: scripted(['C'], { inputTokens: 4321 }),
+      middleware: strataMiddleware({ memory, threadId: 'usage' }),
+    })
+    const stream = streamText({ model: streamModel, prompt: 'Again' })
+    // Every part reaches the caller untouched.
+    const parts = []
+    for await (const part of stream.fullStream) parts.push(part.type)
+    expect(parts).toEqual(expect.arrayContaining(['text-start', 'text-delta', 'text-end', 'finish']))
+    expect(await stream.text).toBe('C')
+    expect((await thread.status()).lastUsage).toMatchObject({ inputTokens: 4321, outputTokens: 5 })
+  })
+
+  it('sends exactly the view of the level in force at each call', async () => {
+    const memory = createMemory()
+    const thread = await memory.thread('levels')
+    // While the model runs, the response is not stored yet: the view then is what must have been sent.
+    const views: string[][] = []
+    const viewText = (item: Item) =>
+      item.type === 'message'
+        ? `${item.role}: ${item.content.map((part) => (part.type === 'text' ? part.text : part.type)).join(' | ')}`
+        : item.type === 'transition'
+          ? `user: ${item.agentFacingMessage}`
+          : item.type === 'summary'
+            ? `user: [SUMMARY]: ${item.text}`
+            : `user: [FACT]: ${item.text}`
+    let answer = 0
+    const mock = new MockLanguageModelV4({
+      doGenerate: async (options) => {
+        const level = (options.providerOptions?.strata?.level as string | undefined) ?? thread.level
+        views.push((await thread.view(level as 'global')).map(viewText))
+        return generated(`answer ${++answer}`)
+      },
+    })
+    const model = wrapLanguageModel({
+      model: mock,
+      middleware: strataMiddleware({ memory, threadId: 'levels' }),
+    })
+    const call = async (text: string, level?: string) => {
+      await generateText({
+        model,
+        prompt: text,
+        ...(level ? { providerOptions: { strata: { level } } } : {}),
+      })
+      const sent = texts(mock.doGenerateCalls.at(-1)!.prompt)
+      expect(sent).toEqual(views.at(-1))
+      return sent
+    }
+    expect(await call('At the global level')).toEqual(['user: At the global level'])
+    await thread.enter('project', { title: 'Website', instructions: 'Build the landing page.' })
+    // The project view starts with the scope's opening item and holds nothing of the global level.
+    expect(await call('Start the hero section')).toEqual([
+      'user: Project: Website\n\nBuild the landing page.',
+      'user: Start the hero section',
+    ])
+    // A call can ask for a broader level's context: the global view skips the project's items.
+    expect(await call('What did I say first?', 'global')).toEqual([
+      'user: At the global level',
+      'assistant: answer 1',
+    ])
+    await thread.exit({ outcome: 'complete', summary: 'Hero built.' })
+    expect(await call('Thanks')).toEqual([
+      'user: At the global level',
+      'assistant: answer 1',
+      expect.stringContaining('[ACTIONS]'),
+      'user: [SUMMARY]: Hero built.',
+      'user: Thanks',
+    ])
+  })
+
+  it('fails with a typed error when no thread id is given, and stores nothing', async () => {
+    const memory = createMemory()
+    const model = wrapLanguageModel({ model: scripted(['A']), middleware: strataMiddleware({ memory }) })
+    const error = await caught(generateText({ model, prompt: 'Hi' }))
+    expect(StrataError.isInstance(error, 'STRATA_INVALID_OPTIONS')).toBe(true)
+    expect((error as Error).message).toContain('providerOptions: { strata: { threadId')
+    expect(await memory.listThreads()).toEqual([])
+
+    // streamText reports errors through onError and the stream, not by throwing.
+    let streamError: unknown
+    const stream = streamText({
+      model,
+      prompt: 'Hi',
+      onError: ({ error }) => {
+        streamError = error
+      },
+    })
+    await stream.consumeStream()
+    expect(StrataError.isInstance(streamError, 'STRATA_INVALID_OPTIONS')).toBe(true)
+
+    // A thread id per call works.
+    const result = await generateText({
+      model,
+      prompt: 'Hi',
+      providerOptions: { strata: { threadId: 'per-call' } },
+    })
+    expect(result.text).toBe('A')
+    expect(await memory.listThreads()).toEqual(['per-call'])
+  })
+
+  it('rejects a malformed providerOptions.strata with a typed error before storing anything', async () => {
+    const memory = createMemory()
+    const model = wrapLanguageModel({
+      model: scripted(['A']),
+      middleware: strataMiddleware({ memory, threadId: 'bad' }),
+    })
+    const cases: [unknown, string][] = [
+      ['chat-7', 'STRATA_INVALID_OPTIONS'],
+      [{ threadID: 'chat-7' }, 'STRATA_INVALID_OPTIONS'],
+      [{ threadId: 42 }, 'STRATA_INVALID_OPTIONS'],
+      [{ history: 'everything' }, 'STRATA_INVALID_OPTIONS'],
+      [{ internal: 'yes' }, 'STRATA_INVALID_OPTIONS'],
+      [{ threadId: '../etc' }, 'STRATA_INVALID_THREAD_ID'],
+      [{ level: 'galaxy' }, 'STRATA_INVALID_LEVEL'],
+    ]
+    for (const [strata, code] of cases) {
+      const error = await caught(
+        generateText({ model, prompt: 'Hi', providerOptions: { strata: strata as never } }),
+      )
+      expect(StrataError.isInstance(error), JSON.stringify(strata)).toBe(true)
+      expect((error as StrataError).code).toBe(code)
+    }
+    expect(await (await memory.thread('bad')).items()).toEqual([])
+  })
+
+  it('rejects bad middleware options at once', () => {
+    const memory = createMemory()
+    const codeOf = (run: () => unknown) => {
+      try {
+        run()
+      } catch (error) {
+        return StrataError.isInstance(error) ? error.code : 'not a StrataError'
+      }
+      return 'no error'
+    }
+    expect(codeOf(() => strataMiddleware({} as never))).toBe('STRATA_INVALID_OPTIONS')
+    expect(codeOf(() => strataMiddleware({ memory, threadId: 'a/b' }))).toBe('STRATA_INVALID_THREAD_ID')
+    expect(codeOf(() => strataMiddleware({ memory, history: 'all' as never }))).toBe('STRATA_INVALID_OPTIONS')
+    expect(codeOf(() => strataMiddleware({ memory, level: 'galaxy' as never }))).toBe('STRATA_INVALID_LEVEL')
+  })
+
+  it('passes calls marked internal through untouched', async () => {
+    const memory = createMemory()
+    const mock = scripted(['summary'])
+    const model = wrapLanguageModel({
+      model: mock,
+      middleware: strataMiddleware({ memory, threadId: 'internal' }),
+    })
+    await generateText({ model, prompt: 'Summarize', providerOptions: { strata: { internal: true } } })
+    expect(texts(mock.doGenerateCalls[0]!.prompt)).toEqual(['user: Summarize'])
+    expect(await memory.listThreads()).toEqual([])
+  })
+})

@@ -1,0 +1,64 @@
+import { promptSummarizer, type Summarizer } from '@strata-memory/core'
+import { generateText, type LanguageModel } from 'ai'
+
+/** Options of {@link aiSdkSummarizer}. */
+export interface AiSdkSummarizerOptions {
+  /** Any AI SDK language model (a provider's model, a gateway id, a wrapped model). */
+  model: LanguageModel
+  /**
+   * A short name for status and events.
+   * @default `ai-sdk:<model id>`
+   */
+  name?: string
+  /**
+   * Milliseconds before the call is aborted and the summary fails (compaction retries later).
+   * @default 60_000
+   */
+  timeoutMs?: number
+  /**
+   * The most facts asked for and kept.
+   * @default 8
+   */
+  maxFacts?: number
+  /**
+   * The longest answer, in tokens.
+   * @default 1024
+   */
+  maxOutputTokens?: number
+}
+
+/**
+ * An LLM summarizer on any AI SDK model, for `createMemory({ summarizer })`: sends Strata's summary
+ * prompt with `generateText` and reads the sectioned summary and the fenced JSON facts back
+ * (`promptSummarizer` in core). Its calls carry `providerOptions.strata.internal`, so a model wrapped
+ * with `strataMiddleware` passes them through: nothing of them is stored, and they never write to a
+ * UI stream.
+ *
+ * @example
+ * const memory = createMemory({ summarizer: aiSdkSummarizer({ model: openai('gpt-4o-mini') }) })
+ */
+export function aiSdkSummarizer({
+  model,
+  name,
+  timeoutMs = 60_000,
+  maxFacts,
+  maxOutputTokens = 1024,
+}: AiSdkSummarizerOptions): Summarizer {
+  const modelId = typeof model === 'string' ? model : model.modelId
+  return promptSummarizer({
+    name: name ?? `ai-sdk:${modelId}`,
+    timeoutMs,
+    ...(maxFacts === undefined ? {} : { maxFacts }),
+    complete: async ({ system, prompt, signal }) => {
+      const result = await generateText({
+        model,
+        system,
+        prompt,
+        abortSignal: signal,
+        maxOutputTokens,
+        providerOptions: { strata: { internal: true } },
+      })
+      return result.text
+    },
+  })
+}

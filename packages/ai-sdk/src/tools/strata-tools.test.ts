@@ -1,0 +1,121 @@
+import {
+  createMemory,
+  type JsonObject,
+  memoryTools,
+  StrataError,
+  type ThreadWithContent,
+} from '@strata-memory/core'
+import { generateText, type ModelMessage, stepCountIs, tool, wrapLanguageModel } from 'ai'
+import { MockLanguageModelV4 } from 'ai/test'
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { strataMiddleware } from '../middleware/strata-middleware'
+import { generated, toolCall } from '../test-support/model-results'
+import { memoryToolSchemas, strataTools } from './strata-tools'
+
+const KEYWORDS = ['type', 'enum', 'items', 'minimum'] as const
+
+/** The keywords core's schemas use, of one property. */
+const keywordsOf = (schema: JsonObject) =>
+  Object.fromEntries(KEYWORDS.filter((key) => schema[key] !== undefined).map((key) => [key, schema[key]]))
+
+describe('strataTools', () => {
+  it("has zod schemas that agree with core's JSON Schemas, property by property", () => {
+    const core = memoryTools({} as ThreadWithContent)
+    for (const name of ['memory_store', 'memory_retrieve', 'memory_query'] as const) {
+      const expected = core[name].inputSchema
+      const actual = z.toJSONSchema(memoryToolSchemas[name]) as JsonObject
+      const expectedProperties = expected.properties as Record<string, JsonObject>
+      const actualProperties = actual.properties as Record<string, JsonObject>
+      expect(Object.keys(actualProperties).sort(), name).toEqual(Object.keys(expectedProperties).sort())
+      for (const [property, schema] of Object.entries(expectedProperties)) {
+        expect(keywordsOf(actualProperties[property]!), `${name}.${property}`).toEqual(keywordsOf(schema))
+        expect(actualProperties[property]!.description, `${name}.${property}`).toBe(schema.description)
+      }
+      expect([...((actual.required as string[]) ?? [])].sort(), name).toEqual(
+        [...((expected.required as string[]) ?? [])].sort(),
+      )
+    }
+  })
+
+  it('lets the agent read back a tool result the content channel replaced by a citation', async () => {
+    const memory = createMemory({ content: { offloadAboveBytes: 200 } })
+    const page = Array.from({ length: 40 }, (_, index) => `line ${index + 1}: lorem ipsum dolor`).join('\n')
+    let memoryId: string | undefined
+    let turn = 0
+    const mock = new MockLanguageModelV4({
+      doGenerate: async ({ prompt }) => {
+        turn++
+        if (turn === 1)
+          return generated([toolCall('fetch-1', 'fetch_page', { url: 'https://example.test/a' })])
+        if (turn === 2) return generated('Fetched the page.')
+        if (turn === 3) {
+          // The model reads the memory id from the citation it was sent.
+          const sent = JSON.stringify(prompt)
+          memoryId = /Memory id: (mem_[A-Za-z0-9_-]+)/.exec(sent)?.[1]
+          return generated([
+            toolCall('retrieve-1', 'memory_retrieve', {
+              id: memoryId,
+              transform: 'filtered',
+              pattern: 'line 33',
+            }),
+          ])
+        }
+        return generated('Line 33 says lorem ipsum dolor.')
+      },
+    })
+    const model = wrapLanguageModel({
+      model: mock,
+      middleware: strataMiddleware({ memory, threadId: 'web' }),
+    })
+    const tools = {
+      fetch_page: tool({ inputSchema: z.object({ url: z.string() }), execute: async () => page }),
+      ...strataTools(memory, { threadId: 'web' }),
+    }
+    const history: ModelMessage[] = [{ role: 'user', content: 'Fetch the page' }]
+    const first = await generateText({ model, tools, messages: history, stopWhen: stepCountIs(3) })
+    history.push(...first.responseMessages, { role: 'user', content: 'What does line 33 say?' })
+    const second = await generateText({ model, tools, messages: history, stopWhen: stepCountIs(3) })
+
+    // The first context after the fetch showed the page; the next call saw only the citation.
+    expect(JSON.stringify(mock.doGenerateCalls[1]!.prompt)).toContain('line 33: lorem ipsum dolor')
+    expect(JSON.stringify(mock.doGenerateCalls[2]!.prompt)).not.toContain('line 33: lorem ipsum dolor')
+    expect(memoryId).toMatch(/^mem_/)
+    const retrieved = second.steps[0]!.toolResults[0]!
+    expect(retrieved.toolName).toBe('memory_retrieve')
+    expect(retrieved.output).toMatchObject({
+      id: memoryId,
+      transform: 'filtered',
+      content: 'line 33: lorem ipsum dolor',
+      truncated: true,
+    })
+    expect(second.text).toBe('Line 33 says lorem ipsum dolor.')
+    // The re-sent history holds the whole page, the log a citation: the result is still stored once.
+    const items = await (await memory.thread('web')).items()
+    const fetchResults = items.filter(
+      (item) => item.type === 'message' && item.role === 'tool' && JSON.stringify(item).includes('fetch-1'),
+    )
+    expect(fetchResults).toHaveLength(1)
+
+    // memory_query finds it too; a bad id is an error the model can read, not a throw.
+    const direct = strataTools(memory, { threadId: 'web' })
+    const options = { toolCallId: 'direct', messages: [], context: {} }
+    const query = await direct.memory_query.execute!({ text: 'lorem 33' }, options)
+    expect(JSON.stringify(query)).toContain(memoryId!)
+    const missing = await direct.memory_retrieve.execute!({ id: 'mem_missing' }, options)
+    expect(missing).toMatchObject({ error: { code: expect.stringMatching(/^STRATA_/) } })
+  })
+
+  it('rejects a missing or invalid thread id with a typed error', () => {
+    const memory = createMemory()
+    for (const threadId of [undefined, '', '../x']) {
+      let thrown: unknown
+      try {
+        strataTools(memory, { threadId: threadId as string })
+      } catch (error) {
+        thrown = error
+      }
+      expect(StrataError.isInstance(thrown, 'STRATA_INVALID_THREAD_ID')).toBe(true)
+    }
+  })
+})

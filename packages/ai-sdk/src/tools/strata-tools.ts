@@ -1,0 +1,117 @@
+import {
+  assertThreadId,
+  type Memory,
+  type MemoryQueryOutput,
+  type MemoryRetrieveOutput,
+  type MemoryStoreOutput,
+  type MemoryToolError,
+  type MemoryToolName,
+  type MemoryTools,
+  memoryTools,
+  RETRIEVE_TRANSFORMS,
+  type RetrieveTransform,
+  StrataError,
+  type ThreadWithContent,
+} from '@strata-memory/core'
+import { type Tool, tool } from 'ai'
+import { z } from 'zod'
+
+/**
+ * Core's tool definitions (names, descriptions, JSON Schemas). `memoryTools` reads a thread's content
+ * only when a tool runs, so definitions taken without a thread are safe to read, never to execute.
+ */
+const definitions = memoryTools({} as ThreadWithContent)
+
+/** Core's description of one input property, so the zod schemas say what core's schemas say. */
+const about = (tool: MemoryToolName, property: string): string => {
+  const properties = definitions[tool].inputSchema.properties as Record<string, { description?: string }>
+  return properties[property]?.description ?? ''
+}
+
+/** The input schemas of the memory tools, mirroring core's JSON Schemas (a test keeps them equal). */
+export const memoryToolSchemas = {
+  memory_store: z.object({
+    content: z.string().describe(about('memory_store', 'content')),
+    type: z.string().describe(about('memory_store', 'type')).optional(),
+    tags: z.array(z.string()).describe(about('memory_store', 'tags')).optional(),
+  }),
+  memory_retrieve: z.object({
+    id: z.string().describe(about('memory_retrieve', 'id')),
+    transform: z
+      .enum(RETRIEVE_TRANSFORMS as readonly [RetrieveTransform, ...RetrieveTransform[]])
+      .describe(about('memory_retrieve', 'transform'))
+      .optional(),
+    n: z.number().int().min(1).describe(about('memory_retrieve', 'n')).optional(),
+    pattern: z.string().describe(about('memory_retrieve', 'pattern')).optional(),
+    maxChars: z.number().int().min(1).describe(about('memory_retrieve', 'maxChars')).optional(),
+  }),
+  memory_query: z.object({
+    text: z.string().describe(about('memory_query', 'text')).optional(),
+    type: z.string().describe(about('memory_query', 'type')).optional(),
+    source: z.string().describe(about('memory_query', 'source')).optional(),
+    tags: z.array(z.string()).describe(about('memory_query', 'tags')).optional(),
+    fromTs: z.number().describe(about('memory_query', 'fromTs')).optional(),
+    toTs: z.number().describe(about('memory_query', 'toTs')).optional(),
+    level: z.string().describe(about('memory_query', 'level')).optional(),
+    limit: z.number().int().min(1).describe(about('memory_query', 'limit')).optional(),
+  }),
+}
+
+/** The memory tools as AI SDK tools; see {@link strataTools}. */
+export interface StrataTools {
+  memory_store: Tool<z.infer<typeof memoryToolSchemas.memory_store>, MemoryStoreOutput | MemoryToolError>
+  memory_retrieve: Tool<
+    z.infer<typeof memoryToolSchemas.memory_retrieve>,
+    MemoryRetrieveOutput | MemoryToolError
+  >
+  memory_query: Tool<z.infer<typeof memoryToolSchemas.memory_query>, MemoryQueryOutput | MemoryToolError>
+}
+
+/** Options of {@link strataTools}. */
+export interface StrataToolsOptions {
+  /** The thread whose memory the tools read and write. */
+  threadId: string
+}
+
+/**
+ * The three memory tools (`memory_store`, `memory_retrieve`, `memory_query`) as AI SDK tools bound to
+ * one thread: the agent can fetch offloaded tool results, archived turns, summaries and facts back.
+ * A bad input or an unknown id comes back to the model as `{ error: { code, message } }`.
+ *
+ * @example
+ * const result = streamText({ model, messages, tools: { ...myTools, ...strataTools(memory, { threadId }) } })
+ */
+export function strataTools(memory: Memory, { threadId }: StrataToolsOptions): StrataTools {
+  if (typeof memory?.thread !== 'function') {
+    throw new StrataError({
+      code: 'STRATA_INVALID_OPTIONS',
+      message: 'strataTools(memory, { threadId }) needs the memory from createMemory() first.',
+    })
+  }
+  assertThreadId(threadId)
+  let tools: Promise<MemoryTools> | undefined
+  const core = () => {
+    tools ??= memory.thread(threadId).then((thread) => memoryTools(thread))
+    return tools
+  }
+  return {
+    memory_store: tool({
+      description: definitions.memory_store.description,
+      inputSchema: memoryToolSchemas.memory_store,
+      execute: async (input): Promise<MemoryStoreOutput | MemoryToolError> =>
+        (await core()).memory_store.execute(input),
+    }),
+    memory_retrieve: tool({
+      description: definitions.memory_retrieve.description,
+      inputSchema: memoryToolSchemas.memory_retrieve,
+      execute: async (input): Promise<MemoryRetrieveOutput | MemoryToolError> =>
+        (await core()).memory_retrieve.execute(input),
+    }),
+    memory_query: tool({
+      description: definitions.memory_query.description,
+      inputSchema: memoryToolSchemas.memory_query,
+      execute: async (input): Promise<MemoryQueryOutput | MemoryToolError> =>
+        (await core()).memory_query.execute(input),
+    }),
+  }
+}

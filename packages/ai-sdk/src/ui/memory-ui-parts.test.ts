@@ -1,0 +1,148 @@
+import { createMemory, type Summarizer } from '@strata-memory/core'
+import {
+  createUIMessageStream,
+  readUIMessageStream,
+  stepCountIs,
+  streamText,
+  tool,
+  wrapLanguageModel,
+} from 'ai'
+import { convertReadableStreamToArray, MockLanguageModelV4 } from 'ai/test'
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { strataMiddleware } from '../middleware/strata-middleware'
+import { aiSdkSummarizer } from '../summarizer/ai-sdk-summarizer'
+import { generated, streamed, toolCall } from '../test-support/model-results'
+import { type StrataUIMessage, writeMemoryParts } from './memory-ui-parts'
+
+const SUMMARY_ANSWER = `## Decisions
+- Drew the house as SECRET-SUMMARY-TEXT
+## Identifiers
+- shape_17
+## Open work
+- none
+\`\`\`json
+{"facts": [{"text": "The house is red", "tags": ["house"], "confidence": 0.9}]}
+\`\`\``
+
+/** A chat whose task closes inside a tool call, with the LLM summarizer on a model wrapped by the middleware. */
+async function chatWithTaskExit() {
+  const summaryModel = new MockLanguageModelV4({ doGenerate: generated(SUMMARY_ANSWER) })
+  let summarizer: Summarizer | undefined
+  const memory = createMemory({
+    summarizer: { name: 'late', summarize: (items, options) => summarizer!.summarize(items, options) },
+  })
+  // Even wrapped with the middleware, the summarizer's calls pass through: they are marked internal.
+  summarizer = aiSdkSummarizer({
+    model: wrapLanguageModel({
+      model: summaryModel,
+      middleware: strataMiddleware({ memory, threadId: 'chat' }),
+    }),
+  })
+  const thread = await memory.thread('chat')
+  await thread.enter('project', { title: 'Website' })
+  await thread.enter('task', { title: 'Draw the house' })
+  let step = 0
+  const chatModel = new MockLanguageModelV4({
+    doStream: async () =>
+      step++ === 0 ? streamed([toolCall('done-1', 'finish_task', {})]) : streamed('The house is drawn.'),
+  })
+  const model = wrapLanguageModel({
+    model: chatModel,
+    middleware: strataMiddleware({ memory, threadId: 'chat' }),
+  })
+  const tools = {
+    finish_task: tool({
+      inputSchema: z.object({}),
+      execute: async () => {
+        await thread.exit({ outcome: 'complete', userFacingMessage: 'Finished: Draw the house' })
+        return 'closed'
+      },
+    }),
+  }
+  const stream = createUIMessageStream<StrataUIMessage>({
+    execute: async ({ writer }) => {
+      const stop = writeMemoryParts({ writer, memory, threadId: 'chat' })
+      const result = streamText({ model, tools, prompt: 'Draw a house', stopWhen: stepCountIs(3) })
+      writer.merge(result.toUIMessageStream<StrataUIMessage>())
+      await result.consumeStream()
+      stop()
+    },
+  })
+  return { memory, thread, stream, summaryModel }
+}
+
+describe('writeMemoryParts', () => {
+  it('writes transitions and context stats into the UI stream, and nothing of the summarizer call', async () => {
+    const { thread, stream, summaryModel } = await chatWithTaskExit()
+    const [forChunks, forMessages] = stream.tee()
+    const chunks = await convertReadableStreamToArray(forChunks)
+
+    const transitions = chunks.filter((chunk) => chunk.type === 'data-memory-transition')
+    expect(transitions).toEqual([
+      {
+        type: 'data-memory-transition',
+        id: expect.any(String),
+        data: {
+          threadId: 'chat',
+          fromLevel: 'task',
+          level: 'project',
+          reason: 'task-complete',
+          title: 'Draw the house',
+          text: 'Finished: Draw the house',
+          seq: expect.any(Number),
+        },
+      },
+    ])
+    const metadata = chunks.filter((chunk) => chunk.type === 'message-metadata')
+    expect(metadata.length).toBeGreaterThanOrEqual(2)
+    expect(metadata.at(-1)).toMatchObject({
+      messageMetadata: { strata: { level: 'project', contextTokens: expect.any(Number) } },
+    })
+
+    // The summarizer ran (its summary is in the log), marked internal, and left no trace in the UI.
+    expect(summaryModel.doGenerateCalls).toHaveLength(1)
+    expect(summaryModel.doGenerateCalls[0]!.providerOptions).toEqual({ strata: { internal: true } })
+    const items = await thread.items()
+    expect(items.some((item) => item.type === 'summary' && item.text.includes('SECRET-SUMMARY-TEXT'))).toBe(
+      true,
+    )
+    expect(JSON.stringify(chunks)).not.toContain('SECRET-SUMMARY-TEXT')
+    // Nor in the thread's messages: the summarizer's prompt and answer were never stored.
+    const messages = items.filter((item) => item.type === 'message')
+    expect(JSON.stringify(messages)).not.toContain('SECRET-SUMMARY-TEXT')
+    expect(JSON.stringify(messages)).not.toContain('You summarize part of')
+
+    // useChat's side: the assembled message carries the typed part and metadata.
+    let last: StrataUIMessage | undefined
+    for await (const message of readUIMessageStream<StrataUIMessage>({ stream: forMessages })) last = message
+    const part = last!.parts.find((candidate) => candidate.type === 'data-memory-transition')
+    expect(part?.data.text).toBe('Finished: Draw the house')
+    expect(last!.metadata?.strata?.level).toBe('project')
+  })
+
+  it('leaves out transitions whose user-facing text is null, and other threads', async () => {
+    const memory = createMemory()
+    const written: unknown[] = []
+    const writer = { write: (chunk: unknown) => written.push(chunk), merge: () => {}, onError: undefined }
+    const stop = writeMemoryParts({ writer, memory, threadId: 'mine', stats: false })
+    const mine = await memory.thread('mine')
+    const other = await memory.thread('other')
+    await mine.enter('project', { title: 'Hidden' })
+    await mine.exit({ userFacingMessage: null })
+    await other.enter('project', { title: 'Elsewhere' })
+    await other.exit()
+    await mine.enter('project', { title: 'Shown' })
+    await mine.exit()
+    await mine.context()
+    stop()
+    await mine.enter('project', { title: 'After stop' })
+    await mine.exit()
+    expect(written).toEqual([
+      expect.objectContaining({
+        type: 'data-memory-transition',
+        data: expect.objectContaining({ title: 'Shown' }),
+      }),
+    ])
+  })
+})
