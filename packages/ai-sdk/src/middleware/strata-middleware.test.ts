@@ -270,6 +270,29 @@ describe('strataMiddleware', () => {
     )
   })
 
+  it('stores a new message once when two calls with the same history race', async () => {
+    const memory = createMemory()
+    const model = wrapLanguageModel({
+      model: scripted(['A1', 'retry answer', 'other answer']),
+      middleware: strataMiddleware({ memory, threadId: 'race' }),
+    })
+    const history: ModelMessage[] = [{ role: 'user', content: 'one' }]
+    history.push(...(await generateText({ model, messages: history })).responseMessages)
+    history.push({ role: 'user', content: 'two' })
+    // A double-submitted request: both calls carry the same new message.
+    await Promise.all([
+      generateText({ model, messages: history }),
+      generateText({ model, messages: history }),
+    ])
+    const users = (await (await memory.thread('race')).items()).filter(
+      (item) => item.type === 'message' && item.role === 'user',
+    )
+    expect(users.map((item) => item.type === 'message' && item.content[0])).toEqual([
+      { type: 'text', text: 'one' },
+      { type: 'text', text: 'two' },
+    ])
+  })
+
   it('reports the usage of generate and stream calls', async () => {
     const memory = createMemory()
     const model = wrapLanguageModel({

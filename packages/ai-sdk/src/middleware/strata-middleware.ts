@@ -6,15 +6,7 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
 } from '@ai-sdk/provider'
-import {
-  assertThreadId,
-  type HistoryMode,
-  type Memory,
-  readConversationTail,
-  StrataError,
-  type Thread,
-  unseenMessages,
-} from '@strata-memory/core'
+import { assertThreadId, type HistoryMode, type Memory, StrataError, type Thread } from '@strata-memory/core'
 import {
   fromProviderMessage,
   fromResponseContent,
@@ -187,14 +179,16 @@ export function strataMiddleware<L extends string = string>(
       if (target !== undefined) memory.ladder.assert(target)
       const thread = await threadOf(call)
       const callSystem = params.prompt.filter((message) => message.role === 'system')
-      // Only the stored tail is read and only the messages near the end of the prompt are mapped:
-      // a re-sent history of thousands of messages costs what its last few dozen cost.
-      const tail = await readConversationTail(memory.store, thread.id)
-      const { unseen } = unseenMessages(tail, params.prompt as NonSystemMessage[], {
+      // Matching and appending are one step in the thread, so racing calls store a message once; only
+      // the messages near the end of the prompt are mapped, so a re-sent history of thousands of
+      // messages costs what its last few dozen cost.
+      const conversation = params.prompt.filter(
+        (message): message is NonSystemMessage => message.role !== 'system',
+      )
+      await thread.appendUnseen(conversation, {
         history: call.history ?? history,
-        toComparable: fromProviderMessage,
+        toMessage: fromProviderMessage,
       })
-      if (unseen.length > 0) await thread.append(unseen.map(fromProviderMessage))
       const context = await thread.context({
         ...(target === undefined ? {} : { level: target as L }),
         ...(system === undefined ? {} : { system }),

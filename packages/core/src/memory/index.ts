@@ -1,5 +1,6 @@
 export { createMemory, DEFAULT_MODES, type Memory, type MemoryOptions } from './create-memory'
 export {
+  type AppendUnseenOptions,
   type ContextOptions,
   type EnterOptions,
   type ExitOptions,

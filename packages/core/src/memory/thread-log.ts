@@ -116,7 +116,13 @@ export class ThreadLog<L extends string> {
         if (part.type === 'tool-call')
           this.calls.set(part.toolCallId, { level: item.level, turnId: item.turnId })
       }
-      if (item.scope !== undefined) {
+      // A reopening of a scope that is still open (after a late tool result) leaves it as it is; one
+      // after an automatic transition, which closed it, opens it again from here.
+      const continued = item.scope?.continuedFrom
+      const stillOpen =
+        continued !== undefined &&
+        this.scopes.some((scope) => scope.level === item.level && scope.seq === continued)
+      if (item.scope !== undefined && !stillOpen) {
         const scope: OpenScope<L> = { level: item.level, title: item.scope.title, seq: item.seq }
         if (item.scope.instructions !== undefined) scope.instructions = item.scope.instructions
         this.scopes.push(scope)

@@ -26,7 +26,9 @@ import {
   type SummaryTier,
   type TransitionItem,
   type TransitionReason,
+  type UnseenMessagesOptions,
   type UnsequencedItem,
+  unseenMessages,
 } from '../items'
 import type { LevelLadder } from '../levels'
 import type { StrataStore } from '../stores'
@@ -106,6 +108,16 @@ export interface ContextOptions<L extends string = string> {
 export interface ThreadContext {
   messages: ContextMessage[]
   stats: ContextStats
+}
+
+/** Options of {@link Thread.appendUnseen}. */
+export interface AppendUnseenOptions<T> extends Omit<UnseenMessagesOptions<T>, 'toComparable'> {
+  /**
+   * Maps a framework message to core's message input; only the messages compared with the stored tail
+   * and the ones appended are mapped.
+   * @default the message itself (already core's form)
+   */
+  toMessage?: (message: T) => MessageInput
 }
 
 /** Usage reported by the provider after a model call. */
@@ -255,20 +267,104 @@ export class Thread<L extends string = string> {
   async append(input: MessageInput | readonly MessageInput[]): Promise<MessageItem<L>[]> {
     const inputs = Array.isArray(input) ? input : [input as MessageInput]
     const messages = inputs.map((message, index) => normalizeMessage(message, index))
+    return this.#appendMessages(() => messages)
+  }
+
+  /**
+   * Appends the messages of `incoming` that the thread has not stored yet, for adapters whose framework
+   * re-sends the whole history on every call, sends only the new messages, or re-sends a tool loop's
+   * earlier steps. The end of the stored conversation is aligned with the list (see `unseenMessages`
+   * for the rule and its one ambiguity); what follows it is appended. Matching and appending are one
+   * step, retried on a seq conflict, so two calls racing on one thread never store a message twice.
+   * Costs the compared tail, not the history. Returns the stored messages.
+   *
+   * @example
+   * await thread.appendUnseen(fullHistoryFromTheClient, { history: 'full' })
+   */
+  async appendUnseen<T extends { role: string }>(
+    incoming: readonly T[],
+    options: AppendUnseenOptions<T> = {},
+  ): Promise<MessageItem<L>[]> {
+    if (!Array.isArray(incoming)) invalidOptions('appendUnseen() needs an array of messages.')
+    const { toMessage, ...matching } = options
+    const normalized = new Map<T, NormalizedMessage>()
+    const normalize = (message: T) => {
+      let result = normalized.get(message)
+      if (result === undefined) {
+        const input = toMessage === undefined ? (message as unknown as MessageInput) : toMessage(message)
+        result = normalizeMessage(input, incoming.indexOf(message))
+        normalized.set(message, result)
+      }
+      return result
+    }
+    return this.#appendMessages(() => {
+      const { unseen } = unseenMessages(this.#log.items, incoming, { ...matching, toComparable: normalize })
+      return unseen.map(normalize)
+    })
+  }
+
+  /**
+   * Writes messages built from the current log, with the automatic transition a new request may bring
+   * and the reopening of scopes a late tool result would hide; emits the transition and starts the
+   * waterfall. Returns the messages as stored.
+   */
+  async #appendMessages(build: () => NormalizedMessage[]): Promise<MessageItem<L>[]> {
     let closed: { count: number; event: ClosingEvent } | undefined
+    let messageCount = 0
     const stored = await this.#exclusive(() =>
       this.#write(async () => {
+        const messages = build()
+        messageCount = messages.length
+        if (messages.length === 0) return []
         const auto = await this.#autoTransitionItems(messages)
         closed = auto === undefined ? undefined : { count: auto.items.length, event: auto.event }
-        return [...(auto?.items ?? []), ...this.#messageItems(messages)]
+        return [...(auto?.items ?? []), ...this.#reopenAfterLateResults(this.#messageItems(messages))]
       }),
     )
     if (closed !== undefined) {
       const [transition, summary] = stored as [TransitionItem<L>, SummaryItem<L>]
       this.#deps.events.emit('transition', { threadId: this.id, transition, summary, ...closed.event })
     }
-    this.#startWaterfall()
-    return stored.slice(closed?.count ?? 0) as MessageItem<L>[]
+    if (stored.length > 0) this.#startWaterfall()
+    const messages = stored.slice(closed?.count ?? 0) as MessageItem<L>[]
+    return messageCount === messages.length ? messages : messages.filter((item) => item.scope === undefined)
+  }
+
+  /**
+   * A tool result keeps its call's level. When scopes were opened after the call (a tool that enters a
+   * task, or a result that arrives late), the result at the broader level would end their views, so
+   * each such scope is reopened right after it (an opening item with `scope.continuedFrom`; the scope
+   * itself, its seq and title, stay as they are).
+   */
+  #reopenAfterLateResults(items: UnsequencedItem<L>[]): UnsequencedItem<L>[] {
+    const { ladder } = this.#deps
+    const current = ladder.rank(this.level)
+    let last = -1
+    let broadest = current
+    items.forEach((item, index) => {
+      const rank = ladder.rank(item.level)
+      if (rank < current) {
+        last = index
+        broadest = Math.min(broadest, rank)
+      }
+    })
+    if (last < 0) return items
+    const reopened = this.#log.scopes
+      .filter((scope) => ladder.rank(scope.level) > broadest)
+      .map((scope) => this.#reopeningItem(scope, scope.seq))
+    return [...items.slice(0, last + 1), ...reopened, ...items.slice(last + 1)]
+  }
+
+  /** The opening item of a scope that goes on: its title and instructions again, marked as continued. */
+  #reopeningItem(scope: OpenScope<L>, continuedFrom: number): UnsequencedItem<L> {
+    const reopening = normalizeMessage({
+      role: 'user',
+      content: `${capitalize(scope.level)} (continued): ${scope.title}${scope.instructions ? `\n\n${scope.instructions}` : ''}`,
+    })
+    const item = this.#newMessageItem(reopening, scope.level, turnIdOf(this.#log.turn)) as MessageItem<L>
+    item.scope = { title: scope.title, continuedFrom }
+    if (scope.instructions !== undefined) item.scope.instructions = scope.instructions
+    return item as UnsequencedItem<L>
   }
 
   /**
@@ -969,7 +1065,13 @@ export class Thread<L extends string = string> {
     const scopeItems = this.#log.itemsAfter(scope.seq)
     const written = await this.#scopeSummary(scopeItems, scope, options.outcome, options.summary)
     const range = { fromSeq: scope.seq, toSeq: this.#log.lastSeq }
-    const actions = scopeItems.filter((item) => !(item.type === 'message' && item.role === 'tool')).length
+    const rank = this.#deps.ladder.rank(scope.level)
+    // Actions: the scope's own items and its nested scopes', not tool results nor reopened openings.
+    const actions = scopeItems.filter(
+      (item) =>
+        !(item.type === 'message' && (item.role === 'tool' || item.scope !== undefined)) &&
+        this.#deps.ladder.rank(item.level) >= rank,
+    ).length
     const base = { level: parent, turnId: turnIdOf(this.#log.turn), ts: this.#deps.clock() }
     const transition: Omit<TransitionItem<L>, 'seq'> = {
       ...base,
@@ -1028,14 +1130,7 @@ export class Thread<L extends string = string> {
     })
     if (plan === undefined) return undefined
     const closing = await this.#closingItems(scope, { outcome: 'complete', reason: plan.reason })
-    const reopening = normalizeMessage({
-      role: 'user',
-      content: `${capitalize(scope.level)} (continued): ${scope.title}${scope.instructions ? `\n\n${scope.instructions}` : ''}`,
-    })
-    const item = this.#newMessageItem(reopening, scope.level, turnIdOf(this.#log.turn)) as MessageItem<L>
-    item.scope = { title: scope.title, continuedFrom: scope.seq }
-    if (scope.instructions !== undefined) item.scope.instructions = scope.instructions
-    return { items: [...closing.items, item as UnsequencedItem<L>], event: closing.event }
+    return { items: [...closing.items, this.#reopeningItem(scope, scope.seq)], event: closing.event }
   }
 
   #defaultReason(level: L, outcome: ScopeOutcome): TransitionReason {
