@@ -232,3 +232,25 @@ describe('options', () => {
     ])
   })
 })
+
+describe('token totals', () => {
+  it('count an offloaded result at its full size, so savedTokens shows what the channel saves', async () => {
+    const page = makePage(40_000, 'totals')
+    const withChannel = await createMemory(options()).thread('with')
+    const without = await createMemory(options({ content: false })).thread('without')
+    for (const thread of [withChannel, without]) {
+      await thread.append({ role: 'user', content: 'Fetch it' })
+      await thread.append(fetchMessages('c1', 'https://example.com/totals', page))
+      await thread.append({ role: 'assistant', content: 'Read it.' })
+    }
+    const cited = await withChannel.context()
+    const whole = await without.context()
+    // The log holds a citation, but the thread's total is the same as with the page kept whole.
+    expect(cited.stats.totalTokens).toBe(whole.stats.totalTokens)
+    expect(cited.stats.contextTokens).toBeLessThan(whole.stats.contextTokens / 10)
+    expect(cited.stats.savedRatio).toBeGreaterThan(0.9)
+    // And after a restart, read back from the store.
+    const reopened = await createMemory(options()).thread('with')
+    expect((await reopened.context()).stats.totalTokens).toBe(whole.stats.totalTokens)
+  })
+})

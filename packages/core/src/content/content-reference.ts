@@ -16,6 +16,8 @@ export interface ContentReference {
   filename?: string
   /** The stored part's own `meta`, restored with it. */
   meta?: JsonObject
+  /** The stored part's tokens as the thread counted them, so totals count what was appended. */
+  tokens?: number
 }
 
 /** The content reference of a part, when the part is a citation. */

@@ -58,6 +58,8 @@ export interface ThreadContentDependencies {
   history: () => Promise<HistorySnapshot>
   /** The thread's current level, without waiting for its lock. */
   level: () => string
+  /** Counts a part's tokens with the thread's counter. */
+  countPart?: (part: MessagePart) => number
 }
 
 const JSON_MEDIA_TYPE = 'application/json'
@@ -372,6 +374,7 @@ export class ThreadContent {
       if (part.filename !== undefined) reference.filename = part.filename
     }
     if (part.meta !== undefined) reference.meta = part.meta
+    if (this.#deps.countPart !== undefined) reference.tokens = this.#deps.countPart(part)
     const record: ContentRecord = {
       id,
       type,

@@ -112,7 +112,8 @@ describe('a tool result that arrives after a scope was opened', () => {
 
     // Closing the task covers it from its first opening.
     const { transition } = await thread.exit()
-    expect(transition.range.fromSeq).toBe(task[0]!.type === 'message' ? task[0].scope?.continuedFrom : -1)
+    const opening = task[0]!
+    expect(transition.range.fromSeq).toBe(opening.type === 'message' ? opening.scope?.continuedFrom : -1)
     expect(transition.agentFacingMessage).toBe('[ACTIONS]: <1 task actions filtered for brevity>')
     expect(thread.level).toBe('project')
   })

@@ -1,7 +1,8 @@
+import { referenceOf } from '../content/content-reference'
 import type { Item, MessageItem, SummaryItem } from '../items'
 import type { StrataStore } from '../stores'
 import type { TokenCounter } from '../tokens'
-import { countMessageTokens } from '../tokens'
+import { countPartTokens, MESSAGE_OVERHEAD_TOKENS } from '../tokens'
 import { isContextMemoryItem } from '../views'
 
 /** A scope opened by `enter` and not yet closed. */
@@ -111,7 +112,11 @@ export class ThreadLog<L extends string> {
     if (!archived && isContextMemoryItem(item)) this.memoryItems.push(item)
     this.turn = Math.max(this.turn, turnNumber(item.turnId))
     if (item.type === 'message') {
-      this.rawTokens += countMessageTokens(item, this.counter)
+      // An offloaded part counts as what was appended, not as the citation that stands in for it.
+      this.rawTokens += MESSAGE_OVERHEAD_TOKENS
+      for (const part of item.content) {
+        this.rawTokens += referenceOf(part)?.tokens ?? countPartTokens(part, this.counter)
+      }
       for (const part of item.content) {
         if (part.type === 'tool-call')
           this.calls.set(part.toolCallId, { level: item.level, turnId: item.turnId })

@@ -232,6 +232,7 @@ export class Thread<L extends string = string> {
       clock: deps.clock,
       generateId: deps.generateId,
       level: () => this.level,
+      countPart: (part) => countPartTokens(part, deps.tokenCounter),
       history: () =>
         this.#exclusive(async () => {
           await this.#refresh()
