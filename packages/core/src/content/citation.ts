@@ -10,6 +10,20 @@ export function citationFooter(id: string): string {
 }
 
 /**
+ * The brief citation older contexts show: the body's first line, the plugin's label, and the memory id
+ * with the tool that brings the content back.
+ */
+export function briefCitation(body: string, label: string | undefined, id: string): string {
+  const first = body.split('\n', 1)[0]!.trim()
+  return `${first}${label ? ` ${label}` : ''}\n${briefFooter(id)}`
+}
+
+/** The line a brief citation ends with. */
+export function briefFooter(id: string): string {
+  return `Memory id: ${id} (memory_retrieve).`
+}
+
+/**
  * The plugin that cites a result: the tool's own, else the first listed plugin that matches, else the
  * generic plugin.
  */

@@ -52,7 +52,12 @@ describe('attachments', () => {
     expect(citedText.type).toBe('text')
     expect(citedText.text).toMatch(/^\[stored text from user, [\d,]+ characters\]\nStarts: contract line 1/)
     expect(citedFile.text).toMatch(/^\[stored application\/pdf file "scan.pdf" from user/)
-    expect(citedFile.meta?.[CONTENT_META_KEY]).toMatchObject({
+    // The context carries the parts' own meta, not Strata's content reference; the log keeps that.
+    expect(citedFile.meta).toEqual({ source: 'upload' })
+    expect(citedText.meta).toEqual({ framework: 'x' })
+    const stored = (await thread.items()).find((item) => item.type === 'message' && item.content.length === 3)
+    const storedFile = stored?.type === 'message' ? stored.content[2] : undefined
+    expect(storedFile?.meta?.[CONTENT_META_KEY]).toMatchObject({
       kind: 'file',
       mediaType: 'application/pdf',
       filename: 'scan.pdf',
@@ -252,5 +257,53 @@ describe('token totals', () => {
     // And after a restart, read back from the store.
     const reopened = await createMemory(options()).thread('with')
     expect((await reopened.context()).stats.totalTokens).toBe(whole.stats.totalTokens)
+  })
+})
+
+describe('brief citations', () => {
+  const turn = async (
+    thread: Awaited<ReturnType<ReturnType<typeof createMemory>['thread']>>,
+    index: number,
+  ) => {
+    await thread.append({ role: 'user', content: `Fetch page ${index}` })
+    await thread.append(
+      fetchMessages(`c${index}`, `https://example.com/${index}`, makePage(20_000, `p${index}`)),
+    )
+    await thread.append({ role: 'assistant', content: `Read page ${index}.` })
+  }
+  const outputs = (messages: { content: MessagePart[] }[]) =>
+    messages.flatMap((message) =>
+      message.content.flatMap((part) => (part.type === 'tool-result' ? [String(part.output)] : [])),
+    )
+
+  it('a result from briefAfterTurns turns back shows its brief form: first line, URL and title, memory id', async () => {
+    const thread = await createMemory(options({ content: { briefAfterTurns: 2 } })).thread('brief')
+    for (let index = 1; index <= 3; index++) await turn(thread, index)
+    const [first, second, third] = outputs((await thread.context()).messages)
+    // Turn 1 is two turns back: brief. Turns 2 and 3: the full citation with its excerpt.
+    expect(first).toMatch(
+      /^\[stored web page from fetch_page, [\d,]+ characters of text\] URL: https:\/\/example\.com\/1/,
+    )
+    expect(first).not.toContain('Excerpt:')
+    expect(first!.length).toBeLessThan(300)
+    expect(second).toContain('Excerpt:')
+    expect(third).toContain('Excerpt:')
+    // The brief form still leads back to the whole page.
+    const id = /Memory id: (mem_[\w-]+)/.exec(first!)![1]!
+    const back = await memoryTools(thread).memory_retrieve.execute({ id })
+    expect(back).toMatchObject({ where: 'content', content: makePage(20_000, 'p1') })
+  })
+
+  it('briefAfterTurns: false keeps full citations; bad values are typed errors', async () => {
+    const thread = await createMemory(options({ content: { briefAfterTurns: false } })).thread('full')
+    for (let index = 1; index <= 5; index++) await turn(thread, index)
+    expect(outputs((await thread.context()).messages).every((output) => output.includes('Excerpt:'))).toBe(
+      true,
+    )
+    for (const briefAfterTurns of [0, 1.5, -1]) {
+      expect(() => createMemory(options({ content: { briefAfterTurns } }))).toThrowError(
+        expect.objectContaining({ code: 'STRATA_INVALID_OPTIONS' }),
+      )
+    }
   })
 })

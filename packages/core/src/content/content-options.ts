@@ -52,6 +52,12 @@ export interface ContentOptions {
    * @default 30_000
    */
   citationTimeoutMs?: number
+  /**
+   * A citation from this many turns back or more is shown in its brief form (first line, the plugin's
+   * label, the memory id) instead of the full citation with its excerpt; false keeps full citations.
+   * @default 3
+   */
+  briefAfterTurns?: number | false
 }
 
 /** Content options with defaults applied and checked. */
@@ -64,6 +70,8 @@ export interface ResolvedContentOptions {
   fallbackPlugin: ContentPlugin
   attachments: boolean
   citationTimeoutMs: number
+  /** Infinity when brief citations are off. */
+  briefAfterTurns: number
 }
 
 const invalid = (message: string): never => {
@@ -87,6 +95,7 @@ export function resolveContentOptions(options: ContentOptions | false = {}): Res
       fallbackPlugin: genericPlugin(),
       attachments: false,
       citationTimeoutMs: 30_000,
+      briefAfterTurns: 3,
     }
   }
   if (typeof options !== 'object' || options === null) {
@@ -100,7 +109,13 @@ export function resolveContentOptions(options: ContentOptions | false = {}): Res
     plugins = [webPagePlugin()],
     attachments = true,
     citationTimeoutMs = 30_000,
+    briefAfterTurns = 3,
   } = options
+  if (briefAfterTurns !== false && (!Number.isSafeInteger(briefAfterTurns) || briefAfterTurns < 1)) {
+    invalid(
+      `content: briefAfterTurns must be a whole number of turns, at least 1, or false (got ${String(briefAfterTurns)}).`,
+    )
+  }
   if (!Number.isSafeInteger(offloadAboveBytes) || offloadAboveBytes < 0) {
     invalid(
       `content: offloadAboveBytes must be a whole number of bytes, 0 or more (got ${String(offloadAboveBytes)}).`,
@@ -151,5 +166,6 @@ export function resolveContentOptions(options: ContentOptions | false = {}): Res
     fallbackPlugin: genericPlugin(),
     attachments: attachments !== false,
     citationTimeoutMs,
+    briefAfterTurns: briefAfterTurns === false ? Number.POSITIVE_INFINITY : briefAfterTurns,
   }
 }

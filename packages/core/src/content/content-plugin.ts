@@ -50,4 +50,11 @@ export interface ContentPlugin {
   type?(input: CitationInput): string
   /** The citation body; keep it short (a few hundred characters). May be async. */
   cite(input: CitationInput): string | Promise<string>
+  /**
+   * A few words that name the content in its brief citation, the form contexts show once the result
+   * is `briefAfterTurns` turns old (e.g. a page's URL and title). The brief citation is the first line
+   * of the citation body, this label, and the memory id.
+   * @default nothing: the body's first line alone
+   */
+  label?(input: CitationInput): string | undefined
 }

@@ -18,6 +18,8 @@ export interface ContentReference {
   meta?: JsonObject
   /** The stored part's tokens as the thread counted them, so totals count what was appended. */
   tokens?: number
+  /** The one-line citation contexts show once the result is `briefAfterTurns` turns old. */
+  brief?: string
 }
 
 /** The content reference of a part, when the part is a citation. */
@@ -36,6 +38,19 @@ export function citationPart(part: MessagePart, citation: string, reference: Con
     return cited
   }
   return { type: 'text', text: citation, meta }
+}
+
+/**
+ * A citation part as a context shows it: in its brief form when asked and it has one, and with the
+ * part's own `meta` instead of the content reference (Strata's bookkeeping is not sent to models).
+ */
+export function shownCitation(part: MessagePart, reference: ContentReference, brief: boolean): MessagePart {
+  const { meta: _reference, ...rest } = part
+  const shown = { ...rest, ...(reference.meta === undefined ? {} : { meta: reference.meta }) } as MessagePart
+  if (!brief || reference.brief === undefined) return shown
+  if (shown.type === 'tool-result') return { ...shown, output: reference.brief }
+  if (shown.type === 'text') return { ...shown, text: reference.brief }
+  return shown
 }
 
 /** The stored part rebuilt from its citation and the stored data: exactly what was appended. */

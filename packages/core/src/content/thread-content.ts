@@ -2,11 +2,17 @@ import { StrataError } from '../errors'
 import type { Item, JsonValue, MessageItem, MessagePart, UnsequencedItem } from '../items'
 import { type ContentRecord, checkContentRecord, type StrataStore } from '../stores'
 import type { Summarizer } from '../summarizers'
-import { citationFooter, selectPlugin, writeCitation } from './citation'
+import { briefCitation, citationFooter, selectPlugin, writeCitation } from './citation'
 import type { ContentBinding } from './content-binding'
 import type { ResolvedContentOptions } from './content-options'
 import type { CitationInput } from './content-plugin'
-import { type ContentReference, citationPart, referenceOf, restoredPart } from './content-reference'
+import {
+  type ContentReference,
+  citationPart,
+  referenceOf,
+  restoredPart,
+  shownCitation,
+} from './content-reference'
 import { utf8Length } from './content-size'
 import {
   compareEntriesNewestFirst,
@@ -311,14 +317,23 @@ export class ThreadContent {
         break
       }
     }
-    const fresh = view.filter(
-      (item) =>
-        item.seq > answeredThrough &&
-        item.type === 'message' &&
-        item.content.some((part) => referenceOf(part) !== undefined),
-    )
-    if (fresh.length === 0) return view as I[]
+    const cites = (item: Item) =>
+      item.type === 'message' && item.content.some((part) => referenceOf(part) !== undefined)
+    const fresh = view.filter((item) => item.seq > answeredThrough && cites(item))
+    const currentTurn = turnNumber(history.at(-1)?.turnId)
+    const cited = view.filter((item) => item.seq <= answeredThrough && cites(item))
+    if (fresh.length === 0 && cited.length === 0) return view as I[]
     const expanded = new Map<number, I>()
+    for (const item of cited) {
+      const message = item as MessageItem
+      // Citations from `briefAfterTurns` turns back or more shrink to their brief form.
+      const brief = currentTurn - turnNumber(item.turnId) >= this.#deps.options.briefAfterTurns
+      const content = message.content.map((part) => {
+        const reference = referenceOf(part)
+        return reference === undefined ? part : shownCitation(part, reference, brief)
+      })
+      expanded.set(item.seq, { ...message, content } as unknown as I)
+    }
     for (const item of fresh) {
       const message = item as MessageItem
       const content: MessagePart[] = []
@@ -375,6 +390,7 @@ export class ThreadContent {
     }
     if (part.meta !== undefined) reference.meta = part.meta
     if (this.#deps.countPart !== undefined) reference.tokens = this.#deps.countPart(part)
+    reference.brief = briefCitation(body, plugin.label?.(input), id)
     const record: ContentRecord = {
       id,
       type,
@@ -506,4 +522,10 @@ function findCall(
     return undefined
   }
   return search(batch) ?? search(history)
+}
+
+/** The number of a `turn_0012` turn id; 0 for none. */
+function turnNumber(turnId: string | undefined): number {
+  const match = turnId === undefined ? null : /^turn_(\d+)$/.exec(turnId)
+  return match ? Number(match[1]) : 0
 }

@@ -100,5 +100,10 @@ export function webPagePlugin({ excerptChars = 500 }: WebPagePluginOptions = {})
       ]
       return lines.join('\n')
     },
+    label(input) {
+      const page = pageOf(input)
+      if (page === undefined) return undefined
+      return page.title === undefined ? `URL: ${page.url}` : `URL: ${page.url} Title: ${page.title}`
+    },
   }
 }
