@@ -19,7 +19,12 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'bench/src/**/*.test.ts'],
+    include: [
+      'packages/*/src/**/*.test.ts',
+      'apps/*/src/**/*.test.ts',
+      'examples/*/src/**/*.test.ts',
+      'bench/src/**/*.test.ts',
+    ],
     setupFiles: ['./vitest.setup.ts'],
     testTimeout: 20_000,
   },

@@ -1,0 +1,21 @@
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { describe, expect, it } from 'vitest'
+
+const run = promisify(execFile)
+
+describe('the AI SDK example', () => {
+  it('runs offline end to end: the model answers from memory after the task left its context', async () => {
+    const { stdout } = await run(process.execPath, [fileURLToPath(new URL('./chat.ts', import.meta.url))], {
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+    })
+    // The pricing docs were offloaded inside a task that has since closed; memory tools bring them back.
+    expect(stdout).toContain('(memory_query) (memory_retrieve) From memory: Pro: 12 EUR')
+    expect(stdout).toMatch(/user: \[ACTIONS\]: <\d+ project actions filtered for brevity>/)
+    const stored = /Stored: (\d+) items \((.+)\); model calls: (\d+)\./.exec(stdout)
+    expect(stored).not.toBeNull()
+    // Re-sending the whole history each turn stores each message once: 19 messages for 9 model calls.
+    expect(JSON.parse(stored![2]!)).toEqual({ message: 19, transition: 1, summary: 1 })
+  })
+})
