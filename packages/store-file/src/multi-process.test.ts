@@ -38,8 +38,12 @@ describe('two processes appending to one thread', () => {
 
   it('stores 2 × 1000 items exactly once each, seqs 1..2000 without a gap', async () => {
     dir = await mkdtemp(join(tmpdir(), 'strata-multi-process-'))
+    // Both start appending at the same moment, however long each process takes to start.
+    const startAt = String(Date.now() + 2_500)
     const outputs = await Promise.all(
-      ['left', 'right'].map((writer) => runWorker([dir!, 'shared-thread', writer, String(PER_WRITER)])),
+      ['left', 'right'].map((writer) =>
+        runWorker([dir!, 'shared-thread', writer, String(PER_WRITER), startAt]),
+      ),
     )
     const reports = outputs.map((output) => JSON.parse(output) as { writer: string; conflicts: number })
 

@@ -1,11 +1,14 @@
 // A child process of multi-process.test.ts: appends `count` items to one thread through the built
 // package, one item per append, retrying on STRATA_SEQ_CONFLICT after re-reading the head.
-// Usage: node append-worker.mjs <dir> <threadId> <writer> <count>
+// Usage: node append-worker.mjs <dir> <threadId> <writer> <count> [startAt]
+// With startAt (epoch ms) it waits until then, so writers started one after the other still overlap.
 import { StrataError } from '@strata-memory/core'
 import { fileStore } from '@strata-memory/store-file'
 
-const [dir, threadId, writer, countText] = process.argv.slice(2)
+const [dir, threadId, writer, countText, startAtText] = process.argv.slice(2)
 const count = Number(countText)
+const startAt = Number(startAtText ?? 0)
+if (startAt > Date.now()) await new Promise((resolve) => setTimeout(resolve, startAt - Date.now()))
 const store = fileStore({ dir })
 let conflicts = 0
 
