@@ -1,9 +1,9 @@
 import { connect, createServer, type Server, type Socket } from 'node:net'
 import type { Item } from '@strata-memory/core'
-import { makeItems } from '@strata-memory/core/testing'
 import { createClient, type RedisClientType } from 'redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { redisStore } from './redis-store'
+import { APPEND_PATHS } from './testing/item-sizes'
 import { cleanUpAndClose, connectTestClient } from './testing/redis-admin'
 import { freePort, type TestRedis, testRedis } from './testing/redis-server'
 
@@ -33,9 +33,10 @@ function expectExactly(stored: Item[], acknowledged: Item[]): void {
   expect(stored).toStrictEqual([...acknowledged].sort((left, right) => left.seq - right.seq))
 }
 
-describe('a dropped connection', () => {
+describe.each(APPEND_PATHS)('a dropped connection, appends on the %s', (path, makeItems) => {
+  const prefix = `${RUN}-${path.startsWith('script') ? 'script' : 'transaction'}`
   it('loses and doubles nothing when CLIENT KILL cuts the store off during many appends', async () => {
-    const name = `${RUN}-client`
+    const name = `${prefix}-client`
     const client: RedisClientType = createClient({ url: redis.url, name, socket: { reconnectStrategy } })
     client.on('error', () => undefined)
     let reconnects = 0
@@ -43,7 +44,7 @@ describe('a dropped connection', () => {
       reconnects++
     })
     await client.connect()
-    const store = redisStore({ client, prefix: RUN })
+    const store = redisStore({ client, prefix })
     const writers = ['a', 'b', 'c', 'd']
     const acknowledged = new Map<string, Item[]>(writers.map((writer) => [writer, []]))
     let running = true
@@ -98,14 +99,14 @@ describe('a dropped connection', () => {
     client.on('error', () => undefined)
     await client.connect()
     try {
-      const store = redisStore({ client, prefix: RUN })
+      const store = redisStore({ client, prefix })
       const threadId = 'lost-reply'
       const first = await store.append(threadId, makeItems(3), { expectedSeq: 0 })
 
       // The next reply never reaches the client; while it is held back, look at what Redis holds.
       let appliedBeforeTheCut = -1
       proxy.dropNextReply(async () => {
-        appliedBeforeTheCut = await admin.zCard(`${RUN}:{${threadId}}:log`)
+        appliedBeforeTheCut = (await admin.lLen(`${prefix}:{${threadId}}:log`)) - 1
       })
       const batch = makeItems(3)
       const second = await store.append(threadId, batch, { expectedSeq: 3 })

@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto'
 
+/** Element 0 of every log list: this prefix, then the random epoch of the log's creation. */
+export const LOG_HEADER = 'strata-log:1:'
+
 /** A Lua script with its SHA1, sent with EVALSHA and, when the server lacks it, with EVAL. */
 export interface LuaScript {
   source: string
@@ -12,16 +15,20 @@ function script(body: string): LuaScript {
 }
 
 /*
- * Every write script receives the thread's six keys (see ThreadKeys) in this order:
- * log (zset), archive (zset), seq (string), ids (hash), content (hash), state (string).
- * Before writing, it checks that each key it uses (all six when it refreshes a ttl, which touches
- * every key) is absent or of our type, and that the seq counter is a whole number; otherwise it
- * replies `corrupt`, the key and what it holds, having written nothing. Replies are flat arrays led by
- * a status: ok, stored, conflict, duplicate, corrupt.
+ * Every thread script receives the thread's five keys (see ThreadKeys) in this order:
+ * log (list), archived (string: a bitmap), ids (hash), content (hash), state (string); the append
+ * script gets a sixth, its gate (see APPEND_SCRIPT). Before writing, a script checks that each key it
+ * uses (all five when it refreshes a ttl, which touches every key) is absent or ours: of our type, for
+ * the log a list that starts with our header, for the id index one whose seq counter agrees with the
+ * log. Otherwise it replies `corrupt`, the key and what it holds, having written nothing. Replies are
+ * flat arrays led by a status: ok, stored, conflict, duplicate, corrupt.
+ *
+ * The last seq is the id index's field '' (no item id is empty), so that an append reads it in the
+ * same HMGET as the ids; it always equals the log's length − 1.
  */
 const PROLOGUE = `
-local TYPES = {'zset', 'zset', 'string', 'hash', 'hash', 'string'}
-local ALL = {1, 2, 3, 4, 5, 6}
+local TYPES = {'list', 'string', 'hash', 'hash', 'string'}
+local HEADER = '${LOG_HEADER}'
 local CHUNK = 500
 local function corrupt(index, what)
   return {'corrupt', KEYS[index], what}
@@ -33,22 +40,50 @@ local function check_type(index)
   end
   return nil
 end
--- Checks the keys in used (all when ttl > 0); returns a corrupt reply or nil, then the last seq.
+-- The log is a list whose element 0 is our header and element seq the item of that seq. Returns a
+-- corrupt reply or nil, then the header (false when there is no log).
+local function check_log()
+  local header = redis.pcall('LINDEX', KEYS[1], 0)
+  if type(header) == 'table' then return check_type(1) or header, false end
+  if header and string.sub(header, 1, #HEADER) ~= HEADER then
+    return corrupt(1, 'a list that is not a Strata log'), false
+  end
+  return nil, header
+end
+-- The last seq from the id index's field '' (value), which must agree with whether the log exists.
+local function check_last(value, exists)
+  local last = 0
+  if value then
+    if not string.match(value, '^%d+$') then
+      return corrupt(3, 'a seq counter that is not a whole number'), 0
+    end
+    last = tonumber(value)
+  end
+  if exists and last == 0 then return corrupt(3, 'no seq counter for the log beside it'), 0 end
+  if last > 0 and not exists then return corrupt(1, 'no log for a thread at seq ' .. value), 0 end
+  return nil, last
+end
+-- Checks the keys in used (all five when ttl > 0); returns a corrupt reply or nil, then the last seq
+-- (read when the log is in used).
 local function check(used, ttl)
-  if ttl > 0 then used = ALL end
+  if ttl > 0 then used = {1, 2, 3, 4, 5} end
   local last = 0
   for _, index in ipairs(used) do
-    local bad = check_type(index)
-    if bad then return bad, 0 end
-    if index == 3 then
-      local seq = redis.call('GET', KEYS[3])
-      if seq then
-        if not string.match(seq, '^%d+$') then
-          return corrupt(3, 'a seq counter that is not a whole number'), 0
+    local bad, header
+    if index == 1 then
+      bad, header = check_log()
+      if not bad then
+        local value = redis.pcall('HGET', KEYS[3], '')
+        if type(value) == 'table' then
+          bad = check_type(3) or value
+        else
+          bad, last = check_last(value, header)
         end
-        last = tonumber(seq)
       end
+    else
+      bad = check_type(index)
     end
+    if bad then return bad, 0 end
   end
   return nil, last
 end
@@ -57,147 +92,198 @@ local function refresh_ttl(ttl)
     for index = 1, #KEYS do redis.call('EXPIRE', KEYS[index], ttl) end
   end
 end
-local function with_seq(body, seq)
-  return string.sub(body, 1, -2) .. ',"seq":' .. seq .. '}'
-end
 `
 
 /**
- * ARGV: expectedSeq, ttlSeconds (0: none), count, then three runs prepared by the client so that the
- * script only checks and hands them on (no per-item Lua work on the hot path):
- *   ids:            id_1 … id_count                       (for HMGET)
- *   zset pairs:     seq_1 member_1 … seq_count member_count (for ZADD)
- *   id index pairs: id_1 seq_1 … id_count seq_count       (for HSET)
- * where seq_i = expectedSeq + i and member_i is the item's stored JSON, which ends `,"seq":<seq_i>}`.
- * Those seqs are only right if the thread is at expectedSeq, which the script checks before writing.
+ * Checks and indexes an append, and writes its items in one of two ways.
  *
- * When every id is already stored with the same item (a re-sent append whose reply was lost), replies
- * `stored` and their seqs, writing nothing; when only some are, or with another item, `duplicate` and
- * the id. Otherwise checks expectedSeq (`conflict` and the last seq), stores the items and replies
- * `ok` and the previous last seq (= expectedSeq).
+ * Small appends (five keys) carry member_1 … member_count after the ids and the script pushes them.
+ * Larger ones come as the first command of a transaction (MULTI, this script, `RPUSHX gate member_1
+ * … member_count`, `RENAME gate log`, EXEC), so that their JSON never passes through Lua, where long
+ * strings cost several times what the whole native write does. The gate (sixth key) is a key of the
+ * thread's slot with a random name, absent before the transaction. Only this script, after every check
+ * has passed, creates it: it renames the log to the gate (O(1)), or starts a new log there with the
+ * header. So the RPUSHX appends the items only when the checks passed (it does nothing to an absent
+ * key) and the RENAME puts the log back; after any other outcome (a conflict, a duplicate, a foreign
+ * value, a script the server does not know) both find no gate and nothing is written.
+ *
+ * ARGV: expectedSeq, ttlSeconds (0: none), count, the header's random epoch (for a new log), id_1 …
+ * id_count, then for small appends the members. The client serialises member_i with seq_i =
+ * expectedSeq + i, right only if the thread is at expectedSeq, which is checked here.
+ *
+ * When every id is already stored (a re-sent append whose reply was lost), replies `stored` and, for
+ * each, its seq and stored JSON, writing nothing: the client compares them with what it sent. When only
+ * some are, `duplicate` and the first. Otherwise checks expectedSeq (`conflict` and the last seq),
+ * indexes the ids, writes or lets through the items and replies `ok` and the previous last seq.
  */
 export const APPEND_SCRIPT = script(`
+local expected = tonumber(ARGV[1])
 local ttl = tonumber(ARGV[2])
 local count = tonumber(ARGV[3])
-local IDS = 4
-local PAIRS = IDS + count
-local FIELDS = PAIRS + 2 * count
+local IDS = 5
 
--- Key checks, in key order, all before the first write. Only the log needs a TYPE call: the seq
--- counter and the id index are read below anyway, and GET/HMGET fail with WRONGTYPE on a value of
--- another type, which redis.pcall turns into a reply we can answer 'corrupt' to (the TYPE call then
--- runs only on that rare path, to name what the key holds). With a ttl every key gets an EXPIRE, so
--- all six are checked.
-local bad = check_type(1)
+-- Checks before the first write, with as few calls as can be: LINDEX reads the log's header (and
+-- fails on a foreign type), HMGET the seq counter and the ids (and fails on a foreign type); the TYPE
+-- calls run only on those failures, to name what the key holds. With a ttl every key gets an EXPIRE,
+-- so all five are checked.
+local bad, header = check_log()
 if bad then return bad end
 if ttl > 0 then
-  bad = check_type(2)
-  if bad then return bad end
-end
-local last = 0
-local seq = redis.pcall('GET', KEYS[3])
-if type(seq) == 'table' and seq.err then return check_type(3) or seq end
-if seq then
-  if not string.match(seq, '^%d+$') then
-    return corrupt(3, 'a seq counter that is not a whole number')
+  for _, index in ipairs({2, 4, 5}) do
+    bad = check_type(index)
+    if bad then return bad end
   end
-  last = tonumber(seq)
 end
+local head = redis.pcall('HMGET', KEYS[3], '', unpack(ARGV, IDS, IDS + math.min(count, CHUNK) - 1))
+if head.err then return check_type(3) or head end
+local last
+bad, last = check_last(head[1], header)
+if bad then return bad end
 local got = {}
-if count > 0 then
-  -- Many fields per call (in chunks that unpack can spread) rather than one call per item.
-  for start = 1, count, CHUNK do
-    local stop = math.min(start + CHUNK - 1, count)
-    local chunk = redis.pcall('HMGET', KEYS[4], unpack(ARGV, IDS + start - 1, IDS + stop - 1))
-    if chunk.err then return check_type(4) or chunk end
-    for offset = 1, #chunk do got[start + offset - 1] = chunk[offset] end
-  end
-else
-  bad = check_type(4)
-  if bad then return bad end
-end
-if ttl > 0 then
-  bad = check_type(5) or check_type(6)
-  if bad then return bad end
+for offset = 2, #head do got[offset - 1] = head[offset] end
+for start = CHUNK + 1, count, CHUNK do
+  local stop = math.min(start + CHUNK - 1, count)
+  local chunk = redis.call('HMGET', KEYS[3], unpack(ARGV, IDS + start - 1, IDS + stop - 1))
+  for offset = 1, #chunk do got[start + offset - 1] = chunk[offset] end
 end
 
-if count > 0 then
-  local found = 0
-  local first_found = nil
-  for index = 1, count do
-    if got[index] then
-      found = found + 1
-      if not first_found then first_found = ARGV[IDS + index - 1] end
-    end
+local found = 0
+local first_found = nil
+for index = 1, count do
+  if got[index] then
+    found = found + 1
+    if not first_found then first_found = ARGV[IDS + index - 1] end
   end
-  if found == count then
-    -- A re-send: each stored item must be the one sent, with the seq it was stored at (which differs
-    -- from seq_i when the re-send came with another expectedSeq).
-    local bad_archive = check_type(2)
-    if bad_archive then return bad_archive end
-    local reply = {'stored'}
-    for index = 1, count do
-      local stored_seq = got[index]
-      local sent_seq = ARGV[PAIRS + 2 * index - 2]
-      local member = ARGV[PAIRS + 2 * index - 1]
-      if stored_seq ~= sent_seq then
-        -- Strip the ',"seq":<sent_seq>}' ending and put the stored seq there instead.
-        member = with_seq(string.sub(member, 1, -(#sent_seq + 9)) .. '}', stored_seq)
-      end
-      local members = redis.call('ZRANGE', KEYS[1], stored_seq, stored_seq, 'BYSCORE')
-      if #members == 0 then members = redis.call('ZRANGE', KEYS[2], stored_seq, stored_seq, 'BYSCORE') end
-      if members[1] ~= member then
-        return {'duplicate', ARGV[IDS + index - 1]}
-      end
-      reply[index + 1] = stored_seq
-    end
-    return reply
-  end
-  if found > 0 then return {'duplicate', first_found} end
 end
-if last ~= tonumber(ARGV[1]) then return {'conflict', string.format('%d', last)} end
+if count > 0 and found == count then
+  local reply = {'stored'}
+  for index = 1, count do
+    reply[2 * index] = got[index]
+    reply[2 * index + 1] = redis.call('LINDEX', KEYS[1], got[index]) or ''
+  end
+  return reply
+end
+if found > 0 then return {'duplicate', first_found} end
+if last ~= expected then return {'conflict', string.format('%d', last)} end
 if count == 0 then return {'ok', string.format('%d', last)} end
--- The thread is at expectedSeq, so the client's seqs are the next ones: hand its runs on as they are.
+
 for start = 1, count, CHUNK do
   local stop = math.min(start + CHUNK - 1, count)
-  redis.call('ZADD', KEYS[1], unpack(ARGV, PAIRS + 2 * start - 2, PAIRS + 2 * stop - 1))
-  redis.call('HSET', KEYS[4], unpack(ARGV, FIELDS + 2 * start - 2, FIELDS + 2 * stop - 1))
+  local indexed = {}
+  if start == 1 then
+    indexed[1] = ''
+    indexed[2] = string.format('%d', last + count)
+  end
+  for index = start, stop do
+    indexed[#indexed + 1] = ARGV[IDS + index - 1]
+    indexed[#indexed + 1] = string.format('%d', last + index)
+  end
+  redis.call('HSET', KEYS[3], unpack(indexed))
 end
-redis.call('SET', KEYS[3], ARGV[PAIRS + 2 * count - 2])
+if #KEYS == 5 then
+  if not header then redis.call('RPUSH', KEYS[1], HEADER .. ARGV[4]) end
+  local MEMBERS = IDS + count
+  for start = 1, count, CHUNK do
+    local stop = math.min(start + CHUNK - 1, count)
+    redis.call('RPUSH', KEYS[1], unpack(ARGV, MEMBERS + start - 1, MEMBERS + stop - 1))
+  end
+elseif header then
+  redis.call('RENAME', KEYS[1], KEYS[6])
+else
+  redis.call('RPUSH', KEYS[6], HEADER .. ARGV[4])
+end
 refresh_ttl(ttl)
 return {'ok', string.format('%d', last)}
 `)
 
 /**
- * ARGV: expectedSeq ('' for none), ttlSeconds, then the seqs to move. Moves each active item with one
- * of those seqs to the archive; replies `ok` and how many moved, or `conflict` and the last seq.
+ * ARGV: expectedSeq ('' for none), ttlSeconds, then the seqs to archive. Sets each one's bit in the
+ * archived bitmap; the items stay where they are in the log. Replies `ok` and how many were active, or
+ * `conflict` and the last seq.
  */
 export const ARCHIVE_SCRIPT = script(`
 local ttl = tonumber(ARGV[2])
-local bad, last = check({1, 2, 3}, ttl)
+local bad, last = check({1, 2}, ttl)
 if bad then return bad end
 if ARGV[1] ~= '' and last ~= tonumber(ARGV[1]) then
   return {'conflict', string.format('%d', last)}
 end
 local moved = 0
 for index = 3, #ARGV do
-  local members = redis.call('ZRANGE', KEYS[1], ARGV[index], ARGV[index], 'BYSCORE')
-  for _, member in ipairs(members) do
-    redis.call('ZREM', KEYS[1], member)
-    redis.call('ZADD', KEYS[2], ARGV[index], member)
-    moved = moved + 1
-  end
+  local seq = tonumber(ARGV[index])
+  if seq <= last and redis.call('SETBIT', KEYS[2], seq, 1) == 0 then moved = moved + 1 end
 end
 if moved > 0 then refresh_ttl(ttl) end
 return {'ok', string.format('%d', moved)}
 `)
 
+/**
+ * Plans a read, writing nothing. KEYS: log, archived. ARGV: fromSeq, toSeq ('' for the end), limit
+ * ('' for none), which seqs (0: active, 1: archived). Replies `ok`, the log's header ('' when there is
+ * no log) and the wanted seqs in range as runs: first_1, last_1, first_2, last_2, …
+ */
+export const READ_PLAN_SCRIPT = script(`
+local bad, header = check_log()
+if bad then return bad end
+local reply = {'ok', header or ''}
+if not header then return reply end
+local last = redis.call('LLEN', KEYS[1]) - 1
+local low = math.max(tonumber(ARGV[1]), 1)
+local high = last
+if ARGV[2] ~= '' then high = math.min(tonumber(ARGV[2]), last) end
+local limit = tonumber(ARGV[3]) or -1
+local want = tonumber(ARGV[4])
+if want == 0 and low <= high then
+  -- Past a long archived stretch in one native call: the first active seq from low on.
+  local first = redis.pcall('BITPOS', KEYS[2], 0, math.floor(low / 8))
+  if type(first) == 'table' then return check_type(2) or first end
+  if first > low then low = first end
+end
+if low > high then return reply end
+local from_byte = math.floor(low / 8)
+local bits = redis.pcall('GETRANGE', KEYS[2], from_byte, math.floor(high / 8))
+if type(bits) == 'table' then return check_type(2) or bits end
+-- A byte that holds none of the wanted seqs: all set (when active ones are wanted) or all clear.
+local none = want == 0 and 255 or 0
+local found = 0
+local run_first, run_last = nil, nil
+local seq = low
+while seq <= high do
+  local position = math.floor(seq / 8) - from_byte + 1
+  if want == 1 and position > #bits then break end
+  local byte = string.byte(bits, position) or 0
+  if byte == none and seq % 8 == 0 then
+    seq = seq + 8
+  else
+    if math.floor(byte / 2 ^ (7 - seq % 8)) % 2 == want then
+      if run_last == seq - 1 then
+        run_last = seq
+      else
+        if run_first then
+          reply[#reply + 1] = run_first
+          reply[#reply + 1] = run_last
+        end
+        run_first, run_last = seq, seq
+      end
+      found = found + 1
+      if found == limit then break end
+    end
+    seq = seq + 1
+  end
+end
+if run_first then
+  reply[#reply + 1] = run_first
+  reply[#reply + 1] = run_last
+end
+return reply
+`)
+
 /** ARGV: ttlSeconds, memory id, record JSON. Stores or replaces the content record. */
 export const PUT_CONTENT_SCRIPT = script(`
 local ttl = tonumber(ARGV[1])
-local bad = check({5}, ttl)
+local bad = check({4}, ttl)
 if bad then return bad end
-redis.call('HSET', KEYS[5], ARGV[2], ARGV[3])
+redis.call('HSET', KEYS[4], ARGV[2], ARGV[3])
 refresh_ttl(ttl)
 return {'ok'}
 `)
@@ -205,9 +291,9 @@ return {'ok'}
 /** ARGV: ttlSeconds, state JSON. Replaces the thread state. */
 export const SET_STATE_SCRIPT = script(`
 local ttl = tonumber(ARGV[1])
-local bad = check({6}, ttl)
+local bad = check({5}, ttl)
 if bad then return bad end
-redis.call('SET', KEYS[6], ARGV[2])
+redis.call('SET', KEYS[5], ARGV[2])
 refresh_ttl(ttl)
 return {'ok'}
 `)

@@ -1,8 +1,10 @@
+import { StrataError } from '@strata-memory/core'
 import { describeStoreConformance, makeContentRecord, makeItems, withSeqs } from '@strata-memory/core/testing'
 import { createClient, createCluster, type RedisClusterType } from 'redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { redisStore } from './redis-store'
 import { hashSlot } from './testing/hash-slot'
+import { largeItems } from './testing/item-sizes'
 import { type RedisClusterServers, redisCli, startRedisCluster } from './testing/redis-server'
 
 let servers: RedisClusterServers
@@ -72,16 +74,46 @@ describe('redisStore on Redis Cluster', () => {
       expect(await store.head(threadId)).toEqual({ lastSeq: 5, activeCount: 3, archivedCount: 2 })
 
       // Every key of the thread is on one slot, served by the node found above.
-      const family = ['log', 'archive', 'seq', 'ids', 'content', 'state'].map(
+      const family = ['log', 'archived', 'ids', 'content', 'state'].map(
         (name) => `${prefix}:{${threadId}}:${name}`,
       )
       const slots = await Promise.all(family.map(keySlot))
       expect(new Set(slots)).toEqual(new Set([hashSlot(family[0]!)]))
-      expect(await redisCli(port, ['exists', ...family])).toBe('6\n')
+      expect(await redisCli(port, ['exists', ...family])).toBe('5\n')
     }
     expect(await store.listThreads()).toEqual(threads.map(([, threadId]) => threadId).sort())
 
     for (const [, threadId] of threads) await store.deleteThread(threadId)
     expect(await store.listThreads()).toEqual([])
+  })
+
+  it('appends large batches through the gate transaction on whichever node owns the thread', async () => {
+    const prefix = 'strata-cluster-large'
+    const store = redisStore({ client: cluster, prefix })
+    const owners = new Map<number, string>()
+    for (let index = 0; owners.size < 3; index++) {
+      const threadId = `large-${index}`
+      const owner = await ownerOf(await keySlot(`${prefix}:{${threadId}}:log`))
+      if (!owners.has(owner)) owners.set(owner, threadId)
+    }
+    for (const threadId of owners.values()) {
+      const first = largeItems(makeItems(3))
+      const second = largeItems(makeItems(2))
+      expect(await store.append(threadId, first, { expectedSeq: 0 })).toStrictEqual(withSeqs(first))
+      expect(await store.append(threadId, second, { expectedSeq: 3 })).toStrictEqual(withSeqs(second, 3))
+      // A re-send returns the stored items; a stale expectedSeq is a conflict.
+      expect(await store.append(threadId, first, { expectedSeq: 0 })).toStrictEqual(withSeqs(first))
+      const conflict = await store.append(threadId, largeItems(makeItems(2)), { expectedSeq: 3 }).then(
+        () => undefined,
+        (error: unknown) => error,
+      )
+      expect(StrataError.isInstance(conflict, 'STRATA_SEQ_CONFLICT')).toBe(true)
+      expect(await store.archive(threadId, { seqs: [2, 4] })).toBe(2)
+      expect(await store.read(threadId)).toStrictEqual(
+        [...withSeqs(first), ...withSeqs(second, 3)].filter((item) => item.seq !== 2 && item.seq !== 4),
+      )
+      expect(await store.head(threadId)).toEqual({ lastSeq: 5, activeCount: 3, archivedCount: 2 })
+      await store.deleteThread(threadId)
+    }
   })
 })

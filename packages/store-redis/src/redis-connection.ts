@@ -1,9 +1,22 @@
 import { ErrorReply } from 'redis'
 import type { LuaScript } from './lua-scripts'
 
+/** A transaction being built: commands queued in order, then sent with MULTI … EXEC. */
+interface SingleNodeMulti {
+  addCommand(args: string[]): SingleNodeMulti
+  exec(): Promise<unknown[]>
+}
+
+/** The same for a cluster client, whose commands name the key that routes them. */
+interface ClusterMulti {
+  addCommand(firstKey: string, isReadonly: boolean, args: string[]): ClusterMulti
+  exec(): Promise<unknown[]>
+}
+
 /** The part of a standalone `redis` client the store uses. */
 interface SingleNodeClient {
   sendCommand(args: string[]): Promise<unknown>
+  multi(): SingleNodeMulti
   readonly isOpen: boolean
   connect(): Promise<unknown>
   close(): Promise<void>
@@ -13,6 +26,7 @@ interface SingleNodeClient {
 interface ClusterClient {
   sendCommand(firstKey: string, isReadonly: boolean, args: string[]): Promise<unknown>
   getSlotMaster(slot: number): unknown
+  multi(routing: string): ClusterMulti
   readonly isOpen: boolean
   connect(): Promise<unknown>
   close(): Promise<void>
@@ -26,6 +40,12 @@ export interface RedisConnection {
    * repeat (appends are idempotent by item id).
    */
   send(key: string, args: string[]): Promise<unknown>
+  /**
+   * Sends `commands` as one transaction (MULTI … EXEC) to the node that owns `key`, and returns each
+   * command's reply, an error reply in place of a command that failed. Sent again after a dropped
+   * connection, like `send`: the caller's transactions must be safe to repeat.
+   */
+  transaction(key: string, commands: string[][]): Promise<unknown[]>
   /** Runs a script with EVALSHA, loading it with EVAL when the server does not know it yet. */
   evaluate(script: LuaScript, keys: string[], args: string[]): Promise<unknown>
   /** Closes the client if the store created it; a client passed in is left to its owner. */
@@ -47,6 +67,13 @@ export function isErrorReply(error: unknown): error is Error {
   if (error instanceof ErrorReply) return true
   const name = (error as { constructor?: { name?: string } } | null)?.constructor?.name
   return name === 'ErrorReply' || name === 'SimpleError' || name === 'BlobError'
+}
+
+/** The error of a transaction in which some commands failed: it carries every command's reply. */
+function transactionReplies(error: unknown): unknown[] | undefined {
+  const replies = (error as { replies?: unknown } | null)?.replies
+  const name = (error as { constructor?: { name?: string } } | null)?.constructor?.name
+  return name === 'MultiErrorReply' && Array.isArray(replies) ? replies : undefined
 }
 
 /** True when the client was closed by the application and will not reconnect. */
@@ -75,12 +102,13 @@ export function redisConnection(client: unknown, { owned }: { owned: boolean }):
     return connecting
   }
 
-  const send = async (key: string, args: string[]): Promise<unknown> => {
+  /** Runs `operation`, again after a dropped connection once the client is back. */
+  const withRetries = async <T>(operation: () => Promise<T>): Promise<T> => {
     const opening = ready()
     if (opening !== undefined) await opening
     for (let attempt = 1; ; attempt++) {
       try {
-        return await raw(key, args)
+        return await operation()
       } catch (error) {
         // The client reconnects by itself and queues what is sent meanwhile; a command whose reply was
         // lost with the connection may or may not have run, and every command here can safely run twice.
@@ -96,8 +124,31 @@ export function redisConnection(client: unknown, { owned }: { owned: boolean }):
     }
   }
 
+  const send = (key: string, args: string[]): Promise<unknown> => withRetries(() => raw(key, args))
+
+  const exec = async (key: string, commands: string[][]): Promise<unknown[]> => {
+    let multi: SingleNodeMulti | ClusterMulti
+    if (cluster) {
+      const clusterMulti = (client as ClusterClient).multi(key)
+      for (const args of commands) clusterMulti.addCommand(key, false, args)
+      multi = clusterMulti
+    } else {
+      const nodeMulti = (client as SingleNodeClient).multi()
+      for (const args of commands) nodeMulti.addCommand(args)
+      multi = nodeMulti
+    }
+    try {
+      return await multi.exec()
+    } catch (error) {
+      const replies = transactionReplies(error)
+      if (replies === undefined) throw error
+      return replies
+    }
+  }
+
   return {
     send,
+    transaction: (key, commands) => withRetries(() => exec(key, commands)),
     async evaluate(script, keys, args) {
       // One array, filled in place (an append of 100 items has 500 arguments): EVALSHA first.
       const command = ['EVALSHA', script.sha1, String(keys.length), ...keys]

@@ -87,23 +87,52 @@ describe('redisStore', () => {
       const prefix = newPrefix()
       const store = open({ prefix })
       await fullThread(store, 'user-42.chat-7')
-      const family = ['archive', 'content', 'ids', 'log', 'seq', 'state'].map(
+      const family = ['archived', 'content', 'ids', 'log', 'state'].map(
         (name) => `${prefix}:{user-42.chat-7}:${name}`,
       )
       expect(await keysUnder(prefix)).toEqual([...family, `${prefix}:threads`].sort())
       expect(new Set(family.map(hashSlot))).toEqual(new Set([hashSlot('user-42.chat-7')]))
-      expect(await admin.type(`${prefix}:{user-42.chat-7}:log`)).toBe('zset')
-      expect(await admin.get(`${prefix}:{user-42.chat-7}:seq`)).toBe('4')
+      expect(await admin.type(`${prefix}:{user-42.chat-7}:log`)).toBe('list')
+      expect(await admin.lLen(`${prefix}:{user-42.chat-7}:log`)).toBe(5)
+      expect(await admin.hGet(`${prefix}:{user-42.chat-7}:ids`, '')).toBe('4')
+      expect(await admin.getBit(`${prefix}:{user-42.chat-7}:archived`, 1)).toBe(1)
+      expect(await admin.bitCount(`${prefix}:{user-42.chat-7}:archived`)).toBe(1)
       expect(await store.listThreads()).toEqual(['user-42.chat-7'])
     })
 
-    it('stores items as readable JSON scored by seq', async () => {
+    it('stores items as readable JSON at their seq in one log list, after a header', async () => {
       const prefix = newPrefix()
       const store = open({ prefix })
-      const [item] = await store.append('t', makeItems(1), { expectedSeq: 0 })
-      const [member] = await admin.zRangeWithScores(`${prefix}:{t}:log`, 0, -1)
-      expect(member?.score).toBe(1)
-      expect(JSON.parse(member!.value)).toStrictEqual(item)
+      const items = await store.append('t', makeItems(2), { expectedSeq: 0 })
+      const [header, ...members] = await admin.lRange(`${prefix}:{t}:log`, 0, -1)
+      expect(header).toMatch(/^strata-log:1:[0-9a-f-]{36}$/)
+      expect(members.map((member) => JSON.parse(member))).toStrictEqual(items)
+      expect(await admin.hGetAll(`${prefix}:{t}:ids`)).toEqual({
+        '': '2',
+        [items[0]!.id]: '1',
+        [items[1]!.id]: '2',
+      })
+      // A re-created thread gets a new header: reads can tell it from the one they started on.
+      await store.deleteThread('t')
+      await store.append('t', makeItems(1), { expectedSeq: 0 })
+      expect(await admin.lIndex(`${prefix}:{t}:log`, 0)).not.toBe(header)
+    })
+
+    it('leaves no gate key behind, whatever the outcome of an append', async () => {
+      const prefix = newPrefix()
+      const store = open({ prefix, ttlSeconds: 600 })
+      const [first] = makeItems(1)
+      await store.append('t', [first!], { expectedSeq: 0 })
+      await store.append('t', [first!], { expectedSeq: 0 })
+      await expectCode(() => store.append('t', makeItems(1), { expectedSeq: 0 }), 'STRATA_SEQ_CONFLICT')
+      await expectCode(
+        () => store.append('t', [{ ...first!, ts: 1 }], { expectedSeq: 1 }),
+        'STRATA_DUPLICATE_ITEM_ID',
+      )
+      await admin.set(`${prefix}:{u}:ids`, 'foreign')
+      await expectCode(() => store.append('u', makeItems(1), { expectedSeq: 0 }), 'STRATA_CORRUPT_LOG')
+      expect((await keysUnder(prefix)).filter((key) => key.includes(':gate:'))).toEqual([])
+      expect(await admin.exists(`${prefix}:{u}:log`)).toBe(0)
     })
   })
 
@@ -163,7 +192,7 @@ describe('redisStore', () => {
       const store = open({ prefix, ttlSeconds: 300 })
       await fullThread(store, 't')
       const family = (await keysUnder(prefix)).filter((key) => key.includes('{t}'))
-      expect(family).toHaveLength(6)
+      expect(family).toHaveLength(5)
       const ttls = async () => Promise.all(family.map((key) => admin.ttl(key)))
       for (const ttl of await ttls()) expect(ttl).toBeGreaterThan(290)
 
@@ -197,23 +226,22 @@ describe('redisStore', () => {
 
     /** The keys each write uses; with a ttl every write uses all six (the ttl refresh touches them). */
     const USES: Record<string, string[]> = {
-      append: ['log', 'seq', 'ids'],
-      archive: ['log', 'archive', 'seq'],
+      append: ['log', 'ids'],
+      archive: ['log', 'ids', 'archived'],
       putContent: ['content'],
       setState: ['state'],
     }
 
     for (const ttlSeconds of [undefined, 600]) {
       it(`refuses a write that uses a foreign key with STRATA_CORRUPT_LOG naming it, touching nothing (ttl ${ttlSeconds})`, async () => {
-        for (const name of ['log', 'archive', 'seq', 'ids', 'content', 'state']) {
+        for (const name of ['log', 'archived', 'ids', 'content', 'state']) {
           const prefix = newPrefix()
           const store = open({ prefix, ttlSeconds })
           await fullThread(store, 't')
           const key = `${prefix}:{t}:${name}`
           await admin.del(key)
-          // A list is no type of ours; for the seq counter, a string that is not a number is foreign too.
-          if (name === 'seq') await admin.set(key, 'not a number')
-          else await admin.rPush(key, ['not', 'ours'])
+          // A list is no type of ours but for the log, where a list without our header is foreign too.
+          await admin.rPush(key, ['not', 'ours'])
           const writes: Record<string, () => Promise<unknown>> = {
             append: () => store.append('t', makeItems(1), { expectedSeq: 4 }),
             archive: () => store.archive('t', { seqs: [2, 3] }),
@@ -237,19 +265,18 @@ describe('redisStore', () => {
       const store = open({ prefix })
       await fullThread(store, 't')
       await fullThread(store, 'u')
-      await admin.zAdd(`${prefix}:{t}:log`, { score: 9, value: '{not json' })
+      await admin.rPush(`${prefix}:{t}:log`, '{not json')
       await admin.set(`${prefix}:{t}:state`, '[1, 2]')
       await admin.hSet(`${prefix}:{t}:content`, 'mem_bad', 'garbage')
-      await admin.del(`${prefix}:{u}:archive`)
-      await admin.set(`${prefix}:{u}:archive`, 'a string')
-      await admin.set(`${prefix}:{u}:seq`, 'x')
+      await admin.del(`${prefix}:{u}:archived`)
+      await admin.hSet(`${prefix}:{u}:archived`, 'not', 'a bitmap')
       const cases: [() => Promise<unknown>, string][] = [
         [() => store.read('t'), `${prefix}:{t}:log`],
         [() => store.getState('t'), `${prefix}:{t}:state`],
         [() => store.getContent('t', 'mem_bad'), `${prefix}:{t}:content`],
         [() => store.queryContent('t'), `${prefix}:{t}:content`],
-        [() => store.readArchive('u'), `${prefix}:{u}:archive`],
-        [() => store.head('u'), `${prefix}:{u}:archive`],
+        [() => store.readArchive('u'), `${prefix}:{u}:archived`],
+        [() => store.head('u'), `${prefix}:{u}:archived`],
       ]
       for (const [call, key] of cases) {
         const error = await expectCode(call, 'STRATA_CORRUPT_LOG')

@@ -6,13 +6,15 @@ import { StrataError } from '@strata-memory/core'
  * touch them together.
  */
 export interface ThreadKeys {
-  /** ZSET of active items: member = the item's JSON, score = its seq. */
+  /**
+   * LIST of every item ever appended, active or archived: element 0 is a header (`strata-log:1:`
+   * and a random epoch per creation of the thread), element `seq` the JSON of the item of that seq.
+   * Items never move in it, so its length is the last seq + 1.
+   */
   log: string
-  /** ZSET of archived items, same shape as `log`. */
-  archive: string
-  /** STRING: the highest seq ever assigned. */
-  seq: string
-  /** HASH: item id → seq, for idempotent re-appends. */
+  /** STRING used as a bitmap: bit `seq` is set when that item is archived. */
+  archived: string
+  /** HASH: item id → seq, for idempotent re-appends; field '' holds the last seq. */
   ids: string
   /** HASH: memory id → content record JSON. */
   content: string
@@ -21,19 +23,26 @@ export interface ThreadKeys {
 }
 
 /** The key names of {@link ThreadKeys}, in script order. */
-export const THREAD_KEY_NAMES = ['log', 'archive', 'seq', 'ids', 'content', 'state'] as const
+export const THREAD_KEY_NAMES = ['log', 'archived', 'ids', 'content', 'state'] as const
 
 /** The keys of `threadId` under `prefix`: `<prefix>:{<threadId>}:<name>`. */
 export function threadKeys(prefix: string, threadId: string): ThreadKeys {
   const base = `${prefix}:{${threadId}}:`
   return {
     log: `${base}log`,
-    archive: `${base}archive`,
-    seq: `${base}seq`,
+    archived: `${base}archived`,
     ids: `${base}ids`,
     content: `${base}content`,
     state: `${base}state`,
   }
+}
+
+/**
+ * A key of the thread's slot for one append's transaction only (see APPEND_SCRIPT): random, so that
+ * no value can be waiting there, and gone again when the transaction ends.
+ */
+export function gateKey(prefix: string, threadId: string, token: string): string {
+  return `${prefix}:{${threadId}}:gate:${token}`
 }
 
 /** The keys of a thread as a list, in script order. */
