@@ -5,6 +5,7 @@ export type {
   MiddleLimits,
   ModelLimits,
   NarrowestLimits,
+  RetryBackoffOptions,
   WaterfallOptions,
 } from './compaction'
 export { MODEL_LIMITS, modelLimits } from './compaction'

@@ -2,6 +2,7 @@ import { StrataError } from '../errors'
 import type { MiddleLimits, NarrowestLimits } from './auto-transition-plan'
 import { type InputBudgetOptions, inputBudget } from './budget-plan'
 import { modelLimits } from './model-limits'
+import type { RetryBackoffOptions } from './retry-backoff'
 
 /**
  * Options of automatic transitions: when the current scope grows past a limit, the thread closes the
@@ -87,6 +88,13 @@ export interface CompactionOptions {
    * @default 60_000
    */
   summarizerTimeoutMs?: number
+  /**
+   * After a summarizer failure or time-out, automatic compaction waits `initialMs` before it tries
+   * again, doubling after each further failure up to `maxMs`, so a model that is down does not make
+   * every turn wait for it. `thread.compact()` by hand always runs at once.
+   * @default { initialMs: 30_000, maxMs: 600_000 }
+   */
+  retry?: RetryBackoffOptions
 }
 
 /** Compaction options with defaults applied and checked. */
@@ -102,6 +110,7 @@ export interface ResolvedCompaction {
   waterfall: Required<WaterfallOptions> | false
   budget: { inputBudget: number; compactionRatio: number; rawTailTurns: number } | false
   summarizerTimeoutMs: number
+  retry: Required<RetryBackoffOptions>
 }
 
 const invalid = (message: string): never => {
@@ -123,8 +132,16 @@ export function resolveCompaction({
   waterfall = false,
   budget = false,
   summarizerTimeoutMs = 60_000,
+  retry = {},
 }: CompactionOptions = {}): ResolvedCompaction {
   if (!(summarizerTimeoutMs > 0)) invalid('compaction: summarizerTimeoutMs must be a positive number of ms.')
+  if (typeof retry !== 'object' || retry === null)
+    invalid('compaction: retry must be { initialMs?, maxMs? }.')
+  const { initialMs = 30_000, maxMs = 600_000, ...unknown } = retry
+  for (const key of Object.keys(unknown))
+    invalid(`compaction: retry.${key} is not an option; use initialMs, maxMs.`)
+  wholeNumber(initialMs, 'retry.initialMs', 0)
+  wholeNumber(maxMs, 'retry.maxMs', initialMs)
   let resolvedWaterfall: ResolvedCompaction['waterfall'] = false
   if (waterfall !== false) {
     const { window = 64, every = 64 } = waterfall
@@ -182,5 +199,6 @@ export function resolveCompaction({
     waterfall: resolvedWaterfall,
     budget: resolvedBudget,
     summarizerTimeoutMs,
+    retry: { initialMs, maxMs },
   }
 }

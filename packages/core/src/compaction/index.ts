@@ -26,7 +26,14 @@ export {
 } from './compaction-options'
 export { type FactLike, isRecalledFact, mergeFacts, normalizeFactText } from './facts'
 export { MODEL_LIMITS, type ModelLimits, modelLimits } from './model-limits'
-export { renderSnapshot, SNAPSHOT_LIMITS, type SnapshotInput, type SnapshotTurn } from './snapshot'
+export { type RetryBackoff, type RetryBackoffOptions, retryBackoff } from './retry-backoff'
+export {
+  renderSnapshot,
+  SNAPSHOT_LIMITS,
+  type SnapshotInput,
+  type SnapshotTurn,
+  snapshotTurns,
+} from './snapshot'
 export { type TurnBoundaries, type TurnSpan, turnBoundaries } from './turn-boundaries'
 export {
   planWaterfall,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { renderSnapshot } from './snapshot'
+import { renderSnapshot, snapshotTurns } from './snapshot'
+import { TestHistory } from './test-history'
 
 describe('renderSnapshot', () => {
   it('renders the DESIGN format exactly', () => {
@@ -61,5 +62,29 @@ describe('renderSnapshot', () => {
     const input = { episodic: ['x'], facts: ['y'], recentTurns: [{ turnId: 'custom', user: 'z' }] }
     expect(renderSnapshot(input)).toBe(renderSnapshot(structuredClone(input)))
     expect(renderSnapshot(input)).toContain('Turn custom:')
+  })
+})
+
+describe('snapshotTurns', () => {
+  it('takes the last turns: user and assistant text, tool calls by name, other items left out', () => {
+    const history = new TestHistory()
+    history.user('Plan the garden')
+    history.assistant('On it.')
+    history.user('Plant three trees')
+    const call = history.call('plant')
+    history.result(call)
+    history.fact('The user has a garden')
+    history.assistant('Planted.')
+    history.user('Thanks')
+    expect(snapshotTurns(history.items, 2)).toEqual([
+      { turnId: 'turn_0002', user: 'Plant three trees', assistant: '[plant]\n\nPlanted.' },
+      { turnId: 'turn_0003', user: 'Thanks' },
+    ])
+    expect(snapshotTurns(history.items, 10).map((turn) => turn.turnId)).toEqual([
+      'turn_0001',
+      'turn_0002',
+      'turn_0003',
+    ])
+    expect(snapshotTurns(history.items, 0)).toEqual([])
   })
 })

@@ -1,3 +1,5 @@
+import type { Item } from '../items'
+
 /** One recent turn as the snapshot shows it. */
 export interface SnapshotTurn {
   /** `turn_0012` (shown as `Turn 12:`); any other id is shown as it is. */
@@ -63,4 +65,41 @@ function entry(prefix: string, text: string, indent = ' '.repeat(prefix.length))
 function turnLabel(turnId: string): string {
   const match = /^turn_(\d+)$/.exec(turnId)
   return match ? `Turn ${Number(match[1])}` : `Turn ${turnId}`
+}
+
+/**
+ * The last `count` turns of `items` as snapshot turns: per turn, the text of its user messages and of
+ * its assistant messages (a tool call shows as `[tool_name]`), each joined by a blank line. Items
+ * other than messages, and turns with neither a user nor an assistant line, are left out.
+ *
+ * @example
+ * renderSnapshot({ episodic, facts, recentTurns: snapshotTurns(thread.items(), 5) })
+ */
+export function snapshotTurns(items: readonly Item[], count: number): SnapshotTurn[] {
+  const turns = new Map<string, { user: string[]; assistant: string[] }>()
+  for (const item of items) {
+    if (item.type !== 'message' || (item.role !== 'user' && item.role !== 'assistant')) continue
+    let turn = turns.get(item.turnId)
+    if (turn === undefined) {
+      turn = { user: [], assistant: [] }
+      turns.set(item.turnId, turn)
+    }
+    const text = item.content
+      .flatMap((part) =>
+        part.type === 'text' ? [part.text.trim()] : part.type === 'tool-call' ? [`[${part.toolName}]`] : [],
+      )
+      .filter((line) => line.length > 0)
+      .join(' ')
+    if (text.length > 0) turn[item.role].push(text)
+  }
+  const result: SnapshotTurn[] = []
+  for (const [turnId, { user, assistant }] of turns) {
+    if (user.length === 0 && assistant.length === 0) continue
+    result.push({
+      turnId,
+      ...(user.length > 0 ? { user: user.join('\n\n') } : {}),
+      ...(assistant.length > 0 ? { assistant: assistant.join('\n\n') } : {}),
+    })
+  }
+  return count > 0 ? result.slice(-count) : []
 }

@@ -47,6 +47,8 @@ export interface CompactionEndEvent extends CompactionStartEvent {
   warning?: string
   /** The summarizer's failure: the log is untouched and the compaction is tried again later. */
   error?: unknown
+  /** After a failure: epoch ms from which automatic compaction tries again (`compaction.retry`). */
+  retryAt?: number
 }
 
 /** Event names and their payloads. */

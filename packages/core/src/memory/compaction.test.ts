@@ -8,7 +8,7 @@ import { createMemory } from './create-memory'
 
 /** A summarizer that records each call and answers with the seqs it was given. */
 function scripted({ delay = 0, fail = false }: { delay?: number; fail?: boolean } = {}) {
-  const calls: { tier: string; seqs: number[]; previous?: string }[] = []
+  const calls: { tier: string; seqs: number[]; previous?: string; known?: readonly string[] }[] = []
   const summarizer: Summarizer & { calls: typeof calls; fail: boolean } = {
     name: 'scripted',
     calls,
@@ -18,6 +18,7 @@ function scripted({ delay = 0, fail = false }: { delay?: number; fail?: boolean 
         tier: options.tier,
         seqs: items.map((item) => item.seq),
         ...(options.previousSummary ? { previous: options.previousSummary } : {}),
+        ...(options.knownFacts ? { known: options.knownFacts } : {}),
       })
       if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay))
       if (summarizer.fail) throw new Error('model down')
@@ -115,12 +116,13 @@ describe('token budget', () => {
   async function tenTurns() {
     const summarizer = scripted()
     const store = inMemoryStore()
-    const memory = createMemory({ store, summarizer, compaction: { budget } })
+    const clock = { now: 1_000_000 }
+    const memory = createMemory({ store, summarizer, clock: () => clock.now, compaction: { budget } })
     const ends: CompactionEndEvent[] = []
     memory.on('compaction-end', (event) => ends.push(event))
     const thread = await memory.thread('budget')
     for (let index = 0; index < 20; index++) await thread.append(chat(index))
-    return { summarizer, store, memory, thread, ends }
+    return { summarizer, store, memory, thread, ends, clock }
   }
 
   it('does nothing under the ratio; over it, the next context archives whole turns older than the raw tail', async () => {
@@ -148,7 +150,7 @@ describe('token budget', () => {
   })
 
   it('the hard limit compacts too; the same fact twice is one fact, and a failure changes nothing', async () => {
-    const { summarizer, thread, store } = await tenTurns()
+    const { summarizer, thread, store, clock, ends } = await tenTurns()
     await thread.reportUsage({ inputTokens: 9_000 })
     await thread.context()
     for (let index = 20; index < 30; index++) await thread.append(chat(index))
@@ -159,7 +161,18 @@ describe('token budget', () => {
     await thread.context()
     expect(await store.readArchive('budget')).toEqual(archivedBefore)
     expect(await thread.items()).toEqual(itemsBefore)
+    expect(ends.at(-1)).toMatchObject({ trigger: 'budget', retryAt: clock.now + 30_000 })
     summarizer.fail = false
+    // The re-trigger guard: the next turns do not wait on a failing summarizer again until retryAt.
+    const attempts = summarizer.calls.length
+    clock.now += 29_999
+    await thread.context()
+    expect(summarizer.calls).toHaveLength(attempts)
+    expect((await thread.status()).compaction).toMatchObject({
+      budgetRequested: 'hard',
+      retryAt: clock.now + 1,
+    })
+    clock.now += 1
     const { messages } = await thread.context() // retried: the request is still pending
     const semantic = messages.find((message) =>
       (message.content[0] as { text: string }).text.startsWith('[MEMORY:SEMANTIC]'),
@@ -169,6 +182,10 @@ describe('token budget', () => {
       (item) => item.type === 'summary' && item.tier === 'episodic',
     )
     expect(episodic).toHaveLength(2)
+    // The fact recalled into the context was handed to the summarizer as known, and not stored twice.
+    expect(summarizer.calls[0]!.known).toBeUndefined()
+    expect(summarizer.calls.at(-1)!.known).toEqual(['The user likes blue.'])
+    expect((await thread.items()).filter((item) => item.type === 'fact')).toHaveLength(1)
   })
 
   it('a prompt too large without old turns is reported once, not compacted every turn', async () => {
@@ -213,6 +230,39 @@ describe('token budget', () => {
     expect(compaction.last!.tokensAfter).toBeLessThan(compaction.last!.tokensBefore)
   })
 
+  it('snapshot() renders the memory in the DESIGN format: episodic, semantic, recent turns', async () => {
+    const { thread } = await tenTurns()
+    expect(await thread.snapshot()).toBe(
+      [
+        '[RECENT TURNS]',
+        ...[6, 7, 8, 9, 10].flatMap((turn) => [
+          `Turn ${turn}:`,
+          `  User: question ${2 * turn - 2}`,
+          `  Assistant: answer ${2 * turn - 1}`,
+        ]),
+      ].join('\n'),
+    )
+    await thread.compact({ force: true })
+    await thread.append({ role: 'user', content: 'Paint it\nblue' })
+    expect(await thread.snapshot()).toBe(
+      [
+        '[MEMORY:EPISODIC]',
+        '1) episodic of 1-10',
+        '[MEMORY:SEMANTIC]',
+        '- The user likes blue.',
+        '[RECENT TURNS]',
+        ...[7, 8, 9, 10].flatMap((turn) => [
+          `Turn ${turn}:`,
+          `  User: question ${2 * turn - 2}`,
+          `  Assistant: answer ${2 * turn - 1}`,
+        ]),
+        'Turn 11:',
+        '  User: Paint it',
+        '    blue',
+      ].join('\n'),
+    )
+  })
+
   it('compact({ force: true }) compacts by hand', async () => {
     const { summarizer, thread } = await tenTurns()
     await thread.compact({ force: true })
@@ -226,6 +276,11 @@ describe('token budget', () => {
       createMemory({ compaction: { budget: { maxOutputTokens: 1, compactionRatio: 2 } } }),
     ).toThrow(code)
     expect(() => createMemory({ compaction: { waterfall: { window: 0 } } })).toThrow(code)
+    expect(() => createMemory({ compaction: { retry: { initialMs: -1 } } })).toThrow(code)
+    expect(() => createMemory({ compaction: { retry: { initialMs: 100, maxMs: 10 } } })).toThrow(code)
+    expect(() => createMemory({ compaction: { retry: { wait: 5 } as never } })).toThrow(
+      expect.objectContaining({ message: expect.stringContaining('retry.wait is not an option') }),
+    )
   })
 })
 
@@ -389,5 +444,147 @@ describe('an item larger than the budget', () => {
     expect(stats.contextTokens).toBeLessThan(3_500)
     const stored = (await thread.items()).at(-1)!
     expect((stored as { content: { output: string }[] }).content[0]!.output).toBe(page)
+  })
+})
+
+describe('a summarizer that does not answer', () => {
+  /** Never answers by itself; records whether its signal was aborted. */
+  function hanging() {
+    const aborted: boolean[] = []
+    const summarizer: Summarizer & { calls: number } = {
+      name: 'hanging',
+      calls: 0,
+      summarize(_items, { signal }) {
+        summarizer.calls++
+        return new Promise((_, reject) => {
+          signal?.addEventListener('abort', () => {
+            aborted.push(true)
+            reject(signal.reason)
+          })
+        })
+      },
+    }
+    return { summarizer, aborted }
+  }
+
+  it('times out a budget compaction: the log is untouched, the call aborted, and turns do not wait on it again', async () => {
+    const { summarizer, aborted } = hanging()
+    const clock = { now: 5_000_000 }
+    const store = inMemoryStore()
+    const memory = createMemory({
+      store,
+      summarizer,
+      clock: () => clock.now,
+      compaction: {
+        budget: { maxContextTokens: 10_000, maxOutputTokens: 1_000 },
+        summarizerTimeoutMs: 50,
+        retry: { initialMs: 10_000 },
+      },
+    })
+    const ends: CompactionEndEvent[] = []
+    memory.on('compaction-end', (event) => ends.push(event))
+    const thread = await memory.thread('timeout')
+    for (let index = 0; index < 20; index++) await thread.append(chat(index))
+    const before = await thread.items()
+    await thread.reportUsage({ inputTokens: 9_999 })
+    const { stats } = await thread.context()
+    expect(stats.itemsVisible).toBe(20)
+    expect(await thread.items()).toEqual(before)
+    expect(await store.readArchive('timeout')).toEqual([])
+    expect(aborted).toEqual([true])
+    expect(ends).toHaveLength(1)
+    expect(ends[0]!.error).toMatchObject({
+      code: 'STRATA_SUMMARIZER_FAILED',
+      details: { reason: 'timeout', summarizer: 'hanging' },
+    })
+    expect(ends[0]!.retryAt).toBe(clock.now + 10_000)
+    expect((await thread.status()).compaction.last?.error).toMatch(/did not answer within 50 ms/)
+    // Until retryAt, contexts are built at once from the uncompacted log.
+    await thread.context()
+    expect(summarizer.calls).toBe(1)
+    clock.now += 10_000
+    await thread.context()
+    expect(summarizer.calls).toBe(2)
+    // The second failure waits twice as long.
+    expect(ends.at(-1)!.retryAt).toBe(clock.now + 20_000)
+    expect(await thread.items()).toEqual(before)
+  })
+
+  it('times out a waterfall compaction in the background; appends go on and retries wait for retryAt', async () => {
+    const { summarizer } = hanging()
+    const clock = { now: 0 }
+    const memory = createMemory({
+      summarizer,
+      clock: () => clock.now,
+      compaction: {
+        waterfall: { window: 4, every: 4 },
+        summarizerTimeoutMs: 30,
+        retry: { initialMs: 1_000 },
+      },
+    })
+    const ends: CompactionEndEvent[] = []
+    memory.on('compaction-end', (event) => ends.push(event))
+    const thread = await memory.thread('timeout-waterfall')
+    for (let index = 0; index < 9; index++) await thread.append(chat(index))
+    expect(summarizer.calls).toBe(1)
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    expect(ends).toEqual([expect.objectContaining({ trigger: 'waterfall', itemsWritten: 0, retryAt: 1_000 })])
+    // More appends while the backoff lasts: no new summarizer call, nothing lost.
+    for (let index = 9; index < 14; index++) await thread.append(chat(index))
+    expect(summarizer.calls).toBe(1)
+    clock.now = 1_000
+    await thread.append(chat(14))
+    expect(summarizer.calls).toBe(2)
+    expect((await thread.items()).filter((item) => item.type === 'message')).toHaveLength(15)
+  })
+})
+
+describe('determinism', () => {
+  /** Replays one scripted conversation with waterfall and budget compaction; returns every context. */
+  async function replay() {
+    let tick = 0
+    let ids = 0
+    const memory = createMemory({
+      summarizer: scripted(),
+      clock: () => 1_700_000_000_000 + tick++,
+      generateId: () => `id-${ids++}`,
+      compaction: {
+        waterfall: { window: 8, every: 8 },
+        budget: { maxContextTokens: 400, maxOutputTokens: 100, safetyMargin: 0, rawTailTurns: 2 },
+      },
+    })
+    const thread = await memory.thread('replay')
+    const contexts: string[] = []
+    for (let index = 0; index < 90; index++) {
+      await thread.append(chat(index))
+      if (index % 7 === 3) {
+        await thread.append({
+          role: 'assistant',
+          content: [{ type: 'tool-call', toolCallId: `call-${index}`, toolName: 'lookup', input: { index } }],
+        })
+        await thread.append({
+          role: 'tool',
+          content: [
+            { type: 'tool-result', toolCallId: `call-${index}`, toolName: 'lookup', output: `row ${index}` },
+          ],
+        })
+      }
+      await thread.compact()
+      const { messages, stats } = await thread.context({ system: 'You are terse.' })
+      contexts.push(JSON.stringify(messages))
+      await thread.reportUsage({ inputTokens: stats.contextTokens })
+    }
+    return { contexts, archived: await memory.store.readArchive('replay'), active: await thread.items() }
+  }
+
+  it('the same conversation and scripted summarizer give byte-identical contexts, logs and archives', async () => {
+    const [first, second] = [await replay(), await replay()]
+    expect(second.contexts).toEqual(first.contexts)
+    expect(second.active).toEqual(first.active)
+    expect(second.archived).toEqual(first.archived)
+    // Both policies did run, so the comparison covers compacted contexts.
+    expect(first.archived.length).toBeGreaterThan(0)
+    expect(first.active.some((item) => item.type === 'summary' && item.tier === 'short-term')).toBe(true)
+    expect(first.active.some((item) => item.type === 'summary' && item.tier === 'episodic')).toBe(true)
   })
 })

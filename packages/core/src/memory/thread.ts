@@ -5,7 +5,11 @@ import {
   planBudgetCompaction,
   planWaterfall,
   type ResolvedCompaction,
+  type RetryBackoff,
+  renderSnapshot,
+  retryBackoff,
   shouldCompact,
+  snapshotTurns,
 } from '../compaction'
 import { type ContentBinding, type ResolvedContentOptions, ThreadContent } from '../content'
 import { type ContextMessage, type ContextStats, renderContext } from '../context'
@@ -145,6 +149,8 @@ export interface ThreadStatus<L extends string = string> {
     waterfall: { compactions: number; summarizedThroughSeq: number }
     /** Set while a budget compaction waits for the next context. */
     budgetRequested?: 'early' | 'hard'
+    /** Set after summarizer failures: when automatic compaction tries again (epoch ms). */
+    retryAt?: number
     last?: LastCompaction
   }
 }
@@ -163,6 +169,8 @@ export interface LastCompaction {
   warning?: string
   /** The summarizer's error message, when it failed. */
   error?: string
+  /** After a failure: when automatic compaction tries again (epoch ms). */
+  retryAt?: number
 }
 
 const OUTCOMES: readonly ScopeOutcome[] = ['complete', 'cancelled', 'aborted']
@@ -204,6 +212,8 @@ export class Thread<L extends string = string> {
   /** A budget request that found nothing to compact is reported once, not on every turn. */
   #budgetSkipReported = false
   #lastCompaction: LastCompaction | undefined
+  /** Spaces out automatic retries after summarizer failures; compaction by hand ignores it. */
+  readonly #retry: RetryBackoff
 
   /**
    * The content channel: large results stored once beside the history, and what the memory tools
@@ -223,6 +233,7 @@ export class Thread<L extends string = string> {
     this.#deps = deps
     this.#log = log
     this.#mode = mode
+    this.#retry = retryBackoff(deps.compaction.retry)
     this.content = new ThreadContent({
       threadId: id,
       store: deps.store,
@@ -501,7 +512,9 @@ export class Thread<L extends string = string> {
     }
     return this.#exclusive(async () => {
       await this.#refresh()
-      if (this.#budgetRequested !== undefined) await this.#compactToBudget('budget')
+      if (this.#budgetRequested !== undefined && this.#retry.ready(this.#deps.clock())) {
+        await this.#compactToBudget('budget')
+      }
       const target = level ?? this.level
       const { budget, autoTransitions } = this.#deps.compaction
       // The content channel shows results the model has not answered yet in full, the rest as citations.
@@ -625,7 +638,7 @@ export class Thread<L extends string = string> {
       )
     }
     if (waterfall !== false) {
-      this.#startWaterfall()
+      this.#startWaterfall({ manual: true })
       await this.#waterfallRun
     }
     if (budget !== false && (force || this.#budgetRequested !== undefined)) {
@@ -658,15 +671,50 @@ export class Thread<L extends string = string> {
         tokens: { total: this.#log.rawTokens, counter: this.#deps.tokenCounter.name },
         compaction: {
           summaries: summaryCounts(this.#log.items, this.#deps.tokenCounter),
-          facts: byType.fact ?? 0,
+          // The same fact written again with a later confidence is one fact.
+          facts: mergeFacts(
+            this.#log.memoryItems.filter((item): item is FactItem<L> => item.type === 'fact'),
+            [],
+          ).length,
           waterfall: this.#log.waterfallCursor,
           ...(this.#budgetRequested === undefined ? {} : { budgetRequested: this.#budgetRequested }),
+          ...(this.#retry.retryAt === undefined ? {} : { retryAt: this.#retry.retryAt }),
         },
       }
       if (state?.lastUsage !== undefined) status.lastUsage = state.lastUsage as ThreadStatus['lastUsage']
       const last = this.#lastCompaction ?? (state?.lastCompaction as LastCompaction | undefined)
       if (last !== undefined) status.compaction.last = last
       return status
+    })
+  }
+
+  /**
+   * The thread's memory as one text in the DESIGN's snapshot format: `[MEMORY:EPISODIC]` (the newest 3
+   * episodic summaries), `[MEMORY:SEMANTIC]` (the newest 20 facts, the same fact once) and
+   * `[RECENT TURNS]` (the user and assistant text of the last `budget.rawTailTurns` turns and the
+   * current one, from the level's view). For a system prompt, a hand-off to another agent or a log.
+   *
+   * @example
+   * const text = await thread.snapshot()
+   * // [MEMORY:EPISODIC]\n1) Set up the repo …\n[MEMORY:SEMANTIC]\n- The user is Ana\n[RECENT TURNS]\nTurn 12: …
+   */
+  async snapshot(options: { level?: L } = {}): Promise<string> {
+    const target = options.level === undefined ? this.level : this.#deps.ladder.assert(options.level)
+    return this.#exclusive(async () => {
+      await this.#refresh()
+      const memory = this.#log.memoryItems
+      const { budget } = this.#deps.compaction
+      const view = levelView(this.#activeWindow(), target, this.#deps.ladder)
+      return renderSnapshot({
+        episodic: memory.flatMap((item) =>
+          item.type === 'summary' && item.tier === 'episodic' ? [item.text] : [],
+        ),
+        facts: mergeFacts(
+          memory.filter((item): item is FactItem<L> => item.type === 'fact'),
+          [],
+        ).map((fact) => fact.text),
+        recentTurns: snapshotTurns(view, (budget === false ? 4 : budget.rawTailTurns) + 1),
+      })
     })
   }
 
@@ -713,6 +761,9 @@ export class Thread<L extends string = string> {
     started: number,
     outcome: Partial<CompactionEndEvent>,
   ) {
+    const now = this.#deps.clock()
+    if (outcome.error !== undefined) this.#retry.failed(now)
+    else if (outcome.itemsWritten) this.#retry.succeeded()
     const event: CompactionEndEvent = {
       threadId: this.id,
       trigger,
@@ -720,11 +771,12 @@ export class Thread<L extends string = string> {
       tokensAfter: outcome.tokensAfter ?? tokensBefore,
       itemsArchived: 0,
       itemsWritten: 0,
-      durationMs: this.#deps.clock() - started,
+      durationMs: now - started,
       ...outcome,
+      ...(outcome.error === undefined ? {} : { retryAt: this.#retry.retryAt! }),
     }
     const { threadId: _, error, ...fields } = event
-    const last: LastCompaction = { ...fields, ts: this.#deps.clock() }
+    const last: LastCompaction = { ...fields, ts: now }
     if (error !== undefined) last.error = error instanceof Error ? error.message : String(error)
     this.#lastCompaction = last
     // Status shows it after a restart too; a failing state write must not turn into an unhandled rejection.
@@ -739,9 +791,10 @@ export class Thread<L extends string = string> {
    * outside the immediate window not yet summarized; long-term ← summary of the previous short-term and
    * long-term. Contexts are never made to wait; the next one uses the summaries once they are written.
    */
-  #startWaterfall() {
+  #startWaterfall({ manual = false }: { manual?: boolean } = {}) {
     const options = this.#deps.compaction.waterfall
     if (options === false || this.#waterfallRun !== undefined) return
+    if (!manual && !this.#retry.ready(this.#deps.clock())) return
     const plan = planWaterfall(this.#log.items, { ...options, ...this.#log.waterfallCursor })
     if (plan === undefined) return
     const run = async () => {
@@ -823,18 +876,20 @@ export class Thread<L extends string = string> {
     this.#deps.events.emit('compaction-start', { threadId: this.id, trigger, tokensBefore })
     const seqs = new Set(plan.seqs)
     const items = this.#log.items.filter((item) => seqs.has(item.seq))
+    const known = this.#log.memoryItems.filter((item): item is FactItem<L> => item.type === 'fact')
     let result: SummarizeResult
     try {
       const previous = this.#log.latestSummary('episodic')
       result = await this.#summarize(items, {
         tier: 'episodic',
         ...(previous === undefined ? {} : { previousSummary: previous.text }),
+        // The facts recalled into every context: the summarizer is told not to extract them again.
+        ...(known.length === 0 ? {} : { knownFacts: mergeFacts(known, []).map((fact) => fact.text) }),
       })
     } catch (error) {
       this.#emitEnd(trigger, tokensBefore, started, { error })
       return
     }
-    const known = this.#log.memoryItems.filter((item): item is FactItem<L> => item.type === 'fact')
     const fresh = newFacts(known, result.facts)
     const written: UnsequencedItem<L>[] = [
       this.#summaryItem(

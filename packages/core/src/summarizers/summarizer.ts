@@ -8,6 +8,11 @@ export interface SummarizeOptions {
   previousSummary?: string
   /** Aborts a running summary (time-out, shutdown). */
   signal?: AbortSignal
+  /**
+   * Facts the thread already holds (and recalls into every context): an LLM summarizer should not
+   * extract them again. A re-extracted one is still stored once (compared ignoring case and spacing).
+   */
+  knownFacts?: readonly string[]
   /** For scope summaries: the scope's title and how it ended. */
   scope?: { title?: string; level: string; outcome: 'complete' | 'cancelled' | 'aborted' }
 }

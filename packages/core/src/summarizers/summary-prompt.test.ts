@@ -147,6 +147,19 @@ describe('buildSummaryPrompt', () => {
     }
   })
 
+  it('lists the facts already in memory so they are not extracted again', () => {
+    const { prompt } = buildSummaryPrompt(history, {
+      tier: 'episodic',
+      knownFacts: ['The user is Ana', ' ', 'Deploys run\non Fridays'],
+    })
+    expect(prompt).toContain(
+      'Facts already in memory (do not list them again as facts; a fact that changed is a new fact):\n<known-facts>\n- The user is Ana\n- Deploys run\n  on Fridays\n</known-facts>\n\nLog (',
+    )
+    expect(buildSummaryPrompt(history, { tier: 'episodic', knownFacts: [] }).prompt).not.toContain(
+      '<known-facts>',
+    )
+  })
+
   it('is deterministic: the same items give the same prompt', () => {
     const options = { tier: 'long-term' as const, previousSummary: 'before' }
     const first = buildSummaryPrompt(history, options)

@@ -151,6 +151,7 @@ export function buildSummaryPrompt(items: readonly Item[], options: SummaryPromp
     tier,
     previousSummary,
     scope,
+    knownFacts = [],
     maxFacts = DEFAULT_MAX_FACTS,
     maxResultChars = MAX_RESULT_CHARS,
   } = options
@@ -162,6 +163,12 @@ export function buildSummaryPrompt(items: readonly Item[], options: SummaryPromp
   if (previousSummary !== undefined && previousSummary.trim().length > 0) {
     parts.push(
       `Previous summary (build on it; keep what still holds):\n<previous-summary>\n${previousSummary.trim()}\n</previous-summary>`,
+    )
+  }
+  const known = knownFacts.map((fact) => fact.trim()).filter((fact) => fact.length > 0)
+  if (known.length > 0) {
+    parts.push(
+      `Facts already in memory (do not list them again as facts; a fact that changed is a new fact):\n<known-facts>\n${known.map((fact) => `- ${indent(fact)}`).join('\n')}\n</known-facts>`,
     )
   }
   const count = `${items.length} item${items.length === 1 ? '' : 's'}`
