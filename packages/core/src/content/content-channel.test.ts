@@ -222,8 +222,64 @@ describe('options', () => {
         expect.objectContaining({ code: 'STRATA_INVALID_OPTIONS' }),
       )
     }
-    expect(StrataError.isInstance(new StrataError({ code: 'STRATA_MEMORY_NOT_FOUND', message: 'm' }))).toBe(
-      true,
+    // The error a user gets is a StrataError: isInstance works on what createMemory throws.
+    let thrown: unknown
+    try {
+      createMemory({ content: { offloadAboveBytes: -1 } })
+    } catch (error) {
+      thrown = error
+    }
+    expect(StrataError.isInstance(thrown)).toBe(true)
+    expect((thrown as StrataError).message).toMatch(/offloadAboveBytes must be a whole number/)
+  })
+
+  it('offloads above 4096 bytes by default, and records memory id, type, source, tags, size, time and level', async () => {
+    const memory = createMemory(
+      options({ content: { tools: { lookup: { offload: 'always', tags: ['kb'] } } } }),
+    )
+    const thread = await memory.thread('defaults')
+    const exact = 'x'.repeat(4_096)
+    const over = 'y'.repeat(4_097)
+    await thread.enter('project', { title: 'Read' })
+    await thread.append({
+      role: 'assistant',
+      content: [
+        { type: 'tool-call', toolCallId: 'a', toolName: 'read', input: {} },
+        { type: 'tool-call', toolCallId: 'b', toolName: 'read', input: {} },
+        { type: 'tool-call', toolCallId: 'c', toolName: 'lookup', input: {} },
+      ],
+    })
+    const [first, second, third] = await thread.append([
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'a', toolName: 'read', output: exact }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'b', toolName: 'read', output: over }] },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'c', toolName: 'lookup', output: 'tiny' }],
+      },
+    ])
+    const records = await store.queryContent('defaults')
+    // 4 096 bytes stay inline; 4 097 bytes and every result of the configured tool are stored.
+    expect(records.map((record) => record.data).sort()).toEqual(['tiny', over])
+    const byTool = Object.fromEntries(records.map((record) => [record.source, record]))
+    expect(byTool.read).toMatchObject({
+      id: expect.stringMatching(/^mem_/),
+      type: 'text',
+      source: 'read',
+      tags: [],
+      size: 4_097,
+      ts: second!.ts,
+      level: 'project',
+    })
+    expect(byTool.lookup).toMatchObject({
+      type: 'text',
+      source: 'lookup',
+      tags: ['kb'],
+      size: 4,
+      ts: third!.ts,
+    })
+    expect((first as { content: ToolResultPart[] }).content[0]!.output).toBe(exact)
+    expect((second as { content: ToolResultPart[] }).content[0]!.output).toMatch(
+      new RegExp(`Memory id: ${byTool.read!.id}\\. Retrieve it with memory_retrieve`),
     )
   })
 

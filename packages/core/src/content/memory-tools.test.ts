@@ -103,8 +103,13 @@ describe('memory tools', () => {
     const second_ = all.find((hit) => hit.id === second.id)!
     expect(idsOf(await query({ fromTs: second_.ts, toTs: second_.ts }))).toEqual([second.id])
     expect(await query({ level: 'task' })).toEqual([])
+    await thread.enter('project', { title: 'Pay invoice 20' })
+    const [inTask] = await thread.append({ role: 'user', content: 'Paying invoice 20 now' })
+    expect(idsOf(await query({ level: 'project', text: 'paying' }))).toEqual([inTask!.id])
+    await thread.exit()
     expect(await query({ text: 'invoice 17 nowhere' })).toEqual([])
-    expect((await query({})).length).toBe(4)
+    // The project's opening item, its message, its transition and its summary joined the four.
+    expect((await query({})).length).toBe(8)
     // The default limit is 10.
     for (let index = 0; index < 12; index++) await tools.memory_store.execute({ content: `filler ${index}` })
     expect(await query({ text: 'filler' })).toHaveLength(10)
