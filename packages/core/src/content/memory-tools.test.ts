@@ -165,6 +165,24 @@ describe('memory tools', () => {
       ['memory_retrieve', { id: stored.id, maxChars: -1 }, 'STRATA_INVALID_OPTIONS', /maxChars/],
       [
         'memory_retrieve',
+        { id: stored.id, maxChars: 100 },
+        'STRATA_INVALID_OPTIONS',
+        /maxChars applies to transform "excerpt" or "summary", not "full"/,
+      ],
+      [
+        'memory_retrieve',
+        { id: stored.id, transform: 'excerpt', n: 3 },
+        'STRATA_INVALID_OPTIONS',
+        /n applies to transform "first_n" or "last_n", not "excerpt"/,
+      ],
+      [
+        'memory_retrieve',
+        { id: stored.id, transform: 'last_n', pattern: 'x' },
+        'STRATA_INVALID_OPTIONS',
+        /pattern applies to transform "filtered" or "excerpt"/,
+      ],
+      [
+        'memory_retrieve',
         { id: stored.id, limit: 3 },
         'STRATA_INVALID_OPTIONS',
         /unknown parameter 'limit'; accepted: id, transform/,

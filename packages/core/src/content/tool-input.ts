@@ -7,6 +7,16 @@ import { RETRIEVE_TRANSFORMS, type TransformParameters } from './retrieve-transf
  * was wrong and what to send instead; the tools return them as `{ error: { code, message } }`.
  */
 
+/** The transforms each parameter of `memory_retrieve` applies to. */
+const TRANSFORM_PARAMETERS: Record<
+  'n' | 'pattern' | 'maxChars',
+  readonly TransformParameters['transform'][]
+> = {
+  n: ['first_n', 'last_n'],
+  pattern: ['filtered', 'excerpt'],
+  maxChars: ['excerpt', 'summary'],
+}
+
 const MAX_N = 100_000
 const MAX_CHARS = 1_000_000
 const MAX_LIMIT = 100
@@ -114,6 +124,22 @@ export function checkRetrieveInput(input: unknown): { id: string } & TransformPa
   const pattern = optionalString(tool, input, 'pattern')
   if (transform === 'filtered' && pattern === undefined) {
     invalid(tool, 'transform "filtered" needs a pattern: the lines or JSON elements to keep must contain it.')
+  }
+  // A parameter the transform does not read would be ignored silently: `maxChars` with `full` would
+  // send the whole content the model meant to cap. Say so instead.
+  for (const [key, value] of [
+    ['n', n],
+    ['pattern', pattern],
+    ['maxChars', maxChars],
+  ] as const) {
+    const applies = TRANSFORM_PARAMETERS[key]
+    if (value !== undefined && !applies.includes(transform as TransformParameters['transform'])) {
+      invalid(
+        tool,
+        `${key} applies to transform ${applies.map((name) => `"${name}"`).join(' or ')}, not "${String(transform)}"; leave ${key} out or use one of those transforms.`,
+        { [key]: value, transform },
+      )
+    }
   }
   const parameters: { id: string } & TransformParameters = {
     id: id as string,
