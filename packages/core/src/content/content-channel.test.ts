@@ -363,3 +363,122 @@ describe('brief citations', () => {
     }
   })
 })
+
+describe('maxCitations', () => {
+  type AnyThread = Awaited<ReturnType<ReturnType<typeof createMemory>['thread']>>
+  const fetchTurn = async (thread: AnyThread, index: number) => {
+    await thread.append({ role: 'user', content: `Fetch page ${index}` })
+    await thread.append(
+      fetchMessages(`c${index}`, `https://example.com/${index}`, makePage(6_000, `p${index}`)),
+    )
+    await thread.append({ role: 'assistant', content: `Read page ${index}.` })
+  }
+  const noteOf = (messages: { role: string; content: MessagePart[] }[]) =>
+    messages.flatMap((message) =>
+      message.content.flatMap((part) =>
+        part.type === 'text' && part.text.startsWith('[STORED RESULTS]') ? [part.text] : [],
+      ),
+    )
+
+  it('groups answered results beyond the newest maxCitations into one note, with their calls, each still retrievable', async () => {
+    const thread = await createMemory(options({ content: { maxCitations: 2 } })).thread('grouped')
+    for (let index = 1; index <= 5; index++) await fetchTurn(thread, index)
+    const { messages } = await thread.context()
+
+    // The two newest results keep their calls and citations; the three oldest left with their calls.
+    const calls = messages.flatMap((message) =>
+      message.content.flatMap((part) => (part.type === 'tool-call' ? [part.toolCallId] : [])),
+    )
+    const results = partsOf(messages, 'tool') as ToolResultPart[]
+    expect(calls).toEqual(['c4', 'c5'])
+    expect(results.map((part) => part.toolCallId)).toEqual(['c4', 'c5'])
+
+    const notes = noteOf(messages)
+    expect(notes).toHaveLength(1)
+    const [header, ...lines] = notes[0]!.split('\n')
+    expect(header).toMatch(
+      /^\[STORED RESULTS\] The 3 oldest tool results .* memory_retrieve \{"id":"mem_…"\}/,
+    )
+    expect(lines).toHaveLength(3)
+    const records = await store.queryContent('grouped')
+    for (const [index, line] of lines.entries()) {
+      const url = `https://example.com/${index + 1}`
+      const record = records.find((candidate) => candidate.meta?.toolCallId === `c${index + 1}`)!
+      const length = record.data.length.toLocaleString('en-US')
+      // The page has no title: the line is the brief citation's first line, its URL and the memory id.
+      expect(line).toBe(
+        `- [stored web page from fetch_page, ${length} characters of text] URL: ${url} — ${record.id}`,
+      )
+      const back = await memoryTools(thread).memory_retrieve.execute({ id: record.id })
+      expect(back).toMatchObject({ where: 'content', content: makePage(6_000, `p${index + 1}`) })
+    }
+    // The note stands where the first grouped result did: after the first question, before its answer.
+    const texts = messages.map((message) => (message.content[0] as TextPart).text ?? message.role)
+    expect(texts.slice(0, 3)).toEqual(['Fetch page 1', notes[0], 'Read page 1.'])
+    // A grouped page is still found by a word of it.
+    const found = (await memoryTools(thread).memory_query.execute({ text: 'p2 line 40:' })) as {
+      results: { id: string; where: string }[]
+    }
+    expect(found.results).toEqual([
+      expect.objectContaining({ where: 'content', id: records.find((r) => r.meta?.toolCallId === 'c2')!.id }),
+    ])
+  })
+
+  it('names a result without a plugin label by its call input, and counts what it does not list', async () => {
+    const memory = createMemory(
+      options({ content: { maxCitations: 0, tools: { lookup: { offload: 'always' } } } }),
+    )
+    const thread = await memory.thread('grouped-many')
+    await thread.append({ role: 'user', content: 'Look up 102 keys' })
+    for (let index = 0; index < 102; index++) {
+      await thread.append([
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool-call', toolCallId: `k${index}`, toolName: 'lookup', input: { key: index } },
+          ],
+        },
+        {
+          role: 'tool',
+          content: [
+            { type: 'tool-result', toolCallId: `k${index}`, toolName: 'lookup', output: `value ${index}` },
+          ],
+        },
+      ])
+    }
+    await thread.append({ role: 'assistant', content: 'Done.' })
+    const { messages } = await thread.context()
+    expect(partsOf(messages, 'tool')).toEqual([])
+    expect(messages.map((message) => message.role)).toEqual(['user', 'user', 'assistant'])
+    const lines = noteOf(messages)[0]!.split('\n')
+    expect(lines[0]).toMatch(/^\[STORED RESULTS\] The 102 oldest tool results/)
+    expect(lines[1]).toBe('- … 2 older, found with memory_query')
+    expect(lines).toHaveLength(102)
+    expect(lines[2]).toMatch(/^- \[stored text from lookup, 7 characters\] Call: \{"key":2\} — mem_id\d+$/)
+    expect(lines.at(-1)).toMatch(
+      /^- \[stored text from lookup, 9 characters\] Call: \{"key":101\} — mem_id\d+$/,
+    )
+  })
+
+  it('never groups results the model has not answered, and false keeps every citation', async () => {
+    const grouped = await createMemory(options({ content: { maxCitations: 0 } })).thread('fresh')
+    await grouped.append({ role: 'user', content: 'Fetch' })
+    await grouped.append(fetchMessages('f', 'https://example.com/f', makePage(6_000, 'fresh')))
+    expect((partsOf((await grouped.context()).messages, 'tool')[0] as ToolResultPart).output).toBe(
+      makePage(6_000, 'fresh'),
+    )
+    const all = await createMemory(options({ content: { maxCitations: false } })).thread('all')
+    for (let index = 1; index <= 30; index++) await fetchTurn(all, index)
+    const { messages } = await all.context()
+    expect(noteOf(messages)).toEqual([])
+    expect(partsOf(messages, 'tool')).toHaveLength(30)
+    for (const maxCitations of [-1, 1.5, 'many']) {
+      expect(() => createMemory(options({ content: { maxCitations: maxCitations as never } }))).toThrowError(
+        expect.objectContaining({
+          code: 'STRATA_INVALID_OPTIONS',
+          message: expect.stringMatching(/maxCitations/),
+        }),
+      )
+    }
+  })
+})

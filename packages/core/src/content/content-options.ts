@@ -58,6 +58,15 @@ export interface ContentOptions {
    * @default 3
    */
   briefAfterTurns?: number | false
+  /**
+   * At most this many answered tool results are shown as citations of their own, the newest ones.
+   * Older ones leave the context together with their tool calls (so every call keeps its result) and
+   * are listed one line each (what it is, the memory id) in a single `[STORED RESULTS]` note where the
+   * first of them stood; `memory_retrieve` and `memory_query` still reach them. Keeps a long tool loop's
+   * context from growing by a citation and a call per result. false shows every citation.
+   * @default 24
+   */
+  maxCitations?: number | false
 }
 
 /** Content options with defaults applied and checked. */
@@ -72,6 +81,8 @@ export interface ResolvedContentOptions {
   citationTimeoutMs: number
   /** Infinity when brief citations are off. */
   briefAfterTurns: number
+  /** Infinity when every citation is shown. */
+  maxCitations: number
 }
 
 const invalid = (message: string): never => {
@@ -96,6 +107,7 @@ export function resolveContentOptions(options: ContentOptions | false = {}): Res
       attachments: false,
       citationTimeoutMs: 30_000,
       briefAfterTurns: 3,
+      maxCitations: 24,
     }
   }
   if (typeof options !== 'object' || options === null) {
@@ -110,10 +122,16 @@ export function resolveContentOptions(options: ContentOptions | false = {}): Res
     attachments = true,
     citationTimeoutMs = 30_000,
     briefAfterTurns = 3,
+    maxCitations = 24,
   } = options
   if (briefAfterTurns !== false && (!Number.isSafeInteger(briefAfterTurns) || briefAfterTurns < 1)) {
     invalid(
       `content: briefAfterTurns must be a whole number of turns, at least 1, or false (got ${String(briefAfterTurns)}).`,
+    )
+  }
+  if (maxCitations !== false && (!Number.isSafeInteger(maxCitations) || maxCitations < 0)) {
+    invalid(
+      `content: maxCitations must be a whole number of citations, 0 or more, or false (got ${String(maxCitations)}).`,
     )
   }
   if (!Number.isSafeInteger(offloadAboveBytes) || offloadAboveBytes < 0) {
@@ -167,5 +185,6 @@ export function resolveContentOptions(options: ContentOptions | false = {}): Res
     attachments: attachments !== false,
     citationTimeoutMs,
     briefAfterTurns: briefAfterTurns === false ? Number.POSITIVE_INFINITY : briefAfterTurns,
+    maxCitations: maxCitations === false ? Number.POSITIVE_INFINITY : maxCitations,
   }
 }

@@ -20,6 +20,8 @@ export interface ContentReference {
   tokens?: number
   /** The one-line citation contexts show once the result is `briefAfterTurns` turns old. */
   brief?: string
+  /** The plugin's label (e.g. a page's URL and title), when it gave one. */
+  label?: string
 }
 
 /** The content reference of a part, when the part is a citation. */

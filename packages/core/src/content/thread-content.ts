@@ -29,6 +29,7 @@ import type {
   MemoryStoreOutput,
 } from './memory-tool-types'
 import { applyTransform } from './retrieve-transform'
+import { storedResultLine, storedResultsItem } from './stored-results'
 import { checkQueryInput, checkRetrieveInput, checkStoreInput } from './tool-input'
 
 /** A thread's content, exported with {@link ThreadContent.export} and restored with {@link ThreadContent.import}. */
@@ -304,9 +305,11 @@ export class ThreadContent {
   }
 
   /**
-   * @internal Used by the thread when it builds a context: citations that arrived after the last
-   * assistant message (the model has not answered them yet) are shown as the full stored part. The
-   * rule reads only the log and the content store, so the same log renders byte-identically.
+   * @internal Used by the thread when it builds a context. Citations that arrived after the last
+   * assistant message (the model has not answered them yet) are shown as the full stored part; older
+   * ones as their citation, brief from `briefAfterTurns` turns back; answered tool results beyond the
+   * newest `maxCitations` leave the view with their calls and are listed in one `[STORED RESULTS]`
+   * note. The rule reads only the log and the content store, so the same log renders byte-identically.
    */
   async expand<I extends Item>(view: readonly I[], history: readonly Item[]): Promise<I[]> {
     let answeredThrough = 0
@@ -317,35 +320,52 @@ export class ThreadContent {
         break
       }
     }
-    const cites = (item: Item) =>
+    const cites = (item: Item): item is MessageItem & I =>
       item.type === 'message' && item.content.some((part) => referenceOf(part) !== undefined)
-    const fresh = view.filter((item) => item.seq > answeredThrough && cites(item))
+    if (!view.some(cites)) return view as I[]
+    const { briefAfterTurns, maxCitations } = this.#deps.options
+    const grouped = groupedResults(view, answeredThrough, maxCitations)
+    const inputs = grouped.size === 0 ? new Map<string, JsonValue>() : callInputs(view)
     const currentTurn = turnNumber(history.at(-1)?.turnId)
-    const cited = view.filter((item) => item.seq <= answeredThrough && cites(item))
-    if (fresh.length === 0 && cited.length === 0) return view as I[]
-    const expanded = new Map<number, I>()
-    for (const item of cited) {
-      const message = item as MessageItem
-      // Citations from `briefAfterTurns` turns back or more shrink to their brief form.
-      const brief = currentTurn - turnNumber(item.turnId) >= this.#deps.options.briefAfterTurns
-      const content = message.content.map((part) => {
-        const reference = referenceOf(part)
-        return reference === undefined ? part : shownCitation(part, reference, brief)
-      })
-      expanded.set(item.seq, { ...message, content } as unknown as I)
-    }
-    for (const item of fresh) {
-      const message = item as MessageItem
-      const content: MessagePart[] = []
-      for (const part of message.content) {
-        const reference = referenceOf(part)
-        const record = reference === undefined ? undefined : await this.get(reference.id)
-        // A record missing from the store (deleted by hand) leaves the citation in place.
-        content.push(record === undefined ? part : restoredPart(part, reference!, record.data))
+
+    const out: I[] = []
+    const lines: string[] = []
+    let noteAt = -1
+    for (const item of view) {
+      if (!cites(item)) {
+        out.push(item)
+        continue
       }
-      expanded.set(item.seq, { ...message, content } as unknown as I)
+      const fresh = item.seq > answeredThrough
+      // Citations from `briefAfterTurns` turns back or more shrink to their brief form.
+      const brief = !fresh && currentTurn - turnNumber(item.turnId) >= briefAfterTurns
+      const content: MessagePart[] = []
+      for (const part of item.content) {
+        const reference = referenceOf(part)
+        if (reference === undefined) {
+          content.push(part)
+        } else if (grouped.has(part) && part.type === 'tool-result') {
+          if (noteAt === -1) {
+            noteAt = out.length
+            out.push(item)
+          }
+          lines.push(storedResultLine(part, reference, inputs.get(part.toolCallId)))
+        } else if (fresh) {
+          const record = await this.get(reference.id)
+          // A record missing from the store (deleted by hand) leaves the citation in place.
+          content.push(
+            record === undefined
+              ? shownCitation(part, reference, false)
+              : restoredPart(part, reference, record.data),
+          )
+        } else {
+          content.push(shownCitation(part, reference, brief))
+        }
+      }
+      if (content.length > 0) out.push({ ...item, content })
     }
-    return view.map((item) => expanded.get(item.seq) ?? item)
+    if (noteAt !== -1) out[noteAt] = storedResultsItem(out[noteAt] as MessageItem & I, lines)
+    return out
   }
 
   async #offloadPart(
@@ -390,7 +410,9 @@ export class ThreadContent {
     }
     if (part.meta !== undefined) reference.meta = part.meta
     if (this.#deps.countPart !== undefined) reference.tokens = this.#deps.countPart(part)
-    reference.brief = briefCitation(body, plugin.label?.(input), id)
+    const label = plugin.label?.(input)
+    if (label) reference.label = label
+    reference.brief = briefCitation(body, label, id)
     const record: ContentRecord = {
       id,
       type,
@@ -522,6 +544,31 @@ function findCall(
     return undefined
   }
   return search(batch) ?? search(history)
+}
+
+/**
+ * The answered tool results (cited parts at or before `answeredThrough`) older than the newest
+ * `keep`: the parts to group out of the context, in view order.
+ */
+function groupedResults(view: readonly Item[], answeredThrough: number, keep: number): Set<MessagePart> {
+  const answered: MessagePart[] = []
+  for (const item of view) {
+    if (item.type !== 'message' || item.seq > answeredThrough) continue
+    for (const part of item.content) {
+      if (part.type === 'tool-result' && referenceOf(part) !== undefined) answered.push(part)
+    }
+  }
+  return new Set(answered.slice(0, Math.max(0, answered.length - keep)))
+}
+
+/** The input of every tool call in the view, by call id. */
+function callInputs(view: readonly Item[]): Map<string, JsonValue> {
+  const inputs = new Map<string, JsonValue>()
+  for (const item of view) {
+    if (item.type !== 'message' || item.role !== 'assistant') continue
+    for (const part of item.content) if (part.type === 'tool-call') inputs.set(part.toolCallId, part.input)
+  }
+  return inputs
 }
 
 /** The number of a `turn_0012` turn id; 0 for none. */
