@@ -8,6 +8,8 @@ const PAGES_PER_ITERATION = 3
 const BASELINE = 'without the content channel'
 /** The reduction the issue asks for at the last iteration, in tokens and in bytes. */
 const TARGET_REDUCTION = 0.95
+/** The issue's promise: with the channel the context stays under 50 KB after twenty iterations. */
+const TARGET_BYTES = 50_000
 
 const WORDS = (
   'memory agent context token budget citation archive summary research market revenue growth ' +
@@ -70,7 +72,9 @@ const bytesOf = (messages: unknown) => new TextEncoder().encode(JSON.stringify(m
  * iteration one small database query, then answer. The same messages go to two threads in one
  * process, with and without the content channel; each row is the context the next model call would
  * get once the iteration is answered. At the end every page is read back through `memory_retrieve`,
- * by the memory id its citation shows, and compared byte for byte.
+ * by the memory id the final context shows for it (its citation, or its line in the note that lists the
+ * results grouped out of the context), and compared byte for byte; the run fails unless the context at
+ * the last iteration is under 50 KB and at least 95% smaller than without the channel.
  */
 const benchmark: Benchmark = {
   name: 'content',
@@ -188,26 +192,37 @@ const benchmark: Benchmark = {
       )
     }
 
-    // Every page comes back byte for byte, by the memory id its citation in the final context shows.
+    // Every page comes back byte for byte, by the memory id the final context shows for it: in its
+    // citation, or in its line of the note that lists the results grouped out of the context.
     const { messages } = await withChannel.context()
     const tools = memoryTools(withChannel)
-    let retrieved = 0
+    const shown = new Map<string, string>()
+    let cited = 0
     for (const message of messages) {
       for (const part of message.content) {
-        if (part.type !== 'tool-result' || part.toolName !== 'fetch_page') continue
-        const citation = String(part.output)
-        const memoryId = /Memory id: (mem_[\w-]+)/.exec(citation)?.[1]
-        const url = /URL: (\S+)/.exec(citation)?.[1]
-        if (memoryId === undefined || url === undefined)
-          throw new Error(`not a citation: ${citation.slice(0, 200)}`)
-        const result = await tools.memory_retrieve.execute({ id: memoryId })
-        if ('error' in result || result.content !== pages.get(url))
-          throw new Error(`page ${url} did not come back whole`)
-        retrieved++
+        if (part.type === 'tool-result' && part.toolName === 'fetch_page') {
+          const citation = String(part.output)
+          const memoryId = /Memory id: (mem_[\w-]+)/.exec(citation)?.[1]
+          const url = /URL: (\S+)/.exec(citation)?.[1]
+          if (memoryId === undefined || url === undefined)
+            throw new Error(`not a citation: ${citation.slice(0, 200)}`)
+          shown.set(url, memoryId)
+          cited++
+        }
+        if (part.type === 'text' && part.text.startsWith('[STORED RESULTS]')) {
+          for (const [, url, memoryId] of part.text.matchAll(/^- .*URL: (\S+).* — (mem_[\w-]+)$/gm))
+            shown.set(url!, memoryId!)
+        }
       }
     }
-    if (retrieved !== pages.size)
-      throw new Error(`${retrieved} of ${pages.size} pages were cited and retrievable`)
+    let retrieved = 0
+    for (const [url, page] of pages) {
+      const memoryId = shown.get(url)
+      if (memoryId === undefined) throw new Error(`page ${url} has no memory id in the final context`)
+      const result = await tools.memory_retrieve.execute({ id: memoryId })
+      if ('error' in result || result.content !== page) throw new Error(`page ${url} did not come back whole`)
+      retrieved++
+    }
 
     const last = (list: BenchRow[]) => list.at(-1)!
     const reduction = (row: BenchRow) => 1 - row.strata / row.baseline!
@@ -215,6 +230,11 @@ const benchmark: Benchmark = {
     if (tokens < TARGET_REDUCTION || bytes < TARGET_REDUCTION) {
       throw new Error(
         `reduction at iteration ${ITERATIONS} is ${tokens} (tokens), ${bytes} (bytes): below ${TARGET_REDUCTION}`,
+      )
+    }
+    if (last(rows).strata >= TARGET_BYTES) {
+      throw new Error(
+        `the context at iteration ${ITERATIONS} is ${last(rows).strata} bytes: not under ${TARGET_BYTES}`,
       )
     }
     const percent = (value: number) => `${significant(value * 100, 4)}%`
@@ -225,7 +245,8 @@ const benchmark: Benchmark = {
           `(${last(rows).strata.toLocaleString('en-US')} vs ${last(rows).baseline!.toLocaleString('en-US')} bytes).`,
         `Largest context with the channel (pages still unanswered, shown whole): ${peak.tokens.toLocaleString('en-US')} tokens, ` +
           `${peak.bytes.toLocaleString('en-US')} bytes, while the baseline was at ${peak.baselineTokens.toLocaleString('en-US')} tokens.`,
-        `All ${retrieved} pages read back byte for byte with memory_retrieve by the memory id in their citation.`,
+        `All ${retrieved} pages read back byte for byte with memory_retrieve by the memory id the final context shows ` +
+          `(${cited} in their own citation, ${retrieved - cited} in the [STORED RESULTS] note).`,
       ],
     }
   },
