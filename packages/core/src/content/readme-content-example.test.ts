@@ -10,6 +10,14 @@ describe('the README content-channel example', () => {
     expect(block).toBeDefined()
     const body = block!.replace(/^import \{ (.+) \} from '@strata-memory\/core'\n/m, 'const { $1 } = core\n')
     const run = new Function('core', `return (async () => {\n${body}\nreturn results\n})()`)
-    expect(await run(core)).toEqual([])
+    expect(await run(core)).toEqual([
+      expect.objectContaining({
+        id: expect.stringMatching(/^mem_/),
+        where: 'content',
+        type: 'note',
+        tags: ['kpi'],
+        snippet: 'Quarterly revenue rose 12% in Q3.',
+      }),
+    ])
   })
 })

@@ -34,6 +34,16 @@ describe('sub-agent content', () => {
     expect(await memoryTools(parent).memory_retrieve.execute({ id: record!.id })).toMatchObject({
       content: page,
     })
+    // And the other way: what the parent stores, the shared sub-agent reads.
+    const brief = (await memoryTools(parent).memory_store.execute({
+      content: 'Brief: compare three vendors',
+    })) as {
+      id: string
+    }
+    expect(await memoryTools(worker).memory_retrieve.execute({ id: brief.id })).toMatchObject({
+      where: 'content',
+      content: 'Brief: compare three vendors',
+    })
     // A sub-agent of a shared sub-agent shares the same content.
     const nested = await memory.thread('lead.worker.helper', { content: { parent: 'lead.worker' } })
     expect(nested.content.owner).toBe('lead')
