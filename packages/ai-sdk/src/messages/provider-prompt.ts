@@ -358,45 +358,78 @@ function toProviderPart(part: MessagePart): ProviderPart {
 const textOf = (content: readonly MessagePart[]) =>
   content.map((part) => (part.type === 'text' || part.type === 'reasoning' ? part.text : '')).join('')
 
+type AssistantMessage = Extract<LanguageModelV4Message, { role: 'assistant' }>
+
+/**
+ * Puts the results of provider-executed calls back where the SDK sends them: in the assistant message,
+ * right after their call. Core renders every result in a tool message after its call; for a tool the
+ * provider ran (web search, code execution) the provider expects it in its own turn. Returns the
+ * results that stay in the tool message.
+ */
+function returnProviderResults(
+  assistant: AssistantMessage | undefined,
+  results: LanguageModelV4ToolResultPart[],
+): LanguageModelV4ToolResultPart[] {
+  if (assistant === undefined) return results
+  const staying: LanguageModelV4ToolResultPart[] = []
+  for (const result of results) {
+    const index = assistant.content.findIndex(
+      (part) =>
+        part.type === 'tool-call' && part.toolCallId === result.toolCallId && part.providerExecuted === true,
+    )
+    if (index < 0) staying.push(result)
+    else assistant.content.splice(index + 1, 0, result)
+  }
+  return staying
+}
+
 /**
  * Core messages (a thread's context) as a provider prompt. Context system messages (the memory slots)
  * become system messages; transitions and summaries arrive as user text, as core renders them.
  */
 export function toProviderPrompt(messages: readonly ContextMessage[]): LanguageModelV4Prompt {
-  return messages.map((message): LanguageModelV4Message => {
+  const prompt: LanguageModelV4Prompt = []
+  let assistant: AssistantMessage | undefined
+  for (const message of messages) {
     const first = message.content[0]
     const messageOptions = first === undefined ? undefined : readMeta(first).messageProviderOptions
     const extra =
       messageOptions === undefined ? {} : { providerOptions: messageOptions as SharedV4ProviderOptions }
     switch (message.role) {
       case 'system':
-        return { role: 'system', content: textOf(message.content), ...extra }
+        prompt.push({ role: 'system', content: textOf(message.content), ...extra })
+        assistant = undefined
+        break
       case 'user':
-        return {
+        prompt.push({
           role: 'user',
           content: message.content.map(toProviderPart) as unknown as Extract<
             LanguageModelV4Message,
             { role: 'user' }
           >['content'],
           ...extra,
-        }
+        })
+        assistant = undefined
+        break
       case 'assistant':
-        return {
+        assistant = {
           role: 'assistant',
-          content: message.content.map(toProviderPart) as Extract<
-            LanguageModelV4Message,
-            { role: 'assistant' }
-          >['content'],
+          content: message.content.map(toProviderPart) as AssistantMessage['content'],
           ...extra,
         }
-      default:
-        return {
-          role: 'tool',
-          content: message.content.map(toProviderPart) as LanguageModelV4ToolResultPart[],
-          ...extra,
-        }
+        prompt.push(assistant)
+        break
+      default: {
+        const results = returnProviderResults(
+          assistant,
+          message.content.map(toProviderPart) as LanguageModelV4ToolResultPart[],
+        )
+        if (results.length > 0) prompt.push({ role: 'tool', content: results, ...extra })
+        assistant = undefined
+      }
     }
-  })
+  }
+  return prompt
 }
 
 /** Metadata of a model response kept with the stored assistant message. */

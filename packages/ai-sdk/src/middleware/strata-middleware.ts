@@ -3,6 +3,7 @@ import type {
   LanguageModelV4Content,
   LanguageModelV4Message,
   LanguageModelV4Middleware,
+  LanguageModelV4Prompt,
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
 } from '@ai-sdk/provider'
@@ -47,6 +48,38 @@ const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
 
 type NonSystemMessage = Exclude<LanguageModelV4Message, { role: 'system' }>
 
+/**
+ * The call-level system messages and the conversation of a prompt, in one pass. A tool approval the
+ * prompt hands to the provider (only provider-executed tools' approvals reach it) is refused before
+ * anything is stored: the SDK re-sends the deferred result of such a call merged into the message
+ * that made the call, a shape an append-only log cannot take, so the thread would fork.
+ */
+function splitPrompt(prompt: LanguageModelV4Prompt) {
+  const system: LanguageModelV4Message[] = []
+  const conversation: NonSystemMessage[] = []
+  for (const message of prompt) {
+    if (message.role === 'system') {
+      system.push(message)
+      continue
+    }
+    if (message.role === 'tool') {
+      const approval = message.content.find((part) => part.type === 'tool-approval-response')
+      if (approval !== undefined) {
+        throw new StrataError({
+          code: 'STRATA_INVALID_MESSAGE',
+          message:
+            `The prompt holds an approval (${approval.approvalId}) for a provider-executed tool call, which ` +
+            'strataMiddleware cannot store: turn approval off for provider-executed tools, or use tools the ' +
+            'SDK executes with needsApproval (supported).',
+          details: { approvalId: approval.approvalId },
+        })
+      }
+    }
+    conversation.push(message)
+  }
+  return { system, conversation }
+}
+
 function invalid(message: string, details: Record<string, unknown> = {}): never {
   throw new StrataError({ code: 'STRATA_INVALID_OPTIONS', message, details })
 }
@@ -82,6 +115,8 @@ class ResponseCollector {
   readonly content: LanguageModelV4Content[] = []
   readonly #open = new Map<string, Extract<LanguageModelV4Content, { type: 'text' | 'reasoning' }>>()
   usage: LanguageModelV4Usage | undefined
+  /** Whether the `finish` part arrived: a stream that ends without it was cut off. */
+  finished = false
   readonly meta: ResponseMeta = {}
 
   add(part: LanguageModelV4StreamPart) {
@@ -128,10 +163,51 @@ class ResponseCollector {
         break
       case 'finish':
         this.usage = part.usage
+        this.finished = true
         break
     }
   }
 }
+
+/**
+ * Passes every part of a provider stream through untouched (the same objects, in order) while the
+ * collector assembles the response. The response is stored when the stream ends with its `finish`
+ * part, before the caller sees the end, so the next step of a tool loop finds it. A stream that
+ * fails, is cancelled (an aborted request) or ends without `finish` stores nothing of its response.
+ */
+function tapStream(
+  source: ReadableStream<LanguageModelV4StreamPart>,
+  { onEnd, onFail }: { onEnd: (collector: ResponseCollector) => Promise<void>; onFail: () => void },
+): ReadableStream<LanguageModelV4StreamPart> {
+  const reader = source.getReader()
+  const collector = new ResponseCollector()
+  return new ReadableStream<LanguageModelV4StreamPart>({
+    async pull(controller) {
+      let next: Awaited<ReturnType<typeof reader.read>>
+      try {
+        next = await reader.read()
+      } catch (error) {
+        onFail()
+        throw error
+      }
+      if (next.done) {
+        if (collector.finished) await onEnd(collector)
+        else onFail()
+        controller.close()
+        return
+      }
+      collector.add(next.value)
+      controller.enqueue(next.value)
+    },
+    async cancel(reason) {
+      onFail()
+      await reader.cancel(reason)
+    },
+  })
+}
+
+/** How many threads with a failed last call a middleware remembers (a bound, not a tuning knob). */
+const MAX_FAILED_THREADS = 10_000
 
 /**
  * A `LanguageModelV4Middleware` for `wrapLanguageModel`: each call stores the messages the thread has
@@ -168,6 +244,16 @@ export function strataMiddleware<L extends string = string>(
     return memory.thread(id)
   }
 
+  // Threads whose last model call failed before its response was stored. The AI SDK retries a failed
+  // call with the same prompt, and a user may re-send the message: in 'new' mode the last message
+  // would be stored twice, so the next call of such a thread tells re-sent messages as 'auto' does.
+  const failedThreads = new Set<string>()
+  const failed = (id: string) => {
+    failedThreads.delete(id)
+    failedThreads.add(id)
+    if (failedThreads.size > MAX_FAILED_THREADS) failedThreads.delete(failedThreads.values().next().value!)
+  }
+
   return {
     specificationVersion: 'v4',
 
@@ -177,16 +263,14 @@ export function strataMiddleware<L extends string = string>(
       const target = call.level ?? level
       // Checked before anything is stored: a bad level leaves the thread as it was.
       if (target !== undefined) memory.ladder.assert(target)
+      const { system: callSystem, conversation } = splitPrompt(params.prompt)
       const thread = await threadOf(call)
-      const callSystem = params.prompt.filter((message) => message.role === 'system')
+      const mode = call.history ?? history
       // Matching and appending are one step in the thread, so racing calls store a message once; only
       // the messages near the end of the prompt are mapped, so a re-sent history of thousands of
       // messages costs what its last few dozen cost.
-      const conversation = params.prompt.filter(
-        (message): message is NonSystemMessage => message.role !== 'system',
-      )
       await thread.appendUnseen(conversation, {
-        history: call.history ?? history,
+        history: mode === 'new' && failedThreads.has(thread.id) ? 'auto' : mode,
         toMessage: fromProviderMessage,
       })
       const context = await thread.context({
@@ -200,11 +284,18 @@ export function strataMiddleware<L extends string = string>(
       const call = readCallOptions(params.providerOptions)
       if (call.internal === true) return doGenerate()
       const thread = await threadOf(call)
-      const result = await doGenerate()
+      let result: Awaited<ReturnType<typeof doGenerate>>
+      try {
+        result = await doGenerate()
+      } catch (error) {
+        failed(thread.id)
+        throw error
+      }
       await recordResponse(thread, result.content, result.usage, {
         ...(result.response?.id === undefined ? {} : { responseId: result.response.id }),
         ...(result.response?.modelId === undefined ? {} : { modelId: result.response.modelId }),
       })
+      failedThreads.delete(thread.id)
       return result
     },
 
@@ -212,20 +303,21 @@ export function strataMiddleware<L extends string = string>(
       const call = readCallOptions(params.providerOptions)
       if (call.internal === true) return doStream()
       const thread = await threadOf(call)
-      const result = await doStream()
-      const collector = new ResponseCollector()
-      // Every part goes through untouched; the response is stored before the stream ends, so the
-      // next step of a tool loop finds it.
-      const tap = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
-        transform(part, controller) {
-          controller.enqueue(part)
-          collector.add(part)
-        },
-        async flush() {
+      let result: Awaited<ReturnType<typeof doStream>>
+      try {
+        result = await doStream()
+      } catch (error) {
+        failed(thread.id)
+        throw error
+      }
+      const stream = tapStream(result.stream, {
+        onEnd: async (collector) => {
           await recordResponse(thread, collector.content, collector.usage, collector.meta)
+          failedThreads.delete(thread.id)
         },
+        onFail: () => failed(thread.id),
       })
-      return { ...result, stream: result.stream.pipeThrough(tap) }
+      return { ...result, stream }
     },
   }
 }

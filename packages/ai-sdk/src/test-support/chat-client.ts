@@ -1,0 +1,47 @@
+import { AbstractChat, type ChatInit, type ChatState, DefaultChatTransport, type UIMessage } from 'ai'
+
+/** The state `useChat` keeps, as plain fields. */
+class PlainChatState<M extends UIMessage> implements ChatState<M> {
+  status: ChatState<M>['status'] = 'ready'
+  error: Error | undefined = undefined
+  messages: M[]
+
+  constructor(messages: M[] = []) {
+    this.messages = messages
+  }
+
+  pushMessage = (message: M) => {
+    this.messages = [...this.messages, message]
+  }
+
+  popMessage = () => {
+    this.messages = this.messages.slice(0, -1)
+  }
+
+  replaceMessage = (index: number, message: M) => {
+    this.messages = this.messages.map((current, at) => (at === index ? message : current))
+  }
+
+  snapshot = <T>(value: T): T => structuredClone(value)
+}
+
+/**
+ * The chat `useChat` runs in the browser, without React: the AI SDK's own `AbstractChat` and
+ * `DefaultChatTransport`, whose requests go to a route handler in the same process as a real
+ * `Request` (JSON body) and come back as its `Response` (a UI message stream over SSE).
+ */
+export class TestChat<M extends UIMessage = UIMessage> extends AbstractChat<M> {
+  constructor(
+    route: (request: Request) => Promise<Response>,
+    init: Omit<ChatInit<M>, 'transport' | 'messages'> = {},
+  ) {
+    super({
+      ...init,
+      state: new PlainChatState<M>(),
+      transport: new DefaultChatTransport<M>({
+        api: 'http://localhost/api/chat',
+        fetch: async (input, requestInit) => route(new Request(input as string, requestInit)),
+      }),
+    })
+  }
+}
