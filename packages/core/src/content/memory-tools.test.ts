@@ -97,6 +97,9 @@ describe('memory tools', () => {
       snippet: 'Where is invoice 17?',
     })
     expect(idsOf(await query({ text: 'invoice', limit: 2 }))).toEqual([all[0]!.id, note.id])
+    // Punctuation around a word is not part of it; inside one it is.
+    expect(idsOf(await query({ text: '"Invoice 18", total?' }))).toEqual([second.id])
+    expect(await query({ text: 'invoice-18' })).toEqual([])
     expect(idsOf(await query({ tags: ['billing', 'q1'] }))).toEqual([first.id])
     expect(idsOf(await query({ type: 'json' }))).toEqual([note.id])
     expect(idsOf(await query({ source: 'memory_store', text: '17' }))).toEqual([first.id])

@@ -17,6 +17,9 @@ const TRANSFORM_PARAMETERS: Record<
   maxChars: ['excerpt', 'summary'],
 }
 
+/** Quotes, brackets and sentence punctuation at either end of a query word. */
+const EDGE_PUNCTUATION = /^[.,;:!?"'“”‘’«»()[\]{}<>]+|[.,;:!?"'“”‘’«»()[\]{}<>]+$/g
+
 const MAX_N = 100_000
 const MAX_CHARS = 1_000_000
 const MAX_LIMIT = 100
@@ -171,7 +174,12 @@ export function checkQueryInput(input: unknown): CheckedQuery {
   }
   if (input.text !== undefined) {
     if (typeof input.text !== 'string') invalid(tool, 'text must be a string of words to look for.')
-    query.words = (input.text as string).toLowerCase().split(/\s+/).filter(Boolean)
+    query.words = (input.text as string)
+      .toLowerCase()
+      .split(/\s+/)
+      // Sentence punctuation around a word is not part of it: `code?` looks for `code`.
+      .map((word) => word.replace(EDGE_PUNCTUATION, ''))
+      .filter(Boolean)
   }
   const tags = optionalTags(tool, input)
   if (tags !== undefined) query.tags = tags
