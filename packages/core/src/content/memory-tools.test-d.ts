@@ -35,6 +35,10 @@ async function contract() {
   await memory.thread('t', { content: { access: 'shared' } })
   // @ts-expect-error: offload is 'always', 'never' or 'size'
   createMemory({ content: { tools: { fetch: { offload: true } } } })
+  createMemory({ content: { maxCitations: 12, briefAfterTurns: false } })
+  createMemory({ content: { maxCitations: false } })
+  // @ts-expect-error: maxCitations is a number or false
+  createMemory({ content: { maxCitations: 'all' } })
   createMemory({ content: false })
 }
 
