@@ -6,10 +6,13 @@ import { describe, expect, it } from 'vitest'
 const run = promisify(execFile)
 
 describe('the AI SDK example', () => {
-  it('runs offline end to end: the model answers from memory after the task left its context', async () => {
+  it('runs a useChat client against the route offline: the model answers from memory after the task left its context', async () => {
     const { stdout } = await run(process.execPath, [fileURLToPath(new URL('./chat.ts', import.meta.url))], {
       cwd: fileURLToPath(new URL('..', import.meta.url)),
     })
+    // The route's Response carried the transition part and the stats metadata to the client over SSE.
+    expect(stdout).toContain('(finish_task) [Project "Build a pricing page" completed.] The task is closed.')
+    expect(stdout).toMatch(/level global; context \d+ of \d+ tokens \(\d+% saved\)/)
     // The pricing docs were offloaded inside a task that has since closed; memory tools bring them back.
     expect(stdout).toContain('(memory_query) (memory_retrieve) From memory: Pro: 12 EUR')
     expect(stdout).toMatch(/user: \[ACTIONS\]: <\d+ project actions filtered for brevity>/)

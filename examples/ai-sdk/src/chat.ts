@@ -2,9 +2,12 @@ import type { LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/p
 import { type StrataUIMessage, strataMiddleware, strataTools, writeMemoryParts } from '@strata-memory/ai-sdk'
 import { createMemory } from '@strata-memory/core'
 import {
+  AbstractChat,
+  type ChatState,
   convertToModelMessages,
   createUIMessageStream,
-  readUIMessageStream,
+  createUIMessageStreamResponse,
+  DefaultChatTransport,
   stepCountIs,
   streamText,
   tool,
@@ -14,9 +17,11 @@ import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test'
 import { z } from 'zod'
 
 /**
- * A chat route handler as in a Next.js app, driven by a scripted model so it runs offline: the client
- * (useChat) re-sends the whole history on every request; Strata stores what is new and sends the
- * model the thread's context instead. `node src/chat.ts` prints what the model received each turn.
+ * A chat route handler as in a Next.js app (`app/api/chat/route.ts`), driven by a scripted model so it
+ * runs offline, and the chat useChat runs in the browser (the AI SDK's own `AbstractChat` and
+ * `DefaultChatTransport`, without React) talking to it with real `Request`s and SSE `Response`s. The
+ * client re-sends the whole history on every request; Strata stores what is new and sends the model
+ * the thread's context instead. `node src/chat.ts` prints what the model received each turn.
  */
 
 const memory = createMemory({ content: { offloadAboveBytes: 400 } })
@@ -105,8 +110,9 @@ const model = wrapLanguageModel({
   middleware: strataMiddleware({ memory, history: 'full' }),
 })
 
-/** POST /api/chat: `{ id, messages }` from useChat. A real route returns createUIMessageStreamResponse({ stream }). */
-async function POST({ id, messages }: { id: string; messages: StrataUIMessage[] }) {
+/** POST /api/chat: the body useChat sends (`{ id, messages, … }`), a UI message stream back. */
+async function POST(request: Request): Promise<Response> {
+  const { id, messages } = (await request.json()) as { id: string; messages: StrataUIMessage[] }
   const thread = await memory.thread(id)
   const tools = {
     ...strataTools(memory, { threadId: id }),
@@ -129,27 +135,61 @@ async function POST({ id, messages }: { id: string; messages: StrataUIMessage[] 
   if (latest.startsWith('Build') && thread.level === 'global') {
     await thread.enter('project', { title: latest, instructions: 'Use the docs the user points to.' })
   }
-  return createUIMessageStream<StrataUIMessage>({
+  const stream = createUIMessageStream<StrataUIMessage>({
     execute: async ({ writer }) => {
       const stop = writeMemoryParts({ writer, memory, threadId: id })
-      const result = streamText({
-        model,
-        system: 'You build websites.',
-        messages: await convertToModelMessages(messages),
-        tools,
-        stopWhen: stepCountIs(4),
-        providerOptions: { strata: { threadId: id } },
-      })
-      writer.merge(result.toUIMessageStream<StrataUIMessage>())
-      await result.consumeStream()
-      stop()
+      try {
+        const result = streamText({
+          model,
+          system: 'You build websites.',
+          messages: await convertToModelMessages(messages),
+          tools,
+          stopWhen: stepCountIs(4),
+          providerOptions: { strata: { threadId: id } },
+        })
+        writer.merge(result.toUIMessageStream<StrataUIMessage>())
+        // Read to the end even if the browser goes away, so the answer is stored.
+        await result.consumeStream()
+      } finally {
+        stop()
+      }
     },
   })
+  return createUIMessageStreamResponse({ stream })
 }
 
-// --- The client side: useChat keeps the messages and re-sends them all on every request. ---
-const chatId = 'example.chat-1'
-const history: StrataUIMessage[] = []
+// --- The client side: what useChat does in the browser, without React. ---
+class PlainChatState implements ChatState<StrataUIMessage> {
+  status: ChatState<StrataUIMessage>['status'] = 'ready'
+  error: Error | undefined = undefined
+  messages: StrataUIMessage[] = []
+  pushMessage = (message: StrataUIMessage) => {
+    this.messages = [...this.messages, message]
+  }
+  popMessage = () => {
+    this.messages = this.messages.slice(0, -1)
+  }
+  replaceMessage = (index: number, message: StrataUIMessage) => {
+    this.messages = this.messages.map((current, at) => (at === index ? message : current))
+  }
+  snapshot = <T>(value: T): T => structuredClone(value)
+}
+
+class Chat extends AbstractChat<StrataUIMessage> {
+  constructor(id: string) {
+    super({
+      id,
+      state: new PlainChatState(),
+      // useChat's default transport: POST /api/chat, here answered by the route above in-process.
+      transport: new DefaultChatTransport<StrataUIMessage>({
+        api: 'http://localhost/api/chat',
+        fetch: async (input, init) => POST(new Request(input as string, init)),
+      }),
+    })
+  }
+}
+
+const chat = new Chat('example.chat-1')
 const userTurns = [
   'Hello',
   'Build a pricing page',
@@ -157,16 +197,11 @@ const userTurns = [
   'Done, close the task',
   'What does the Pro plan cost?',
 ]
-for (const [index, text] of userTurns.entries()) {
-  history.push({ id: `user-${index}`, role: 'user', parts: [{ type: 'text', text }] })
-  let answer: StrataUIMessage | undefined
-  for await (const message of readUIMessageStream<StrataUIMessage>({
-    stream: await POST({ id: chatId, messages: history }),
-  })) {
-    answer = message
-  }
-  history.push(answer!)
-  const shown = answer!.parts
+for (const text of userTurns) {
+  await chat.sendMessage({ text })
+  if (chat.error !== undefined) throw chat.error
+  const answer = chat.lastMessage!
+  const shown = answer.parts
     .map((part) =>
       part.type === 'text'
         ? part.text
@@ -178,7 +213,7 @@ for (const [index, text] of userTurns.entries()) {
     )
     .filter(Boolean)
     .join(' ')
-  const stats = answer!.metadata?.strata
+  const stats = answer.metadata?.strata
   console.log(`\n> ${text}\n< ${shown}`)
   console.log(
     `  level ${stats?.level}; context ${stats?.contextTokens} of ${stats?.totalTokens} tokens (${Math.round((stats?.savedRatio ?? 0) * 100)}% saved)`,
@@ -198,7 +233,7 @@ for (const message of lastPrompt) {
           .join(' | ')
   console.log(`  ${message.role}: ${content.replace(/\n/g, ' ').slice(0, 110)}`)
 }
-const status = await (await memory.thread(chatId)).status()
+const status = await (await memory.thread(chat.id)).status()
 console.log(
   `\nStored: ${status.items.active} items (${JSON.stringify(status.items.byType)}); model calls: ${scriptedModel.doStreamCalls.length}.`,
 )

@@ -38,7 +38,8 @@ export interface StrataMiddlewareOptions<L extends string = string> {
   /**
    * What the calls' messages hold: `'full'` when the app re-sends the whole history (the usual route
    * handler), `'new'` when it sends only new messages, `'auto'` to tell from the stored tail. Only
-   * `'new'` stores a message identical to the last stored one again; see `unseenMessages` in core.
+   * `'new'` stores a message identical to the last stored one again, unless the thread's previous call
+   * failed (the SDK's retry, or the user sending it again); see `unseenMessages` in core.
    * @default 'auto'
    */
   history?: HistoryMode
