@@ -2,7 +2,12 @@ import type { LanguageModelV4Prompt } from '@ai-sdk/provider'
 import { createMemory } from '@strata-memory/core'
 import { describe, expect, it } from 'vitest'
 import { toolCall } from '../test-support/model-results'
-import { fromProviderPrompt, fromResponseContent, toProviderPrompt } from './provider-prompt'
+import {
+  fromProviderMessage,
+  fromProviderPrompt,
+  fromResponseContent,
+  toProviderPrompt,
+} from './provider-prompt'
 
 /** A prompt with every part kind the adapter maps, provider options on messages and parts. */
 const prompt: LanguageModelV4Prompt = [
@@ -191,5 +196,25 @@ describe('provider prompt mapping', () => {
       },
     })
     expect(fromResponseContent([{ type: 'text', text: '' }])).toBeUndefined()
+  })
+
+  it('copies inputs and options as JSON would: undefined dropped, non-finite numbers null, nothing shared', () => {
+    const input = { city: 'Oslo', unit: undefined, days: [1, undefined, Number.NaN], when: new Date(0) }
+    const providerOptions = { openai: { store: undefined, user: 'u-1' } }
+    const message = fromProviderMessage({
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: 'w1', toolName: 'weather', input, providerOptions }],
+    })
+    const part = message.content[0]!
+    expect(part).toEqual({
+      type: 'tool-call',
+      toolCallId: 'w1',
+      toolName: 'weather',
+      input: JSON.parse(JSON.stringify(input)),
+      meta: { aiSdk: { providerOptions: { openai: { user: 'u-1' } } } },
+    })
+    expect(part.type === 'tool-call' && part.input).not.toBe(input)
+    input.city = 'Bergen'
+    expect(part.type === 'tool-call' && (part.input as { city: string }).city).toBe('Oslo')
   })
 })
