@@ -53,4 +53,25 @@ describe('aiSdkSummarizer', () => {
     }
     expect(StrataError.isInstance(thrown, 'STRATA_SUMMARIZER_FAILED')).toBe(true)
   })
+
+  it('aborts the model call when the summary times out, and fails with STRATA_SUMMARIZER_FAILED', async () => {
+    let signal: AbortSignal | undefined
+    const model = new MockLanguageModelV4({
+      // A provider that hangs until the request is aborted.
+      doGenerate: ({ abortSignal }) =>
+        new Promise((_, reject) => {
+          signal = abortSignal
+          abortSignal?.addEventListener('abort', () => reject(abortSignal.reason))
+        }),
+    })
+    const summarizer = aiSdkSummarizer({ model, timeoutMs: 30 })
+    let thrown: unknown
+    try {
+      await summarizer.summarize(await items(), { tier: 'short-term' })
+    } catch (error) {
+      thrown = error
+    }
+    expect(StrataError.isInstance(thrown, 'STRATA_SUMMARIZER_FAILED')).toBe(true)
+    expect(signal?.aborted).toBe(true)
+  })
 })

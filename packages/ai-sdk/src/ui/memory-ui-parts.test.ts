@@ -69,12 +69,12 @@ async function chatWithTaskExit() {
       stop()
     },
   })
-  return { memory, thread, stream, summaryModel }
+  return { memory, thread, stream, summaryModel, chatModel }
 }
 
 describe('writeMemoryParts', () => {
   it('writes transitions and context stats into the UI stream, and nothing of the summarizer call', async () => {
-    const { thread, stream, summaryModel } = await chatWithTaskExit()
+    const { thread, stream, summaryModel, chatModel } = await chatWithTaskExit()
     const [forChunks, forMessages] = stream.tee()
     const chunks = await convertReadableStreamToArray(forChunks)
 
@@ -94,8 +94,10 @@ describe('writeMemoryParts', () => {
         },
       },
     ])
+    // One stats chunk per context built: the chat model's two steps, none for the summarizer's call.
     const metadata = chunks.filter((chunk) => chunk.type === 'message-metadata')
-    expect(metadata.length).toBeGreaterThanOrEqual(2)
+    expect(chatModel.doStreamCalls).toHaveLength(2)
+    expect(metadata).toHaveLength(2)
     expect(metadata.at(-1)).toMatchObject({
       messageMetadata: { strata: { level: 'project', contextTokens: expect.any(Number) } },
     })
