@@ -367,10 +367,10 @@ describe('strataMiddleware', () => {
             ? `user: [SUMMARY]: ${item.text}`
             : `user: [FACT]: ${item.text}`
     let answer = 0
+    let asked: string | undefined
     const mock = new MockLanguageModelV4({
-      doGenerate: async (options) => {
-        const level = (options.providerOptions?.strata?.level as string | undefined) ?? thread.level
-        views.push((await thread.view(level as 'global')).map(viewText))
+      doGenerate: async () => {
+        views.push((await thread.view((asked ?? thread.level) as 'global')).map(viewText))
         return generated(`answer ${++answer}`)
       },
     })
@@ -379,6 +379,7 @@ describe('strataMiddleware', () => {
       middleware: strataMiddleware({ memory, threadId: 'levels' }),
     })
     const call = async (text: string, level?: string) => {
+      asked = level
       await generateText({
         model,
         prompt: text,
@@ -479,6 +480,26 @@ describe('strataMiddleware', () => {
     expect(codeOf(() => strataMiddleware({ memory, threadId: 'a/b' }))).toBe('STRATA_INVALID_THREAD_ID')
     expect(codeOf(() => strataMiddleware({ memory, history: 'all' as never }))).toBe('STRATA_INVALID_OPTIONS')
     expect(codeOf(() => strataMiddleware({ memory, level: 'galaxy' as never }))).toBe('STRATA_INVALID_LEVEL')
+  })
+
+  it("keeps its own options from the provider and the call's other provider options as they were", async () => {
+    const memory = createMemory()
+    const mock = scripted(['A', 'B'])
+    const model = wrapLanguageModel({ model: mock, middleware: strataMiddleware({ memory }) })
+    const providerOptions = { strata: { threadId: 'per-call' }, openai: { user: 'user-42' } }
+    await generateText({ model, prompt: 'One', providerOptions })
+    await streamText({ model, prompt: 'Two', providerOptions }).consumeStream()
+    // A provider that forwards every option (the AI Gateway sends the whole call) never sees the thread id.
+    expect(mock.doGenerateCalls[0]!.providerOptions).toEqual({ openai: { user: 'user-42' } })
+    expect(mock.doStreamCalls[0]!.providerOptions).toEqual({ openai: { user: 'user-42' } })
+    // The responses still reached the call's thread.
+    const stored = conversation(await (await memory.thread('per-call')).items())
+    expect(stored.map((item) => (item as { role: string }).role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ])
   })
 
   it('passes calls marked internal through untouched', async () => {

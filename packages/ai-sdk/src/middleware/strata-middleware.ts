@@ -207,6 +207,32 @@ function tapStream(
   })
 }
 
+/** The Strata options of each call, by the params `transformParams` returned for it. */
+const callOptions = new WeakMap<LanguageModelV4CallOptions, StrataCallOptions>()
+
+/**
+ * The params with `providerOptions.strata` taken out: the options are Strata's, and providers that
+ * forward every provider option (the AI Gateway sends the whole call) would otherwise receive the
+ * thread id. `wrapGenerate` and `wrapStream` find them again by the params object.
+ */
+function withoutStrataOptions(
+  params: LanguageModelV4CallOptions,
+  call: StrataCallOptions,
+): LanguageModelV4CallOptions {
+  let result = params
+  if (params.providerOptions !== undefined && 'strata' in params.providerOptions) {
+    const { strata: _, ...providerOptions } = params.providerOptions
+    const { providerOptions: __, ...rest } = params
+    result = Object.keys(providerOptions).length === 0 ? rest : { ...rest, providerOptions }
+  }
+  callOptions.set(result, call)
+  return result
+}
+
+/** The Strata options of a call: remembered for params `transformParams` returned, else read. */
+const callOptionsOf = (params: LanguageModelV4CallOptions): StrataCallOptions =>
+  callOptions.get(params) ?? readCallOptions(params.providerOptions)
+
 /** How many threads with a failed last call a middleware remembers (a bound, not a tuning knob). */
 const MAX_FAILED_THREADS = 10_000
 
@@ -259,8 +285,8 @@ export function strataMiddleware<L extends string = string>(
     specificationVersion: 'v4',
 
     async transformParams({ params }): Promise<LanguageModelV4CallOptions> {
-      const call = readCallOptions(params.providerOptions)
-      if (call.internal === true) return params
+      const call = callOptionsOf(params)
+      if (call.internal === true) return withoutStrataOptions(params, call)
       const target = call.level ?? level
       // Checked before anything is stored: a bad level leaves the thread as it was.
       if (target !== undefined) memory.ladder.assert(target)
@@ -278,11 +304,14 @@ export function strataMiddleware<L extends string = string>(
         ...(target === undefined ? {} : { level: target as L }),
         ...(system === undefined ? {} : { system }),
       })
-      return { ...params, prompt: [...callSystem, ...toProviderPrompt(context.messages)] }
+      return withoutStrataOptions(
+        { ...params, prompt: [...callSystem, ...toProviderPrompt(context.messages)] },
+        call,
+      )
     },
 
     async wrapGenerate({ doGenerate, params }) {
-      const call = readCallOptions(params.providerOptions)
+      const call = callOptionsOf(params)
       if (call.internal === true) return doGenerate()
       const thread = await threadOf(call)
       let result: Awaited<ReturnType<typeof doGenerate>>
@@ -301,7 +330,7 @@ export function strataMiddleware<L extends string = string>(
     },
 
     async wrapStream({ doStream, params }) {
-      const call = readCallOptions(params.providerOptions)
+      const call = callOptionsOf(params)
       if (call.internal === true) return doStream()
       const thread = await threadOf(call)
       let result: Awaited<ReturnType<typeof doStream>>
