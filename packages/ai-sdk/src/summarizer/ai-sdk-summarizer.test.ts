@@ -74,4 +74,27 @@ describe('aiSdkSummarizer', () => {
     expect(StrataError.isInstance(thrown, 'STRATA_SUMMARIZER_FAILED')).toBe(true)
     expect(signal?.aborted).toBe(true)
   })
+
+  it('rejects a missing model and bad options with STRATA_INVALID_OPTIONS', () => {
+    const model = new MockLanguageModelV4({ doGenerate: generated('') })
+    const cases: unknown[] = [
+      undefined,
+      {},
+      { model: undefined },
+      { model, maxOutputTokens: 0 },
+      { model, name: '' },
+      { model, maxFacts: -1 },
+      { model, timeoutMs: -5 },
+    ]
+    for (const options of cases) {
+      let thrown: unknown
+      try {
+        aiSdkSummarizer(options as never)
+      } catch (error) {
+        thrown = error
+      }
+      expect(StrataError.isInstance(thrown, 'STRATA_INVALID_OPTIONS'), JSON.stringify(options)).toBe(true)
+      expect((thrown as Error).message).toMatch(/aiSdkSummarizer\(\)|promptSummarizer\(\)|timeoutMs/)
+    }
+  })
 })

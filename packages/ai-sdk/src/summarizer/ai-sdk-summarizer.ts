@@ -1,5 +1,9 @@
-import { promptSummarizer, type Summarizer } from '@strata-memory/core'
+import { promptSummarizer, StrataError, type Summarizer } from '@strata-memory/core'
 import { generateText, type LanguageModel } from 'ai'
+
+const invalid = (message: string): never => {
+  throw new StrataError({ code: 'STRATA_INVALID_OPTIONS', message })
+}
 
 /** Options of {@link aiSdkSummarizer}. */
 export interface AiSdkSummarizerOptions {
@@ -37,14 +41,22 @@ export interface AiSdkSummarizerOptions {
  * @example
  * const memory = createMemory({ summarizer: aiSdkSummarizer({ model: openai('gpt-4o-mini') }) })
  */
-export function aiSdkSummarizer({
-  model,
-  name,
-  timeoutMs = 60_000,
-  maxFacts,
-  maxOutputTokens = 1024,
-}: AiSdkSummarizerOptions): Summarizer {
-  const modelId = typeof model === 'string' ? model : model.modelId
+export function aiSdkSummarizer(options: AiSdkSummarizerOptions): Summarizer {
+  const { model, name, timeoutMs = 60_000, maxFacts, maxOutputTokens = 1024 } = options ?? {}
+  const modelId = typeof model === 'string' ? model : model?.modelId
+  if (typeof modelId !== 'string' || modelId.length === 0) {
+    invalid(
+      "aiSdkSummarizer() needs { model }: an AI SDK language model (openai('gpt-4o-mini'), a gateway id, a wrapped model).",
+    )
+  }
+  if (!Number.isInteger(maxOutputTokens) || maxOutputTokens < 1) {
+    invalid(
+      `aiSdkSummarizer(): maxOutputTokens must be a whole number of at least 1 (got ${String(maxOutputTokens)}).`,
+    )
+  }
+  if (name !== undefined && (typeof name !== 'string' || name.length === 0)) {
+    invalid('aiSdkSummarizer(): name must be a non-empty string.')
+  }
   return promptSummarizer({
     name: name ?? `ai-sdk:${modelId}`,
     timeoutMs,

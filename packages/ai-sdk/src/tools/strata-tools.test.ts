@@ -108,14 +108,14 @@ describe('strataTools', () => {
 
   it('rejects a missing or invalid thread id with a typed error', () => {
     const memory = createMemory()
-    for (const threadId of [undefined, '', '../x']) {
+    for (const options of [{ threadId: undefined }, { threadId: '' }, { threadId: '../x' }, undefined]) {
       let thrown: unknown
       try {
-        strataTools(memory, { threadId: threadId as string })
+        strataTools(memory, options as never)
       } catch (error) {
         thrown = error
       }
-      expect(StrataError.isInstance(thrown, 'STRATA_INVALID_THREAD_ID')).toBe(true)
+      expect(StrataError.isInstance(thrown, 'STRATA_INVALID_THREAD_ID'), JSON.stringify(options)).toBe(true)
     }
   })
 })

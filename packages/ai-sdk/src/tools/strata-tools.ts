@@ -81,13 +81,14 @@ export interface StrataToolsOptions {
  * @example
  * const result = streamText({ model, messages, tools: { ...myTools, ...strataTools(memory, { threadId }) } })
  */
-export function strataTools(memory: Memory, { threadId }: StrataToolsOptions): StrataTools {
+export function strataTools(memory: Memory, options: StrataToolsOptions): StrataTools {
   if (typeof memory?.thread !== 'function') {
     throw new StrataError({
       code: 'STRATA_INVALID_OPTIONS',
       message: 'strataTools(memory, { threadId }) needs the memory from createMemory() first.',
     })
   }
+  const threadId = options?.threadId
   assertThreadId(threadId)
   let tools: Promise<MemoryTools> | undefined
   const core = () => {

@@ -1,4 +1,4 @@
-import { createMemory, type Summarizer } from '@strata-memory/core'
+import { createMemory, StrataError, type Summarizer } from '@strata-memory/core'
 import {
   createUIMessageStream,
   readUIMessageStream,
@@ -148,5 +148,26 @@ describe('writeMemoryParts', () => {
         data: expect.objectContaining({ title: 'Shown' }),
       }),
     ])
+  })
+
+  it('rejects a missing writer, memory or thread id with a typed error', () => {
+    const memory = createMemory()
+    const writer = { write: () => {}, merge: () => {}, onError: undefined }
+    const cases: [unknown, string][] = [
+      [undefined, 'STRATA_INVALID_OPTIONS'],
+      [{ memory, threadId: 't' }, 'STRATA_INVALID_OPTIONS'],
+      [{ writer, threadId: 't' }, 'STRATA_INVALID_OPTIONS'],
+      [{ writer, memory }, 'STRATA_INVALID_THREAD_ID'],
+      [{ writer, memory, threadId: 'a b' }, 'STRATA_INVALID_THREAD_ID'],
+    ]
+    for (const [options, code] of cases) {
+      let thrown: unknown
+      try {
+        writeMemoryParts(options as never)
+      } catch (error) {
+        thrown = error
+      }
+      expect(StrataError.isInstance(thrown) && thrown.code, JSON.stringify(options)).toBe(code)
+    }
   })
 })

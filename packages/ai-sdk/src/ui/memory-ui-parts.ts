@@ -1,5 +1,15 @@
-import type { ContextStats, Memory, TransitionEvent } from '@strata-memory/core'
+import {
+  assertThreadId,
+  type ContextStats,
+  type Memory,
+  StrataError,
+  type TransitionEvent,
+} from '@strata-memory/core'
 import type { UIMessage, UIMessageStreamWriter } from 'ai'
+
+const invalid = (message: string): never => {
+  throw new StrataError({ code: 'STRATA_INVALID_OPTIONS', message })
+}
 
 /** The data of a `data-memory-transition` part: a scope closed, in words for people. */
 export interface MemoryTransitionData {
@@ -99,13 +109,21 @@ export interface WriteMemoryPartsOptions {
  *   },
  * })
  */
-export function writeMemoryParts({
-  writer,
-  memory,
-  threadId,
-  transitions = true,
-  stats = true,
-}: WriteMemoryPartsOptions): () => void {
+export function writeMemoryParts(options: WriteMemoryPartsOptions): () => void {
+  const {
+    writer,
+    memory,
+    threadId,
+    transitions = true,
+    stats = true,
+  } = options ?? ({} as WriteMemoryPartsOptions)
+  if (typeof writer?.write !== 'function') {
+    invalid('writeMemoryParts() needs { writer }: the writer createUIMessageStream passes to execute.')
+  }
+  if (typeof memory?.on !== 'function') {
+    invalid('writeMemoryParts() needs { memory }: the memory from createMemory().')
+  }
+  assertThreadId(threadId)
   const target = writer as UIMessageStreamWriter<StrataUIMessage>
   const stops: (() => void)[] = []
   if (transitions) {
