@@ -15,6 +15,7 @@ import {
   toProviderPrompt,
 } from '../messages/provider-prompt'
 import { readCallOptions, type StrataCallOptions } from './call-options'
+import { assertContinuesThread } from './diverged-history'
 
 /** Options of {@link strataMiddleware}. */
 export interface StrataMiddlewareOptions<L extends string = string> {
@@ -292,12 +293,14 @@ export function strataMiddleware<L extends string = string>(
       if (target !== undefined) memory.ladder.assert(target)
       const { system: callSystem, conversation } = splitPrompt(params.prompt)
       const thread = await threadOf(call)
-      const mode = call.history ?? history
+      const requested = call.history ?? history
+      const mode = requested === 'new' && failedThreads.has(thread.id) ? 'auto' : requested
+      await assertContinuesThread(memory, thread.id, conversation, mode)
       // Matching and appending are one step in the thread, so racing calls store a message once; only
       // the messages near the end of the prompt are mapped, so a re-sent history of thousands of
       // messages costs what its last few dozen cost.
       await thread.appendUnseen(conversation, {
-        history: mode === 'new' && failedThreads.has(thread.id) ? 'auto' : mode,
+        history: mode,
         toMessage: fromProviderMessage,
       })
       const context = await thread.context({
