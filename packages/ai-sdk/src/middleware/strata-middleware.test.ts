@@ -176,6 +176,10 @@ describe('strataMiddleware', () => {
     })
     expect(result.text).toBe('Oslo 3°, Bergen 5°, Rome 18°.')
     expect(mock.doGenerateCalls).toHaveLength(3)
+    // The call's tools reach the model with every step's context.
+    for (const call of mock.doGenerateCalls) {
+      expect(call.tools?.map((definition) => definition.name)).toEqual(['weather'])
+    }
     const stored = conversation(await thread.items())
     const result_ = (id: string, city: string) => ({
       type: 'tool-result',
