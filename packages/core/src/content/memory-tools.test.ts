@@ -140,6 +140,12 @@ describe('memory tools', () => {
         /no memory with id 'mem_nope'.*memory_query/,
       ],
       ['memory_retrieve', {}, 'STRATA_INVALID_OPTIONS', /id is required/],
+      [
+        'memory_query',
+        { level: 'session' },
+        'STRATA_INVALID_LEVEL',
+        /level "session" is not a level of this memory; use one of "global", "project", "task"/,
+      ],
       ['memory_retrieve', { id: 42 }, 'STRATA_INVALID_OPTIONS', /id must be a non-empty string/],
       [
         'memory_retrieve',

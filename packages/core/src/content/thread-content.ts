@@ -65,6 +65,8 @@ export interface ThreadContentDependencies {
   history: () => Promise<HistorySnapshot>
   /** The thread's current level, without waiting for its lock. */
   level: () => string
+  /** The thread's level ladder, broad to narrow: what `memory_query`'s `level` may name. */
+  levels?: readonly string[]
   /** Counts a part's tokens with the thread's counter. */
   countPart?: (part: MessagePart) => number
 }
@@ -188,7 +190,14 @@ export class ThreadContent {
    */
   async query(input: unknown = {}): Promise<MemoryQueryOutput> {
     const query = checkQueryInput(input)
-    const { store, threadId } = this.#deps
+    const { store, threadId, levels } = this.#deps
+    if (query.level !== undefined && levels !== undefined && !levels.includes(query.level)) {
+      throw new StrataError({
+        code: 'STRATA_INVALID_LEVEL',
+        message: `memory_query: level ${JSON.stringify(query.level)} is not a level of this memory; use one of ${levels.map((level) => `"${level}"`).join(', ')}, or leave level out.`,
+        details: { level: query.level, levels: [...levels] },
+      })
+    }
     const matches = (entry: MemoryEntry) =>
       (query.type === undefined || entry.type === query.type) &&
       (query.source === undefined || entry.source === query.source) &&
