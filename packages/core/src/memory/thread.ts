@@ -243,6 +243,7 @@ export class Thread<L extends string = string> {
       clock: deps.clock,
       generateId: deps.generateId,
       level: () => this.level,
+      levels: deps.ladder.levels,
       countPart: (part) => countPartTokens(part, deps.tokenCounter),
       history: () =>
         this.#exclusive(async () => {
