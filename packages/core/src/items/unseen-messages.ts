@@ -1,9 +1,16 @@
-import { referenceOf } from '../content/content-reference'
 import { StrataError } from '../errors'
 import type { StrataStore } from '../stores/store'
 import type { Item } from './item'
-import type { JsonValue } from './json'
-import type { MessagePart, MessageRole } from './message-part'
+import {
+  type ComparableMessage,
+  IncomingConversation,
+  isConversation,
+  type StoredPattern,
+  storedPatternOf,
+} from './message-matching'
+
+export type { ComparableMessage } from './message-matching'
+export { messageFingerprint } from './message-matching'
 
 /**
  * What an adapter knows about the message list a framework hands it on each call:
@@ -14,12 +21,6 @@ import type { MessagePart, MessageRole } from './message-part'
  *   re-sent messages): at least one incoming message is always new.
  */
 export type HistoryMode = 'auto' | 'full' | 'new'
-
-/** A message as {@link unseenMessages} compares it: role and parts (ids and metadata are ignored). */
-export interface ComparableMessage {
-  role: MessageRole
-  content: readonly MessagePart[]
-}
 
 /** Options of {@link unseenMessages}. */
 export interface UnseenMessagesOptions<T = ComparableMessage> {
@@ -36,10 +37,11 @@ export interface UnseenMessagesOptions<T = ComparableMessage> {
   window?: number
   /**
    * Maps an incoming message to the form it is compared in, for frameworks whose messages are not
-   * core's: only the few messages actually compared are mapped.
+   * core's: only the few messages actually compared are mapped. `index` is the message's position in
+   * the incoming list (system messages included).
    * @default the message itself
    */
-  toComparable?: (message: T) => ComparableMessage
+  toComparable?: (message: T, index: number) => ComparableMessage
 }
 
 /** What {@link unseenMessages} found. */
@@ -51,128 +53,7 @@ export interface UnseenMessagesResult<T> {
 }
 
 const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
-const DEFAULT_WINDOW = 64
-
-/** Sorted-key JSON, so `{a, b}` and `{b, a}` compare equal. */
-function canonical(value: JsonValue | undefined): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
-  if (Array.isArray(value)) return `[${value.map((entry) => canonical(entry)).join(',')}]`
-  const keys = Object.keys(value)
-    .filter((key) => (value as Record<string, JsonValue | undefined>)[key] !== undefined)
-    .sort()
-  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, JsonValue>)[key])}`).join(',')}}`
-}
-
-/** FNV-1a over the string: file data can be megabytes, its fingerprint needs only a few bytes. */
-function hash(text: string): string {
-  let value = 0x811c9dc5
-  for (let index = 0; index < text.length; index++) {
-    value ^= text.charCodeAt(index)
-    value = Math.imul(value, 0x01000193)
-  }
-  return (value >>> 0).toString(36)
-}
-
-/** One compared piece of a message; a prefix matches any piece that starts with it. */
-type Piece = string | { prefix: string }
-
-/**
- * The pieces two messages are compared by. A part the content channel replaced by a citation in the
- * log (its data now lives in the content store) can only be matched by what the citation keeps: a
- * tool result by its call id and tool name, a file by its media type, a text by being text.
- */
-function piecesOf(message: ComparableMessage): Piece[] {
-  const pieces: Piece[] = []
-  let text: string | undefined
-  const flush = () => {
-    if (text !== undefined && text.length > 0) pieces.push(`t${text}`)
-    text = undefined
-  }
-  for (const part of message.content) {
-    const reference = referenceOf(part)
-    if (reference !== undefined) {
-      flush()
-      if (part.type === 'tool-result')
-        pieces.push({ prefix: `r${part.toolCallId}\u0000${part.toolName}\u0000` })
-      else if (reference.kind === 'file') pieces.push({ prefix: `f${reference.mediaType ?? ''}:` })
-      else pieces.push({ prefix: 't' })
-      continue
-    }
-    switch (part.type) {
-      case 'text':
-        text = (text ?? '') + part.text
-        continue
-      case 'reasoning':
-        continue
-      case 'file':
-        flush()
-        pieces.push(`f${part.mediaType}:${part.data.length}:${hash(part.data)}`)
-        continue
-      case 'tool-call':
-        flush()
-        pieces.push(`c${part.toolCallId}\u0000${part.toolName}\u0000${canonical(part.input)}`)
-        continue
-      case 'tool-result':
-        flush()
-        pieces.push(
-          `r${part.toolCallId}\u0000${part.toolName}\u0000${part.isError === true ? 'e' : ''}${canonical(part.output)}`,
-        )
-        continue
-    }
-  }
-  flush()
-  return pieces
-}
-
-const SEPARATOR = '\u0001'
-
-/**
- * A string that is equal for two messages a framework would consider the same message: the role and
- * the parts, with adjacent text parts joined, empty text and reasoning left out (frameworks drop or
- * merge them when they re-send a response), tool inputs and outputs compared as sorted-key JSON and
- * file data by length and hash. Ids and metadata are ignored. A part the content channel replaced by
- * a citation is represented by what the citation keeps (see {@link unseenMessages}).
- */
-export function messageFingerprint(message: ComparableMessage): string {
-  const pieces = piecesOf(message).map((piece) => (typeof piece === 'string' ? piece : `${piece.prefix}*`))
-  return [message.role, ...pieces].join(SEPARATOR)
-}
-
-/** How a stored message is compared: by fingerprint, or piece by piece when it holds citations. */
-interface StoredPattern {
-  fingerprint: string
-  role: string
-  pieces?: Piece[]
-}
-
-function patternOf(message: ComparableMessage): StoredPattern {
-  const pieces = piecesOf(message)
-  if (pieces.every((piece) => typeof piece === 'string')) {
-    return { fingerprint: [message.role, ...pieces].join(SEPARATOR), role: message.role }
-  }
-  return { fingerprint: '', role: message.role, pieces }
-}
-
-function matches(stored: StoredPattern, incoming: ComparableMessage, fingerprint: string): boolean {
-  if (stored.pieces === undefined) return stored.fingerprint === fingerprint
-  if (stored.role !== incoming.role) return false
-  const pieces = piecesOf(incoming)
-  return (
-    pieces.length === stored.pieces.length &&
-    stored.pieces.every((piece, index) => {
-      const other = pieces[index]!
-      const text = typeof other === 'string' ? other : other.prefix
-      return typeof piece === 'string' ? piece === text : text.startsWith(piece.prefix)
-    })
-  )
-}
-
-/**
- * A message of the conversation as the framework sees it: not a system message (instructions are
- * re-sent with every call, never stored), not a scope's opening item (Strata writes those itself).
- */
-const isConversation = (item: Item): boolean =>
-  item.type === 'message' && item.role !== 'system' && item.scope === undefined
+export const DEFAULT_WINDOW = 64
 
 /**
  * The incoming messages a thread has not stored yet, for adapters whose framework re-sends the whole
@@ -206,6 +87,65 @@ export function unseenMessages<T extends { role: string }>(
 ): UnseenMessagesResult<T> {
   const { history = 'auto', window = DEFAULT_WINDOW } = options
   const toComparable = options.toComparable ?? ((message: T) => message as unknown as ComparableMessage)
+  checkMatchingOptions({ history, window })
+  const messages = new IncomingConversation(incoming, toComparable)
+  const { indexes, matched } = alignTail(stored, messages, history, window)
+  return { unseen: indexes.map((index) => incoming[index]!), matched }
+}
+
+/**
+ * The stored conversation's last `window` messages, newest first, as the matchers compare them. Only
+ * the active log's tail is read, so budget compaction archiving old turns does not disturb it.
+ */
+export function storedTail(stored: readonly Item[], window: number): StoredPattern[] {
+  const tail: StoredPattern[] = []
+  for (let index = stored.length - 1; index >= 0 && tail.length < window; index--) {
+    const item = stored[index]!
+    if (isConversation(item)) tail.push(storedPatternOf(item))
+  }
+  return tail
+}
+
+/**
+ * The rule of {@link unseenMessages}, on an incoming list the caller keeps (so a thread maps each
+ * message once however often it matches): the indexes in `incoming` of the unseen messages, oldest
+ * first, and how many incoming messages matched the stored tail. `aligned` is false when the list
+ * holds messages but no alignment was found, so every conversation message counts as unseen.
+ */
+export function alignTail<T extends { role: string }>(
+  stored: readonly Item[],
+  messages: IncomingConversation<T>,
+  history: HistoryMode,
+  window: number,
+): { indexes: number[]; matched: number; aligned: boolean } {
+  const tail = storedTail(stored, window)
+  if (tail.length === 0 || messages.fromEnd(0) === undefined) {
+    return { indexes: messages.last(messages.length), matched: 0, aligned: true }
+  }
+  // `skipped` counts the newest messages taken for unseen; the run before them is compared with the
+  // stored tail. In 'new' mode the whole list can never be a re-send: the last message is always new.
+  for (let skipped = history === 'new' ? 1 : 0; messages.fromEnd(skipped) !== undefined; skipped++) {
+    let run = 0
+    let incomingExhausted = false
+    while (run < tail.length) {
+      const index = messages.fromEnd(skipped + run)
+      if (index === undefined) {
+        incomingExhausted = true
+        break
+      }
+      if (!messages.matches(index, tail[run]!)) break
+      run++
+    }
+    const tailExhausted = run === tail.length
+    if (tailExhausted || (incomingExhausted && history !== 'full')) {
+      return { indexes: messages.last(skipped), matched: run, aligned: true }
+    }
+  }
+  return { indexes: messages.last(messages.length), matched: 0, aligned: false }
+}
+
+/** Throws `STRATA_INVALID_OPTIONS` for an unknown history mode or a window that is not a count. */
+export function checkMatchingOptions({ history, window }: { history: HistoryMode; window: number }) {
   if (!HISTORY_MODES.includes(history)) {
     throw new StrataError({
       code: 'STRATA_INVALID_OPTIONS',
@@ -214,43 +154,6 @@ export function unseenMessages<T extends { role: string }>(
     })
   }
   checkWindow(window)
-  const conversation = incoming.filter((message) => message.role !== 'system')
-  // The stored tail, newest first: only as many messages as can be compared.
-  const tail: StoredPattern[] = []
-  for (let index = stored.length - 1; index >= 0 && tail.length < window; index--) {
-    const item = stored[index]!
-    if (item.type === 'message' && isConversation(item)) tail.push(patternOf(item))
-  }
-  if (tail.length === 0 || conversation.length === 0) return { unseen: conversation, matched: 0 }
-  // Fingerprints are taken only of the messages compared: a re-sent history of thousands of messages
-  // costs the few dozen nearest its end, not a pass over all of it.
-  const comparable: (ComparableMessage | undefined)[] = []
-  const fingerprints: (string | undefined)[] = []
-  const matchesAt = (index: number, pattern: StoredPattern) => {
-    const message = conversation[index]!
-    if (message.role !== pattern.role) return false
-    let mapped = comparable[index]
-    let fingerprint = fingerprints[index]
-    if (mapped === undefined || fingerprint === undefined) {
-      mapped = toComparable(message)
-      fingerprint = messageFingerprint(mapped)
-      comparable[index] = mapped
-      fingerprints[index] = fingerprint
-    }
-    return matches(pattern, mapped, fingerprint)
-  }
-  // In 'new' mode the whole list can never be a re-send: the last message is always new.
-  const newest = history === 'new' ? conversation.length - 1 : conversation.length
-  for (let end = newest; end >= 1; end--) {
-    let run = 0
-    while (run < tail.length && run < end && matchesAt(end - 1 - run, tail[run]!)) run++
-    const tailExhausted = run === tail.length
-    const incomingExhausted = run === end
-    if (tailExhausted || (incomingExhausted && history !== 'full')) {
-      return { unseen: conversation.slice(end), matched: run }
-    }
-  }
-  return { unseen: conversation, matched: 0 }
 }
 
 function checkWindow(window: number) {

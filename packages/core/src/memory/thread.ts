@@ -32,8 +32,9 @@ import {
   type TransitionReason,
   type UnseenMessagesOptions,
   type UnsequencedItem,
-  unseenMessages,
 } from '../items'
+import { IncomingConversation } from '../items/message-matching'
+import { alignTail, checkMatchingOptions, DEFAULT_WINDOW } from '../items/unseen-messages'
 import type { LevelLadder } from '../levels'
 import type { StrataStore } from '../stores'
 import type { SummarizedFact, SummarizeOptions, SummarizeResult, Summarizer } from '../summarizers'
@@ -299,20 +300,18 @@ export class Thread<L extends string = string> {
     options: AppendUnseenOptions<T> = {},
   ): Promise<MessageItem<L>[]> {
     if (!Array.isArray(incoming)) invalidOptions('appendUnseen() needs an array of messages.')
-    const { toMessage, ...matching } = options
-    const normalized = new Map<T, NormalizedMessage>()
-    const normalize = (message: T) => {
-      let result = normalized.get(message)
-      if (result === undefined) {
-        const input = toMessage === undefined ? (message as unknown as MessageInput) : toMessage(message)
-        result = normalizeMessage(input, incoming.indexOf(message))
-        normalized.set(message, result)
-      }
-      return result
-    }
+    const { toMessage, history = 'auto', window = DEFAULT_WINDOW } = options
+    checkMatchingOptions({ history, window })
+    const normalize = (message: T, index: number) =>
+      normalizeMessage(
+        toMessage === undefined ? (message as unknown as MessageInput) : toMessage(message),
+        index,
+      )
+    // One walk of the list for every attempt: a retry after a seq conflict maps no message again.
+    const messages = new IncomingConversation(incoming, normalize)
     return this.#appendMessages(() => {
-      const { unseen } = unseenMessages(this.#log.items, incoming, { ...matching, toComparable: normalize })
-      return unseen.map(normalize)
+      const { indexes } = alignTail(this.#log.items, messages, history, window)
+      return indexes.map((index) => messages.comparable(index) as NormalizedMessage)
     })
   }
 

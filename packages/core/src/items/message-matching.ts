@@ -1,0 +1,222 @@
+import { referenceOf } from '../content/content-reference'
+import type { Item, MessageItem } from './item'
+import type { JsonValue } from './json'
+import type { MessagePart, MessageRole } from './message-part'
+
+/** A message as Strata compares it: role and parts (ids and metadata are ignored). */
+export interface ComparableMessage {
+  role: MessageRole
+  content: readonly MessagePart[]
+}
+
+/** Sorted-key JSON, so `{a, b}` and `{b, a}` compare equal. */
+function canonical(value: JsonValue | undefined): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
+  if (Array.isArray(value)) return `[${value.map((entry) => canonical(entry)).join(',')}]`
+  const keys = Object.keys(value)
+    .filter((key) => (value as Record<string, JsonValue | undefined>)[key] !== undefined)
+    .sort()
+  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, JsonValue>)[key])}`).join(',')}}`
+}
+
+/** FNV-1a over the string: file data can be megabytes, its fingerprint needs only a few bytes. */
+function hash(text: string): string {
+  let value = 0x811c9dc5
+  for (let index = 0; index < text.length; index++) {
+    value ^= text.charCodeAt(index)
+    value = Math.imul(value, 0x01000193)
+  }
+  return (value >>> 0).toString(36)
+}
+
+/** One compared piece of a message; a prefix matches any piece that starts with it. */
+type Piece = string | { prefix: string }
+
+/**
+ * The pieces two messages are compared by. A part the content channel replaced by a citation in the
+ * log (its data now lives in the content store) can only be matched by what the citation keeps: a
+ * tool result by its call id and tool name, a file by its media type, a text by being text.
+ */
+function piecesOf(message: ComparableMessage): Piece[] {
+  const pieces: Piece[] = []
+  let text: string | undefined
+  const flush = () => {
+    if (text !== undefined && text.length > 0) pieces.push(`t${text}`)
+    text = undefined
+  }
+  for (const part of message.content) {
+    const reference = referenceOf(part)
+    if (reference !== undefined) {
+      flush()
+      if (part.type === 'tool-result')
+        pieces.push({ prefix: `r${part.toolCallId}\u0000${part.toolName}\u0000` })
+      else if (reference.kind === 'file') pieces.push({ prefix: `f${reference.mediaType ?? ''}:` })
+      else pieces.push({ prefix: 't' })
+      continue
+    }
+    switch (part.type) {
+      case 'text':
+        text = (text ?? '') + part.text
+        continue
+      case 'reasoning':
+        continue
+      case 'file':
+        flush()
+        pieces.push(`f${part.mediaType}:${part.data.length}:${hash(part.data)}`)
+        continue
+      case 'tool-call':
+        flush()
+        pieces.push(`c${part.toolCallId}\u0000${part.toolName}\u0000${canonical(part.input)}`)
+        continue
+      case 'tool-result':
+        flush()
+        pieces.push(
+          `r${part.toolCallId}\u0000${part.toolName}\u0000${part.isError === true ? 'e' : ''}${canonical(part.output)}`,
+        )
+        continue
+    }
+  }
+  flush()
+  return pieces
+}
+
+const SEPARATOR = '\u0001'
+
+/**
+ * A string that is equal for two messages a framework would consider the same message: the role and
+ * the parts, with adjacent text parts joined, empty text and reasoning left out (frameworks drop or
+ * merge them when they re-send a response), tool inputs and outputs compared as sorted-key JSON and
+ * file data by length and hash. Ids and metadata are ignored. A part the content channel replaced by
+ * a citation is represented by what the citation keeps (see `unseenMessages`).
+ */
+export function messageFingerprint(message: ComparableMessage): string {
+  const pieces = piecesOf(message).map((piece) => (typeof piece === 'string' ? piece : `${piece.prefix}*`))
+  return [message.role, ...pieces].join(SEPARATOR)
+}
+
+/** How a stored message is compared: by fingerprint, or piece by piece when it holds citations. */
+export interface StoredPattern {
+  fingerprint: string
+  role: string
+  pieces?: Piece[]
+}
+
+/**
+ * Patterns of stored items by item. The thread's log hands out frozen items that never change, and
+ * every call compares the same stored tail again: each is worked out once.
+ */
+const storedPatterns = new WeakMap<Item, StoredPattern>()
+
+export function storedPatternOf(item: MessageItem): StoredPattern {
+  // Only a frozen item is known not to change under the cache; a caller's own copy is worked out anew.
+  if (!Object.isFrozen(item)) return patternOf(item)
+  let pattern = storedPatterns.get(item)
+  if (pattern === undefined) {
+    pattern = patternOf(item)
+    storedPatterns.set(item, pattern)
+  }
+  return pattern
+}
+
+function patternOf(message: ComparableMessage): StoredPattern {
+  const pieces = piecesOf(message)
+  if (pieces.every((piece) => typeof piece === 'string')) {
+    return { fingerprint: [message.role, ...pieces].join(SEPARATOR), role: message.role }
+  }
+  return { fingerprint: '', role: message.role, pieces }
+}
+
+function matches(stored: StoredPattern, incoming: ComparableMessage, fingerprint: string): boolean {
+  if (stored.pieces === undefined) return stored.fingerprint === fingerprint
+  if (stored.role !== incoming.role) return false
+  const pieces = piecesOf(incoming)
+  return (
+    pieces.length === stored.pieces.length &&
+    stored.pieces.every((piece, index) => {
+      const other = pieces[index]!
+      const text = typeof other === 'string' ? other : other.prefix
+      return typeof piece === 'string' ? piece === text : text.startsWith(piece.prefix)
+    })
+  )
+}
+
+/**
+ * A message of the conversation as the framework sees it: not a system message (instructions are
+ * re-sent with every call, never stored), not a scope's opening item (Strata writes those itself).
+ */
+export const isConversation = (item: Item): item is MessageItem =>
+  item.type === 'message' && item.role !== 'system' && item.scope === undefined
+
+/**
+ * An incoming message list as the matchers read it: system messages left out, walked from either end
+ * only as far as needed, each message mapped and fingerprinted once and only when compared. A
+ * re-sent history of thousands of messages costs the few dozen nearest its end.
+ */
+export class IncomingConversation<T extends { role: string }> {
+  readonly #incoming: readonly T[]
+  readonly #toComparable: (message: T, index: number) => ComparableMessage
+  /** Indexes in `incoming` of the conversation messages found so far, newest first. */
+  readonly #fromEnd: number[] = []
+  /** Where the backward walk goes on: the next index to look at. */
+  #next: number
+  readonly #mapped = new Map<number, { comparable: ComparableMessage; fingerprint: string }>()
+
+  constructor(incoming: readonly T[], toComparable: (message: T, index: number) => ComparableMessage) {
+    this.#incoming = incoming
+    this.#toComparable = toComparable
+    this.#next = incoming.length - 1
+  }
+
+  /** The index in `incoming` of the conversation message `back` places from the end (0: the newest). */
+  fromEnd(back: number): number | undefined {
+    while (this.#fromEnd.length <= back && this.#next >= 0) {
+      const index = this.#next--
+      if (this.#incoming[index]!.role !== 'system') this.#fromEnd.push(index)
+    }
+    return this.#fromEnd[back]
+  }
+
+  /** How many conversation messages the list holds (walks all of it). */
+  get length(): number {
+    this.fromEnd(Number.POSITIVE_INFINITY)
+    return this.#fromEnd.length
+  }
+
+  /** The index in `incoming` of the conversation message at `position` from the start (0: the oldest). */
+  fromStart(position: number): number | undefined {
+    const length = this.length
+    return position < 0 || position >= length ? undefined : this.#fromEnd[length - 1 - position]
+  }
+
+  /** The indexes in `incoming` of the last `count` conversation messages, oldest first. */
+  last(count: number): number[] {
+    const indexes: number[] = []
+    for (let back = count - 1; back >= 0; back--) {
+      const index = this.fromEnd(back)
+      if (index !== undefined) indexes.push(index)
+    }
+    return indexes
+  }
+
+  /** The incoming message at `index` as `toComparable` maps it, mapped once. */
+  comparable(index: number): ComparableMessage {
+    return this.#map(index).comparable
+  }
+
+  /** Whether the incoming message at `index` is the stored message `pattern` stands for. */
+  matches(index: number, pattern: StoredPattern): boolean {
+    if (this.#incoming[index]!.role !== pattern.role) return false
+    const { comparable, fingerprint } = this.#map(index)
+    return matches(pattern, comparable, fingerprint)
+  }
+
+  #map(index: number) {
+    let mapped = this.#mapped.get(index)
+    if (mapped === undefined) {
+      const comparable = this.#toComparable(this.#incoming[index]!, index)
+      mapped = { comparable, fingerprint: messageFingerprint(comparable) }
+      this.#mapped.set(index, mapped)
+    }
+    return mapped
+  }
+}
