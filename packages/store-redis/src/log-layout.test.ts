@@ -109,6 +109,51 @@ describe.each(APPEND_PATHS)('appends on the %s', (_path, itemsOf) => {
     }
   })
 
+  it('refuses a foreign value planted between two appends of one store: no check is cached', async () => {
+    const replace = (key: string, write: () => Promise<unknown>) => async () => {
+      await admin.del(key)
+      await write()
+    }
+    const cases: [string, string, (prefix: string) => () => Promise<unknown>][] = [
+      // As long as our log (a header and two items): only the header tells it apart.
+      [
+        'a list as long as ours without our header',
+        'log',
+        (prefix) =>
+          replace(`${prefix}:{t}:log`, () => admin.rPush(`${prefix}:{t}:log`, ['not', 'ours', '!'])),
+      ],
+      [
+        'a string at the log',
+        'log',
+        (prefix) => replace(`${prefix}:{t}:log`, () => admin.set(`${prefix}:{t}:log`, 'not ours')),
+      ],
+      [
+        'a string at the id index',
+        'ids',
+        (prefix) => replace(`${prefix}:{t}:ids`, () => admin.set(`${prefix}:{t}:ids`, 'not ours')),
+      ],
+      [
+        'a seq counter that is not a number',
+        'ids',
+        (prefix) => () => admin.hSet(`${prefix}:{t}:ids`, '', 'x'),
+      ],
+    ]
+    for (const [name, key, plant] of cases) {
+      const prefix = newPrefix()
+      const store = open({ prefix })
+      await store.append('t', itemsOf(1), { expectedSeq: 0 })
+      await store.append('t', itemsOf(1), { expectedSeq: 1 })
+      await plant(prefix)()
+      const before = await snapshot(prefix)
+      const error = await expectCode(
+        () => store.append('t', itemsOf(1), { expectedSeq: 2 }),
+        'STRATA_CORRUPT_LOG',
+      )
+      expect(error.details.key, name).toBe(`${prefix}:{t}:${key}`)
+      expect(await snapshot(prefix), name).toEqual(before)
+    }
+  })
+
   it('refuses a thread whose log and seq counter disagree, writing nothing', async () => {
     const prefix = newPrefix()
     const store = open({ prefix })

@@ -9,19 +9,24 @@ export interface LuaScript {
   sha1: string
 }
 
-function script(body: string): LuaScript {
-  const source = `${PROLOGUE}\n${body}`
+function luaScript(source: string): LuaScript {
   return { source, sha1: createHash('sha1').update(source).digest('hex') }
 }
 
+/** A thread script: the shared prologue (below), then `body`. */
+function script(body: string): LuaScript {
+  return luaScript(`${PROLOGUE}\n${body}`)
+}
+
 /*
- * Every thread script receives the thread's five keys (see ThreadKeys) in this order:
- * log (list), archived (string: a bitmap), ids (hash), content (hash), state (string); the append
- * script gets a sixth, its gate (see APPEND_SCRIPT). Before writing, a script checks that each key it
- * uses (all five when it refreshes a ttl, which touches every key) is absent or ours: of our type, for
- * the log a list that starts with our header, for the id index one whose seq counter agrees with the
- * log. Otherwise it replies `corrupt`, the key and what it holds, having written nothing. Replies are
- * flat arrays led by a status: ok, stored, conflict, duplicate, corrupt.
+ * The thread scripts but the append script (which has keys and inline checks of its own, see
+ * APPEND_SCRIPT) receive the thread's five keys (see ThreadKeys) in this order: log (list), archived
+ * (string: a bitmap), ids (hash), content (hash), state (string). Before writing, every script checks
+ * that each key it uses (all five when it refreshes a ttl, which touches every key) is absent or ours:
+ * of our type, for the log a list that starts with our header, for the id index one whose seq counter
+ * agrees with the log. Otherwise it replies `corrupt`, the key and what it holds, having written
+ * nothing. Replies are flat arrays led by a status: ok, stored, conflict, duplicate, corrupt (a
+ * successful append replies the bare string `ok`).
  *
  * The last seq is the id index's field '' (no item id is empty), so that an append reads it in the
  * same HMGET as the ids; it always equals the log's length − 1.
@@ -97,103 +102,173 @@ end
 /**
  * Checks and indexes an append, and writes its items in one of two ways.
  *
- * Small appends (five keys) carry member_1 … member_count after the ids and the script pushes them.
- * Larger ones come as the first command of a transaction (MULTI, this script, `RPUSHX gate member_1
- * … member_count`, `RENAME gate log`, EXEC), so that their JSON never passes through Lua, where long
- * strings cost several times what the whole native write does. The gate (sixth key) is a key of the
- * thread's slot with a random name, absent before the transaction. Only this script, after every check
- * has passed, creates it: it renames the log to the gate (O(1)), or starts a new log there with the
- * header. So the RPUSHX appends the items only when the checks passed (it does nothing to an absent
- * key) and the RENAME puts the log back; after any other outcome (a conflict, a duplicate, a foreign
- * value, a script the server does not know) both find no gate and nothing is written.
+ * KEYS: log, ids; with a ttl also archived, content, state (the refresh touches every key, so every
+ * key is checked); for the transaction path the gate last. ARGV: expectedSeq; ttlSeconds, only when
+ * KEYS has the ttl's keys; the header's random epoch, only when expectedSeq is 0 (no other append can
+ * start a log); id_1 … id_count; then for the script path member_1 … member_count. The client
+ * serialises member_i with seq_i = expectedSeq + i, right only if the thread is at expectedSeq, which
+ * is checked here. (Arguments an append does not need are left out rather than sent empty: each one
+ * costs the server a Lua string and a table slot on every call.)
  *
- * ARGV: expectedSeq, ttlSeconds (0: none), count, the header's random epoch (for a new log), id_1 …
- * id_count, then for small appends the members. The client serialises member_i with seq_i =
- * expectedSeq + i, right only if the thread is at expectedSeq, which is checked here.
+ * Small appends carry their members and the script pushes them. Larger ones come as the first command
+ * of a transaction (MULTI, this script, `RPUSHX gate member_1 … member_count`, `RENAME gate log`,
+ * EXEC), so that their JSON never passes through Lua, where long strings cost several times what the
+ * whole native write does. The gate is a key of the thread's slot with a random name, absent before
+ * the transaction. Only this script, after every check has passed, creates it: it renames the log to
+ * the gate (O(1)), or starts a new log there with the header. So the RPUSHX appends the items only
+ * when the checks passed (it does nothing to an absent key) and the RENAME puts the log back; after
+ * any other outcome (a conflict, a duplicate, a foreign value, a script the server does not know) both
+ * find no gate and nothing is written.
  *
  * When every id is already stored (a re-sent append whose reply was lost), replies `stored` and, for
  * each, its seq and stored JSON, writing nothing: the client compares them with what it sent. When only
  * some are, `duplicate` and the first. Otherwise checks expectedSeq (`conflict` and the last seq),
- * indexes the ids, writes or lets through the items and replies `ok` and the previous last seq.
+ * indexes the ids, writes or lets through the items and replies the bare string `ok`.
+ *
+ * Every append runs this script, so it is written for the cost of a one-item append, which is mostly
+ * the server's fixed cost per command called from Lua and per Lua value made: no shared prologue (its
+ * helpers are closures and tables made anew on every call), checks inline, no table of its own for
+ * one item, and four commands on the way: `LINDEX` reads the log's header (and fails on a foreign
+ * type), `HMGET` the seq counter and the ids (and fails on a foreign type), `HSET` indexes, `RPUSH`
+ * writes. `TYPE` runs only to name what a failed command found, and with a ttl for the keys an append
+ * otherwise leaves alone. None of this is cached between calls: a foreign value written under a key
+ * of a thread this store already knows is found as surely as one written before the thread existed.
  */
-export const APPEND_SCRIPT = script(`
-local expected = tonumber(ARGV[1])
-local ttl = tonumber(ARGV[2])
-local count = tonumber(ARGV[3])
-local IDS = 5
+export const APPEND_SCRIPT = luaScript(`
+local gate
+local ttl = 0
+local IDS = 2
+if #KEYS >= 5 then
+  ttl = tonumber(ARGV[2])
+  IDS = 3
+  gate = KEYS[6]
+else
+  gate = KEYS[3]
+end
+local epoch
+if ARGV[1] == '0' then
+  epoch = ARGV[IDS]
+  IDS = IDS + 1
+end
+local count = #ARGV - IDS + 1
+if not gate then count = count / 2 end
 
--- Checks before the first write, with as few calls as can be: LINDEX reads the log's header (and
--- fails on a foreign type), HMGET the seq counter and the ids (and fails on a foreign type); the TYPE
--- calls run only on those failures, to name what the key holds. With a ttl every key gets an EXPIRE,
--- so all five are checked.
-local bad, header = check_log()
-if bad then return bad end
-if ttl > 0 then
-  for _, index in ipairs({2, 4, 5}) do
-    bad = check_type(index)
-    if bad then return bad end
+local header = redis.pcall('LINDEX', KEYS[1], '0')
+if header then
+  if type(header) == 'table' then
+    local actual = redis.call('TYPE', KEYS[1])['ok']
+    if actual == 'list' or actual == 'none' then return header end
+    return {'corrupt', KEYS[1], 'a ' .. actual .. ' where a list belongs'}
+  end
+  if string.find(header, '${LOG_HEADER}', 1, true) ~= 1 then
+    return {'corrupt', KEYS[1], 'a list that is not a Strata log'}
   end
 end
-local head = redis.pcall('HMGET', KEYS[3], '', unpack(ARGV, IDS, IDS + math.min(count, CHUNK) - 1))
-if head.err then return check_type(3) or head end
-local last
-bad, last = check_last(head[1], header)
-if bad then return bad end
-local got = {}
-for offset = 2, #head do got[offset - 1] = head[offset] end
+if ttl > 0 then
+  local TYPES = {'list', 'hash', 'string', 'hash', 'string'}
+  for index = 3, 5 do
+    local actual = redis.call('TYPE', KEYS[index])['ok']
+    if actual ~= 'none' and actual ~= TYPES[index] then
+      return {'corrupt', KEYS[index], 'a ' .. actual .. ' where a ' .. TYPES[index] .. ' belongs'}
+    end
+  end
+end
+
+-- The seq counter (field '') and the ids, CHUNK at a time: unpack has a limit.
+local CHUNK = 500
+local head
+if count == 1 then
+  head = redis.pcall('HMGET', KEYS[2], '', ARGV[IDS])
+else
+  head = redis.pcall('HMGET', KEYS[2], '', unpack(ARGV, IDS, IDS + math.min(count, CHUNK) - 1))
+end
+if head.err then
+  local actual = redis.call('TYPE', KEYS[2])['ok']
+  if actual == 'hash' or actual == 'none' then return head end
+  return {'corrupt', KEYS[2], 'a ' .. actual .. ' where a hash belongs'}
+end
+-- The counter, when it is the expected seq (digits from the client), needs no check of its form.
+local value = head[1]
+local last = 0
+if value then
+  if value ~= ARGV[1] and not string.find(value, '^%d+$') then
+    return {'corrupt', KEYS[2], 'a seq counter that is not a whole number'}
+  end
+  last = tonumber(value)
+end
+if header and last == 0 then return {'corrupt', KEYS[2], 'no seq counter for the log beside it'} end
+if last > 0 and not header then return {'corrupt', KEYS[1], 'no log for a thread at seq ' .. value} end
+
+-- head[1 + index] is the stored seq of id_index, or false.
+local found = 0
+for index = 2, #head do
+  if head[index] then found = found + 1 end
+end
 for start = CHUNK + 1, count, CHUNK do
   local stop = math.min(start + CHUNK - 1, count)
-  local chunk = redis.call('HMGET', KEYS[3], unpack(ARGV, IDS + start - 1, IDS + stop - 1))
-  for offset = 1, #chunk do got[start + offset - 1] = chunk[offset] end
-end
-
-local found = 0
-local first_found = nil
-for index = 1, count do
-  if got[index] then
-    found = found + 1
-    if not first_found then first_found = ARGV[IDS + index - 1] end
+  local chunk = redis.call('HMGET', KEYS[2], unpack(ARGV, IDS + start - 1, IDS + stop - 1))
+  for offset = 1, #chunk do
+    head[start + offset] = chunk[offset]
+    if chunk[offset] then found = found + 1 end
   end
 end
-if count > 0 and found == count then
+if found > 0 then
+  if found < count then
+    for index = 1, count do
+      if head[1 + index] then return {'duplicate', ARGV[IDS + index - 1]} end
+    end
+  end
   local reply = {'stored'}
   for index = 1, count do
-    reply[2 * index] = got[index]
-    reply[2 * index + 1] = redis.call('LINDEX', KEYS[1], got[index]) or ''
+    reply[2 * index] = head[1 + index]
+    reply[2 * index + 1] = redis.call('LINDEX', KEYS[1], head[1 + index]) or ''
   end
   return reply
 end
-if found > 0 then return {'duplicate', first_found} end
-if last ~= expected then return {'conflict', string.format('%d', last)} end
-if count == 0 then return {'ok', string.format('%d', last)} end
-
-for start = 1, count, CHUNK do
-  local stop = math.min(start + CHUNK - 1, count)
-  local indexed = {}
-  if start == 1 then
-    indexed[1] = ''
-    indexed[2] = string.format('%d', last + count)
-  end
-  for index = start, stop do
-    indexed[#indexed + 1] = ARGV[IDS + index - 1]
-    indexed[#indexed + 1] = string.format('%d', last + index)
-  end
-  redis.call('HSET', KEYS[3], unpack(indexed))
+if (value or '0') ~= ARGV[1] and last ~= tonumber(ARGV[1]) then
+  return {'conflict', value or '0'}
 end
-if #KEYS == 5 then
-  if not header then redis.call('RPUSH', KEYS[1], HEADER .. ARGV[4]) end
-  local MEMBERS = IDS + count
+if count == 0 then return 'ok' end
+
+if count == 1 then
+  local seq = string.format('%d', last + 1)
+  redis.call('HSET', KEYS[2], '', seq, ARGV[IDS], seq)
+else
   for start = 1, count, CHUNK do
     local stop = math.min(start + CHUNK - 1, count)
-    redis.call('RPUSH', KEYS[1], unpack(ARGV, MEMBERS + start - 1, MEMBERS + stop - 1))
+    local indexed = {}
+    if start == 1 then
+      indexed[1] = ''
+      indexed[2] = string.format('%d', last + count)
+    end
+    for index = start, stop do
+      indexed[#indexed + 1] = ARGV[IDS + index - 1]
+      indexed[#indexed + 1] = string.format('%d', last + index)
+    end
+    redis.call('HSET', KEYS[2], unpack(indexed))
+  end
+end
+if not gate then
+  if not header then redis.call('RPUSH', KEYS[1], '${LOG_HEADER}' .. epoch) end
+  local MEMBERS = IDS + count
+  if count == 1 then
+    redis.call('RPUSH', KEYS[1], ARGV[MEMBERS])
+  else
+    for start = 1, count, CHUNK do
+      local stop = math.min(start + CHUNK - 1, count)
+      redis.call('RPUSH', KEYS[1], unpack(ARGV, MEMBERS + start - 1, MEMBERS + stop - 1))
+    end
   end
 elseif header then
-  redis.call('RENAME', KEYS[1], KEYS[6])
+  redis.call('RENAME', KEYS[1], gate)
 else
-  redis.call('RPUSH', KEYS[6], HEADER .. ARGV[4])
+  redis.call('RPUSH', gate, '${LOG_HEADER}' .. epoch)
 end
-refresh_ttl(ttl)
-return {'ok', string.format('%d', last)}
+-- The gate gets the ttl too: RENAME carries it over to the log.
+if ttl > 0 then
+  for index = 1, #KEYS do redis.call('EXPIRE', KEYS[index], ttl) end
+end
+return 'ok'
 `)
 
 /**
@@ -302,13 +377,10 @@ return {'ok'}
  * On the registry key alone. ARGV: thread id, the score it had when found empty. Removes the entry
  * only if no write has registered the thread again since.
  */
-export const PRUNE_REGISTRY_SCRIPT: LuaScript = (() => {
-  const source = `
+export const PRUNE_REGISTRY_SCRIPT = luaScript(`
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if score and tonumber(score) == tonumber(ARGV[2]) then
   return redis.call('ZREM', KEYS[1], ARGV[1])
 end
 return 0
-`
-  return { source, sha1: createHash('sha1').update(source).digest('hex') }
-})()
+`)

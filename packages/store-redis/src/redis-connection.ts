@@ -102,24 +102,39 @@ export function redisConnection(client: unknown, { owned }: { owned: boolean }):
     return connecting
   }
 
-  /** Runs `operation`, again after a dropped connection once the client is back. */
-  const withRetries = async <T>(operation: () => Promise<T>): Promise<T> => {
+  /**
+   * Runs `operation`, again after a dropped connection once the client is back. The usual case, a
+   * connected client and a reply, costs no more than the operation's own promise: the retry loop is
+   * entered only after a failure.
+   */
+  const withRetries = <T>(operation: () => Promise<T>): Promise<T> => {
     const opening = ready()
-    if (opening !== undefined) await opening
+    let first: Promise<T>
+    try {
+      first = opening === undefined ? operation() : opening.then(operation)
+    } catch (error) {
+      first = Promise.reject(error)
+    }
+    return first.catch((error: unknown) => retryAfter(error, operation))
+  }
+
+  const retryAfter = async <T>(failure: unknown, operation: () => Promise<T>): Promise<T> => {
+    let error = failure
     for (let attempt = 1; ; attempt++) {
+      // The client reconnects by itself and queues what is sent meanwhile; a command whose reply was
+      // lost with the connection may or may not have run, and every command here can safely run twice.
+      const retry =
+        !closed &&
+        !isErrorReply(error) &&
+        !isClosedClientError(error) &&
+        node.isOpen &&
+        attempt < MAX_ATTEMPTS
+      if (!retry) throw error
+      await delay(RETRY_DELAY_MS * attempt)
       try {
         return await operation()
-      } catch (error) {
-        // The client reconnects by itself and queues what is sent meanwhile; a command whose reply was
-        // lost with the connection may or may not have run, and every command here can safely run twice.
-        const retry =
-          !closed &&
-          !isErrorReply(error) &&
-          !isClosedClientError(error) &&
-          node.isOpen &&
-          attempt < MAX_ATTEMPTS
-        if (!retry) throw error
-        await delay(RETRY_DELAY_MS * attempt)
+      } catch (next) {
+        error = next
       }
     }
   }
@@ -149,16 +164,14 @@ export function redisConnection(client: unknown, { owned }: { owned: boolean }):
   return {
     send,
     transaction: (key, commands) => withRetries(() => exec(key, commands)),
-    async evaluate(script, keys, args) {
+    evaluate(script, keys, args) {
       // One array, filled in place (an append of 100 items has 500 arguments): EVALSHA first.
       const command = ['EVALSHA', script.sha1, String(keys.length), ...keys]
       for (const arg of args) command.push(arg)
-      try {
-        return await send(keys[0]!, command)
-      } catch (error) {
+      return send(keys[0]!, command).catch((error: unknown) => {
         if (!isErrorReply(error) || !error.message.startsWith('NOSCRIPT')) throw error
         return send(keys[0]!, ['EVAL', script.source, ...command.slice(2)])
-      }
+      })
     },
     async close() {
       closed = true

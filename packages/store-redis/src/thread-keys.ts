@@ -38,6 +38,17 @@ export function threadKeys(prefix: string, threadId: string): ThreadKeys {
 }
 
 /**
+ * The keys APPEND_SCRIPT receives, in its order: the log and the id index, which are all an append
+ * uses, and with a ttl also archived, content and state, since the ttl refresh touches them too.
+ */
+export function appendKeys(prefix: string, threadId: string, withTtl: boolean): string[] {
+  const base = `${prefix}:{${threadId}}:`
+  return withTtl
+    ? [`${base}log`, `${base}ids`, `${base}archived`, `${base}content`, `${base}state`]
+    : [`${base}log`, `${base}ids`]
+}
+
+/**
  * A key of the thread's slot for one append's transaction only (see APPEND_SCRIPT): random, so that
  * no value can be waiting there, and gone again when the transaction ends.
  */
