@@ -40,7 +40,10 @@ export interface AiSdkPartMeta {
   output?: 'text' | 'json' | 'error-text' | 'error-json' | 'execution-denied' | 'content'
   /** The reason of an `execution-denied` output. */
   reason?: string
-  /** Set on tool calls and results the provider executed. */
+  /**
+   * Set on tool results the provider executed. (Calls carry core's own `providerExecuted`; older
+   * stored calls may have it here, and it is still read.)
+   */
   providerExecuted?: boolean
   dynamic?: boolean
 }
@@ -69,6 +72,10 @@ function plain<T>(value: T): T {
   }
   return copy as T
 }
+
+/** Core's own flag for calls the provider runs: core keeps their results in the assistant message. */
+const providerExecuted = (flag: boolean | undefined): { providerExecuted?: boolean } =>
+  flag === undefined ? {} : { providerExecuted: flag }
 
 const metaOf = (meta: AiSdkPartMeta): { meta?: JsonObject } => {
   const fields = plain(meta) as JsonObject
@@ -262,10 +269,8 @@ function toCorePart(part: ProviderPart): MessagePart | undefined {
         toolCallId: part.toolCallId,
         toolName: part.toolName,
         input: plain(part.input ?? {}) as JsonValue,
-        ...metaOf({
-          ...base,
-          ...(part.providerExecuted === undefined ? {} : { providerExecuted: part.providerExecuted }),
-        }),
+        ...providerExecuted(part.providerExecuted),
+        ...metaOf(base),
       }
     case 'tool-result': {
       const { output, isError, meta } = outputOf(part.output)
@@ -361,7 +366,7 @@ function toProviderPart(part: MessagePart): ProviderPart {
         toolCallId: part.toolCallId,
         toolName: part.toolName,
         input: part.input,
-        ...(meta.providerExecuted === undefined ? {} : { providerExecuted: meta.providerExecuted }),
+        ...providerExecuted(part.providerExecuted ?? meta.providerExecuted),
         ...extra,
       }
     case 'tool-result':
@@ -381,35 +386,11 @@ const textOf = (content: readonly MessagePart[]) =>
 type AssistantMessage = Extract<LanguageModelV4Message, { role: 'assistant' }>
 
 /**
- * Puts the results of provider-executed calls back where the SDK sends them: in the assistant message,
- * right after their call. Core renders every result in a tool message after its call; for a tool the
- * provider ran (web search, code execution) the provider expects it in its own turn. Returns the
- * results that stay in the tool message.
- */
-function returnProviderResults(
-  assistant: AssistantMessage | undefined,
-  results: LanguageModelV4ToolResultPart[],
-): LanguageModelV4ToolResultPart[] {
-  if (assistant === undefined) return results
-  const staying: LanguageModelV4ToolResultPart[] = []
-  for (const result of results) {
-    const index = assistant.content.findIndex(
-      (part) =>
-        part.type === 'tool-call' && part.toolCallId === result.toolCallId && part.providerExecuted === true,
-    )
-    if (index < 0) staying.push(result)
-    else assistant.content.splice(index + 1, 0, result)
-  }
-  return staying
-}
-
-/**
  * Core messages (a thread's context) as a provider prompt. Context system messages (the memory slots)
  * become system messages; transitions and summaries arrive as user text, as core renders them.
  */
 export function toProviderPrompt(messages: readonly ContextMessage[]): LanguageModelV4Prompt {
   const prompt: LanguageModelV4Prompt = []
-  let assistant: AssistantMessage | undefined
   for (const message of messages) {
     const first = message.content[0]
     const messageOptions = first === undefined ? undefined : readMeta(first).messageProviderOptions
@@ -418,7 +399,6 @@ export function toProviderPrompt(messages: readonly ContextMessage[]): LanguageM
     switch (message.role) {
       case 'system':
         prompt.push({ role: 'system', content: textOf(message.content), ...extra })
-        assistant = undefined
         break
       case 'user':
         prompt.push({
@@ -429,24 +409,20 @@ export function toProviderPrompt(messages: readonly ContextMessage[]): LanguageM
           >['content'],
           ...extra,
         })
-        assistant = undefined
         break
       case 'assistant':
-        assistant = {
+        prompt.push({
           role: 'assistant',
           content: message.content.map(toProviderPart) as AssistantMessage['content'],
           ...extra,
-        }
-        prompt.push(assistant)
+        })
         break
-      default: {
-        const results = returnProviderResults(
-          assistant,
-          message.content.map(toProviderPart) as LanguageModelV4ToolResultPart[],
-        )
-        if (results.length > 0) prompt.push({ role: 'tool', content: results, ...extra })
-        assistant = undefined
-      }
+      default:
+        prompt.push({
+          role: 'tool',
+          content: message.content.map(toProviderPart) as LanguageModelV4ToolResultPart[],
+          ...extra,
+        })
     }
   }
   return prompt
@@ -509,16 +485,13 @@ export function fromResponseContent(
           // The SDK re-sends an unparsable input as the raw text: keep it the same way.
           input = part.input
         }
-        const flags = {
-          ...(part.providerExecuted === undefined ? {} : { providerExecuted: part.providerExecuted }),
-          ...(part.dynamic === undefined ? {} : { dynamic: part.dynamic }),
-        }
         parts.push({
           type: 'tool-call',
           toolCallId: part.toolCallId,
           toolName: part.toolName,
           input,
-          ...metaOf({ ...base, ...flags }),
+          ...providerExecuted(part.providerExecuted),
+          ...metaOf({ ...base, ...(part.dynamic === undefined ? {} : { dynamic: part.dynamic }) }),
         })
         break
       }

@@ -337,12 +337,23 @@ export class ThreadContent {
     const inputs = grouped.size === 0 ? new Map<string, JsonValue>() : callInputs(view)
     const currentTurn = turnNumber(history.at(-1)?.turnId)
 
+    // A provider-run call stays in a context while its result is pending: one whose result is
+    // grouped out must leave with it here (other calls without a result are left out when rendered).
+    const groupedCalls = new Set<string>()
+    for (const part of grouped) if (part.type === 'tool-result') groupedCalls.add(part.toolCallId)
+    const leaves = (part: MessagePart) =>
+      part.type === 'tool-call' && part.providerExecuted === true && groupedCalls.has(part.toolCallId)
+
     const out: I[] = []
     const lines: string[] = []
     let noteAt = -1
     for (const item of view) {
       if (!cites(item)) {
-        out.push(item)
+        out.push(
+          groupedCalls.size > 0 && item.type === 'message' && item.content.some(leaves)
+            ? { ...item, content: item.content.filter((part) => !leaves(part)) }
+            : item,
+        )
         continue
       }
       const fresh = item.seq > answeredThrough
@@ -352,7 +363,7 @@ export class ThreadContent {
       for (const part of item.content) {
         const reference = referenceOf(part)
         if (reference === undefined) {
-          content.push(part)
+          if (!leaves(part)) content.push(part)
         } else if (grouped.has(part) && part.type === 'tool-result') {
           if (noteAt === -1) {
             noteAt = out.length

@@ -11,6 +11,7 @@ type Step =
   | { kind: 'calls'; count: number }
   | { kind: 'result'; pick: number; large: boolean; json: boolean }
   | { kind: 'answer' }
+  | { kind: 'provider'; large: boolean; json: boolean; answered: boolean }
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('user' as const), large: fc.boolean() }),
@@ -35,6 +36,13 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     }),
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('answer' as const) }) },
+  // A call the provider runs, its result (when it came) in the same assistant message.
+  fc.record({
+    kind: fc.constant('provider' as const),
+    large: fc.boolean(),
+    json: fc.boolean(),
+    answered: fc.boolean(),
+  }),
 )
 
 const body = (label: string, large: boolean) => `${label} `.repeat(large ? 700 : 5)
@@ -45,7 +53,17 @@ const body = (label: string, large: boolean) => `${label} `.repeat(large ? 700 :
  */
 function assertPairs(messages: { role: string; content: MessagePart[] }[]) {
   messages.forEach((message, index) => {
-    const calls = message.content.filter((part) => part.type === 'tool-call').map((part) => part.toolCallId)
+    const calls = message.content
+      .filter((part) => part.type === 'tool-call' && part.providerExecuted !== true)
+      .map((part) => (part as { toolCallId: string }).toolCallId)
+    // A result outside a tool message is a provider's, right after its call in the assistant message.
+    if (message.role !== 'tool') {
+      message.content.forEach((part, at) => {
+        if (part.type !== 'tool-result') return
+        const call = message.content[at - 1]
+        expect(call).toMatchObject({ type: 'tool-call', toolCallId: part.toolCallId, providerExecuted: true })
+      })
+    }
     if (message.role === 'assistant' && calls.length > 0) {
       const next = messages[index + 1]
       expect(next?.role).toBe('tool')
@@ -83,7 +101,7 @@ describe('tool-pair integrity with citations', () => {
           for (const current of steps) {
             let message: MessageInput | undefined
             if (current.kind === 'user') message = { role: 'user', content: body('ask', current.large) }
-            if (current.kind === 'answer' || current.kind === 'calls') {
+            if (current.kind === 'answer' || current.kind === 'calls' || current.kind === 'provider') {
               for (const result of results.values()) result.answered = true
             }
             if (current.kind === 'answer') message = { role: 'assistant', content: 'ok' }
@@ -109,6 +127,21 @@ describe('tool-pair integrity with citations', () => {
                 role: 'tool',
                 content: [{ type: 'tool-result', toolCallId: toolCallId!, toolName: 'search', output }],
               }
+            }
+            if (current.kind === 'provider') {
+              const toolCallId = `call${++calls}`
+              const text = body(toolCallId, current.large)
+              const output: JsonValue = current.json ? { hits: [text], id: toolCallId } : text
+              const content: MessagePart[] = [
+                { type: 'text', text: 'Let me search.' },
+                { type: 'tool-call', toolCallId, toolName: 'web_search', input: {}, providerExecuted: true },
+              ]
+              if (current.answered) {
+                content.push({ type: 'tool-result', toolCallId, toolName: 'web_search', output })
+                // The model wrote this message with the result in hand: it has answered it.
+                results.set(toolCallId, { output, answered: true, large: current.large, order: results.size })
+              }
+              message = { role: 'assistant', content }
             }
             if (message === undefined) continue
             await on.append(structuredClone(message))

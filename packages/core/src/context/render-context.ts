@@ -1,5 +1,13 @@
 import { mergeFacts } from '../compaction/facts'
-import type { FactItem, Item, MessageItem, MessagePart, SummaryItem, ToolResultPart } from '../items'
+import type {
+  FactItem,
+  Item,
+  MessageItem,
+  MessagePart,
+  SummaryItem,
+  ToolCallPart,
+  ToolResultPart,
+} from '../items'
 import type { ContextMessage } from './context-message'
 
 /** Caps of the memory slots. */
@@ -56,12 +64,51 @@ function renderMemorySlots(memoryItems: readonly Item[]): ContextMessage[] {
 }
 
 /**
- * Renders one view message, keeping every tool call next to its results: an assistant message keeps
- * only the calls whose results are in the view and is followed by one tool message with those
- * results in call order; results are never rendered where they stand, so a result whose call is not
- * in the view is left out, and so is a call still waiting for its result.
+ * Where each tool call of the view gets its result, decided in one pass in view order (a result
+ * answers the earlier call with its id that is still open, and one call only):
+ * - `inPlace`: results of calls the provider runs (`providerExecuted`: web search, code execution)
+ *   that are stored in an assistant message. The provider gives such a result in the assistant's own
+ *   turn and expects it back there, so it is shown where it stands.
+ * - `following`: every other result, from a tool message or stored in an assistant message, shown in
+ *   one tool message right after its call's assistant message: a tool the application runs needs its
+ *   result in a tool message, whatever message it was stored in.
+ * Results whose call is not in the view (or already answered) are left out.
  */
-function renderMessage(item: MessageItem, results: Map<string, ToolResultPart>, out: ContextMessage[]) {
+interface Pairing {
+  inPlace: Set<ToolResultPart>
+  following: Map<ToolCallPart, ToolResultPart>
+}
+
+function pairResults(view: readonly Item[]): Pairing {
+  const pairing: Pairing = { inPlace: new Set(), following: new Map() }
+  const open = new Map<string, ToolCallPart>()
+  for (const item of view) {
+    if (item.type !== 'message') continue
+    for (const part of item.content) {
+      if (part.type === 'tool-call') {
+        // A repeated call id while the first is open: the first keeps it, the repeat is never answered.
+        if (!open.has(part.toolCallId)) open.set(part.toolCallId, part)
+        continue
+      }
+      if (part.type !== 'tool-result') continue
+      const call = open.get(part.toolCallId)
+      if (call === undefined) continue
+      open.delete(part.toolCallId)
+      if (item.role === 'assistant' && call.providerExecuted === true) pairing.inPlace.add(part)
+      else pairing.following.set(call, part)
+    }
+  }
+  return pairing
+}
+
+/**
+ * Renders one view message, keeping every tool call next to its results (see {@link pairResults}):
+ * an assistant message keeps the results of provider-run calls in place, keeps the other calls that
+ * have a result, and is followed by one tool message with those results in call order. A call with no
+ * result in the view is left out, unless the provider runs it: its result is the provider's to give.
+ * Tool messages are never rendered where they stand.
+ */
+function renderMessage(item: MessageItem, pairing: Pairing, out: ContextMessage[]) {
   if (item.role === 'tool') return
   if (item.role !== 'assistant') {
     out.push({ role: item.role, content: item.content })
@@ -70,13 +117,14 @@ function renderMessage(item: MessageItem, results: Map<string, ToolResultPart>, 
   const kept: MessagePart[] = []
   const answered: ToolResultPart[] = []
   for (const part of item.content) {
-    if (part.type === 'tool-result') continue
+    if (part.type === 'tool-result') {
+      if (pairing.inPlace.has(part)) kept.push(part)
+      continue
+    }
     if (part.type === 'tool-call') {
-      const result = results.get(part.toolCallId)
-      if (result === undefined) continue
-      // A result answers one call: a repeated call id must not be answered twice.
-      results.delete(part.toolCallId)
-      answered.push(result)
+      const result = pairing.following.get(part)
+      if (result !== undefined) answered.push(result)
+      else if (part.providerExecuted !== true) continue
     }
     kept.push(part)
   }
@@ -94,17 +142,11 @@ export function renderContext({ system, memoryItems, view }: RenderContextInput)
   if (system !== undefined && system.length > 0) messages.push({ role: 'system', content: text(system) })
   messages.push(...renderMemorySlots(memoryItems))
 
-  const results = new Map<string, ToolResultPart>()
-  for (const item of view) {
-    if (item.type !== 'message') continue
-    for (const part of item.content) {
-      if (part.type === 'tool-result' && !results.has(part.toolCallId)) results.set(part.toolCallId, part)
-    }
-  }
+  const pairing = pairResults(view)
   for (const item of view) {
     switch (item.type) {
       case 'message':
-        renderMessage(item, results, messages)
+        renderMessage(item, pairing, messages)
         break
       case 'transition':
         messages.push({ role: 'user', content: text(item.agentFacingMessage) })

@@ -32,6 +32,12 @@ export interface ToolCallPart {
   toolCallId: string
   toolName: string
   input: JsonValue
+  /**
+   * True when the provider runs the tool itself (web search, code execution): its result is the
+   * provider's to give, in the assistant's own message, so a context keeps the call while the result
+   * has not arrived. Calls the application runs need a result before the next model call.
+   */
+  providerExecuted?: boolean
   meta?: JsonObject
 }
 

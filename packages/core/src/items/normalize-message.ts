@@ -40,6 +40,9 @@ function checkPart(part: unknown, where: string, role: MessageRole): MessagePart
       checkString(part.toolCallId, where, 'toolCallId')
       checkString(part.toolName, where, 'toolName')
       if (!('input' in part)) invalid(`${where} needs an 'input' (use {} for none).`, {})
+      if (part.providerExecuted !== undefined && typeof part.providerExecuted !== 'boolean') {
+        invalid(`${where}.providerExecuted must be a boolean.`, {})
+      }
       break
     case 'tool-result':
       if (role !== 'tool' && role !== 'assistant') {

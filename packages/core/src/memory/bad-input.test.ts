@@ -90,6 +90,23 @@ describe('bad input is a typed error and leaves the store exactly as it was', ()
     expect(await snapshot(store, 'victim')).toEqual(before)
   })
 
+  it('a providerExecuted flag that is not a boolean is STRATA_INVALID_MESSAGE', async () => {
+    const { store, thread, before } = await seeded()
+    const call = {
+      type: 'tool-call',
+      toolCallId: 'c',
+      toolName: 'web_search',
+      input: {},
+      providerExecuted: 'yes',
+    }
+    const error = await thread
+      .append([{ role: 'user', content: 'search' }, { role: 'assistant', content: [call] } as never])
+      .catch((caught: unknown) => caught)
+    expect(StrataError.isInstance(error, 'STRATA_INVALID_MESSAGE')).toBe(true)
+    expect((error as Error).message).toMatch(/providerExecuted must be a boolean/)
+    expect(await snapshot(store, 'victim')).toEqual(before)
+  })
+
   it('invalid options to createMemory are typed errors', () => {
     expect(() => createMemory({ levels: ['only'] })).toThrow(code('STRATA_INVALID_LEVEL'))
     expect(() => createMemory({ summarizer: {} as never })).toThrow(code('STRATA_INVALID_OPTIONS'))

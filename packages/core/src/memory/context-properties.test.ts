@@ -12,6 +12,7 @@ type Operation =
   | { kind: 'call'; tools: number }
   | { kind: 'result'; pick: number; isError: boolean }
   | { kind: 'action' }
+  | { kind: 'provider'; answered: boolean }
   | { kind: 'enter' }
   | { kind: 'exit'; outcome: 'complete' | 'cancelled' | 'aborted' }
 
@@ -23,6 +24,8 @@ const operations = {
   call: fc.record({ kind: fc.constant('call' as const), tools: fc.integer({ min: 1, max: 3 }) }),
   result: fc.record({ kind: fc.constant('result' as const), pick: fc.nat(), isError: fc.boolean() }),
   action: fc.record({ kind: fc.constant('action' as const) }),
+  /** A call the provider runs (web search): its result, when it came, is in the same assistant message. */
+  provider: fc.record({ kind: fc.constant('provider' as const), answered: fc.boolean() }),
   enter: fc.record({ kind: fc.constant('enter' as const) }),
   exit: fc.record({
     kind: fc.constantFrom('exit' as const),
@@ -36,6 +39,7 @@ const longScopeOperation: fc.Arbitrary<Operation> = fc.oneof(
   { arbitrary: operations.call, weight: 1 },
   { arbitrary: operations.result, weight: 2 },
   { arbitrary: operations.action, weight: 3 },
+  { arbitrary: operations.provider, weight: 1 },
   { arbitrary: operations.enter, weight: 2 },
   { arbitrary: operations.exit, weight: 1 },
 )
@@ -103,6 +107,20 @@ async function replay(operations: readonly Operation[], seed = 'p', compaction?:
         })
         break
       }
+      case 'provider': {
+        const toolCallId = `call-${calls++}`
+        await thread.append({
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Searching.' },
+            { type: 'tool-call', toolCallId, toolName: 'web_search', input: {}, providerExecuted: true },
+            ...(op.answered
+              ? [{ type: 'tool-result' as const, toolCallId, toolName: 'web_search', output: ['hit'] }]
+              : []),
+          ],
+        })
+        break
+      }
       case 'enter': {
         const child = memory.ladder.child(thread.level)
         if (child !== undefined) {
@@ -122,27 +140,42 @@ async function replay(operations: readonly Operation[], seed = 'p', compaction?:
   return { memory, thread, opened }
 }
 
-/** Invariant 1: every tool message answers exactly the calls of the assistant message before it. */
+/**
+ * Invariant 1: every tool message answers exactly the calls the application runs of the assistant
+ * message before it, in order; a call the provider runs is either answered right after it in its own
+ * assistant message or still waiting; no other result is anywhere.
+ */
 function assertToolPairs(messages: readonly ContextMessage[]) {
+  const appCalls = (message: ContextMessage | undefined) =>
+    (message?.content ?? []).flatMap((part) =>
+      part.type === 'tool-call' && part.providerExecuted !== true ? [part.toolCallId] : [],
+    )
   messages.forEach((message, index) => {
-    const callIds = message.content.flatMap((part) => (part.type === 'tool-call' ? [part.toolCallId] : []))
     const resultIds = message.content.flatMap((part) =>
       part.type === 'tool-result' ? [part.toolCallId] : [],
     )
     if (message.role === 'tool') {
       const previous = messages[index - 1]
       expect(previous?.role).toBe('assistant')
-      const answered = previous!.content.flatMap((part) =>
-        part.type === 'tool-call' ? [part.toolCallId] : [],
-      )
-      expect(resultIds).toEqual(answered)
-    } else {
-      expect(resultIds).toEqual([])
+      expect(resultIds).toEqual(appCalls(previous))
+      return
     }
-    if (callIds.length > 0) {
-      const next = messages[index + 1]
+    if (message.role !== 'assistant') {
+      expect(resultIds).toEqual([])
+      return
+    }
+    message.content.forEach((part, at) => {
+      if (part.type !== 'tool-result') return
+      const call = message.content[at - 1]
+      expect(call).toMatchObject({ type: 'tool-call', toolCallId: part.toolCallId, providerExecuted: true })
+    })
+    const calls = appCalls(message)
+    const next = messages[index + 1]
+    if (calls.length > 0) {
       expect(next?.role).toBe('tool')
-      expect(next!.content.map((part) => (part as { toolCallId: string }).toolCallId)).toEqual(callIds)
+      expect(next!.content.map((part) => (part as { toolCallId: string }).toolCallId)).toEqual(calls)
+    } else {
+      expect(next?.role).not.toBe('tool')
     }
   })
 }
