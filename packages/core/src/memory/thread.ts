@@ -33,6 +33,7 @@ import {
   type UnseenMessagesOptions,
   type UnsequencedItem,
 } from '../items'
+import { copyJson } from '../items/json'
 import { IncomingConversation } from '../items/message-matching'
 import { alignTail, checkMatchingOptions, DEFAULT_WINDOW } from '../items/unseen-messages'
 import type { LevelLadder } from '../levels'
@@ -561,7 +562,7 @@ export class Thread<L extends string = string> {
       }
       this.#lastContextTokens = contextTokens
       this.#deps.events.emit('context', { threadId: this.id, level: target, stats })
-      return { messages: structuredClone(messages), stats }
+      return { messages: copyJson(messages), stats }
     })
   }
 
@@ -733,7 +734,7 @@ export class Thread<L extends string = string> {
   async items(): Promise<Item<L>[]> {
     return this.#exclusive(async () => {
       await this.#refresh()
-      return structuredClone(this.#log.items)
+      return copyJson(this.#log.items)
     })
   }
 
