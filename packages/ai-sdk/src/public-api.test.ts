@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import * as api from './index'
+
+const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  exports: Record<string, unknown>
+  peerDependencies: Record<string, string>
+}
+
+describe('the public surface of @strata-memory/ai-sdk', () => {
+  it('exports exactly these runtime names: nothing by accident', () => {
+    expect(Object.keys(api).sort()).toEqual([
+      'aiSdkSummarizer',
+      'contextStatsMetadata',
+      'fromProviderMessage',
+      'fromProviderPrompt',
+      'fromResponseContent',
+      'memoryToolSchemas',
+      'memoryTransitionChunk',
+      'readCallOptions',
+      'strataMiddleware',
+      'strataTools',
+      'toProviderPrompt',
+      'writeMemoryParts',
+    ])
+  })
+
+  it('has an explicit exports map, types first, and the framework as peers', () => {
+    expect(Object.keys(packageJson.exports)).toEqual(['.', './package.json'])
+    expect(Object.keys(packageJson.exports['.'] as object)[0]).toBe('types')
+    expect(Object.keys(packageJson.peerDependencies).sort()).toEqual(['@ai-sdk/provider', 'ai', 'zod'])
+  })
+
+  it('the README names every factory and the options of the middleware and the summarizer', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+    for (const name of ['strataMiddleware', 'strataTools', 'aiSdkSummarizer', 'writeMemoryParts']) {
+      expect(readme, name).toContain(name)
+    }
+    expect(readme).toContain('strataMiddleware({ memory, threadId?, level?, system?, history? })')
+    expect(readme).toContain('aiSdkSummarizer({ model, name?, timeoutMs?, maxFacts?, maxOutputTokens? })')
+    for (const key of ['threadId', 'level', 'internal'])
+      expect(readme).toContain(`providerOptions.strata.${key}`)
+  })
+})
