@@ -19,6 +19,7 @@ export type StrataErrorCode =
   | 'STRATA_STORE_FAILED'
   | 'STRATA_MEMORY_NOT_FOUND'
   | 'STRATA_CONTENT_READ_ONLY'
+  | 'STRATA_REWIND_UNSAFE'
 
 export interface StrataErrorOptions {
   /** The stable code; see {@link StrataErrorCode}. */

@@ -7,5 +7,6 @@ export type {
   MemoryEventListener,
   MemoryEventName,
   MemoryEvents,
+  RewindEvent,
   TransitionEvent,
 } from './memory-events'

@@ -1,5 +1,5 @@
 import type { ContextStats } from '../context'
-import type { SummaryItem, TransitionItem } from '../items'
+import type { Item, SummaryItem, TransitionItem } from '../items'
 
 /** Emitted when a scope closes: the transition and the scope summary written at the parent level. */
 export interface TransitionEvent {
@@ -51,12 +51,25 @@ export interface CompactionEndEvent extends CompactionStartEvent {
   retryAt?: number
 }
 
+/**
+ * Emitted when `thread.rewind()` moved the items after a point to the archive (a regenerated answer,
+ * an edited message): a UI can mark the replaced messages; they stay readable in the archive.
+ */
+export interface RewindEvent {
+  threadId: string
+  /** Every item with a seq above this one left the active log, except the kept summaries and facts. */
+  afterSeq: number
+  /** The items moved to the archive, oldest first. */
+  archived: Item[]
+}
+
 /** Event names and their payloads. */
 export interface MemoryEvents {
   transition: TransitionEvent
   context: ContextEvent
   'compaction-start': CompactionStartEvent
   'compaction-end': CompactionEndEvent
+  rewind: RewindEvent
 }
 
 export type MemoryEventName = keyof MemoryEvents

@@ -2,10 +2,13 @@ export { createMemory, DEFAULT_MODES, type Memory, type MemoryOptions } from './
 export {
   type AppendUnseenOptions,
   type ContextOptions,
+  type Divergence,
   type EnterOptions,
   type ExitOptions,
   type ExitResult,
   type LastCompaction,
+  type RewindOptions,
+  type RewindResult,
   type ScopeOutcome,
   Thread,
   type ThreadContext,

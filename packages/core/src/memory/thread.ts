@@ -37,6 +37,7 @@ import { copyJson } from '../items/json'
 import { IncomingConversation } from '../items/message-matching'
 import { alignTail, checkMatchingOptions, DEFAULT_WINDOW } from '../items/unseen-messages'
 import type { LevelLadder } from '../levels'
+import { type DivergencePoint, divergencePoint, planRewind } from '../rewind'
 import type { StrataStore } from '../stores'
 import type { SummarizedFact, SummarizeOptions, SummarizeResult, Summarizer } from '../summarizers'
 import { patternSummarizer, withTimeout } from '../summarizers'
@@ -124,6 +125,33 @@ export interface AppendUnseenOptions<T> extends Omit<UnseenMessagesOptions<T>, '
    * @default the message itself (already core's form)
    */
   toMessage?: (message: T) => MessageInput
+}
+
+/** Options of {@link Thread.rewind}. */
+export interface RewindOptions {
+  /** Every item with a higher seq leaves the active log (0: all of it), but for the kept summaries and facts. */
+  afterSeq: number
+  /**
+   * The thread's last seq when the caller decided to rewind (`divergence().lastSeq`): when another
+   * writer appended since, the rewind is `STRATA_SEQ_CONFLICT` and archives nothing.
+   * @default the last seq the thread reads just before it archives
+   */
+  expectedLastSeq?: number
+}
+
+/** What {@link Thread.rewind} did. */
+export interface RewindResult<L extends string = string> {
+  afterSeq: number
+  /** The items moved to the archive, oldest first (frozen); they stay readable there. */
+  archived: Item<L>[]
+  /** Summaries, facts and transitions after the point that stay active: they cover only what precedes it. */
+  kept: Item<L>[]
+}
+
+/** Where an incoming history leaves the thread, from {@link Thread.divergence}. */
+export interface Divergence extends DivergencePoint {
+  /** The thread's last seq when it was found: pass it to `rewind` as `expectedLastSeq`. */
+  lastSeq: number
 }
 
 /** Usage reported by the provider after a model call. */
@@ -216,6 +244,8 @@ export class Thread<L extends string = string> {
   #lastCompaction: LastCompaction | undefined
   /** Spaces out automatic retries after summarizer failures; compaction by hand ignores it. */
   readonly #retry: RetryBackoff
+  /** Counts rewinds, so a waterfall summary planned before one is not committed after it. */
+  #rewinds = 0
 
   /**
    * The content channel: large results stored once beside the history, and what the memory tools
@@ -314,6 +344,113 @@ export class Thread<L extends string = string> {
       const { indexes } = alignTail(this.#log.items, messages, history, window)
       return indexes.map((index) => messages.comparable(index) as NormalizedMessage)
     })
+  }
+
+  /**
+   * Where `incoming`, a framework's re-sent history, leaves the stored conversation: what `useChat`
+   * sends after regenerating an answer (the answer is missing) or editing a message (the messages from
+   * it on differ). Undefined when the list continues the thread, holds only new messages, or shares no
+   * stored message with it (see `unseenMessages` for how messages are matched; `'new'` lists never
+   * diverge). Only the last 256 stored conversation messages are searched. Pass the result to
+   * {@link Thread.rewind}, then store the list with `appendUnseen`.
+   *
+   * @example
+   * const divergence = await thread.divergence(history, { history: 'full' })
+   * if (divergence) await thread.rewind({ afterSeq: divergence.afterSeq, expectedLastSeq: divergence.lastSeq })
+   * await thread.appendUnseen(history, { history: 'full' })
+   */
+  async divergence<T extends { role: string }>(
+    incoming: readonly T[],
+    options: AppendUnseenOptions<T> = {},
+  ): Promise<Divergence | undefined> {
+    if (!Array.isArray(incoming)) invalidOptions('divergence() needs an array of messages.')
+    const { toMessage, history = 'auto', window = DEFAULT_WINDOW } = options
+    checkMatchingOptions({ history, window })
+    const messages = new IncomingConversation(incoming, (message: T, index) =>
+      normalizeMessage(
+        toMessage === undefined ? (message as unknown as MessageInput) : toMessage(message),
+        index,
+      ),
+    )
+    return this.#exclusive(async () => {
+      await this.#refresh()
+      const point = divergencePoint(this.#log.items, messages, history, window)
+      return point === undefined ? undefined : { ...point, lastSeq: this.#log.lastSeq }
+    })
+  }
+
+  /**
+   * Moves every message after `afterSeq` to the archive in one store operation, with the seq check
+   * compaction uses: a regenerated answer or an edited message replaces what followed it. Nothing is
+   * deleted: archived items stay readable (`memory_query`, `memory_retrieve`, the store's archive).
+   * Summaries, facts and transitions after the point that cover only what precedes it stay active.
+   * Turn numbers go on from the highest ever used, as they do after a reopen.
+   *
+   * Refused with `STRATA_REWIND_UNSAFE` (`details.reason`) when the result would be inconsistent: the
+   * point lies inside a compacted range (`compacted`), a scope was opened or closed after it
+   * (`scope-changed`), or a tool result after it answers a call before it (`tool-call-split`);
+   * `STRATA_SEQ_CONFLICT` when another writer appended since `expectedLastSeq` or while archiving;
+   * `STRATA_INVALID_OPTIONS` for a bad argument. A refused rewind changes nothing. Emits `rewind`.
+   *
+   * @example
+   * await thread.rewind({ afterSeq: lastUserMessage.seq }) // regenerate the answer
+   */
+  async rewind(options: RewindOptions): Promise<RewindResult<L>> {
+    const seqOption = (name: string, value: unknown) => {
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+        invalidOptions(
+          `rewind(): ${name} must be a whole number of at least 0 (got ${JSON.stringify(value)}).`,
+          {
+            [name]: value,
+          },
+        )
+      }
+    }
+    if (typeof options !== 'object' || options === null)
+      invalidOptions('rewind() needs { afterSeq }, e.g. rewind({ afterSeq: 12 }).')
+    seqOption('afterSeq', options.afterSeq)
+    if (options.expectedLastSeq !== undefined) seqOption('expectedLastSeq', options.expectedLastSeq)
+    const { afterSeq, expectedLastSeq } = options
+    // A waterfall summary of items the rewind archives must not land after it.
+    if (this.#waterfallRun !== undefined) await this.#waterfallRun
+    const result = await this.#exclusive(async () => {
+      await this.#refresh()
+      const lastSeq = this.#log.lastSeq
+      if (expectedLastSeq !== undefined && expectedLastSeq !== lastSeq) {
+        throw new StrataError({
+          code: 'STRATA_SEQ_CONFLICT',
+          message: `Thread '${this.id}' changed since seq ${expectedLastSeq} (its last seq is now ${lastSeq}: another writer appended), so it was not rewound and nothing was archived. Read it again and decide anew.`,
+          details: { threadId: this.id, expectedSeq: expectedLastSeq, actualSeq: lastSeq },
+        })
+      }
+      if (afterSeq > lastSeq) {
+        invalidOptions(
+          `rewind(): afterSeq ${afterSeq} is past the end of thread '${this.id}' (its last seq is ${lastSeq}).`,
+          { afterSeq, lastSeq },
+        )
+      }
+      const plan = planRewind(this.#log.itemsAfter(afterSeq), afterSeq, this.id)
+      if (plan.archive.length === 0) return { afterSeq, archived: [], kept: plan.keep }
+      const seqs = plan.archive.map((item) => item.seq)
+      try {
+        await this.#deps.store.archive(this.id, { seqs, expectedSeq: lastSeq })
+      } catch (error) {
+        if (!StrataError.isInstance(error, 'STRATA_SEQ_CONFLICT')) throw error
+        throw new StrataError({
+          code: 'STRATA_SEQ_CONFLICT',
+          message: `Another writer appended to thread '${this.id}' while it was being rewound after seq ${afterSeq}, so nothing was archived. Read it again and decide anew.`,
+          cause: error,
+          details: { threadId: this.id, afterSeq, expectedSeq: lastSeq },
+        })
+      }
+      this.#log.removeArchived(new Set(seqs))
+      this.#rewinds++
+      return { afterSeq, archived: plan.archive, kept: plan.keep }
+    })
+    if (result.archived.length > 0) {
+      this.#deps.events.emit('rewind', { threadId: this.id, afterSeq, archived: result.archived })
+    }
+    return result
   }
 
   /**
@@ -798,6 +935,7 @@ export class Thread<L extends string = string> {
     if (!manual && !this.#retry.ready(this.#deps.clock())) return
     const plan = planWaterfall(this.#log.items, { ...options, ...this.#log.waterfallCursor })
     if (plan === undefined) return
+    const rewinds = this.#rewinds
     const run = async () => {
       const started = this.#deps.clock()
       const tokensBefore = this.#historyTokens()
@@ -825,10 +963,11 @@ export class Thread<L extends string = string> {
             this.#summaryItem('long-term', long.summary, { fromSeq: from, toSeq: previousShort.range.toSeq }),
           )
         }
-        // Commit only if no other writer summarized these items meanwhile; else the next append re-plans.
+        // Commit only if no other writer summarized these items and no rewind archived any meanwhile;
+        // else the next append re-plans.
         const stored = await this.#exclusive(() =>
           this.#write(() =>
-            this.#log.waterfallCursor.summarizedThroughSeq >= plan.range.fromSeq
+            this.#log.waterfallCursor.summarizedThroughSeq >= plan.range.fromSeq || this.#rewinds !== rewinds
               ? []
               : (written as UnsequencedItem<L>[]),
           ),

@@ -13,3 +13,4 @@ export {
   withSeqs,
 } from './fixtures'
 export { describeStoreConformance, type StoreConformanceOptions } from './store-conformance'
+export { describeThreadRewind, itemTexts } from './thread-rewind-suite'

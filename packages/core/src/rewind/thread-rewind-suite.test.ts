@@ -1,0 +1,4 @@
+import { inMemoryStore } from '../stores'
+import { describeThreadRewind } from '../testing'
+
+describeThreadRewind('inMemoryStore', () => inMemoryStore())
