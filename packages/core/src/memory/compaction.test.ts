@@ -153,6 +153,8 @@ describe('token budget', () => {
     const { summarizer, thread, store, clock, ends } = await tenTurns()
     await thread.reportUsage({ inputTokens: 9_000 })
     await thread.context()
+    // The next call's prompt was under the threshold: another over it compacts again at once.
+    await thread.reportUsage({ inputTokens: 3_000 })
     for (let index = 20; index < 30; index++) await thread.append(chat(index))
     summarizer.fail = true
     await thread.reportUsage({ inputTokens: 9_000 })

@@ -239,8 +239,15 @@ export class Thread<L extends string = string> {
   #waterfallRun: Promise<void> | undefined
   /** Set by `reportUsage` when the last prompt was over the budget's threshold. */
   #budgetRequested: 'early' | 'hard' | undefined
-  /** A budget request that found nothing to compact is reported once, not on every turn. */
-  #budgetSkipReported = false
+  /** The input tokens of the last usage report that asked for a budget compaction. */
+  #reportedInputTokens = 0
+  /**
+   * Set when compaction cannot bring the prompt under the threshold (nothing old enough to compact, or
+   * the system prompt, memory slots and raw tail alone are over it): the history's tokens then. Budget
+   * requests wait until the history has grown by the budget's headroom, so a compaction does not run on
+   * every turn; the warning is sent once, until a prompt is under the threshold again.
+   */
+  #budgetHold: number | undefined
   #lastCompaction: LastCompaction | undefined
   /** Spaces out automatic retries after summarizer failures; compaction by hand ignores it. */
   readonly #retry: RetryBackoff
@@ -729,7 +736,12 @@ export class Thread<L extends string = string> {
           compactionRatio: budget.compactionRatio,
         })
         // Compaction runs before the next context is built, never inside the caller's response.
-        if (urgency !== 'none') this.#budgetRequested = urgency
+        if (urgency === 'none') {
+          this.#budgetHold = undefined
+        } else if (this.#budgetHoldReleased(budget)) {
+          this.#budgetRequested = urgency
+          this.#reportedInputTokens = usage.inputTokens
+        }
       }
       await this.#updateState({ lastUsage })
     })
@@ -1000,15 +1012,16 @@ export class Thread<L extends string = string> {
     if (plan === undefined) {
       this.#budgetRequested = undefined
       // A prompt that is large without old turns (a huge system prompt) must not re-trigger every turn.
-      if (!this.#budgetSkipReported) {
-        this.#budgetSkipReported = true
+      const first = this.#budgetHold === undefined
+      this.#budgetHold = tokensBefore
+      if (first) {
         this.#emitEnd(trigger, tokensBefore, started, {
           skipped: 'nothing-to-compact',
           warning:
             'The prompt is over the compaction threshold but holds no whole turn older than the raw tail: ' +
             'the system prompt, the memory slots or the current turns alone fill the budget. Shorten the ' +
-            'system prompt, lower budget.rawTailTurns or raise budget.maxContextTokens. Reported once ' +
-            'until a compaction succeeds.',
+            'system prompt, lower budget.rawTailTurns or raise budget.maxContextTokens. Budget compaction ' +
+            'waits until the history has grown; reported once until a prompt is under the threshold.',
         })
       }
       return
@@ -1069,12 +1082,50 @@ export class Thread<L extends string = string> {
     }
     this.#log.removeArchived(seqs)
     this.#budgetRequested = undefined
-    this.#budgetSkipReported = false
+    const tokensAfter = this.#historyTokens()
+    const warning = this.#holdIfStillOver(trigger, tokensBefore, tokensAfter)
     this.#emitEnd(trigger, tokensBefore, started, {
-      tokensAfter: this.#historyTokens(),
+      tokensAfter,
       itemsArchived: archived,
       itemsWritten: written.length,
+      ...(warning === undefined ? {} : { warning }),
     })
+  }
+
+  /**
+   * After a budget compaction: whether the last reported prompt, less what the compaction saved, is still
+   * over the threshold. Then compacting again on the next turn would not help (the rest of the prompt
+   * alone is over it): budget requests wait for the history to grow, and the first time says why.
+   */
+  #holdIfStillOver(trigger: CompactionTrigger, tokensBefore: number, tokensAfter: number) {
+    const budget = this.#deps.compaction.budget
+    if (budget === false || trigger !== 'budget') return undefined
+    const threshold = budget.compactionRatio * budget.inputBudget
+    const estimated = this.#reportedInputTokens - (tokensBefore - tokensAfter)
+    if (estimated <= threshold) {
+      this.#budgetHold = undefined
+      return undefined
+    }
+    const first = this.#budgetHold === undefined
+    this.#budgetHold = tokensAfter
+    if (!first) return undefined
+    return (
+      `The prompt is still about ${Math.round(estimated)} tokens after compacting, over the threshold of ` +
+      `${Math.round(threshold)}: the system prompt, the memory slots and the raw tail alone fill the ` +
+      'budget. Budget compaction waits until the history has grown; shorten the system prompt, lower ' +
+      'budget.rawTailTurns or raise budget.maxContextTokens. Reported once until a prompt is under the ' +
+      'threshold.'
+    )
+  }
+
+  /**
+   * Whether a budget request may go ahead: always, unless compaction was found unable to reach the
+   * threshold; then once the history has grown by the budget's headroom above the threshold.
+   */
+  #budgetHoldReleased(budget: { inputBudget: number; compactionRatio: number }): boolean {
+    if (this.#budgetHold === undefined) return true
+    const growth = Math.max(1, (1 - budget.compactionRatio) * budget.inputBudget)
+    return this.#historyTokens() - this.#budgetHold >= growth
   }
 
   #summaryItem(
