@@ -19,12 +19,17 @@ describe('mergeFacts', () => {
     expect(merged).toEqual([{ text: 'Uses pnpm.', confidence: 0.9, tags: ['tooling', 'build'] }])
   })
 
-  it('keeps the order of first occurrence and dedupes within one list', () => {
+  it('orders facts by their last occurrence (a fact seen again is recent) and dedupes within one list', () => {
     const merged = mergeFacts(
-      [{ text: 'A' }, { text: 'B', confidence: 0.2 }],
+      [{ text: 'A' }, { text: 'B', confidence: 0.2 }, { text: 'D' }],
       [{ text: 'C' }, { text: 'b!', confidence: 0.4 }, { text: 'c.', confidence: 0.1 }, { text: 'B' }],
     )
-    expect(merged).toEqual([{ text: 'A' }, { text: 'B', confidence: 0.4 }, { text: 'C', confidence: 0.1 }])
+    expect(merged).toEqual([
+      { text: 'A' },
+      { text: 'D' },
+      { text: 'C', confidence: 0.1 },
+      { text: 'B', confidence: 0.4 },
+    ])
   })
 
   it('keeps the earlier fact’s own fields (an id) and drops empty facts', () => {

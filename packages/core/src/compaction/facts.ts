@@ -19,13 +19,14 @@ export function normalizeFactText(text: string): string {
 
 /**
  * Merges newly extracted facts into the known ones, deduplicated by {@link normalizeFactText}. The same
- * fact twice is one fact: it keeps the place and fields of its first occurrence, takes the confidence of
- * its latest occurrence that has one, and the union of all tags in order of first appearance. Facts
- * whose text normalises to nothing are dropped. The order is stable: first occurrence, `existing` first.
+ * fact twice is one fact: it keeps the fields of its first occurrence, takes the confidence of its
+ * latest occurrence that has one and the union of all tags in order of first appearance, and stands
+ * where it was last seen, so a fact confirmed again counts as recent (the context shows the newest
+ * facts). Facts whose text normalises to nothing are dropped. Order: by last occurrence, `existing` first.
  *
  * @example
- * mergeFacts([{ text: 'Uses pnpm.', confidence: 0.6 }], [{ text: 'uses PNPM', confidence: 0.9 }])
- * // [{ text: 'Uses pnpm.', confidence: 0.9 }]
+ * mergeFacts([{ text: 'Uses pnpm.', confidence: 0.6 }, { text: 'Likes tea' }], [{ text: 'uses PNPM', confidence: 0.9 }])
+ * // [{ text: 'Likes tea' }, { text: 'Uses pnpm.', confidence: 0.9 }]
  */
 export function mergeFacts<F extends FactLike>(existing: readonly F[], incoming: readonly F[]): F[] {
   const merged = new Map<string, F>()
@@ -42,6 +43,8 @@ export function mergeFacts<F extends FactLike>(existing: readonly F[], incoming:
     if (earlier.tags !== undefined || fact.tags !== undefined) {
       combined.tags = [...new Set([...(earlier.tags ?? []), ...(fact.tags ?? [])])]
     }
+    // Seen again: it moves to the end, where the newest facts are.
+    merged.delete(key)
     merged.set(key, combined)
   }
   return [...merged.values()]

@@ -1,3 +1,4 @@
+import { normalizeFactText } from '../compaction/facts'
 import { StrataError } from '../errors'
 import type { Item, JsonValue, MessageItem, MessagePart, UnsequencedItem } from '../items'
 import { type ContentRecord, checkContentRecord, type StrataStore } from '../stores'
@@ -241,8 +242,17 @@ export class ThreadContent {
       if (entry !== undefined && matches(entry)) found.push(entry)
     }
     found.sort(compareEntriesNewestFirst)
+    // A fact extracted again (a later confidence) is one fact, as in the context: its newest item.
+    const facts = new Set<string>()
+    const hits = found.filter((entry) => {
+      if (entry.type !== 'fact') return true
+      const key = normalizeFactText(entry.text)
+      if (facts.has(key)) return false
+      facts.add(key)
+      return true
+    })
     return {
-      results: found.slice(0, query.limit).map(({ text, json: _json, order: _order, ...hit }) => ({
+      results: hits.slice(0, query.limit).map(({ text, json: _json, order: _order, ...hit }) => ({
         ...hit,
         size: utf8Length(text),
         snippet: snippetOf(text, query.words),

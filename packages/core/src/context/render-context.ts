@@ -12,7 +12,8 @@ import type { ContextMessage } from './context-message'
 
 /** Caps of the memory slots. */
 const MAX_EPISODIC = 3
-const MAX_FACTS = 20
+/** The facts the semantic slot shows, the newest: the ones recalled into a context. */
+export const MAX_FACTS = 20
 
 /** The input of {@link renderContext}. */
 export interface RenderContextInput {

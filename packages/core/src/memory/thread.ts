@@ -13,6 +13,7 @@ import {
 } from '../compaction'
 import { type ContentBinding, type ResolvedContentOptions, ThreadContent } from '../content'
 import { type ContextMessage, type ContextStats, renderContext } from '../context'
+import { MAX_FACTS } from '../context/render-context'
 import { OVERSIZED_SHARE, truncateOversized } from '../context/truncate-oversized'
 import { StrataError } from '../errors'
 import type { CompactionEndEvent, CompactionTrigger, MemoryEventEmitter } from '../events'
@@ -1030,6 +1031,7 @@ export class Thread<L extends string = string> {
     const seqs = new Set(plan.seqs)
     const items = this.#log.items.filter((item) => seqs.has(item.seq))
     const known = this.#log.memoryItems.filter((item): item is FactItem<L> => item.type === 'fact')
+    const recalled = recalledFacts(known)
     let result: SummarizeResult
     try {
       const previous = this.#log.latestSummary('episodic')
@@ -1037,13 +1039,13 @@ export class Thread<L extends string = string> {
         tier: 'episodic',
         ...(previous === undefined ? {} : { previousSummary: previous.text }),
         // The facts recalled into every context: the summarizer is told not to extract them again.
-        ...(known.length === 0 ? {} : { knownFacts: mergeFacts(known, []).map((fact) => fact.text) }),
+        ...(recalled.length === 0 ? {} : { knownFacts: recalled }),
       })
     } catch (error) {
       this.#emitEnd(trigger, tokensBefore, started, { error })
       return
     }
-    const fresh = newFacts(known, result.facts)
+    const fresh = newFacts(known, recalled, result.facts)
     const written: UnsequencedItem<L>[] = [
       this.#summaryItem(
         'episodic',
@@ -1428,18 +1430,39 @@ interface ClosingEvent {
   summarizerError?: unknown
 }
 
+/** The texts of the facts a context shows (the newest {@link MAX_FACTS}, each once). */
+function recalledFacts(known: readonly FactItem[]): string[] {
+  return mergeFacts(known, [])
+    .slice(-MAX_FACTS)
+    .map((fact) => fact.text)
+}
+
 /**
- * The facts worth writing: a fact the thread already knows (same text once normalised) is written
- * again only when its confidence changed, so facts recalled into a context are not extracted anew.
+ * The facts worth writing. A fact the thread already knows (same text once normalised) is written again
+ * when its confidence changed, or when it had dropped out of the facts a context shows: found again, it
+ * is recent again. A fact recalled into the context with the same confidence is not written anew.
  */
-function newFacts(known: readonly FactItem[], incoming: readonly SummarizedFact[]): SummarizedFact[] {
-  const merged = mergeFacts<SummarizedFact>(
-    known.map((fact) => ({ text: fact.text, tags: fact.tags, confidence: fact.confidence })),
-    incoming,
-  )
-  const before = new Map(known.map((fact) => [normalizeFactText(fact.text), fact.confidence]))
-  return merged.filter((fact) => {
-    const key = normalizeFactText(fact.text)
-    return !before.has(key) || before.get(key) !== fact.confidence
-  })
+function newFacts(
+  known: readonly FactItem[],
+  recalled: readonly string[],
+  incoming: readonly SummarizedFact[],
+): SummarizedFact[] {
+  const before = new Map<string, FactItem>()
+  for (const fact of mergeFacts(known, [])) before.set(normalizeFactText(fact.text), fact)
+  const shown = new Set(recalled.map(normalizeFactText))
+  const fresh: SummarizedFact[] = []
+  for (const fact of mergeFacts<SummarizedFact>([], incoming)) {
+    const earlier = before.get(normalizeFactText(fact.text))
+    if (earlier === undefined) {
+      fresh.push(fact)
+      continue
+    }
+    const confidence = fact.confidence ?? earlier.confidence
+    const shownAlready = shown.has(normalizeFactText(fact.text))
+    if (shownAlready && confidence === earlier.confidence) continue
+    // Written as the thread first wrote it, with the tags of both and the latest confidence.
+    const [merged] = mergeFacts<SummarizedFact>([{ text: earlier.text, tags: earlier.tags }], [fact])
+    fresh.push({ ...merged!, ...(confidence === undefined ? {} : { confidence }) })
+  }
+  return fresh
 }
