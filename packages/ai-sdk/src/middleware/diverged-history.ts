@@ -4,8 +4,10 @@ import {
   type Item,
   type Memory,
   messageFingerprint,
+  type RewindRefusal,
   readConversationTail,
   StrataError,
+  type Thread,
   unseenMessages,
 } from '@strata-memory/core'
 import { fromProviderMessage } from '../messages/provider-prompt'
@@ -18,42 +20,100 @@ const NEAR_END = 64
 const isConversation = (item: Item): boolean =>
   item.type === 'message' && item.role !== 'system' && item.scope === undefined
 
+/** What the middleware does with a history that does not continue its thread. */
+export type DivergenceHandling = 'rewind' | 'reject'
+
 /**
- * Refuses, before anything is stored, a history that shares messages with the thread but does not
- * continue it: its last stored message is not near the end of the prompt, yet earlier ones are there.
- * That is what `useChat` sends after regenerating an answer or editing a message; matching it against
- * the stored tail finds no alignment, and the whole history would be stored a second time.
+ * Whether the prompt shares messages with the thread but does not continue it: its last stored message
+ * is not near the end of the prompt, yet earlier ones are there. That is what `useChat` sends after
+ * regenerating an answer or editing a message; matching it against the stored tail finds no alignment,
+ * and the whole history would be stored a second time. Returns the last stored message's seq, or
+ * undefined when the prompt continues the thread (or cannot be told apart from new messages).
  *
  * With `history: 'full'` every call holds the whole history, so a missing last message is enough.
  * With `'auto'` a call may hold only new messages: the prompt must also repeat two consecutive stored
  * messages just before its last one. `'new'` calls are never checked.
  */
-export async function assertContinuesThread(
+async function lastStoredSeqIfDiverged(
   memory: Memory,
   threadId: string,
   conversation: readonly ConversationMessage[],
   history: HistoryMode,
-): Promise<void> {
-  if (history === 'new' || conversation.length === 0) return
-  if (history === 'auto' && conversation.length < 3) return
+): Promise<number | undefined> {
+  if (history === 'new' || conversation.length === 0) return undefined
+  if (history === 'auto' && conversation.length < 3) return undefined
   const tail = await readConversationTail(memory.store, threadId, { window: 1 })
   let last: Item | undefined
   for (const item of tail) if (isConversation(item)) last = item
-  if (last === undefined) return
+  if (last === undefined) return undefined
   const nearEnd = conversation.slice(-NEAR_END)
   // Core's matching, so a part the content channel replaced by a citation still matches its original.
   const { matched } = unseenMessages([last], nearEnd, { history: 'auto', toComparable: fromProviderMessage })
-  if (matched > 0) return
-  if (history === 'auto' && !(await repeatsStoredPair(memory, threadId, conversation))) return
-  throw new StrataError({
-    code: 'STRATA_INVALID_MESSAGE',
-    message:
-      `The messages sent do not continue thread '${threadId}': its last stored message is not among them, ` +
-      'though earlier ones are (a regenerated answer or an edited message?). Strata keeps an append-only ' +
-      'log and cannot take stored messages back, so nothing was stored: send the history the thread ' +
-      'holds, or go on in a new thread.',
-    details: { threadId, lastStoredSeq: last.seq },
-  })
+  if (matched > 0) return undefined
+  if (history === 'auto' && !(await repeatsStoredPair(memory, threadId, conversation))) return undefined
+  return last.seq
+}
+
+/** Why a rewind was refused, in the words of someone who regenerated or edited a message. */
+const UNSAFE: Record<RewindRefusal, string> = {
+  compacted: 'the messages from there on are already compacted into a summary.',
+  'scope-changed': 'a scope was opened or closed after that point.',
+  'tool-call-split': 'it would split a tool call from its result.',
+}
+
+const NOT_CONTINUING =
+  'its last stored message is not among them, though earlier ones are (a regenerated answer or an edited message?).'
+
+/**
+ * Before anything is stored: a prompt that does not continue the thread (`useChat`'s regenerate or
+ * edit) makes the thread rewind to where the prompt leaves it (`'rewind'`: the messages after that
+ * point move to the archive, and the prompt's new messages are then stored as usual), or is refused
+ * with `STRATA_INVALID_MESSAGE` (`'reject'`). A rewind that is not safe (the point lies in a compacted
+ * range, a scope was opened or closed after it, it would split a tool call from its result) or that
+ * finds no point is refused the same way, with the reason; a writer that appended meanwhile makes it
+ * `STRATA_SEQ_CONFLICT`. Refused, nothing is stored or archived.
+ */
+export async function followDivergence(
+  memory: Memory,
+  thread: Thread,
+  conversation: readonly ConversationMessage[],
+  history: HistoryMode,
+  handling: DivergenceHandling,
+): Promise<void> {
+  const lastStoredSeq = await lastStoredSeqIfDiverged(memory, thread.id, conversation, history)
+  if (lastStoredSeq === undefined) return
+  const refuse = (why: string, details: Record<string, unknown> = {}, cause?: unknown): never => {
+    throw new StrataError({
+      code: 'STRATA_INVALID_MESSAGE',
+      message: `The messages sent do not continue thread '${thread.id}': ${why} Nothing was stored: send the history the thread holds, or go on in a new thread.`,
+      details: { threadId: thread.id, lastStoredSeq, ...details },
+      ...(cause === undefined ? {} : { cause }),
+    })
+  }
+  if (handling === 'reject') {
+    refuse(
+      `${NOT_CONTINUING} The middleware was created with onDivergence: 'reject', so the thread is not rewound to where they leave it.`,
+    )
+  }
+  const divergence = await thread.divergence(conversation, { history, toMessage: fromProviderMessage })
+  if (divergence === undefined) {
+    refuse(
+      `${NOT_CONTINUING} No stored message they still hold in order was found to rewind the thread to (the first message edited, or one more than 256 messages back?).`,
+      { reason: 'no-divergence-point' },
+    )
+    return
+  }
+  try {
+    await thread.rewind({ afterSeq: divergence.afterSeq, expectedLastSeq: divergence.lastSeq })
+  } catch (error) {
+    if (!StrataError.isInstance(error, 'STRATA_REWIND_UNSAFE')) throw error
+    const reason = error.details.reason as RewindRefusal
+    refuse(
+      `they leave it after seq ${divergence.lastKeptSeq} (a regenerated answer or an edited message), and it cannot be rewound there: ${UNSAFE[reason] ?? error.message}`,
+      { reason, afterSeq: divergence.afterSeq },
+      error,
+    )
+  }
 }
 
 /** Whether the two messages before the prompt's last one are stored, one after the other. */

@@ -15,7 +15,7 @@ import {
   toProviderPrompt,
 } from '../messages/provider-prompt'
 import { readCallOptions, type StrataCallOptions } from './call-options'
-import { assertContinuesThread } from './diverged-history'
+import { type DivergenceHandling, followDivergence } from './diverged-history'
 
 /** Options of {@link strataMiddleware}. */
 export interface StrataMiddlewareOptions<L extends string = string> {
@@ -44,7 +44,20 @@ export interface StrataMiddlewareOptions<L extends string = string> {
    * @default 'auto'
    */
   history?: HistoryMode
+  /**
+   * What a call does whose history shares messages with the thread but does not continue it, as
+   * `useChat` sends after `regenerate()` or an edited message. `'rewind'`: the messages the thread
+   * stored after the last one the history still holds move to the archive (`thread.rewind`; nothing
+   * is deleted), then the history's new messages are stored as usual, so the model sees the context
+   * without the discarded answer. A rewind that is not safe is refused with `STRATA_INVALID_MESSAGE`
+   * and its reason. `'reject'`: every such call is refused with `STRATA_INVALID_MESSAGE`. Refused,
+   * nothing is stored. Calls in `history: 'new'` mode never diverge.
+   * @default 'rewind'
+   */
+  onDivergence?: DivergenceHandling
 }
+
+const DIVERGENCE_HANDLINGS: readonly DivergenceHandling[] = ['rewind', 'reject']
 
 const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
 
@@ -250,13 +263,25 @@ const MAX_FAILED_THREADS = 10_000
 export function strataMiddleware<L extends string = string>(
   options: StrataMiddlewareOptions<L>,
 ): LanguageModelV4Middleware {
-  const { memory, threadId, level, system, history = 'auto' } = options ?? ({} as StrataMiddlewareOptions<L>)
+  const {
+    memory,
+    threadId,
+    level,
+    system,
+    history = 'auto',
+    onDivergence = 'rewind',
+  } = options ?? ({} as StrataMiddlewareOptions<L>)
   if (typeof memory?.thread !== 'function') {
     invalid('strataMiddleware() needs { memory }: pass the memory from createMemory().')
   }
   if (threadId !== undefined) assertThreadId(threadId)
   if (!HISTORY_MODES.includes(history)) {
     invalid(`strataMiddleware(): history must be 'auto', 'full' or 'new' (got ${JSON.stringify(history)}).`)
+  }
+  if (!DIVERGENCE_HANDLINGS.includes(onDivergence)) {
+    invalid(
+      `strataMiddleware(): onDivergence must be 'rewind' or 'reject' (got ${JSON.stringify(onDivergence)}).`,
+    )
   }
   if (level !== undefined) memory.ladder.assert(level)
   if (system !== undefined && typeof system !== 'string')
@@ -295,7 +320,8 @@ export function strataMiddleware<L extends string = string>(
       const thread = await threadOf(call)
       const requested = call.history ?? history
       const mode = requested === 'new' && failedThreads.has(thread.id) ? 'auto' : requested
-      await assertContinuesThread(memory, thread.id, conversation, mode)
+      // A regenerated or edited history rewinds the thread to where it leaves it, or is refused.
+      await followDivergence(memory, thread, conversation, mode, onDivergence)
       // Matching and appending are one step in the thread, so racing calls store a message once; only
       // the messages near the end of the prompt are mapped, so a re-sent history of thousands of
       // messages costs what its last few dozen cost.
