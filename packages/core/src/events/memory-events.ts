@@ -34,7 +34,11 @@ export interface CompactionStartEvent {
 
 /** Emitted when a compaction ends, whether it committed, failed or found nothing to do. */
 export interface CompactionEndEvent extends CompactionStartEvent {
-  /** Tokens of the active log's history after it (equal to `tokensBefore` when nothing changed). */
+  /**
+   * Tokens after it (equal to `tokensBefore` when nothing changed). Budget and manual compactions count
+   * the active log's messages; the waterfall counts what its contexts draw on: the messages it has not
+   * summarized yet plus its latest short- and long-term summaries.
+   */
   tokensAfter: number
   /** Items moved to the archive. */
   itemsArchived: number

@@ -151,6 +151,7 @@ describe('compaction events', () => {
     const memory = createMemory({
       summarizer,
       clock: () => clock.now,
+      tokenCounter: chars,
       compaction: { waterfall: { window: 4, every: 4 } },
     })
     const events = recorder(memory)
@@ -165,5 +166,13 @@ describe('compaction events', () => {
     expect(end).toMatchObject({ itemsArchived: 0, itemsWritten: 1, durationMs: 7 })
     expect(end.error).toBeUndefined()
     expect(end.tokensBefore).toBeGreaterThan(0)
+    // What the waterfall's contexts draw on: the messages of the summary's range became the summary.
+    const summary = (await thread.items()).find((item) => item.type === 'summary')
+    if (summary?.type !== 'summary') throw new Error('no summary written')
+    const summarized = (await thread.items()).filter(
+      (item) => item.seq >= summary.range.fromSeq && item.seq <= summary.range.toSeq,
+    )
+    expect(summarized.length).toBeGreaterThan(0)
+    expect(end.tokensBefore - end.tokensAfter).toBe(messageTokens(summarized) - (4 + summary.text.length))
   })
 })

@@ -900,6 +900,21 @@ export class Thread<L extends string = string> {
     return total
   }
 
+  /**
+   * What the waterfall's contexts draw on: the messages it has not summarized yet and its latest short-
+   * and long-term summaries. A waterfall compaction moves the first into the second.
+   */
+  #waterfallTokens(): number {
+    let total = 0
+    for (const item of this.#activeWindow()) if (item.type === 'message') total += this.#countTokens(item)
+    for (const tier of ['short-term', 'long-term'] as const) {
+      const summary = this.#log.latestSummary(tier)
+      if (summary !== undefined)
+        total += this.#countTokens({ content: [{ type: 'text', text: summary.text }] })
+    }
+    return total
+  }
+
   #summarize(items: readonly Item<L>[], options: SummarizeOptions) {
     return withTimeout(this.#deps.summarizer, {
       timeoutMs: this.#deps.compaction.summarizerTimeoutMs,
@@ -951,7 +966,7 @@ export class Thread<L extends string = string> {
     const rewinds = this.#rewinds
     const run = async () => {
       const started = this.#deps.clock()
-      const tokensBefore = this.#historyTokens()
+      const tokensBefore = this.#waterfallTokens()
       this.#deps.events.emit('compaction-start', { threadId: this.id, trigger: 'waterfall', tokensBefore })
       try {
         const wanted = new Set(plan.shortTermSeqs)
@@ -986,6 +1001,7 @@ export class Thread<L extends string = string> {
           ),
         )
         this.#emitEnd('waterfall', tokensBefore, started, {
+          tokensAfter: this.#waterfallTokens(),
           itemsWritten: stored.length,
           ...(stored.length === 0 ? { skipped: 'superseded' } : {}),
         })
