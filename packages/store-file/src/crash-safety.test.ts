@@ -13,21 +13,37 @@ const WORKER = fileURLToPath(new URL('./test-workers/crash-worker.mjs', import.m
 const TRIALS = 50
 const THREAD = 'crash-thread'
 
+/** What the child was doing when it was killed: inside `append`, inside `archive`, or between writes. */
+type Phase = 'append' | 'archive' | 'idle'
+
 interface Trial {
   /** seq → id of every append the child saw acknowledged. */
   acknowledged: Map<number, string>
   /** Repairs the child reported (`lock-recovered`, `torn-tail-moved`, …). */
   events: string[]
+  /** The last phase the child announced before the kill (its stdout pipe is written synchronously). */
+  phase: Phase
 }
 
-/** Starts a worker, lets it run for a random moment after it is ready, then SIGKILLs it. */
-function runAndKill(dir: string, mode: 'append' | 'archive', delayMs: number): Promise<Trial> {
+/**
+ * Starts a worker and SIGKILLs it `delayMs` after it prints `trigger`: `ready` (a random point among its
+ * appends), or `phase archive` (a random point inside its first archive, which takes a few ms:
+ * waiting for it makes sure the archive trials really cut archives short, not only the appends
+ * between them).
+ */
+function runAndKill(
+  dir: string,
+  mode: 'append' | 'archive',
+  trigger: 'ready' | 'phase archive',
+  delayMs: number,
+): Promise<Trial> {
   return new Promise((resolve, reject) => {
     const child: ChildProcess = spawn(process.execPath, [WORKER, dir, THREAD, mode], {
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     const acknowledged = new Map<number, string>()
     const events: string[] = []
+    let phase: Phase = 'idle'
     let buffered = ''
     let stderr = ''
     let timer: NodeJS.Timeout | undefined
@@ -36,9 +52,12 @@ function runAndKill(dir: string, mode: 'append' | 'archive', delayMs: number): P
       const lines = buffered.split('\n')
       buffered = lines.pop()!
       for (const line of lines) {
-        if (line === 'ready') timer = setTimeout(() => child.kill('SIGKILL'), delayMs)
+        if (line === trigger && timer === undefined) timer = setTimeout(() => child.kill('SIGKILL'), delayMs)
         if (line.startsWith('event ')) events.push(line.slice(6))
+        if (line.startsWith('phase ')) phase = line.slice(6) as Phase
         if (!line.startsWith('ack ')) continue
+        // Acknowledged: the append is over, whatever the child does next.
+        phase = 'idle'
         for (const pair of line.slice(4).split(' ')) {
           const [seq, id] = pair.split(':')
           acknowledged.set(Number(seq), id!)
@@ -52,7 +71,7 @@ function runAndKill(dir: string, mode: 'append' | 'archive', delayMs: number): P
     // 'close' comes after the child was reaped: its pid is gone, so its lock is recognisably stale.
     child.on('close', (code, signal) => {
       clearTimeout(timer)
-      if (signal === 'SIGKILL') resolve({ acknowledged, events })
+      if (signal === 'SIGKILL') resolve({ acknowledged, events, phase })
       else reject(new Error(`worker ended with ${code ?? signal} before it was killed: ${stderr}`))
     })
   })
@@ -87,13 +106,19 @@ describe('crash safety', () => {
     const acknowledged = new Map<number, string>()
     const events: FileStoreEvent[] = []
     const childEvents: string[] = []
+    const killedDuring: Record<Phase, number> = { append: 0, archive: 0, idle: 0 }
     const threadDirectory = join(dir, 'agents', THREAD)
     try {
       for (let trial = 0; trial < TRIALS; trial += 1) {
-        const mode = trial % 2 === 0 ? 'append' : 'archive'
-        const result = await runAndKill(dir, mode, Math.floor(Math.random() * 40))
+        // Even trials: appends only, killed anywhere in the first 40 ms. Odd trials: appends and
+        // archives, killed up to 6 ms into an archive (one takes about 4 ms on a disk with fsync).
+        const result =
+          trial % 2 === 0
+            ? await runAndKill(dir, 'append', 'ready', Math.floor(Math.random() * 40))
+            : await runAndKill(dir, 'archive', 'phase archive', Math.random() * 6)
         for (const [seq, id] of result.acknowledged) acknowledged.set(seq, id)
         childEvents.push(...result.events)
+        killedDuring[result.phase] += 1
         if (trial % 5 === 4) await tearTail(join(threadDirectory, 'raw_traces.jsonl'), trial)
 
         // A fresh store, as after a restart: opening must succeed and repair what the crash left.
@@ -114,11 +139,16 @@ describe('crash safety', () => {
         expect(lines).toBe(active.length + archived.length)
       }
       expect(acknowledged.size).toBeGreaterThan(TRIALS)
+      // The kills really cut writes short: many inside an append, many inside an archive.
+      expect(killedDuring.append, JSON.stringify(killedDuring)).toBeGreaterThanOrEqual(TRIALS / 5)
+      expect(killedDuring.archive, JSON.stringify(killedDuring)).toBeGreaterThanOrEqual(TRIALS / 5)
       expect(events.filter((event) => event.type === 'torn-tail-moved')).toHaveLength(TRIALS / 5)
       const counts: Record<string, number> = {}
       for (const type of [...events.map((event) => event.type), ...childEvents])
         counts[type] = (counts[type] ?? 0) + 1
-      console.info(`crash safety: ${acknowledged.size} acknowledged items; repairs ${JSON.stringify(counts)}`)
+      console.info(
+        `crash safety: ${acknowledged.size} acknowledged items; killed during ${JSON.stringify(killedDuring)}; repairs ${JSON.stringify(counts)}`,
+      )
     } finally {
       await rm(dir, { recursive: true, force: true })
     }
