@@ -2,7 +2,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net'
 import type { Item } from '@strata-memory/core'
 import { createClient, type RedisClientType } from 'redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { redisStore } from './redis-store'
+import { type RedisStoreClient, redisStore } from './redis-store'
 import { APPEND_PATHS } from './testing/item-sizes'
 import { cleanUpAndClose, connectTestClient } from './testing/redis-admin'
 import { freePort, type TestRedis, testRedis } from './testing/redis-server'
@@ -33,6 +33,42 @@ function expectExactly(stored: Item[], acknowledged: Item[]): void {
   expect(stored).toStrictEqual([...acknowledged].sort((left, right) => left.seq - right.seq))
 }
 
+/** Replies of the server (errors it sent back), as opposed to a connection lost under a command. */
+const SERVER_REPLIES = new Set(['ErrorReply', 'MultiErrorReply', 'SimpleError', 'BlobError'])
+
+/**
+ * The client as the store sees it, counting the commands and transactions that failed because the
+ * connection dropped under them: proof that the kills cut appends off in flight, so that the store's
+ * re-sends (not only the client's queue) are what kept every item exactly once.
+ */
+function countingCutOffs(client: RedisClientType): { store: RedisStoreClient; readonly cutOffs: number } {
+  let cutOffs = 0
+  const count = (error: unknown): never => {
+    if (!SERVER_REPLIES.has((error as Error | null)?.constructor?.name ?? '')) cutOffs++
+    throw error
+  }
+  const store: RedisStoreClient = {
+    sendCommand: (args: string[]) => client.sendCommand(args).catch(count),
+    multi: () => {
+      const multi = client.multi()
+      const exec = multi.exec.bind(multi)
+      multi.exec = ((...args: Parameters<typeof exec>) => exec(...args).catch(count)) as typeof exec
+      return multi
+    },
+    get isOpen() {
+      return client.isOpen
+    },
+    connect: () => client.connect(),
+    close: () => client.close(),
+  } as unknown as RedisStoreClient
+  return {
+    store,
+    get cutOffs() {
+      return cutOffs
+    },
+  }
+}
+
 describe.each(APPEND_PATHS)('a dropped connection, appends on the %s', (path, makeItems) => {
   const prefix = `${RUN}-${path.startsWith('script') ? 'script' : 'transaction'}`
   it('loses and doubles nothing when CLIENT KILL cuts the store off during many appends', async () => {
@@ -44,7 +80,8 @@ describe.each(APPEND_PATHS)('a dropped connection, appends on the %s', (path, ma
       reconnects++
     })
     await client.connect()
-    const store = redisStore({ client, prefix })
+    const counting = countingCutOffs(client)
+    const store = redisStore({ client: counting.store, prefix })
     const writers = ['a', 'b', 'c', 'd']
     const acknowledged = new Map<string, Item[]>(writers.map((writer) => [writer, []]))
     let running = true
@@ -78,6 +115,7 @@ describe.each(APPEND_PATHS)('a dropped connection, appends on the %s', (path, ma
     const kills = await killing
     expect(kills).toBeGreaterThan(0)
     expect(reconnects).toBeGreaterThan(0)
+    expect(counting.cutOffs).toBeGreaterThan(0)
 
     for (const writer of writers) {
       const threadId = `kill-${writer}`
