@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { appendFile, mkdir, mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Item, StrataError, type StrataErrorCode, type StrataStore } from '@strata-memory/core'
@@ -246,6 +246,32 @@ describe('fileStore on disk', () => {
     await reader.append('half-archived', makeItems(1), { expectedSeq: 4 })
     expect(events).toMatchObject([{ type: 'archive-repaired', seqs: [1, 2] }])
     expect((await linesOf(log)).map((line) => JSON.parse(line).seq)).toEqual([3, 4, 5])
+  })
+
+  it('archives by writing new files and renaming them over the old ones, never rewriting in place', async () => {
+    await store.append('renamed', makeItems(3), { expectedSeq: 0 })
+    await store.archive('renamed', { seqs: [1] })
+    const paths = ['raw_traces.jsonl', 'raw_traces_archive.jsonl'].map((name) => threadPath('renamed', name))
+    // Handles opened before the archive keep the files they opened: a rename leaves those untouched.
+    const handles = await Promise.all(paths.map((path) => open(path, 'r')))
+    try {
+      const contentOf = async (handle: (typeof handles)[number]) => {
+        const { bytesRead, buffer } = await handle.read({ position: 0, buffer: Buffer.alloc(1 << 16) })
+        return buffer.subarray(0, bytesRead).toString('utf8')
+      }
+      const before = await Promise.all(handles.map(contentOf))
+      const inodes = await Promise.all(handles.map(async (handle) => (await handle.stat()).ino))
+      expect(await store.archive('renamed', { seqs: [2] })).toBe(1)
+      for (const [index, handle] of handles.entries()) {
+        expect(await contentOf(handle)).toBe(before[index])
+        expect((await stat(paths[index]!)).ino).not.toBe(inodes[index])
+      }
+    } finally {
+      await Promise.all(handles.map((handle) => handle.close()))
+    }
+    expect((await linesOf(paths[0]!)).map((line) => JSON.parse(line).seq)).toEqual([3])
+    expect((await linesOf(paths[1]!)).map((line) => JSON.parse(line).seq)).toEqual([1, 2])
+    expect((await readdir(threadPath('renamed'))).filter((name) => name.endsWith('.tmp'))).toEqual([])
   })
 
   it('recovers a stale lock left by a dead process', async () => {
