@@ -43,12 +43,23 @@ export class ThreadLog<L extends string> {
   readonly ids = new Set<string>()
   readonly calls = new Map<string, CallOrigin<L>>()
   lastSeq = 0
+  /** The highest turn number any item ever had, archived ones included: new turns count on from it. */
   turn = 0
+  /** The turn of the newest active user message, while there is one. */
+  #lastUserTurn: number | undefined
   archivedCount = 0
   /** Tokens of every message item, active and archived, as raw messages. */
   rawTokens = 0
 
   constructor(private readonly counter: TokenCounter) {}
+
+  /**
+   * The turn new items that do not start one belong to: the newest active user message's. It is the
+   * highest turn but after a rewind archived later turns; those turns' numbers are never used again.
+   */
+  get currentTurn(): number {
+    return this.#lastUserTurn ?? this.turn
+  }
 
   get itemsTotal() {
     return this.items.length + this.archivedCount
@@ -99,6 +110,14 @@ export class ThreadLog<L extends string> {
       this.items[kept++] = item
     }
     this.items.length = kept
+    this.#lastUserTurn = undefined
+    for (let index = this.items.length - 1; index >= 0; index--) {
+      const item = this.items[index]!
+      if (item.type === 'message' && startsTurn(item)) {
+        this.#lastUserTurn = turnNumber(item.turnId)
+        break
+      }
+    }
   }
 
   /** Takes in one stored item, in seq order. Archived items count but are not kept in memory. */
@@ -112,6 +131,7 @@ export class ThreadLog<L extends string> {
     if (!archived && isContextMemoryItem(item)) this.memoryItems.push(item)
     this.turn = Math.max(this.turn, turnNumber(item.turnId))
     if (item.type === 'message') {
+      if (!archived && startsTurn(item)) this.#lastUserTurn = turnNumber(item.turnId)
       // An offloaded part counts as what was appended, not as the citation that stands in for it.
       this.rawTokens += MESSAGE_OVERHEAD_TOKENS
       for (const part of item.content) {

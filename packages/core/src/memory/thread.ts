@@ -519,7 +519,11 @@ export class Thread<L extends string = string> {
       role: 'user',
       content: `${capitalize(scope.level)} (continued): ${scope.title}${scope.instructions ? `\n\n${scope.instructions}` : ''}`,
     })
-    const item = this.#newMessageItem(reopening, scope.level, turnIdOf(this.#log.turn)) as MessageItem<L>
+    const item = this.#newMessageItem(
+      reopening,
+      scope.level,
+      turnIdOf(this.#log.currentTurn),
+    ) as MessageItem<L>
     item.scope = { title: scope.title, continuedFrom }
     if (scope.instructions !== undefined) item.scope.instructions = scope.instructions
     return item as UnsequencedItem<L>
@@ -561,7 +565,7 @@ export class Thread<L extends string = string> {
             details: { level, current: this.level },
           })
         }
-        const item = this.#newMessageItem(opening, level, turnIdOf(this.#log.turn)) as MessageItem<L>
+        const item = this.#newMessageItem(opening, level, turnIdOf(this.#log.currentTurn)) as MessageItem<L>
         item.scope = { title: options.title }
         if (options.instructions !== undefined) item.scope.instructions = options.instructions
         return [item]
@@ -817,7 +821,7 @@ export class Thread<L extends string = string> {
         mode: this.#mode,
         scopes: [...this.scopes],
         lastSeq: this.#log.lastSeq,
-        turnId: turnIdOf(this.#log.turn),
+        turnId: turnIdOf(this.#log.currentTurn),
         items: { active: this.#log.items.length, archived: this.#log.archivedCount, byLevel, byType },
         tokens: { total: this.#log.rawTokens, counter: this.#deps.tokenCounter.name },
         compaction: {
@@ -1156,7 +1160,7 @@ export class Thread<L extends string = string> {
       id: this.#deps.generateId(),
       ts: this.#deps.clock(),
       level: this.#deps.ladder.broadest,
-      turnId: turnIdOf(this.#log.turn),
+      turnId: turnIdOf(this.#log.currentTurn),
       type: 'summary',
       tier,
       text,
@@ -1172,7 +1176,7 @@ export class Thread<L extends string = string> {
       id: this.#deps.generateId(),
       ts: this.#deps.clock(),
       level: this.#deps.ladder.broadest,
-      turnId: turnIdOf(this.#log.turn),
+      turnId: turnIdOf(this.#log.currentTurn),
       type: 'fact',
       text: fact.text,
       tags: [...(fact.tags ?? [])],
@@ -1258,7 +1262,9 @@ export class Thread<L extends string = string> {
     const ids = new Set<string>()
     // Calls made earlier in this batch; the log's own map is only read, so an append costs O(batch).
     const batchCalls = new Map<string, { level: L; turnId: string }>()
-    let turn = log.turn
+    // New turns count on from the highest ever used; the others join the current turn.
+    let next = log.turn
+    let turn = log.currentTurn
     return messages.map((message, index) => {
       if (message.id !== undefined) {
         if (log.ids.has(message.id) || ids.has(message.id)) {
@@ -1270,7 +1276,7 @@ export class Thread<L extends string = string> {
         }
         ids.add(message.id)
       }
-      if (startsTurn(message)) turn++
+      if (startsTurn(message)) turn = ++next
       let level = this.level
       let turnId = turnIdOf(turn)
       for (const part of message.content) {
@@ -1337,7 +1343,7 @@ export class Thread<L extends string = string> {
         !(item.type === 'message' && (item.role === 'tool' || item.scope !== undefined)) &&
         this.#deps.ladder.rank(item.level) >= rank,
     ).length
-    const base = { level: parent, turnId: turnIdOf(this.#log.turn), ts: this.#deps.clock() }
+    const base = { level: parent, turnId: turnIdOf(this.#log.currentTurn), ts: this.#deps.clock() }
     const transition: Omit<TransitionItem<L>, 'seq'> = {
       ...base,
       id: this.#deps.generateId(),

@@ -158,6 +158,24 @@ export function describeThreadRewind(name: string, factory: () => StrataStore | 
       expect(await reopened.context()).toEqual(await thread.context())
     })
 
+    it('answers a kept question in its own turn when later turns were archived', async () => {
+      const memory = createMemory(options())
+      const thread = await memory.thread('rewind.turns')
+      await chat(thread, 3)
+      const question = (await thread.items())[2]! // Question 2, turn 2
+      await thread.rewind({ afterSeq: question.seq })
+      expect((await thread.status()).turnId).toBe(question.turnId)
+      const [answer] = await thread.append({ role: 'assistant', content: 'Answer 2, again' })
+      expect(answer!.turnId).toBe(question.turnId)
+      // The archived turn 3's number is not used again.
+      const [next] = await thread.append({ role: 'user', content: 'Question 3, again' })
+      expect(next!.turnId).toBe('turn_0004')
+
+      const reopened = await createMemory(options()).thread('rewind.turns')
+      expect(await reopened.status()).toEqual(await thread.status())
+      expect(await reopened.items()).toEqual(await thread.items())
+    })
+
     it('keeps the level, scopes and turn of a scope it rewinds inside', async () => {
       const memory = createMemory(options())
       const thread = await memory.thread('rewind.scope')
