@@ -36,7 +36,9 @@ describe('the public surface of @strata-memory/ai-sdk', () => {
     for (const name of ['strataMiddleware', 'strataTools', 'aiSdkSummarizer', 'writeMemoryParts']) {
       expect(readme, name).toContain(name)
     }
-    expect(readme).toContain('strataMiddleware({ memory, threadId?, level?, system?, history?, onDivergence? })')
+    expect(readme).toContain(
+      'strataMiddleware({ memory, threadId?, level?, system?, history?, onDivergence? })',
+    )
     expect(readme).toContain('aiSdkSummarizer({ model, name?, timeoutMs?, maxFacts?, maxOutputTokens? })')
     for (const key of ['threadId', 'level', 'internal'])
       expect(readme).toContain(`providerOptions.strata.${key}`)

@@ -89,7 +89,10 @@ export interface Memory<L extends string = string> {
   listThreads(): Promise<string[]>
   /** Deletes a thread and everything it holds. */
   deleteThread(threadId: string): Promise<void>
-  /** Listens to `transition` and `context` events; returns a function that stops listening. */
+  /**
+   * Listens to `transition`, `context`, `compaction-start`, `compaction-end` and `rewind` events;
+   * returns a function that stops listening.
+   */
   on<E extends MemoryEventName>(event: E, listener: MemoryEventListener<E>): () => void
 }
 
