@@ -1,8 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { citationFooter, memoryTools } from '../content'
 import type { MessageInput, ToolResultPart } from '../items'
-import { createMemory, type MemoryOptions } from '../memory'
+import { createMemory } from '../memory'
 import type { StrataStore } from '../stores'
+import { useSuiteStore } from './suite-store'
 
 /** A page of `bytes` UTF-8 bytes or a little more: numbered lines, with accents, CJK and an emoji. */
 export function makePage(bytes: number, seed = 'page'): string {
@@ -40,25 +41,8 @@ export function describeContentChannel(
   factory: () => StrataStore | Promise<StrataStore>,
 ): void {
   describe(`content channel: ${name}`, () => {
-    let store: StrataStore
-    let now = 0
-    let ids = 0
-    const options = (extra: Partial<MemoryOptions> = {}): MemoryOptions => ({
-      store,
-      clock: () => ++now,
-      generateId: () => `id${++ids}`,
-      ...extra,
-    })
-
-    beforeEach(async () => {
-      store = await factory()
-      now = 1_000
-      ids = 0
-    })
-    afterEach(async () => {
-      for (const threadId of await store.listThreads()) await store.deleteThread(threadId)
-      await store.close?.()
-    })
+    const suite = useSuiteStore(factory)
+    const { options } = suite
 
     it('shows a large result in full in the first context, then a citation ending with its memory id', async () => {
       const memory = createMemory(options())
@@ -85,7 +69,7 @@ export function describeContentChannel(
       expect(later.stats.contextTokens).toBeLessThan(first.stats.contextTokens / 5)
 
       // Stored once, and the log keeps only the citation.
-      expect(await store.queryContent('content.first-use')).toHaveLength(1)
+      expect(await suite.store.queryContent('content.first-use')).toHaveLength(1)
       const logged = (await thread.items()).at(-2) as { content: ToolResultPart[] }
       expect(logged.content[0]!.output).toBe(citation)
     })
@@ -97,7 +81,7 @@ export function describeContentChannel(
       await thread.append({ role: 'user', content: 'Fetch it' })
       await thread.append(fetchMessages('c1', 'https://example.com/big', page))
       await thread.append({ role: 'assistant', content: 'Done.' })
-      const [record] = await store.queryContent('content.byte-identical')
+      const [record] = await suite.store.queryContent('content.byte-identical')
       const result = await memoryTools(thread).memory_retrieve.execute({ id: record!.id })
       if ('error' in result) throw new Error(result.error.message)
       expect(result.content === page).toBe(true)
@@ -165,7 +149,7 @@ export function describeContentChannel(
         await thread.append({ role: 'assistant', content: `Answer ${turn}` })
       }
       await thread.compact({ force: true })
-      expect((await store.readArchive('content.archived')).length).toBeGreaterThan(0)
+      expect((await suite.store.readArchive('content.archived')).length).toBeGreaterThan(0)
 
       const tools = memoryTools(thread)
       const query = await tools.memory_query.execute({ text: 'QUOKKA-9312 locker' })
@@ -205,7 +189,7 @@ export function describeContentChannel(
 
       const refused = await memoryTools(readOnly).memory_store.execute({ content: 'overwrite' })
       expect(refused).toMatchObject({ error: { code: 'STRATA_CONTENT_READ_ONLY' } })
-      expect(await store.queryContent('content.parent')).toHaveLength(1)
+      expect(await suite.store.queryContent('content.parent')).toHaveLength(1)
 
       const fromIsolated = await memoryTools(isolated).memory_retrieve.execute({ id: stored.id })
       expect(fromIsolated).toMatchObject({ error: { code: 'STRATA_MEMORY_NOT_FOUND' } })

@@ -1,11 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { memoryTools } from '../content'
 import { StrataError } from '../errors'
 import type { RewindEvent } from '../events'
 import type { Item, MessageInput } from '../items'
-import { createMemory, type MemoryOptions, type Thread } from '../memory'
+import { createMemory, type Thread } from '../memory'
 import type { StrataStore } from '../stores'
 import type { Summarizer } from '../summarizers'
+import { useSuiteStore } from './suite-store'
 
 /** `role: text` per active item, `type` for the others: what a reader of the log sees. */
 export const itemTexts = (items: readonly Item[]): string[] =>
@@ -61,25 +62,8 @@ const summarizer: Summarizer = {
  */
 export function describeThreadRewind(name: string, factory: () => StrataStore | Promise<StrataStore>): void {
   describe(`thread.rewind: ${name}`, () => {
-    let store: StrataStore
-    let now = 0
-    let ids = 0
-    const options = (extra: Partial<MemoryOptions> = {}): MemoryOptions => ({
-      store,
-      clock: () => ++now,
-      generateId: () => `id${++ids}`,
-      ...extra,
-    })
-
-    beforeEach(async () => {
-      store = await factory()
-      now = 1_000
-      ids = 0
-    })
-    afterEach(async () => {
-      for (const threadId of await store.listThreads()) await store.deleteThread(threadId)
-      await store.close?.()
-    })
+    const suite = useSuiteStore(factory)
+    const { options } = suite
 
     async function chat(thread: Thread, turns: number) {
       for (let turn = 1; turn <= turns; turn++) {
@@ -110,7 +94,7 @@ export function describeThreadRewind(name: string, factory: () => StrataStore | 
       ])
       // The new answer belongs to the question's turn, as the old one did.
       expect((await thread.items()).at(-1)!.turnId).toBe(question!.turnId)
-      expect(itemTexts(await store.readArchive('rewind.regenerate'))).toEqual(['assistant: Answer 2'])
+      expect(itemTexts(await suite.store.readArchive('rewind.regenerate'))).toEqual(['assistant: Answer 2'])
 
       const found = await memoryTools(thread).memory_query.execute({ text: 'Answer 2' })
       if ('error' in found) throw new Error(found.error.message)
@@ -139,7 +123,7 @@ export function describeThreadRewind(name: string, factory: () => StrataStore | 
         'tool: tool-result',
         'assistant: Sunny.',
       ])
-      expect(itemTexts(await store.readArchive('rewind.edit'))).toEqual([
+      expect(itemTexts(await suite.store.readArchive('rewind.edit'))).toEqual([
         'user: Question 2',
         'assistant: Answer 2',
         'user: Question 3',
@@ -234,14 +218,14 @@ export function describeThreadRewind(name: string, factory: () => StrataStore | 
       const thread = await memory.thread('rewind.inside')
       await chat(thread, 4)
       await thread.compact({ force: true })
-      const before = await storedData(store, 'rewind.inside')
+      const before = await storedData(suite.store, 'rewind.inside')
       const error = await thread.rewind({ afterSeq: 2 }).catch((caught: unknown) => caught)
       expect(StrataError.isInstance(error, 'STRATA_REWIND_UNSAFE')).toBe(true)
       expect((error as StrataError).details).toMatchObject({ reason: 'compacted' })
       expect((error as Error).message).toMatch(
         /already compacted.*Nothing was archived\. Rewind to a point at or after seq/,
       )
-      expect(await storedData(store, 'rewind.inside')).toEqual(before)
+      expect(await storedData(suite.store, 'rewind.inside')).toEqual(before)
     })
 
     it('refuses to split a tool call from its result, or to undo a scope change, and changes nothing', async () => {
@@ -252,7 +236,7 @@ export function describeThreadRewind(name: string, factory: () => StrataStore | 
       await thread.append({ role: 'assistant', content: 'Sunny.' })
       await thread.enter('project', { title: 'Trip' })
       await thread.append({ role: 'user', content: 'Plan it' })
-      const before = await storedData(store, 'rewind.unsafe')
+      const before = await storedData(suite.store, 'rewind.unsafe')
 
       const split = await thread.rewind({ afterSeq: call!.seq }).catch((caught: unknown) => caught)
       expect(StrataError.isInstance(split, 'STRATA_REWIND_UNSAFE')).toBe(true)
@@ -276,7 +260,7 @@ export function describeThreadRewind(name: string, factory: () => StrataStore | 
       await expect(thread.rewind(undefined as never)).rejects.toMatchObject({
         code: 'STRATA_INVALID_OPTIONS',
       })
-      expect(await storedData(store, 'rewind.unsafe')).toEqual(before)
+      expect(await storedData(suite.store, 'rewind.unsafe')).toEqual(before)
       expect(thread.level).toBe('project')
     })
 
@@ -297,14 +281,14 @@ export function describeThreadRewind(name: string, factory: () => StrataStore | 
       // Another process appends between the decision and the rewind.
       const other = await createMemory(options()).thread('rewind.race')
       await other.append({ role: 'user', content: 'Question 3' })
-      const before = await storedData(store, 'rewind.race')
+      const before = await storedData(suite.store, 'rewind.race')
       await expect(
         thread.rewind({ afterSeq: divergence!.afterSeq, expectedLastSeq: divergence!.lastSeq }),
       ).rejects.toMatchObject({ code: 'STRATA_SEQ_CONFLICT' })
-      expect(await storedData(store, 'rewind.race')).toEqual(before)
+      expect(await storedData(suite.store, 'rewind.race')).toEqual(before)
 
       // One that lands while the rewind archives: the store's seq check refuses the archive.
-      const racing = new Proxy(store, {
+      const racing = new Proxy(suite.store, {
         get(target, property, receiver) {
           if (property !== 'archive') {
             const value = Reflect.get(target, property, receiver)
@@ -320,7 +304,7 @@ export function describeThreadRewind(name: string, factory: () => StrataStore | 
       const error = await raced.rewind({ afterSeq: 3 }).catch((caught: unknown) => caught)
       expect(StrataError.isInstance(error, 'STRATA_SEQ_CONFLICT')).toBe(true)
       expect((error as Error).message).toContain('nothing was archived')
-      const after = await storedData(store, 'rewind.race')
+      const after = await storedData(suite.store, 'rewind.race')
       expect(after.archive).toEqual([])
       expect(itemTexts(after.active).slice(-2)).toEqual(['user: Question 3', 'user: Question 4'])
     })
