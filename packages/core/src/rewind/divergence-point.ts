@@ -28,9 +28,9 @@ export interface DivergencePoint {
  * The point where `incoming` (a framework's re-sent history) leaves the stored conversation
  * `stored` (the active log, oldest first), or undefined when it does not: it continues the thread,
  * holds only new messages, or shares no stored message with it. The stored conversation is cut one
- * message at a time from its end; the first cut whose end aligns with the incoming list (the rule of
- * `unseenMessages`, in the same history mode, with at least one stored message matched) is the
- * divergence. At least one stored message must be kept: a list that shares nothing with the thread
+ * message at a time from its end; the first cut whose end aligns with the incoming list as a whole
+ * history (the rule of `unseenMessages` in `'full'` mode: the list holds the kept conversation's last
+ * `window` messages, or all of them, right before its new ones) is the divergence. At least one stored message must be kept: a list that shares nothing with the thread
  * (the first message edited, or only new messages sent) is no divergence anyone can tell.
  */
 export function divergencePoint<T extends { role: string }>(
@@ -50,7 +50,9 @@ export function divergencePoint<T extends { role: string }>(
   if (whole.aligned && whole.matched > 0) return undefined
   for (let dropped = 1; dropped < positions.length && dropped <= MAX_DIVERGENCE_DEPTH; dropped++) {
     const cut = positions[dropped - 1]!
-    const { aligned, matched } = alignTail(stored.slice(0, cut), messages, history, window)
+    // Aligned as a whole history, whatever the mode: the list must hold the kept conversation's last
+    // `window` messages (or all of it), so a few repeated messages never rewind a long thread.
+    const { aligned, matched } = alignTail(stored.slice(0, cut), messages, 'full', window)
     if (aligned && matched > 0) {
       return {
         afterSeq: stored[cut]!.seq - 1,

@@ -67,6 +67,17 @@ describe('thread.divergence()', () => {
     expect(await empty.divergence(history, { history: 'full' })).toBeUndefined()
   })
 
+  it('finds none for a short list that repeats stored messages from further back', async () => {
+    const thread = await createMemory().thread('repeats')
+    await thread.append([...history, user('Three'), assistant('Answer 3')])
+    // Two stored messages and a new one: the kept conversation before them is not in the list.
+    expect(await thread.divergence([user('Two'), assistant('Answer 2'), user('Four')])).toBeUndefined()
+    expect(await thread.divergence([...history, user('Four')], { history: 'full' })).toMatchObject({
+      afterSeq: 4,
+      dropped: 2,
+    })
+  })
+
   it('keeps what the thread wrote between two turns: the point is just before the first dropped message', async () => {
     const thread = await createMemory().thread('between')
     await thread.append(history.slice(0, 2))
