@@ -97,11 +97,10 @@ export async function followDivergence(
   }
   const divergence = await thread.divergence(conversation, { history, toMessage: fromProviderMessage })
   if (divergence === undefined) {
-    refuse(
-      `${NOT_CONTINUING} No stored message they still hold in order was found to rewind the thread to (the first message edited, or one more than 256 messages back?).`,
+    return refuse(
+      `${NOT_CONTINUING} No stored message they still hold in order was found to rewind the thread to (the first message edited, one more than 256 messages back, or stored messages before it left out?).`,
       { reason: 'no-divergence-point' },
     )
-    return
   }
   try {
     await thread.rewind({ afterSeq: divergence.afterSeq, expectedLastSeq: divergence.lastSeq })
