@@ -40,7 +40,18 @@ describe('the public surface of @strata-memory/ai-sdk', () => {
       'strataMiddleware({ memory, threadId?, level?, system?, history?, onDivergence? })',
     )
     expect(readme).toContain('aiSdkSummarizer({ model, name?, timeoutMs?, maxFacts?, maxOutputTokens? })')
-    for (const key of ['threadId', 'level', 'internal'])
+    for (const key of ['threadId', 'level', 'history', 'internal'])
       expect(readme).toContain(`providerOptions.strata.${key}`)
+    expect(readme).toContain('writeMemoryParts({ writer, memory, threadId, transitions?, stats? })')
+  })
+
+  it('the README names every export, runtime and type', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+    const index = readFileSync(new URL('./index.ts', import.meta.url), 'utf8')
+    const typeNames = [...index.matchAll(/type (\w+)/g)].map((match) => match[1]!)
+    expect(typeNames.length).toBeGreaterThan(10)
+    for (const name of [...Object.keys(api), ...typeNames]) {
+      expect(readme, name).toMatch(new RegExp(`\\b${name}\\b`))
+    }
   })
 })
