@@ -35,9 +35,11 @@ type Piece = string | { prefix: string }
 /**
  * The pieces two messages are compared by. A part the content channel replaced by a citation in the
  * log (its data now lives in the content store) can only be matched by what the citation keeps: a
- * tool result by its call id and tool name, a file by its media type, a text by being text.
+ * tool result by its call id and tool name, a file by its media type, a text by being text. Without
+ * `tools`, tool calls and results are left out as reasoning is: what a client that keeps only the
+ * text of a conversation still holds of the message.
  */
-function piecesOf(message: ComparableMessage): Piece[] {
+function piecesOf(message: ComparableMessage, { tools = true }: { tools?: boolean } = {}): Piece[] {
   const pieces: Piece[] = []
   let text: string | undefined
   const flush = () => {
@@ -45,6 +47,7 @@ function piecesOf(message: ComparableMessage): Piece[] {
     text = undefined
   }
   for (const part of message.content) {
+    if (!tools && (part.type === 'tool-call' || part.type === 'tool-result')) continue
     const reference = referenceOf(part)
     if (reference !== undefined) {
       flush()
@@ -80,6 +83,27 @@ function piecesOf(message: ComparableMessage): Piece[] {
   return pieces
 }
 
+/** Whether incoming pieces are the stored ones, a stored prefix piece matching any piece it starts. */
+function piecesMatch(stored: readonly Piece[], incoming: readonly Piece[]): boolean {
+  return (
+    incoming.length === stored.length &&
+    stored.every((piece, index) => {
+      const other = incoming[index]!
+      const text = typeof other === 'string' ? other : other.prefix
+      return typeof piece === 'string' ? piece === text : text.startsWith(piece.prefix)
+    })
+  )
+}
+
+/** The ids of the tool calls and results a message holds. */
+function toolCallIdsOf(message: ComparableMessage): string[] {
+  const ids: string[] = []
+  for (const part of message.content) {
+    if (part.type === 'tool-call' || part.type === 'tool-result') ids.push(part.toolCallId)
+  }
+  return ids
+}
+
 const SEPARATOR = '\u0001'
 
 /**
@@ -99,6 +123,23 @@ export interface StoredPattern {
   fingerprint: string
   role: string
   pieces?: Piece[]
+  /**
+   * What a client that keeps only the text of a conversation still holds of the message: its pieces
+   * without tool calls and results. Set only for an assistant message that holds tool parts.
+   */
+  withoutTools?: Piece[]
+  /**
+   * Whether such a client drops the whole message: a tool message, or an assistant message with
+   * nothing but tool calls and reasoning. A re-sent history may leave it out.
+   */
+  omittable: boolean
+  /** The ids of the tool calls and results it holds: a client that dropped them cannot send them. */
+  toolCallIds: readonly string[]
+  /**
+   * A finished answer (an assistant message without tool calls, with text or files) as a client
+   * that keeps only text holds it, for telling a re-sent history from new messages; else undefined.
+   */
+  answer?: string
 }
 
 /**
@@ -118,26 +159,35 @@ export function storedPatternOf(item: MessageItem): StoredPattern {
   return pattern
 }
 
+/** A key for pieces without citations, or undefined when a citation makes exact keys impossible. */
+const keyOf = (role: string, pieces: readonly Piece[]) =>
+  pieces.every((piece) => typeof piece === 'string') ? [role, ...pieces].join(SEPARATOR) : undefined
+
 function patternOf(message: ComparableMessage): StoredPattern {
   const pieces = piecesOf(message)
-  if (pieces.every((piece) => typeof piece === 'string')) {
-    return { fingerprint: [message.role, ...pieces].join(SEPARATOR), role: message.role }
+  const toolCallIds = toolCallIdsOf(message)
+  const textPieces = toolCallIds.length === 0 ? pieces : piecesOf(message, { tools: false })
+  const pattern: StoredPattern = {
+    fingerprint: keyOf(message.role, pieces) ?? '',
+    role: message.role,
+    omittable: message.role === 'tool' || (message.role === 'assistant' && textPieces.length === 0),
+    toolCallIds,
   }
-  return { fingerprint: '', role: message.role, pieces }
+  if (pattern.fingerprint === '') pattern.pieces = pieces
+  if (message.role === 'assistant' && toolCallIds.length > 0) pattern.withoutTools = textPieces
+  if (message.role === 'assistant' && textPieces.length > 0 && !hasToolCall(message)) {
+    const answer = keyOf(message.role, textPieces)
+    if (answer !== undefined) pattern.answer = answer
+  }
+  return pattern
 }
+
+const hasToolCall = (message: ComparableMessage) => message.content.some((part) => part.type === 'tool-call')
 
 function matches(stored: StoredPattern, incoming: ComparableMessage, fingerprint: string): boolean {
   if (stored.pieces === undefined) return stored.fingerprint === fingerprint
   if (stored.role !== incoming.role) return false
-  const pieces = piecesOf(incoming)
-  return (
-    pieces.length === stored.pieces.length &&
-    stored.pieces.every((piece, index) => {
-      const other = pieces[index]!
-      const text = typeof other === 'string' ? other : other.prefix
-      return typeof piece === 'string' ? piece === text : text.startsWith(piece.prefix)
-    })
-  )
+  return piecesMatch(stored.pieces, piecesOf(incoming))
 }
 
 /**
@@ -208,6 +258,34 @@ export class IncomingConversation<T extends { role: string }> {
     if (this.#incoming[index]!.role !== pattern.role) return false
     const { comparable, fingerprint } = this.#map(index)
     return matches(pattern, comparable, fingerprint)
+  }
+
+  /**
+   * Whether the incoming message at `index` is the stored assistant message `pattern` stands for as a
+   * client that keeps only text holds it: no tool part of its own, the stored text and files.
+   */
+  matchesWithoutTools(index: number, pattern: StoredPattern): boolean {
+    if (pattern.withoutTools === undefined || this.#incoming[index]!.role !== pattern.role) return false
+    const { comparable } = this.#map(index)
+    if (toolCallIdsOf(comparable).length > 0) return false
+    return piecesMatch(pattern.withoutTools, piecesOf(comparable))
+  }
+
+  /** The ids of the tool calls and results the incoming message at `index` holds. */
+  toolCallIds(index: number): string[] {
+    return toolCallIdsOf(this.#map(index).comparable)
+  }
+
+  /**
+   * The incoming message at `index` as {@link StoredPattern.answer} keys a finished answer, or
+   * undefined when it is not one (not an assistant message, or one that calls tools).
+   */
+  answer(index: number): string | undefined {
+    if (this.#incoming[index]!.role !== 'assistant') return undefined
+    const { comparable } = this.#map(index)
+    if (hasToolCall(comparable)) return undefined
+    const pieces = piecesOf(comparable, { tools: false })
+    return pieces.length === 0 ? undefined : keyOf(comparable.role, pieces)
   }
 
   #map(index: number) {

@@ -76,6 +76,7 @@ describe('unseenMessages', () => {
     expect(unseenMessages(await thread.items(), incoming)).toEqual({
       unseen: [user('Draw a house')],
       matched: 2,
+      aligned: true,
     })
   })
 

@@ -50,6 +50,14 @@ export interface UnseenMessagesResult<T> {
   unseen: T[]
   /** How many incoming conversation messages matched the stored tail (0: none). */
   matched: number
+  /**
+   * False when the thread holds a conversation that the list does not continue: a `'full'` list
+   * without the stored tail before its new messages, or an `'auto'` list that matches no stored tail
+   * yet re-sends an answer the thread stored (a regenerated or edited history, or one that lost stored
+   * messages). Storing `unseen` would then store part of the history a second time: look for the
+   * point where the list leaves the thread (`thread.divergence`) instead.
+   */
+  aligned: boolean
 }
 
 const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
@@ -69,16 +77,24 @@ export const DEFAULT_WINDOW = 64
  * citation keeps (a tool result by call id and tool name, a file by media type, a text by being
  * text), so offloading does not make a re-sent history look new.
  *
+ * A client that keeps only the text of a conversation (as chat UIs often persist it) re-sends it
+ * without what the thread stored of its tool loops. When the exact comparison finds no match, the
+ * list may leave out tool messages and answers holding only tool calls, and an answer that made tool
+ * calls matches its text alone; a user message or an answer's text is never left out, so an edited
+ * message or a regenerated answer still does not align. Such an alignment must match a message, and
+ * its new messages must not name a tool call the list left out.
+ *
  * The ambiguity no alignment can settle: an incoming message identical (role and content) to the last
  * stored message may be a re-send (a retry after a failed call) or a new message that repeats it.
  * `'auto'` and `'full'` take it for a re-send; `'new'` stores it again, because in that mode at least one
  * incoming message is always new. `'full'` also refuses to align an incoming list that holds only the
- * end of the stored tail (its first message would then be mid-history, which a full history never is),
- * so a new conversation that happens to repeat the last stored messages is stored.
+ * end of the stored tail (its first message would then be mid-history, which a full history never is).
+ * A list that does not continue the thread is reported with `aligned: false` (see
+ * {@link UnseenMessagesResult.aligned}): storing its `unseen` would store the history a second time.
  *
  * @example
- * const { unseen } = unseenMessages(await thread.items(), incoming, { history: 'auto' })
- * if (unseen.length > 0) await thread.append(unseen)
+ * const { unseen, aligned } = unseenMessages(await thread.items(), incoming, { history: 'auto' })
+ * if (aligned && unseen.length > 0) await thread.append(unseen)
  */
 export function unseenMessages<T extends { role: string }>(
   stored: readonly Item[],
@@ -89,8 +105,8 @@ export function unseenMessages<T extends { role: string }>(
   const toComparable = options.toComparable ?? ((message: T) => message as unknown as ComparableMessage)
   checkMatchingOptions({ history, window })
   const messages = new IncomingConversation(incoming, toComparable)
-  const { indexes, matched } = alignTail(stored, messages, history, window)
-  return { unseen: indexes.map((index) => incoming[index]!), matched }
+  const { indexes, matched, aligned } = alignTail(stored, messages, history, window)
+  return { unseen: indexes.map((index) => incoming[index]!), matched, aligned }
 }
 
 /**
@@ -106,42 +122,154 @@ export function storedTail(stored: readonly Item[], window: number): StoredPatte
   return tail
 }
 
+/** How an incoming list lines up with the stored tail (see {@link alignTail}). */
+export interface TailAlignment {
+  /** The indexes in `incoming` of the unseen messages, oldest first. */
+  indexes: number[]
+  /** How many incoming messages matched the stored tail (0: none). */
+  matched: number
+  /**
+   * False when the list holds messages and the thread a conversation, but the list does not continue
+   * it: a `'full'` list without the stored tail before its new messages, or an `'auto'` list that
+   * matches no stored tail yet re-sends an answer the thread stored. Every conversation message then
+   * counts as unseen, and storing them would store part of the history a second time.
+   */
+  aligned: boolean
+  /** Whether the match covered the whole compared tail (`window` messages, or all there are). */
+  complete: boolean
+  /** Whether only the tolerant comparison matched: the list left out tool steps the thread stored. */
+  tolerated: boolean
+}
+
+/** What comparing the stored tail with the incoming list before its `skipped` newest messages found. */
+interface Run {
+  /** Incoming messages matched. */
+  run: number
+  /** Whether the whole compared tail was matched or left out. */
+  complete: boolean
+  /** Whether the incoming list ran out first. */
+  exhausted: boolean
+  /** Ids of tool calls and results the incoming list left out of the stored messages it matched. */
+  dropped: string[]
+}
+
+/**
+ * Compares the stored tail, newest first, with the incoming list before its `skipped` newest
+ * messages. Tolerant, it lets the list leave out what a client that keeps only the text of a
+ * conversation drops: tool messages and tool-call-only answers are skipped once a newer message
+ * matched, and an answer that made tool calls matches its text alone. A user message or an answer's
+ * text is never left out.
+ */
+function compareRun<T extends { role: string }>(
+  tail: readonly StoredPattern[],
+  messages: IncomingConversation<T>,
+  skipped: number,
+  tolerant: boolean,
+): Run {
+  let run = 0
+  const dropped: string[] = []
+  for (const pattern of tail) {
+    const index = messages.fromEnd(skipped + run)
+    if (index !== undefined && messages.matches(index, pattern)) {
+      run++
+      continue
+    }
+    if (tolerant && index !== undefined && messages.matchesWithoutTools(index, pattern)) {
+      dropped.push(...pattern.toolCallIds)
+      run++
+      continue
+    }
+    // Only between matched messages: a list that ends where the stored tool steps begin may as well
+    // be a regenerated answer (the steps are then part of what it discards).
+    if (tolerant && pattern.omittable && run > 0) {
+      dropped.push(...pattern.toolCallIds)
+      continue
+    }
+    return { run, complete: false, exhausted: index === undefined, dropped }
+  }
+  return { run, complete: true, exhausted: false, dropped }
+}
+
 /**
  * The rule of {@link unseenMessages}, on an incoming list the caller keeps (so a thread maps each
- * message once however often it matches): the indexes in `incoming` of the unseen messages, oldest
- * first, and how many incoming messages matched the stored tail. `aligned` is false when the list
- * holds messages but no alignment was found, so every conversation message counts as unseen.
+ * message once however often it matches). The exact comparison is tried first, at every position;
+ * only when it finds no match is the tolerant one tried (never with `exact`), so a history re-sent in
+ * full aligns as it always did. A tolerant alignment must match at least one message, and its new messages must not
+ * hold a tool call or result the list left out (that would store a second one for the same call).
  */
 export function alignTail<T extends { role: string }>(
   stored: readonly Item[],
   messages: IncomingConversation<T>,
   history: HistoryMode,
   window: number,
-): { indexes: number[]; matched: number; aligned: boolean } {
+  { exact = false }: { exact?: boolean } = {},
+): TailAlignment {
   const tail = storedTail(stored, window)
   if (tail.length === 0 || messages.fromEnd(0) === undefined) {
-    return { indexes: messages.last(messages.length), matched: 0, aligned: true }
+    return {
+      indexes: messages.last(messages.length),
+      matched: 0,
+      aligned: true,
+      complete: tail.length === 0,
+      tolerated: false,
+    }
   }
-  // `skipped` counts the newest messages taken for unseen; the run before them is compared with the
-  // stored tail. In 'new' mode the whole list can never be a re-send: the last message is always new.
-  for (let skipped = history === 'new' ? 1 : 0; messages.fromEnd(skipped) !== undefined; skipped++) {
-    let run = 0
-    let incomingExhausted = false
-    while (run < tail.length) {
-      const index = messages.fromEnd(skipped + run)
-      if (index === undefined) {
-        incomingExhausted = true
-        break
+  // A match of the whole tail beats one that ran out of the incoming list (the list then holds only
+  // the tail's newest messages): with answers that read the same, the latter can line up by chance.
+  let partial: TailAlignment | undefined
+  for (const tolerant of exact ? [false] : [false, true]) {
+    // `skipped` counts the newest messages taken for unseen; the run before them is compared with the
+    // stored tail. In 'new' mode the whole list can never be a re-send: the last message is always new.
+    for (let skipped = history === 'new' ? 1 : 0; messages.fromEnd(skipped) !== undefined; skipped++) {
+      const { run, complete, exhausted, dropped } = compareRun(tail, messages, skipped, tolerant)
+      if (!(complete || (exhausted && history !== 'full'))) continue
+      if (tolerant && (run === 0 || leavesOutNew(messages, skipped, dropped))) continue
+      const alignment = {
+        indexes: messages.last(skipped),
+        matched: run,
+        aligned: true,
+        complete,
+        tolerated: tolerant,
       }
-      if (!messages.matches(index, tail[run]!)) break
-      run++
-    }
-    const tailExhausted = run === tail.length
-    if (tailExhausted || (incomingExhausted && history !== 'full')) {
-      return { indexes: messages.last(skipped), matched: run, aligned: true }
+      if (complete) return alignment
+      partial ??= alignment
     }
   }
-  return { indexes: messages.last(messages.length), matched: 0, aligned: false }
+  if (partial !== undefined) return partial
+  const aligned = history === 'new' || (history === 'auto' && !resendsAnAnswer(tail, messages))
+  return { indexes: messages.last(messages.length), matched: 0, aligned, complete: false, tolerated: false }
+}
+
+/** Whether one of the `skipped` newest incoming messages holds a tool call or result left out. */
+function leavesOutNew<T extends { role: string }>(
+  messages: IncomingConversation<T>,
+  skipped: number,
+  dropped: readonly string[],
+): boolean {
+  if (dropped.length === 0) return false
+  const left = new Set(dropped)
+  return messages.last(skipped).some((index) => messages.toolCallIds(index).some((id) => left.has(id)))
+}
+
+/**
+ * Whether the incoming list, near its end, re-sends a finished answer of the stored tail: a list of
+ * new messages never holds one (a framework sends the user's messages and a tool loop's own steps,
+ * whose calls are new), so such a list is a history that does not continue the thread.
+ */
+function resendsAnAnswer<T extends { role: string }>(
+  tail: readonly StoredPattern[],
+  messages: IncomingConversation<T>,
+): boolean {
+  const answers = new Set<string>()
+  for (const pattern of tail) if (pattern.answer !== undefined) answers.add(pattern.answer)
+  if (answers.size === 0) return false
+  for (let back = 0; back < tail.length * 2; back++) {
+    const index = messages.fromEnd(back)
+    if (index === undefined) return false
+    const answer = messages.answer(index)
+    if (answer !== undefined && answers.has(answer)) return true
+  }
+  return false
 }
 
 /** Throws `STRATA_INVALID_OPTIONS` for an unknown history mode or a window that is not a count. */

@@ -329,7 +329,10 @@ export class Thread<L extends string = string> {
    * earlier steps. The end of the stored conversation is aligned with the list (see `unseenMessages`
    * for the rule and its one ambiguity); what follows it is appended. Matching and appending are one
    * step, retried on a seq conflict, so two calls racing on one thread never store a message twice.
-   * Costs the compared tail, not the history. Returns the stored messages.
+   * A list that does not continue the thread (`aligned: false` in `unseenMessages`: a `'full'` list
+   * without the stored tail, an `'auto'` list that re-sends a stored answer out of place) is refused
+   * with `STRATA_INVALID_MESSAGE` rather than stored a second time; `divergence` finds where it
+   * leaves the thread. Costs the compared tail, not the history. Returns the stored messages.
    *
    * @example
    * await thread.appendUnseen(fullHistoryFromTheClient, { history: 'full' })
@@ -349,7 +352,19 @@ export class Thread<L extends string = string> {
     // One walk of the list for every attempt: a retry after a seq conflict maps no message again.
     const messages = new IncomingConversation(incoming, normalize)
     return this.#appendMessages(() => {
-      const { indexes } = alignTail(this.#log.items, messages, history, window)
+      const { indexes, aligned } = alignTail(this.#log.items, messages, history, window)
+      if (!aligned) {
+        throw new StrataError({
+          code: 'STRATA_INVALID_MESSAGE',
+          message:
+            `The messages sent do not continue thread '${this.id}': they do not hold its stored conversation ` +
+            'before their new messages (a regenerated answer, an edited message, a history that lost stored ' +
+            'messages, or another conversation?), so storing them would store history a second time. Nothing was stored: ' +
+            'rewind the thread to where they leave it (divergence() and rewind()), send the history the ' +
+            "thread holds, or send only new messages with history: 'new'.",
+          details: { threadId: this.id, history },
+        })
+      }
       return indexes.map((index) => messages.comparable(index) as NormalizedMessage)
     })
   }
@@ -359,7 +374,11 @@ export class Thread<L extends string = string> {
    * sends after regenerating an answer (the answer is missing) or editing a message (the messages from
    * it on differ). Undefined when the list continues the thread, holds only new messages, or shares no
    * stored message with it (see `unseenMessages` for how messages are matched; `'new'` lists never
-   * diverge). Only the last 256 stored conversation messages are searched. Pass the result to
+   * diverge). The stored tail must line up with the list's end position by position, so answers that
+   * all read the same do not hide a regenerate; in `'auto'` mode a lone user message that repeats the
+   * first stored one is taken for a new message (it may be one), so regenerating the very first answer
+   * needs `'full'`. Only the last 256 stored
+   * conversation messages are searched. Pass the result to
    * {@link Thread.rewind}, then store the list with `appendUnseen`.
    *
    * @example

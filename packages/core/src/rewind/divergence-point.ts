@@ -30,8 +30,18 @@ export interface DivergencePoint {
  * holds only new messages, or shares no stored message with it. The stored conversation is cut one
  * message at a time from its end; the first cut whose end aligns with the incoming list as a whole
  * history (the rule of `unseenMessages` in `'full'` mode: the list holds the kept conversation's last
- * `window` messages, or all of them, right before its new ones) is the divergence. At least one stored message must be kept: a list that shares nothing with the thread
- * (the first message edited, or only new messages sent) is no divergence anyone can tell.
+ * `window` messages, or all of them, right before its new ones) is the divergence. The comparison is
+ * positional, so a history whose answers all read the same still shows which one it left out. At
+ * least one stored message must be kept: a list that shares nothing with the thread (the first
+ * message edited, or only new messages sent) is no divergence anyone can tell.
+ *
+ * In `'auto'` mode a list may hold only new messages, so a cut must explain more than that reading:
+ * - a list that matched the stored tail's newest messages and then ran out (a tool loop's re-sent
+ *   step, a retry) continues the thread, unless a cut aligns with more of its messages;
+ * - a list that matched nothing must hold at least two kept messages, or a finished answer among its
+ *   new ones (only a whole history holds answers). A single user message that repeats the first
+ *   stored one is taken for a new message: it may be one, and `'auto'` cannot tell it from
+ *   `useChat` regenerating the very first answer (use `'full'` for that).
  */
 export function divergencePoint<T extends { role: string }>(
   stored: readonly Item[],
@@ -47,20 +57,47 @@ export function divergencePoint<T extends { role: string }>(
   }
   if (positions.length === 0) return undefined
   const whole = alignTail(stored, messages, history, window)
-  if (whole.aligned && whole.matched > 0) return undefined
+  if (whole.complete) return undefined
+  // What a cut must match to be a better reading of the list than the one the whole tail gave.
+  const least = whole.matched > 0 ? whole.matched + 1 : history === 'auto' ? 2 : 1
   for (let dropped = 1; dropped < positions.length && dropped <= MAX_DIVERGENCE_DEPTH; dropped++) {
     const cut = positions[dropped - 1]!
     // Aligned as a whole history, whatever the mode: the list must hold the kept conversation's last
     // `window` messages (or all of it), so a few repeated messages never rewind a long thread.
-    const { aligned, matched } = alignTail(stored.slice(0, cut), messages, 'full', window)
-    if (aligned && matched > 0) {
-      return {
-        afterSeq: stored[cut]!.seq - 1,
-        lastKeptSeq: stored[positions[dropped]!]!.seq,
-        dropped,
-        matched,
-      }
+    const alignment = alignTail(stored.slice(0, cut), messages, 'full', window)
+    if (!alignment.aligned || alignment.matched === 0) continue
+    // The first cut that aligns is the reading; one that explains too little is no divergence.
+    const answered =
+      whole.matched === 0 && alignment.indexes.some((index) => messages.answer(index) !== undefined)
+    if (alignment.matched < least && !answered) return undefined
+    // A cut that aligns only if the list left out tool steps competes with a deeper one that aligns
+    // exactly as far: a regenerated answer that ran tools discards its tool steps with it.
+    const chosen = (alignment.tolerated
+      ? exactCut(stored, positions, dropped, messages, window, alignment.matched)
+      : undefined) ?? { dropped, matched: alignment.matched }
+    return {
+      afterSeq: stored[positions[chosen.dropped - 1]!]!.seq - 1,
+      lastKeptSeq: stored[positions[chosen.dropped]!]!.seq,
+      ...chosen,
     }
+  }
+  return undefined
+}
+
+/** The first cut deeper than `dropped` that aligns exactly, with at least `matched` messages. */
+function exactCut<T extends { role: string }>(
+  stored: readonly Item[],
+  positions: readonly number[],
+  dropped: number,
+  messages: IncomingConversation<T>,
+  window: number,
+  matched: number,
+): { dropped: number; matched: number } | undefined {
+  for (let deeper = dropped + 1; deeper < positions.length && deeper <= MAX_DIVERGENCE_DEPTH; deeper++) {
+    const kept = stored.slice(0, positions[deeper - 1]!)
+    const alignment = alignTail(kept, messages, 'full', window, { exact: true })
+    if (alignment.aligned && alignment.matched >= matched)
+      return { dropped: deeper, matched: alignment.matched }
   }
   return undefined
 }
