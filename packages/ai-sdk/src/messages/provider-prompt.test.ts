@@ -217,4 +217,16 @@ describe('provider prompt mapping', () => {
     input.city = 'Bergen'
     expect(part.type === 'tool-call' && (part.input as { city: string }).city).toBe('Oslo')
   })
+
+  it('keeps a tool input key named __proto__ as a key, as JSON.parse gives it', () => {
+    const input = JSON.parse('{"__proto__": {"admin": true}, "q": "x"}') as Record<string, unknown>
+    const message = fromProviderMessage({
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: 'p1', toolName: 'search', input }],
+    })
+    const stored = (message.content[0] as { input: Record<string, unknown> }).input
+    expect(Object.getPrototypeOf(stored)).toBe(Object.prototype)
+    expect(Object.keys(stored)).toEqual(['__proto__', 'q'])
+    expect(JSON.stringify(stored)).toBe(JSON.stringify(input))
+  })
 })

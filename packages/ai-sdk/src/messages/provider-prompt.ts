@@ -68,7 +68,18 @@ function plain<T>(value: T): T {
   if (prototype !== Object.prototype && prototype !== null) return JSON.parse(JSON.stringify(value)) as T
   const copy: Record<string, unknown> = {}
   for (const [key, entry] of Object.entries(value)) {
-    if (entry !== undefined && typeof entry !== 'function') copy[key] = plain(entry)
+    if (entry === undefined || typeof entry === 'function') continue
+    // An own `__proto__` key (a model's JSON may hold one) stays a key: assigning it sets the prototype.
+    if (key === '__proto__') {
+      Object.defineProperty(copy, key, {
+        value: plain(entry),
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      })
+    } else {
+      copy[key] = plain(entry)
+    }
   }
   return copy as T
 }

@@ -1,14 +1,5 @@
 import type { LanguageModelV4Message } from '@ai-sdk/provider'
-import {
-  type HistoryMode,
-  type Item,
-  type Memory,
-  type RewindRefusal,
-  readConversationTail,
-  StrataError,
-  type Thread,
-  unseenMessages,
-} from '@strata-memory/core'
+import { type HistoryMode, type RewindRefusal, StrataError, type Thread } from '@strata-memory/core'
 import { fromProviderMessage } from '../messages/provider-prompt'
 
 type ConversationMessage = Exclude<LanguageModelV4Message, { role: 'system' }>
@@ -40,7 +31,6 @@ const NOT_CONTINUING =
  * `STRATA_SEQ_CONFLICT`. Refused, nothing is stored or archived.
  */
 export async function followDivergence(
-  memory: Memory,
   thread: Thread,
   conversation: readonly ConversationMessage[],
   history: HistoryMode,
@@ -56,16 +46,9 @@ export async function followDivergence(
       ...(cause === undefined ? {} : { cause }),
     })
   }
-  if (divergence === undefined) {
-    // No point to rewind to: the prompt continues the thread, holds only new messages, or neither.
-    const tail = await readConversationTail(memory.store, thread.id)
-    const { aligned } = unseenMessages(tail, conversation, { history, toComparable: fromProviderMessage })
-    if (aligned) return
-    return refuse(
-      `${NOT_CONTINUING} No stored message they still hold in order was found to rewind the thread to (the first message edited, one more than 256 messages back, stored messages before it left out, or another conversation sent with history: '${history}'?).`,
-      { reason: 'no-divergence-point', lastStoredSeq: lastConversationSeq(tail) },
-    )
-  }
+  // No point to rewind to: the prompt continues the thread, holds only new messages, or neither; the
+  // append that follows tells them apart on the thread's own log (see noDivergencePoint).
+  if (divergence === undefined) return
   const where = { lastStoredSeq: divergence.lastSeq }
   if (handling === 'reject') {
     refuse(
@@ -86,11 +69,17 @@ export async function followDivergence(
   }
 }
 
-/** The seq of the newest conversation message of a tail, for the refusal's details. */
-function lastConversationSeq(tail: readonly Item[]): number | undefined {
-  for (let index = tail.length - 1; index >= 0; index--) {
-    const item = tail[index]!
-    if (item.type === 'message' && item.role !== 'system' && item.scope === undefined) return item.seq
-  }
-  return undefined
+/**
+ * The refusal of a prompt that neither continues its thread nor has a point to rewind it to, from the
+ * thread's own refusal to store it (`appendUnseen`'s `STRATA_INVALID_MESSAGE`), in the middleware's
+ * words; any other error as it is.
+ */
+export function noDivergencePoint(error: unknown, threadId: string, history: HistoryMode): unknown {
+  if (!StrataError.isInstance(error, 'STRATA_INVALID_MESSAGE')) return error
+  return new StrataError({
+    code: 'STRATA_INVALID_MESSAGE',
+    message: `The messages sent do not continue thread '${threadId}': ${NOT_CONTINUING} No stored message they still hold in order was found to rewind the thread to (the first message edited, one more than 256 messages back, stored messages before it left out, or another conversation sent with history: '${history}'?). Nothing was stored: send the history the thread holds, or go on in a new thread.`,
+    details: { threadId, history, reason: 'no-divergence-point' },
+    cause: error,
+  })
 }

@@ -20,6 +20,15 @@ describe('copyJson', () => {
       }),
     )
   })
+
+  it('keeps an own __proto__ key a key, as JSON.parse makes it', () => {
+    const value = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as JsonValue
+    const copy = copyJson(value) as Record<string, unknown>
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype)
+    expect(Object.keys(copy)).toEqual(['__proto__', 'a'])
+    expect(copy).toStrictEqual(structuredClone(value))
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
 })
 
 describe('what a thread hands out is the caller’s own', () => {

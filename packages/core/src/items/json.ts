@@ -14,6 +14,14 @@ export function copyJson<T>(value: T): T {
     return copy as T
   }
   const copy: Record<string, unknown> = {}
-  for (const key in value) copy[key] = copyJson((value as Record<string, unknown>)[key])
+  for (const key of Object.keys(value)) {
+    const entry = copyJson((value as Record<string, unknown>)[key])
+    // An own `__proto__` key (JSON.parse makes one) stays a key: assigning it would set the prototype.
+    if (key === '__proto__') {
+      Object.defineProperty(copy, key, { value: entry, writable: true, enumerable: true, configurable: true })
+    } else {
+      copy[key] = entry
+    }
+  }
   return copy as T
 }

@@ -250,6 +250,15 @@ export class Thread<L extends string = string> {
    */
   #budgetHold: number | undefined
   #lastCompaction: LastCompaction | undefined
+  /** The list the last `divergence()` or `appendUnseen()` mapped (see #incomingConversation). */
+  #recentIncoming:
+    | {
+        list: readonly unknown[]
+        length: number
+        toMessage: unknown
+        conversation: IncomingConversation<{ role: string }>
+      }
+    | undefined
   /** Spaces out automatic retries after summarizer failures; compaction by hand ignores it. */
   readonly #retry: RetryBackoff
   /** Counts rewinds, so a waterfall summary planned before one is not committed after it. */
@@ -344,13 +353,8 @@ export class Thread<L extends string = string> {
     if (!Array.isArray(incoming)) invalidOptions('appendUnseen() needs an array of messages.')
     const { toMessage, history = 'auto', window = DEFAULT_WINDOW } = options
     checkMatchingOptions({ history, window })
-    const normalize = (message: T, index: number) =>
-      normalizeMessage(
-        toMessage === undefined ? (message as unknown as MessageInput) : toMessage(message),
-        index,
-      )
     // One walk of the list for every attempt: a retry after a seq conflict maps no message again.
-    const messages = new IncomingConversation(incoming, normalize)
+    const messages = this.#incomingConversation(incoming, toMessage)
     return this.#appendMessages(() => {
       const { indexes, aligned } = alignTail(this.#log.items, messages, history, window)
       if (!aligned) {
@@ -393,12 +397,7 @@ export class Thread<L extends string = string> {
     if (!Array.isArray(incoming)) invalidOptions('divergence() needs an array of messages.')
     const { toMessage, history = 'auto', window = DEFAULT_WINDOW } = options
     checkMatchingOptions({ history, window })
-    const messages = new IncomingConversation(incoming, (message: T, index) =>
-      normalizeMessage(
-        toMessage === undefined ? (message as unknown as MessageInput) : toMessage(message),
-        index,
-      ),
-    )
+    const messages = this.#incomingConversation(incoming, toMessage)
     return this.#exclusive(async () => {
       await this.#refresh()
       const point = divergencePoint(this.#log.items, messages, history, window)
@@ -915,6 +914,35 @@ export class Thread<L extends string = string> {
   #activeWindow(): Item<L>[] {
     if (this.#deps.compaction.waterfall === false) return this.#log.items
     return this.#log.itemsAfter(this.#log.waterfallCursor.summarizedThroughSeq)
+  }
+
+  /**
+   * The list as the matching reads it, mapped lazily. The one `divergence()` mapped is kept for the
+   * `appendUnseen()` that follows it with the same list (an adapter asks both on every call), so its
+   * messages are mapped and fingerprinted once; any other list is mapped anew.
+   */
+  #incomingConversation<T extends { role: string }>(
+    incoming: readonly T[],
+    toMessage: ((message: T) => MessageInput) | undefined,
+  ): IncomingConversation<T> {
+    const recent = this.#recentIncoming
+    this.#recentIncoming = undefined
+    if (recent?.list === incoming && recent.length === incoming.length && recent.toMessage === toMessage) {
+      return recent.conversation as unknown as IncomingConversation<T>
+    }
+    const conversation = new IncomingConversation(incoming, (message: T, index) =>
+      normalizeMessage(
+        toMessage === undefined ? (message as unknown as MessageInput) : toMessage(message),
+        index,
+      ),
+    )
+    this.#recentIncoming = {
+      list: incoming,
+      length: incoming.length,
+      toMessage,
+      conversation: conversation as unknown as IncomingConversation<{ role: string }>,
+    }
+    return conversation
   }
 
   #historyTokens(): number {
