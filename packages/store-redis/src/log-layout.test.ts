@@ -197,6 +197,53 @@ describe.each(APPEND_PATHS)('appends on the %s', (_path, itemsOf) => {
   })
 })
 
+describe('a refused one-item append', () => {
+  /** The thread's log and id index, as DUMP has them, and their contents. */
+  const logAndIndex = async (prefix: string) => {
+    const log = `${prefix}:{t}:log`
+    const ids = `${prefix}:{t}:ids`
+    return {
+      dumps: [await admin.dump(log), await admin.dump(ids)],
+      log: await admin.lRange(log, 0, -1),
+      ids: await admin.hGetAll(ids),
+    }
+  }
+
+  it('leaves the log and the id index exactly as they were after a conflict, behind or ahead', async () => {
+    const prefix = newPrefix()
+    const store = open({ prefix })
+    for (let seq = 0; seq < 3; seq++) await store.append('t', makeItems(1), { expectedSeq: seq })
+    const before = await logAndIndex(prefix)
+    for (const expectedSeq of [2, 1, 4, 9]) {
+      const error = await expectCode(
+        () => store.append('t', makeItems(1), { expectedSeq }),
+        'STRATA_SEQ_CONFLICT',
+      )
+      expect(error.details).toMatchObject({ expectedSeq, actualSeq: 3 })
+      expect(await logAndIndex(prefix), `expectedSeq ${expectedSeq}`).toEqual(before)
+    }
+    expect(await store.head('t')).toEqual({ lastSeq: 3, activeCount: 3, archivedCount: 0 })
+  })
+
+  it('writes nothing for a stored id: a re-send returns the stored item, another item is a duplicate', async () => {
+    const prefix = newPrefix()
+    const store = open({ prefix })
+    const [stored] = await store.append('t', makeItems(1), { expectedSeq: 0 })
+    const { seq: _seq, ...sent } = stored!
+    await store.append('t', makeItems(1), { expectedSeq: 1 })
+    const before = await logAndIndex(prefix)
+    for (const expectedSeq of [0, 1, 2]) {
+      expect(await store.append('t', [sent], { expectedSeq })).toStrictEqual([stored])
+      expect(await logAndIndex(prefix)).toEqual(before)
+      await expectCode(
+        () => store.append('t', [{ ...sent, ts: sent.ts + 1 }], { expectedSeq }),
+        'STRATA_DUPLICATE_ITEM_ID',
+      )
+      expect(await logAndIndex(prefix)).toEqual(before)
+    }
+  })
+})
+
 describe('reads after archiving anywhere', () => {
   it('archives from the middle, then reads every range as the in-memory store does', async () => {
     const operation = fc.oneof(
