@@ -1042,15 +1042,21 @@ export class Thread<L extends string = string> {
             this.#summaryItem('long-term', long.summary, { fromSeq: from, toSeq: previousShort.range.toSeq }),
           )
         }
-        // Commit only if no other writer summarized these items and no rewind archived any meanwhile;
+        // Commit only if no other writer summarized these items and none of them was archived meanwhile
+        // (a rewind or a budget compaction, in this process or another: the log is read again first);
         // else the next append re-plans.
-        const stored = await this.#exclusive(() =>
-          this.#write(() =>
-            this.#log.waterfallCursor.summarizedThroughSeq >= plan.range.fromSeq || this.#rewinds !== rewinds
+        const stored = await this.#exclusive(async () => {
+          await this.#refresh()
+          return this.#write(() => {
+            const active = new Set(this.#log.items.map((item) => item.seq))
+            const archived = plan.shortTermSeqs.some((seq) => !active.has(seq))
+            return this.#log.waterfallCursor.summarizedThroughSeq >= plan.range.fromSeq ||
+              this.#rewinds !== rewinds ||
+              archived
               ? []
-              : (written as UnsequencedItem<L>[]),
-          ),
-        )
+              : (written as UnsequencedItem<L>[])
+          })
+        })
         this.#emitEnd('waterfall', tokensBefore, started, {
           tokensAfter: this.#waterfallTokens(),
           itemsWritten: stored.length,

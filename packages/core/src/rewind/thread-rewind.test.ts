@@ -1,9 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { StrataError } from '../errors'
-import type { RewindEvent } from '../events'
+import type { CompactionEndEvent, RewindEvent } from '../events'
 import type { Item, MessageInput } from '../items'
 import { createMemory } from '../memory'
+import { inMemoryStore } from '../stores'
 import type { Summarizer } from '../summarizers'
 import { itemTexts } from '../testing'
 
@@ -169,6 +170,44 @@ describe('thread.rewind()', () => {
     expect(StrataError.isInstance(error, 'STRATA_REWIND_UNSAFE')).toBe(true)
     expect((error as StrataError).details).toMatchObject({ reason: 'compacted' })
     expect(await memory.store.readArchive('waterfall-race')).toEqual([])
+  })
+
+  it('a waterfall summary started before another process rewound the thread is not written after it', async () => {
+    let release: () => void = () => {}
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    let started: () => void = () => {}
+    const summarizing = new Promise<void>((resolve) => {
+      started = resolve
+    })
+    const slow: Summarizer = {
+      name: 'slow',
+      async summarize(items, options) {
+        started()
+        await gate
+        return { summary: `${options.tier} of ${items.length}`, facts: [] }
+      },
+    }
+    // Two memories on one store: two processes sharing a thread.
+    const store = inMemoryStore()
+    const waterfall = { window: 4, every: 4 }
+    const firstMemory = createMemory({ store, summarizer: slow, compaction: { waterfall } })
+    const first = await firstMemory.thread('two')
+    const second = await createMemory({ store, compaction: { waterfall: false } }).thread('two')
+    for (let turn = 1; turn <= 4; turn++) await first.append([user(`Q${turn}`), assistant(`A${turn}`)])
+    const ends: CompactionEndEvent[] = []
+    firstMemory.on('compaction-end', (event) => ends.push(event))
+    await first.append(user('Q5'))
+    await summarizing
+    // The other process regenerates the answer to Q1: everything after Q1 leaves the active log.
+    await second.rewind({ afterSeq: 1 })
+    release()
+    await first.compact()
+    await first.context()
+    expect(ends.at(-1)).toMatchObject({ trigger: 'waterfall', skipped: 'superseded', itemsWritten: 0 })
+    expect((await second.items()).filter((item) => item.type === 'summary')).toEqual([])
+    expect(itemTexts(await first.items())).toEqual(['user: Q1'])
   })
 
   it('equals a fresh thread given the new history, and loses no item, for random histories and points', async () => {
