@@ -1,8 +1,8 @@
 import { createMemory, type HistoryMode, type Item } from '@strata-memory/core'
-import { convertToModelMessages, generateText, streamText, type UIMessage, wrapLanguageModel } from 'ai'
+import { generateText, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
-import { TestChat } from '../test-support/chat-client'
+import { plainChatRoute, TestChat } from '../test-support/chat-client'
 import { generated, streamed } from '../test-support/model-results'
 import { strataMiddleware } from './strata-middleware'
 
@@ -21,20 +21,7 @@ function chatOn(history: HistoryMode) {
     middleware: strataMiddleware({ memory, history }),
   })
   const errors: unknown[] = []
-  const chat = new TestChat(
-    async (request) => {
-      const { id, messages } = (await request.json()) as { id: string; messages: UIMessage[] }
-      return streamText({
-        model,
-        messages: await convertToModelMessages(messages),
-        providerOptions: { strata: { threadId: id } },
-        onError: ({ error }) => {
-          errors.push(error)
-        },
-      }).toUIMessageStreamResponse()
-    },
-    { id: 'same' },
-  )
+  const chat = new TestChat(plainChatRoute(model, errors), { id: 'same' })
   return { memory, chat, errors }
 }
 

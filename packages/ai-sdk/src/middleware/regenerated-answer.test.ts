@@ -10,20 +10,11 @@ import {
   StrataError,
   type StrataStore,
 } from '@strata-memory/core'
-import {
-  convertToModelMessages,
-  generateText,
-  type ModelMessage,
-  stepCountIs,
-  streamText,
-  tool,
-  type UIMessage,
-  wrapLanguageModel,
-} from 'ai'
+import { generateText, type ModelMessage, stepCountIs, tool, type UIMessage, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { TestChat } from '../test-support/chat-client'
+import { plainChatRoute, TestChat } from '../test-support/chat-client'
 import { generated, streamed, toolCall } from '../test-support/model-results'
 import { type StrataMiddlewareOptions, strataMiddleware } from './strata-middleware'
 
@@ -71,20 +62,7 @@ function chatOn(
     middleware: strataMiddleware({ memory, history, ...middleware }),
   })
   const errors: unknown[] = []
-  const chat = new TestChat(
-    async (request) => {
-      const { id, messages } = (await request.json()) as { id: string; messages: UIMessage[] }
-      return streamText({
-        model,
-        messages: await convertToModelMessages(messages),
-        providerOptions: { strata: { threadId: id } },
-        onError: ({ error }) => {
-          errors.push(error)
-        },
-      }).toUIMessageStreamResponse()
-    },
-    { id: 'chat' },
-  )
+  const chat = new TestChat(plainChatRoute(model, errors), { id: 'chat' })
   const prompts = () => mock.doStreamCalls.map((call) => promptTexts(call.prompt))
   return { memory, mock, chat, errors, rewinds, prompts }
 }

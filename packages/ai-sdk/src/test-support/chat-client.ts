@@ -1,4 +1,13 @@
-import { AbstractChat, type ChatInit, type ChatState, DefaultChatTransport, type UIMessage } from 'ai'
+import {
+  AbstractChat,
+  type ChatInit,
+  type ChatState,
+  convertToModelMessages,
+  DefaultChatTransport,
+  type LanguageModel,
+  streamText,
+  type UIMessage,
+} from 'ai'
 
 /** The state `useChat` keeps, as plain fields. */
 class PlainChatState<M extends UIMessage> implements ChatState<M> {
@@ -43,5 +52,23 @@ export class TestChat<M extends UIMessage = UIMessage> extends AbstractChat<M> {
         fetch: async (input, requestInit) => route(new Request(input as string, requestInit)),
       }),
     })
+  }
+}
+
+/**
+ * A plain route handler as a Next.js app writes it: the chat's whole history in (its id names the
+ * thread), `streamText` on `model`, a UI message stream out. Stream errors are collected in `errors`.
+ */
+export function plainChatRoute(model: LanguageModel, errors: unknown[]) {
+  return async (request: Request) => {
+    const { id, messages } = (await request.json()) as { id: string; messages: UIMessage[] }
+    return streamText({
+      model,
+      messages: await convertToModelMessages(messages),
+      providerOptions: { strata: { threadId: id } },
+      onError: ({ error }) => {
+        errors.push(error)
+      },
+    }).toUIMessageStreamResponse()
   }
 }
