@@ -16,9 +16,16 @@ describe('the AI SDK example', () => {
     // The pricing docs were offloaded inside a task that has since closed; memory tools bring them back.
     expect(stdout).toContain('(memory_query) (memory_retrieve) From memory: Pro: 12 EUR')
     expect(stdout).toMatch(/user: \[ACTIONS\]: <\d+ project actions filtered for brevity>/)
-    const stored = /Stored: (\d+) items \((.+)\); model calls: (\d+)\./.exec(stdout)
+    // useChat's regenerate() rewinds the thread: the old answer and its two tool steps (5 items) move
+    // to the archive and the model answers the same question again.
+    expect(stdout).toContain('(regenerate)\n< From memory: Pro: 12 EUR, 10 projects')
+    expect(stdout).toContain('the old answer: 5 items moved to the archive')
+    const stored = /Stored: (\d+) items \((.+)\), (\d+) archived; model calls: (\d+)\./.exec(stdout)
     expect(stored).not.toBeNull()
-    // Re-sending the whole history each turn stores each message once: 19 messages for 9 model calls.
+    // Re-sending the whole history each turn stores each message once: 19 messages for 12 model calls,
+    // the regenerated answer in place of the old one, which is archived, not stored twice.
     expect(JSON.parse(stored![2]!)).toEqual({ message: 19, transition: 1, summary: 1 })
+    expect(Number(stored![3])).toBe(5)
+    expect(Number(stored![4])).toBe(12)
   })
 })

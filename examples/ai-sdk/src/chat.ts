@@ -21,7 +21,8 @@ import { z } from 'zod'
  * runs offline, and the chat useChat runs in the browser (the AI SDK's own `AbstractChat` and
  * `DefaultChatTransport`, without React) talking to it with real `Request`s and SSE `Response`s. The
  * client re-sends the whole history on every request; Strata stores what is new and sends the model
- * the thread's context instead. `node src/chat.ts` prints what the model received each turn.
+ * the thread's context instead; `regenerate()` at the end rewinds the thread to the last question.
+ * `node src/chat.ts` prints what the model received each turn.
  */
 
 const memory = createMemory({ content: { offloadAboveBytes: 400 } })
@@ -49,9 +50,15 @@ function afterTool(
   const last = prompt.at(-1)
   const result = last?.role === 'tool' ? last.content[0] : undefined
   if (result?.type !== 'tool-result' || result.output.type !== 'json') return say('Done with that step.')
-  const output = result.output.value as { results?: { id: string; where: string }[]; content?: string }
+  const output = result.output.value as {
+    results?: { id: string; where: string; type: string }[]
+    content?: string
+  }
   if (result.toolName === 'memory_query') {
-    const hit = output.results?.find((candidate) => candidate.where === 'content')
+    // The fetched page (earlier query results the channel stored are content too, never deleted).
+    const hit = output.results?.find(
+      (candidate) => candidate.where === 'content' && candidate.type === 'web-page',
+    )
     return [call('memory_retrieve', { id: hit?.id, transform: 'filtered', pattern: 'Pro:' })]
   }
   if (result.toolName === 'memory_retrieve') return say(`From memory: ${output.content}`)
@@ -220,6 +227,17 @@ for (const text of userTurns) {
   )
 }
 
+// useChat's regenerate(): the client drops the last answer and re-sends the history without it. The
+// middleware rewinds the thread to that question (the old answer and its tool steps move to the
+// archive, nothing is deleted) and the model answers again.
+const rewound: number[] = []
+memory.on('rewind', (event) => rewound.push(event.archived.length))
+await chat.regenerate()
+if (chat.error !== undefined) throw chat.error
+const again = chat.lastMessage!.parts.flatMap((part) => (part.type === 'text' ? [part.text] : []))
+console.log(`\n(regenerate)\n< ${again.join(' ')}`)
+console.log(`  the old answer: ${rewound.join(', ')} items moved to the archive`)
+
 const lastPrompt = scriptedModel.doStreamCalls.at(-1)!.prompt
 console.log('\nWhat the model received on the last call:')
 for (const message of lastPrompt) {
@@ -235,5 +253,5 @@ for (const message of lastPrompt) {
 }
 const status = await (await memory.thread(chat.id)).status()
 console.log(
-  `\nStored: ${status.items.active} items (${JSON.stringify(status.items.byType)}); model calls: ${scriptedModel.doStreamCalls.length}.`,
+  `\nStored: ${status.items.active} items (${JSON.stringify(status.items.byType)}), ${status.items.archived} archived; model calls: ${scriptedModel.doStreamCalls.length}.`,
 )
