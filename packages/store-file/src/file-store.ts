@@ -20,6 +20,7 @@ import {
   type Item,
   isValidThreadId,
   type JsonObject,
+  jsonCopy,
   matchesContentQuery,
   type ReadOptions,
   StrataError,
@@ -36,7 +37,6 @@ import {
 import { appendFileDurably, readRange, syncDirectory, writeFileAtomic, writeFully } from './durable-fs'
 import { isMissing, storeFailed } from './file-errors'
 import { type FileStoreOptions, resolveFileStoreOptions } from './file-store-options'
-import { jsonCopy } from './json-copy'
 import { readJsonObject } from './json-file'
 import { itemFromLogLine, prepareLogLine, sequenceLogLine, withoutBatchEnd } from './line-format'
 import type { LogFile } from './log-file'

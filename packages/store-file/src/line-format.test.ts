@@ -1,8 +1,7 @@
-import type { Item, UnsequencedItem } from '@strata-memory/core'
+import { type Item, jsonCopy, type UnsequencedItem } from '@strata-memory/core'
 import { makeEveryItemType } from '@strata-memory/core/testing'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { jsonCopy } from './json-copy'
 import {
   itemFromLogLine,
   parseLogRecord,

@@ -34,7 +34,7 @@ import {
   type UnseenMessagesOptions,
   type UnsequencedItem,
 } from '../items'
-import { copyJson } from '../items/json'
+import { jsonCopy } from '../items/json'
 import { IncomingConversation } from '../items/message-matching'
 import { alignTail, checkMatchingOptions, DEFAULT_WINDOW } from '../items/unseen-messages'
 import type { LevelLadder } from '../levels'
@@ -729,7 +729,7 @@ export class Thread<L extends string = string> {
       }
       this.#lastContextTokens = contextTokens
       this.#deps.events.emit('context', { threadId: this.id, level: target, stats })
-      return { messages: copyJson(messages), stats }
+      return { messages: jsonCopy(messages), stats }
     })
   }
 
@@ -906,7 +906,7 @@ export class Thread<L extends string = string> {
   async items(): Promise<Item<L>[]> {
     return this.#exclusive(async () => {
       await this.#refresh()
-      return copyJson(this.#log.items)
+      return jsonCopy(this.#log.items)
     })
   }
 
