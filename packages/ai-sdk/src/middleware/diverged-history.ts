@@ -71,11 +71,14 @@ export async function followDivergence(
 
 /**
  * The refusal of a prompt that neither continues its thread nor has a point to rewind it to, from the
- * thread's own refusal to store it (`appendUnseen`'s `STRATA_INVALID_MESSAGE`), in the middleware's
- * words; any other error as it is.
+ * thread's own refusal to store it (`appendUnseen`'s `STRATA_INVALID_MESSAGE` with reason
+ * `not-continuing`), in the middleware's words; any other error (a malformed message among them) as
+ * it is.
  */
 export function noDivergencePoint(error: unknown, threadId: string, history: HistoryMode): unknown {
-  if (!StrataError.isInstance(error, 'STRATA_INVALID_MESSAGE')) return error
+  if (!StrataError.isInstance(error, 'STRATA_INVALID_MESSAGE') || error.details.reason !== 'not-continuing') {
+    return error
+  }
   return new StrataError({
     code: 'STRATA_INVALID_MESSAGE',
     message: `The messages sent do not continue thread '${threadId}': ${NOT_CONTINUING} No stored message they still hold in order was found to rewind the thread to (the first message edited, one more than 256 messages back, stored messages before it left out, or another conversation sent with history: '${history}'?). Nothing was stored: send the history the thread holds, or go on in a new thread.`,

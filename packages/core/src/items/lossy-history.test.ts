@@ -115,6 +115,7 @@ describe('a history re-sent without the tool steps the thread stored', () => {
       await expect(thread.appendUnseen(edited, { history })).rejects.toMatchObject({
         code: 'STRATA_INVALID_MESSAGE',
         message: expect.stringContaining("do not continue thread 'lossy'"),
+        details: expect.objectContaining({ reason: 'not-continuing' }),
       })
     }
     expect(await thread.items()).toEqual(before)

@@ -340,7 +340,8 @@ export class Thread<L extends string = string> {
    * step, retried on a seq conflict, so two calls racing on one thread never store a message twice.
    * A list that does not continue the thread (`aligned: false` in `unseenMessages`: a `'full'` list
    * without the stored tail, an `'auto'` list that re-sends a stored answer out of place) is refused
-   * with `STRATA_INVALID_MESSAGE` rather than stored a second time; `divergence` finds where it
+   * with `STRATA_INVALID_MESSAGE` (`details.reason: 'not-continuing'`, which tells it from a malformed
+   * message) rather than stored a second time; `divergence` finds where it
    * leaves the thread. Costs the compared tail, not the history. Returns the stored messages.
    *
    * @example
@@ -366,7 +367,7 @@ export class Thread<L extends string = string> {
             'messages, or another conversation?), so storing them would store history a second time. Nothing was stored: ' +
             'rewind the thread to where they leave it (divergence() and rewind()), send the history the ' +
             "thread holds, or send only new messages with history: 'new'.",
-          details: { threadId: this.id, history },
+          details: { threadId: this.id, history, reason: 'not-continuing' },
         })
       }
       return indexes.map((index) => messages.comparable(index) as NormalizedMessage)
