@@ -134,7 +134,7 @@ describe('compaction keeps tool calls and results together (property, both direc
         archivedInAll += archived.length
         summariesInAll += active.filter((item) => item.type === 'summary').length
       }),
-      { numRuns: 60 },
+      { numRuns: 100 },
     )
     // The histories did get compacted by both policies.
     expect(archivedInAll).toBeGreaterThan(100)
