@@ -261,8 +261,6 @@ export class Thread<L extends string = string> {
     | undefined
   /** Spaces out automatic retries after summarizer failures; compaction by hand ignores it. */
   readonly #retry: RetryBackoff
-  /** Counts rewinds, so a waterfall summary planned before one is not committed after it. */
-  #rewinds = 0
 
   /**
    * The content channel: large results stored once beside the history, and what the memory tools
@@ -471,7 +469,6 @@ export class Thread<L extends string = string> {
         })
       }
       this.#log.removeArchived(new Set(seqs))
-      this.#rewinds++
       return { afterSeq, archived: plan.archive, kept: plan.keep }
     })
     if (result.archived.length > 0) {
@@ -1015,7 +1012,6 @@ export class Thread<L extends string = string> {
     if (!manual && !this.#retry.ready(this.#deps.clock())) return
     const plan = planWaterfall(this.#log.items, { ...options, ...this.#log.waterfallCursor })
     if (plan === undefined) return
-    const rewinds = this.#rewinds
     const run = async () => {
       const started = this.#deps.clock()
       const tokensBefore = this.#waterfallTokens()
@@ -1051,9 +1047,7 @@ export class Thread<L extends string = string> {
           return this.#write(() => {
             const active = new Set(this.#log.items.map((item) => item.seq))
             const archived = plan.shortTermSeqs.some((seq) => !active.has(seq))
-            return this.#log.waterfallCursor.summarizedThroughSeq >= plan.range.fromSeq ||
-              this.#rewinds !== rewinds ||
-              archived
+            return this.#log.waterfallCursor.summarizedThroughSeq >= plan.range.fromSeq || archived
               ? []
               : (written as UnsequencedItem<L>[])
           })
