@@ -1,1 +1,2 @@
+export { invalidOptions } from './invalid-options'
 export { StrataError, type StrataErrorCode, type StrataErrorOptions } from './strata-error'
