@@ -26,12 +26,3 @@ export type {
 export { type NormalizedMessage, normalizeMessage } from './normalize-message'
 export { assertSerializable } from './serializable'
 export { assertThreadId, isValidThreadId } from './thread-id'
-export {
-  type ComparableMessage,
-  type HistoryMode,
-  messageFingerprint,
-  readConversationTail,
-  type UnseenMessagesOptions,
-  type UnseenMessagesResult,
-  unseenMessages,
-} from './unseen-messages'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { unseenMessages } from '../history'
 import type { MessageInput } from '../items'
-import { unseenMessages } from '../items'
 import { createMemory } from './create-memory'
 
 const history = (length: number): MessageInput[] =>

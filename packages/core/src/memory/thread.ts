@@ -17,6 +17,13 @@ import { MAX_FACTS } from '../context/render-context'
 import { OVERSIZED_SHARE, truncateOversized } from '../context/truncate-oversized'
 import { StrataError } from '../errors'
 import type { CompactionEndEvent, CompactionTrigger, MemoryEventEmitter } from '../events'
+import { IncomingConversation } from '../history/message-matching'
+import {
+  alignTail,
+  checkMatchingOptions,
+  DEFAULT_WINDOW,
+  type UnseenMessagesOptions,
+} from '../history/unseen-messages'
 import {
   type FactItem,
   type Item,
@@ -31,12 +38,9 @@ import {
   type SummaryTier,
   type TransitionItem,
   type TransitionReason,
-  type UnseenMessagesOptions,
   type UnsequencedItem,
 } from '../items'
 import { jsonCopy } from '../items/json'
-import { IncomingConversation } from '../items/message-matching'
-import { alignTail, checkMatchingOptions, DEFAULT_WINDOW } from '../items/unseen-messages'
 import type { LevelLadder } from '../levels'
 import { type DivergencePoint, divergencePoint, planRewind } from '../rewind'
 import type { StrataStore } from '../stores'

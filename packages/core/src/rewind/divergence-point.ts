@@ -1,6 +1,7 @@
-import type { HistoryMode, Item } from '../items'
-import { type IncomingConversation, isConversation } from '../items/message-matching'
-import { alignTail } from '../items/unseen-messages'
+import { type IncomingConversation, isConversation } from '../history/message-matching'
+import type { HistoryMode } from '../history/unseen-messages'
+import { alignTail } from '../history/unseen-messages'
+import type { Item } from '../items'
 
 /**
  * How many stored conversation messages back a divergence is looked for: an edit further back is

@@ -1,7 +1,7 @@
 import { referenceOf } from '../content/content-reference'
-import type { Item, MessageItem } from './item'
-import type { JsonValue } from './json'
-import type { MessagePart, MessageRole } from './message-part'
+import type { Item, MessageItem } from '../items/item'
+import type { JsonValue } from '../items/json'
+import type { MessagePart, MessageRole } from '../items/message-part'
 
 /** A message as Strata compares it: role and parts (ids and metadata are ignored). */
 export interface ComparableMessage {

@@ -1,6 +1,6 @@
 import { StrataError } from '../errors'
+import type { Item } from '../items/item'
 import type { StrataStore } from '../stores/store'
-import type { Item } from './item'
 import {
   type ComparableMessage,
   IncomingConversation,

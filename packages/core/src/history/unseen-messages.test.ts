@@ -1,10 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { StrataError } from '../errors'
+import type { MessageInput } from '../items/message-input'
+import type { MessagePart } from '../items/message-part'
 import { createMemory } from '../memory'
 import { makeMessageItem, withSeqs } from '../testing/fixtures'
-import type { MessageInput } from './message-input'
-import type { MessagePart } from './message-part'
 import {
   type ComparableMessage,
   messageFingerprint,

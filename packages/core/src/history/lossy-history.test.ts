@@ -1,9 +1,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import type { MessageInput } from '../items/message-input'
+import type { MessagePart } from '../items/message-part'
 import { createMemory } from '../memory'
 import { itemTexts } from '../testing'
-import type { MessageInput } from './message-input'
-import type { MessagePart } from './message-part'
 import { type ComparableMessage, unseenMessages } from './unseen-messages'
 
 type Message = ComparableMessage & { content: MessagePart[] }
