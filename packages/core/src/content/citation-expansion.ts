@@ -1,0 +1,122 @@
+import type { Item, JsonValue, MessageItem, MessagePart } from '../items'
+import type { ContentRecord } from '../stores'
+import type { ResolvedContentOptions } from './content-options'
+import { referenceOf, restoredPart, shownCitation } from './content-reference'
+import { storedResultLine, storedResultsItem } from './stored-results'
+
+/** What {@link expandCitations} reads besides the log. */
+export interface CitationExpansionOptions {
+  options: Pick<ResolvedContentOptions, 'briefAfterTurns' | 'maxCitations'>
+  /** A stored record by memory id, or undefined. */
+  get: (id: string) => Promise<ContentRecord | undefined>
+}
+
+/**
+ * The view with its citations shown for a context. Citations that arrived after the last assistant
+ * message (the model has not answered them yet) are shown as the full stored part; older ones as their
+ * citation, brief from `briefAfterTurns` turns back; answered tool results beyond the newest
+ * `maxCitations` leave the view with their calls and are listed in one `[STORED RESULTS]` note. The
+ * rule reads only the log and the content store, so the same log renders byte-identically.
+ */
+export async function expandCitations<I extends Item>(
+  view: readonly I[],
+  history: readonly Item[],
+  { options, get }: CitationExpansionOptions,
+): Promise<I[]> {
+  let answeredThrough = 0
+  for (let index = history.length - 1; index >= 0; index--) {
+    const item = history[index]!
+    if (item.type === 'message' && item.role === 'assistant') {
+      answeredThrough = item.seq
+      break
+    }
+  }
+  const cites = (item: Item): item is MessageItem & I =>
+    item.type === 'message' && item.content.some((part) => referenceOf(part) !== undefined)
+  if (!view.some(cites)) return view as I[]
+  const { briefAfterTurns, maxCitations } = options
+  const grouped = groupedResults(view, answeredThrough, maxCitations)
+  const inputs = grouped.size === 0 ? new Map<string, JsonValue>() : callInputs(view)
+  const currentTurn = turnNumber(history.at(-1)?.turnId)
+
+  // A provider-run call stays in a context while its result is pending: one whose result is
+  // grouped out must leave with it here (other calls without a result are left out when rendered).
+  const groupedCalls = new Set<string>()
+  for (const part of grouped) if (part.type === 'tool-result') groupedCalls.add(part.toolCallId)
+  const leaves = (part: MessagePart) =>
+    part.type === 'tool-call' && part.providerExecuted === true && groupedCalls.has(part.toolCallId)
+
+  const out: I[] = []
+  const lines: string[] = []
+  let noteAt = -1
+  for (const item of view) {
+    if (!cites(item)) {
+      out.push(
+        groupedCalls.size > 0 && item.type === 'message' && item.content.some(leaves)
+          ? { ...item, content: item.content.filter((part) => !leaves(part)) }
+          : item,
+      )
+      continue
+    }
+    const fresh = item.seq > answeredThrough
+    // Citations from `briefAfterTurns` turns back or more shrink to their brief form.
+    const brief = !fresh && currentTurn - turnNumber(item.turnId) >= briefAfterTurns
+    const content: MessagePart[] = []
+    for (const part of item.content) {
+      const reference = referenceOf(part)
+      if (reference === undefined) {
+        if (!leaves(part)) content.push(part)
+      } else if (grouped.has(part) && part.type === 'tool-result') {
+        if (noteAt === -1) {
+          noteAt = out.length
+          out.push(item)
+        }
+        lines.push(storedResultLine(part, reference, inputs.get(part.toolCallId)))
+      } else if (fresh) {
+        const record = await get(reference.id)
+        // A record missing from the store (deleted by hand) leaves the citation in place.
+        content.push(
+          record === undefined
+            ? shownCitation(part, reference, false)
+            : restoredPart(part, reference, record.data),
+        )
+      } else {
+        content.push(shownCitation(part, reference, brief))
+      }
+    }
+    if (content.length > 0) out.push({ ...item, content })
+  }
+  if (noteAt !== -1) out[noteAt] = storedResultsItem(out[noteAt] as MessageItem & I, lines)
+  return out
+}
+
+/**
+ * The answered tool results (cited parts at or before `answeredThrough`) older than the newest
+ * `keep`: the parts to group out of the context, in view order.
+ */
+function groupedResults(view: readonly Item[], answeredThrough: number, keep: number): Set<MessagePart> {
+  const answered: MessagePart[] = []
+  for (const item of view) {
+    if (item.type !== 'message' || item.seq > answeredThrough) continue
+    for (const part of item.content) {
+      if (part.type === 'tool-result' && referenceOf(part) !== undefined) answered.push(part)
+    }
+  }
+  return new Set(answered.slice(0, Math.max(0, answered.length - keep)))
+}
+
+/** The input of every tool call in the view, by call id. */
+function callInputs(view: readonly Item[]): Map<string, JsonValue> {
+  const inputs = new Map<string, JsonValue>()
+  for (const item of view) {
+    if (item.type !== 'message' || item.role !== 'assistant') continue
+    for (const part of item.content) if (part.type === 'tool-call') inputs.set(part.toolCallId, part.input)
+  }
+  return inputs
+}
+
+/** The number of a `turn_0012` turn id; 0 for none. */
+function turnNumber(turnId: string | undefined): number {
+  const match = turnId === undefined ? null : /^turn_(\d+)$/.exec(turnId)
+  return match ? Number(match[1]) : 0
+}

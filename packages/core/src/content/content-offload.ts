@@ -1,0 +1,185 @@
+import type { Item, JsonValue, MessagePart, UnsequencedItem } from '../items'
+import type { ContentRecord } from '../stores'
+import { briefCitation, citationFooter, selectPlugin, writeCitation } from './citation'
+import type { CitationInput } from './content-plugin'
+import { type ContentReference, citationPart, referenceOf } from './content-reference'
+import { utf8Length } from './content-size'
+import { type ContentSpaces, JSON_MEDIA_TYPE } from './content-spaces'
+
+type MessageToAppend = Extract<UnsequencedItem, { type: 'message' }>
+
+/**
+ * The write side of the content channel: stores the large tool results (and attachments) of items
+ * about to be appended, and puts a citation in each one's place.
+ */
+export class ContentOffload {
+  readonly #spaces: ContentSpaces
+  /** Citation parts already built for an appended part: a write retried after a conflict reuses them. */
+  readonly #offloaded = new WeakMap<MessagePart, MessagePart>()
+
+  constructor(spaces: ContentSpaces) {
+    this.#spaces = spaces
+  }
+
+  /**
+   * The items with their large parts stored and replaced by citations. `history` is the active log,
+   * where a result's call is looked up for plugins that read the call's input.
+   */
+  async offload<I extends UnsequencedItem>(items: I[], history: readonly Item[]): Promise<I[]> {
+    if (!this.#spaces.deps.options.offload) return items
+    const out: I[] = []
+    for (const item of items) {
+      if (item.type !== 'message') {
+        out.push(item)
+        continue
+      }
+      let changed = false
+      const content: MessagePart[] = []
+      for (const part of item.content) {
+        const cited = await this.#offloadPart(item, part, items, history)
+        if (cited !== part) changed = true
+        content.push(cited)
+      }
+      out.push(changed ? ({ ...item, content } as I) : item)
+    }
+    return out
+  }
+
+  async #offloadPart(
+    item: MessageToAppend,
+    part: MessagePart,
+    batch: readonly UnsequencedItem[],
+    history: readonly Item[],
+  ): Promise<MessagePart> {
+    const done = this.#offloaded.get(part)
+    if (done !== undefined) return done
+    if (referenceOf(part) !== undefined) return part
+    const { options, summarizer, store, threadId, countPart } = this.#spaces.deps
+    const candidate = offloadCandidate(item, part, options.attachments)
+    if (candidate === undefined) return part
+    const tool = part.type === 'tool-result' ? options.tools[part.toolName] : undefined
+    const mode = tool?.offload ?? 'size'
+    if (mode === 'never' || (mode === 'size' && candidate.size <= options.offloadAboveBytes)) return part
+
+    const id = this.#spaces.newId()
+    const input: CitationInput = { id, ...candidate }
+    if (part.type === 'tool-result') {
+      const call = findCall(part.toolCallId, batch, history)
+      if (call !== undefined) input.input = call
+    }
+    const plugin = selectPlugin(input, tool, options)
+    const type = tool?.type ?? plugin.type?.(input) ?? input.type
+    input.type = type
+    const { body, by } = await writeCitation(input, plugin, {
+      tool,
+      options,
+      summarizer,
+      item: { ...item, content: [part] },
+    })
+    const reference: ContentReference = {
+      id,
+      kind: part.type === 'tool-result' ? 'tool-result' : part.type === 'file' ? 'file' : 'text',
+    }
+    if (candidate.json) reference.json = true
+    if (part.type === 'file') {
+      reference.mediaType = part.mediaType
+      if (part.filename !== undefined) reference.filename = part.filename
+    }
+    if (part.meta !== undefined) reference.meta = part.meta
+    if (countPart !== undefined) reference.tokens = countPart(part)
+    const label = plugin.label?.(input)
+    if (label) reference.label = label
+    reference.brief = briefCitation(body, label, id)
+    const record: ContentRecord = {
+      id,
+      type,
+      source: candidate.source,
+      tags: [...(tool?.tags ?? []), ...(part.type === 'tool-result' ? [] : ['attachment'])],
+      ts: item.ts,
+      size: candidate.size,
+      level: item.level,
+      mediaType: candidate.mediaType,
+      data: candidate.data,
+      meta: {
+        writer: threadId,
+        itemId: item.id,
+        kind: reference.kind,
+        citedBy: by,
+        ...(part.type === 'tool-result' ? { toolCallId: part.toolCallId } : {}),
+        ...(candidate.filename === undefined ? {} : { filename: candidate.filename }),
+      },
+    }
+    // The content is stored before the item that cites it, so a citation never points at nothing.
+    await store.putContent(this.#spaces.offloadSpace, record)
+    const cited = citationPart(part, `${body}\n${citationFooter(id)}`, reference)
+    this.#offloaded.set(part, cited)
+    return cited
+  }
+}
+
+/** What a part would store, or undefined when the part is never offloaded. */
+function offloadCandidate(
+  item: MessageToAppend,
+  part: MessagePart,
+  attachments: boolean,
+): Omit<CitationInput, 'id'> | undefined {
+  if (part.type === 'tool-result') {
+    const json = typeof part.output !== 'string'
+    const data = json ? JSON.stringify(part.output) : (part.output as string)
+    return {
+      type: json ? 'json' : 'text',
+      data,
+      value: part.output,
+      json,
+      source: part.toolName,
+      size: utf8Length(data),
+      mediaType: json ? JSON_MEDIA_TYPE : 'text/plain',
+    }
+  }
+  // Attachments: a user's own large text or inline file, never a scope's opening instructions.
+  if (!attachments || item.role !== 'user' || item.scope !== undefined) return undefined
+  if (part.type === 'text') {
+    return {
+      type: 'text',
+      data: part.text,
+      value: part.text,
+      json: false,
+      source: 'user',
+      size: utf8Length(part.text),
+      mediaType: 'text/plain',
+    }
+  }
+  if (part.type === 'file') {
+    const candidate: Omit<CitationInput, 'id'> = {
+      type: 'file',
+      data: part.data,
+      value: part.data,
+      json: false,
+      source: 'user',
+      size: utf8Length(part.data),
+      mediaType: part.mediaType,
+    }
+    if (part.filename !== undefined) candidate.filename = part.filename
+    return candidate
+  }
+  return undefined
+}
+
+/** The input of the tool call `toolCallId`: in the batch being appended, else the newest in the log. */
+function findCall(
+  toolCallId: string,
+  batch: readonly UnsequencedItem[],
+  history: readonly Item[],
+): JsonValue | undefined {
+  const search = (items: readonly UnsequencedItem[]) => {
+    for (let index = items.length - 1; index >= 0; index--) {
+      const item = items[index]!
+      if (item.type !== 'message' || item.role !== 'assistant') continue
+      for (const part of item.content) {
+        if (part.type === 'tool-call' && part.toolCallId === toolCallId) return part.input
+      }
+    }
+    return undefined
+  }
+  return search(batch) ?? search(history)
+}
