@@ -9,7 +9,7 @@ import { fileStore } from './file-store'
 import type { FileStoreEvent } from './file-store-options'
 
 // The children import the built package (`@strata-memory/store-file` → dist): build it first.
-const WORKER = fileURLToPath(new URL('./test-workers/crash-worker.mjs', import.meta.url))
+const WORKER = fileURLToPath(new URL('./testing/crash-worker.mjs', import.meta.url))
 const TRIALS = 50
 const THREAD = 'crash-thread'
 

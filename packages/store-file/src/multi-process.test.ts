@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { fileStore } from './file-store'
 
 // The children import the built package (`@strata-memory/store-file` → dist): build it first.
-const WORKER = fileURLToPath(new URL('./test-workers/append-worker.mjs', import.meta.url))
+const WORKER = fileURLToPath(new URL('./testing/append-worker.mjs', import.meta.url))
 const PER_WRITER = 1_000
 
 /** Runs the worker to completion; resolves with its stdout, rejects with its stderr. */

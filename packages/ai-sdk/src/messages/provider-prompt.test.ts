@@ -1,7 +1,7 @@
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider'
 import { createMemory } from '@strata-memory/core'
 import { describe, expect, it } from 'vitest'
-import { toolCall } from '../test-support/model-results'
+import { toolCall } from '../testing/model-results'
 import {
   fromProviderMessage,
   fromProviderPrompt,

@@ -4,7 +4,7 @@ import { generateText, type ModelMessage, streamText, wrapLanguageModel } from '
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { aiSdkSummarizer } from '../summarizer/ai-sdk-summarizer'
-import { generated, streamed } from '../test-support/model-results'
+import { generated, streamed } from '../testing/model-results'
 import { strataMiddleware } from './strata-middleware'
 
 const SUMMARY = `## Decisions

@@ -18,8 +18,8 @@ import {
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { TestChat } from '../test-support/chat-client'
-import { usage } from '../test-support/model-results'
+import { TestChat } from '../testing/chat-client'
+import { usage } from '../testing/model-results'
 import { strataMiddleware } from './strata-middleware'
 
 const start: LanguageModelV4StreamPart = { type: 'stream-start', warnings: [] }

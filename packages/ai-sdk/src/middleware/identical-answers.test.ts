@@ -2,8 +2,8 @@ import { createMemory, type HistoryMode, type Item } from '@strata-memory/core'
 import { generateText, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
-import { plainChatRoute, TestChat } from '../test-support/chat-client'
-import { generated, streamed } from '../test-support/model-results'
+import { plainChatRoute, TestChat } from '../testing/chat-client'
+import { generated, streamed } from '../testing/model-results'
 import { strataMiddleware } from './strata-middleware'
 
 const texts = (items: readonly Item[]) =>

@@ -3,7 +3,7 @@ import { generateText, type ModelMessage, stepCountIs, streamText, tool, wrapLan
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { generated, streamed, toolCall } from '../test-support/model-results'
+import { generated, streamed, toolCall } from '../testing/model-results'
 import { strataMiddleware } from './strata-middleware'
 
 const texts = (items: readonly Item[]) =>

@@ -3,7 +3,7 @@ import { createMemory, type HistoryMode, type Item } from '@strata-memory/core'
 import { generateText, type ModelMessage, streamText, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
-import { generated, streamed } from '../test-support/model-results'
+import { generated, streamed } from '../testing/model-results'
 import { strataMiddleware } from './strata-middleware'
 
 /** An overloaded provider: the SDK retries it, at once thanks to the retry-after header. */

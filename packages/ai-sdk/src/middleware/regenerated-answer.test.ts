@@ -14,8 +14,8 @@ import { generateText, type ModelMessage, stepCountIs, tool, type UIMessage, wra
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { plainChatRoute, TestChat } from '../test-support/chat-client'
-import { generated, streamed, toolCall } from '../test-support/model-results'
+import { plainChatRoute, TestChat } from '../testing/chat-client'
+import { generated, streamed, toolCall } from '../testing/model-results'
 import { type StrataMiddlewareOptions, strataMiddleware } from './strata-middleware'
 
 const texts = (items: readonly Item[]) =>

@@ -14,7 +14,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { toProviderPrompt } from '../messages/provider-prompt'
-import { generated, streamed, toolCall } from '../test-support/model-results'
+import { generated, streamed, toolCall } from '../testing/model-results'
 import { strataMiddleware } from './strata-middleware'
 
 /** A model answering from a script, one answer per call, wrapped with the middleware. */

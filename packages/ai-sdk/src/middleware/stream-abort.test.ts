@@ -3,7 +3,7 @@ import { createMemory, type Item } from '@strata-memory/core'
 import { type ModelMessage, streamText, wrapLanguageModel } from 'ai'
 import { convertArrayToReadableStream, convertReadableStreamToArray, MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
-import { streamed, streamParts } from '../test-support/model-results'
+import { streamed, streamParts } from '../testing/model-results'
 import { strataMiddleware } from './strata-middleware'
 
 const texts = (items: readonly Item[]) =>

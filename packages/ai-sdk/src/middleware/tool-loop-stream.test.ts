@@ -3,7 +3,7 @@ import { type ModelMessage, stepCountIs, ToolLoopAgent, tool, wrapLanguageModel 
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { streamed, toolCall } from '../test-support/model-results'
+import { streamed, toolCall } from '../testing/model-results'
 import { strataMiddleware } from './strata-middleware'
 
 /** Each stored message as `turn role: part, part`, parts by text or call id. */

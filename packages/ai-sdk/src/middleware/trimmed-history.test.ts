@@ -2,7 +2,7 @@ import { createMemory, type Item, StrataError } from '@strata-memory/core'
 import { generateText, type ModelMessage, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
-import { generated } from '../test-support/model-results'
+import { generated } from '../testing/model-results'
 import { strataMiddleware } from './strata-middleware'
 
 const texts = (items: readonly Item[]) =>

@@ -1,7 +1,7 @@
 import { createMemory, StrataError } from '@strata-memory/core'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
-import { generated } from '../test-support/model-results'
+import { generated } from '../testing/model-results'
 import { aiSdkSummarizer } from './ai-sdk-summarizer'
 
 async function items() {

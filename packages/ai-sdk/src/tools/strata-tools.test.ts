@@ -10,7 +10,7 @@ import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { strataMiddleware } from '../middleware/strata-middleware'
-import { generated, toolCall } from '../test-support/model-results'
+import { generated, toolCall } from '../testing/model-results'
 import { memoryToolSchemas, strataTools } from './strata-tools'
 
 const KEYWORDS = ['type', 'enum', 'items', 'minimum'] as const

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { strataMiddleware } from '../middleware/strata-middleware'
 import { aiSdkSummarizer } from '../summarizer/ai-sdk-summarizer'
-import { generated, streamed, toolCall } from '../test-support/model-results'
+import { generated, streamed, toolCall } from '../testing/model-results'
 import { type StrataUIMessage, writeMemoryParts } from './memory-ui-parts'
 
 const SUMMARY_ANSWER = `## Decisions

@@ -1,8 +1,13 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import {
+  brokenInvariants,
+  type HistoryCommand,
+  historyFromCommands,
+  TestHistory,
+} from '../testing/test-history'
 import { isContextMemoryItem } from '../views'
 import { inputBudget, planBudgetCompaction, shouldCompact } from './budget-plan'
-import { brokenInvariants, type HistoryCommand, historyFromCommands, TestHistory } from './test-history'
 
 const invalid = expect.objectContaining({ code: 'STRATA_INVALID_OPTIONS' })
 

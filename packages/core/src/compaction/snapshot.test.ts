@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { TestHistory } from '../testing/test-history'
 import { renderSnapshot, snapshotTurns } from './snapshot'
-import { TestHistory } from './test-history'
 
 describe('renderSnapshot', () => {
   it('renders the DESIGN format exactly', () => {

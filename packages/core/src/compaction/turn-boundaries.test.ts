@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { TestHistory } from './test-history'
+import { TestHistory } from '../testing/test-history'
 import { turnBoundaries } from './turn-boundaries'
 
 describe('turnBoundaries', () => {

@@ -1,9 +1,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { StrataError } from '../errors'
+import { tokenSamples } from '../testing/token-samples'
 import { gptTokenizer } from '../tokenizer'
 import { tokenEstimator } from './token-estimator'
-import { tokenSamples } from './token-samples.fixture'
 
 const estimator = tokenEstimator()
 const o200k = gptTokenizer({ encoding: 'o200k_base' })
