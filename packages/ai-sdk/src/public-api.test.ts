@@ -7,6 +7,20 @@ const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.me
   peerDependencies: Record<string, string>
 }
 
+/** The type-only names an entry file exports (`export type { … }` and `type X` inside `export { … }`). */
+function typeExports(entry: string): string[] {
+  const source = readFileSync(new URL(entry, import.meta.url), 'utf8')
+  expect(source, `${entry} names what it exports`).not.toMatch(/export \*/)
+  const names: string[] = []
+  for (const [, typeOnly, list] of source.matchAll(/export (type )?\{([^}]*)\}/g)) {
+    for (const name of list!.split(',').map((entry) => entry.trim())) {
+      if (name !== '' && (typeOnly !== undefined || name.startsWith('type ')))
+        names.push(name.replace(/^type /, ''))
+    }
+  }
+  return names.sort()
+}
+
 describe('the public surface of @strata-memory/ai-sdk', () => {
   it('exports exactly these runtime names: nothing by accident', () => {
     expect(Object.keys(api).sort()).toEqual([
@@ -22,6 +36,25 @@ describe('the public surface of @strata-memory/ai-sdk', () => {
       'strataTools',
       'toProviderPrompt',
       'writeMemoryParts',
+    ])
+  })
+
+  it('exports exactly these types', () => {
+    expect(typeExports('./index.ts')).toEqual([
+      'AiSdkPartMeta',
+      'AiSdkSummarizerOptions',
+      'CoreMessage',
+      'MemoryTransitionData',
+      'ResponseMeta',
+      'SplitPrompt',
+      'StrataCallOptions',
+      'StrataDataTypes',
+      'StrataMessageMetadata',
+      'StrataMiddlewareOptions',
+      'StrataTools',
+      'StrataToolsOptions',
+      'StrataUIMessage',
+      'WriteMemoryPartsOptions',
     ])
   })
 

@@ -1,3 +1,6 @@
+// The package entry names everything it exports: a name missing here is internal. Store authors'
+// helpers (argument checks, the content query matcher) are exported for the store packages.
+// `public-api.test.ts` lists these names; adding one is a decision.
 export type {
   AutoTransitionsOptions,
   BudgetOptions,
@@ -9,16 +12,138 @@ export type {
   WaterfallOptions,
 } from './compaction'
 export { MODEL_LIMITS, modelLimits } from './compaction'
-export * from './content'
-export * from './context'
-export * from './errors'
-export * from './events'
-export * from './history'
-export * from './items'
-export * from './levels'
-export * from './memory'
+export type {
+  CitationInput,
+  ContentAccess,
+  ContentOptions,
+  ContentPlugin,
+  ContentSnapshot,
+  ContentToolOptions,
+  GenericPluginOptions,
+  MemoryHitLocation,
+  MemoryQueryHit,
+  MemoryQueryInput,
+  MemoryQueryOutput,
+  MemoryRetrieveInput,
+  MemoryRetrieveOutput,
+  MemoryStoreInput,
+  MemoryStoreOutput,
+  MemoryTool,
+  MemoryToolError,
+  MemoryToolName,
+  MemoryTools,
+  RetrieveTransform,
+  ThreadContentOptions,
+  ThreadOptions,
+  ThreadWithContent,
+  WebPagePluginOptions,
+} from './content'
+export { genericPlugin, memoryTools, RETRIEVE_TRANSFORMS, ThreadContent, webPagePlugin } from './content'
+export type { ContextMessage, ContextStats } from './context'
+export { invalidOptions, StrataError, type StrataErrorCode, type StrataErrorOptions } from './errors'
+export type {
+  CompactionEndEvent,
+  CompactionStartEvent,
+  CompactionTrigger,
+  ContextEvent,
+  MemoryEventListener,
+  MemoryEventName,
+  MemoryEvents,
+  RewindEvent,
+  TransitionEvent,
+} from './events'
+export {
+  type ComparableMessage,
+  type HistoryMode,
+  messageFingerprint,
+  readConversationTail,
+  type UnseenMessagesOptions,
+  type UnseenMessagesResult,
+  unseenMessages,
+} from './history'
+export type {
+  FactItem,
+  FilePart,
+  Item,
+  ItemBase,
+  ItemType,
+  JsonObject,
+  JsonValue,
+  MessageInput,
+  MessageItem,
+  MessagePart,
+  MessageRole,
+  ReasoningPart,
+  ScopeOpening,
+  SeqRange,
+  SummaryItem,
+  SummaryTier,
+  TextPart,
+  ToolCallPart,
+  ToolResultPart,
+  TransitionItem,
+  TransitionReason,
+  UnsequencedItem,
+} from './items'
+export { assertSerializable, assertThreadId, isValidThreadId, jsonCopy } from './items'
+export { DEFAULT_LEVELS, type DefaultLevel, type LevelLadder } from './levels'
+export {
+  type AppendUnseenOptions,
+  type ContextOptions,
+  createMemory,
+  DEFAULT_MODES,
+  type Divergence,
+  type EnterOptions,
+  type ExitOptions,
+  type ExitResult,
+  type LastCompaction,
+  type Memory,
+  type MemoryOptions,
+  type OpenScope,
+  type RewindOptions,
+  type RewindResult,
+  type ScopeOutcome,
+  Thread,
+  type ThreadContext,
+  type ThreadStatus,
+  type UsageReport,
+} from './memory'
 export type { DivergencePoint, RewindRefusal } from './rewind'
-export * from './stores'
-export * from './summarizers'
-export * from './tokens'
-export * from './views'
+export type {
+  AppendOptions,
+  ArchiveOptions,
+  ContentQuery,
+  ContentRecord,
+  InMemoryStoreOptions,
+  ReadOptions,
+  StoreFlags,
+  StrataStore,
+  ThreadHead,
+} from './stores'
+export {
+  checkAppendArguments,
+  checkArchiveOptions,
+  checkContentQuery,
+  checkContentRecord,
+  checkExpectedSeq,
+  checkReadOptions,
+  checkSeq,
+  checkState,
+  compareContentNewestFirst,
+  inMemoryStore,
+  matchesContentQuery,
+} from './stores'
+export type {
+  CompleteInput,
+  PatternSummarizerOptions,
+  PromptSummarizerOptions,
+  SummarizedFact,
+  SummarizeOptions,
+  SummarizeResult,
+  Summarizer,
+  SummarizerFailureReason,
+  WithTimeoutOptions,
+} from './summarizers'
+export { patternSummarizer, promptSummarizer, withTimeout } from './summarizers'
+export { type TokenCounter, type TokenEstimatorOptions, tokenEstimator } from './tokens'
+export type { ToolInteraction } from './views'

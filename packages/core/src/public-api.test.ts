@@ -1,0 +1,222 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+
+const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  exports: Record<string, unknown>
+}
+
+/** The type-only names an entry file exports (`export type { … }` and `type X` inside `export { … }`). */
+function typeExports(entry: string): string[] {
+  const source = readFileSync(new URL(entry, import.meta.url), 'utf8')
+  expect(source, `${entry} names what it exports`).not.toMatch(/export \*/)
+  const names: string[] = []
+  for (const [, typeOnly, list] of source.matchAll(/export (type )?\{([^}]*)\}/g)) {
+    for (const name of list!.split(',').map((entry) => entry.trim())) {
+      if (name !== '' && (typeOnly !== undefined || name.startsWith('type ')))
+        names.push(name.replace(/^type /, ''))
+    }
+  }
+  return names.sort()
+}
+
+// Every public name of every entry, listed here so that a new export (or a lost one) is a decision.
+describe('the public surface of @strata-memory/core', () => {
+  it('has an explicit exports map: the root, testing and tokenizer, types first', () => {
+    expect(Object.keys(packageJson.exports)).toEqual(['.', './testing', './tokenizer', './package.json'])
+    for (const entry of ['.', './testing', './tokenizer']) {
+      const conditions = packageJson.exports[entry] as Record<string, Record<string, string>>
+      for (const condition of Object.values(conditions)) expect(Object.keys(condition)[0]).toBe('types')
+    }
+  })
+
+  it('the root exports exactly these runtime names', async () => {
+    expect(Object.keys(await import('./index')).sort()).toEqual([
+      'DEFAULT_LEVELS',
+      'DEFAULT_MODES',
+      'MODEL_LIMITS',
+      'RETRIEVE_TRANSFORMS',
+      'StrataError',
+      'Thread',
+      'ThreadContent',
+      'assertSerializable',
+      'assertThreadId',
+      'checkAppendArguments',
+      'checkArchiveOptions',
+      'checkContentQuery',
+      'checkContentRecord',
+      'checkExpectedSeq',
+      'checkReadOptions',
+      'checkSeq',
+      'checkState',
+      'compareContentNewestFirst',
+      'createMemory',
+      'genericPlugin',
+      'inMemoryStore',
+      'invalidOptions',
+      'isValidThreadId',
+      'jsonCopy',
+      'matchesContentQuery',
+      'memoryTools',
+      'messageFingerprint',
+      'modelLimits',
+      'patternSummarizer',
+      'promptSummarizer',
+      'readConversationTail',
+      'tokenEstimator',
+      'unseenMessages',
+      'webPagePlugin',
+      'withTimeout',
+    ])
+  })
+
+  it('the root exports exactly these types', () => {
+    expect(typeExports('./index.ts')).toEqual([
+      'AppendOptions',
+      'AppendUnseenOptions',
+      'ArchiveOptions',
+      'AutoTransitionsOptions',
+      'BudgetOptions',
+      'CitationInput',
+      'CompactionEndEvent',
+      'CompactionOptions',
+      'CompactionStartEvent',
+      'CompactionTrigger',
+      'ComparableMessage',
+      'CompleteInput',
+      'ContentAccess',
+      'ContentOptions',
+      'ContentPlugin',
+      'ContentQuery',
+      'ContentRecord',
+      'ContentSnapshot',
+      'ContentToolOptions',
+      'ContextEvent',
+      'ContextMessage',
+      'ContextOptions',
+      'ContextStats',
+      'DefaultLevel',
+      'Divergence',
+      'DivergencePoint',
+      'EnterOptions',
+      'ExitOptions',
+      'ExitResult',
+      'FactItem',
+      'FilePart',
+      'GenericPluginOptions',
+      'HistoryMode',
+      'InMemoryStoreOptions',
+      'Item',
+      'ItemBase',
+      'ItemType',
+      'JsonObject',
+      'JsonValue',
+      'LastCompaction',
+      'LevelLadder',
+      'Memory',
+      'MemoryEventListener',
+      'MemoryEventName',
+      'MemoryEvents',
+      'MemoryHitLocation',
+      'MemoryOptions',
+      'MemoryQueryHit',
+      'MemoryQueryInput',
+      'MemoryQueryOutput',
+      'MemoryRetrieveInput',
+      'MemoryRetrieveOutput',
+      'MemoryStoreInput',
+      'MemoryStoreOutput',
+      'MemoryTool',
+      'MemoryToolError',
+      'MemoryToolName',
+      'MemoryTools',
+      'MessageInput',
+      'MessageItem',
+      'MessagePart',
+      'MessageRole',
+      'MiddleLimits',
+      'ModelLimits',
+      'NarrowestLimits',
+      'OpenScope',
+      'PatternSummarizerOptions',
+      'PromptSummarizerOptions',
+      'ReadOptions',
+      'ReasoningPart',
+      'RetrieveTransform',
+      'RetryBackoffOptions',
+      'RewindEvent',
+      'RewindOptions',
+      'RewindRefusal',
+      'RewindResult',
+      'ScopeOpening',
+      'ScopeOutcome',
+      'SeqRange',
+      'StoreFlags',
+      'StrataErrorCode',
+      'StrataErrorOptions',
+      'StrataStore',
+      'SummarizeOptions',
+      'SummarizeResult',
+      'SummarizedFact',
+      'Summarizer',
+      'SummarizerFailureReason',
+      'SummaryItem',
+      'SummaryTier',
+      'TextPart',
+      'ThreadContentOptions',
+      'ThreadContext',
+      'ThreadHead',
+      'ThreadOptions',
+      'ThreadStatus',
+      'ThreadWithContent',
+      'TokenCounter',
+      'TokenEstimatorOptions',
+      'ToolCallPart',
+      'ToolInteraction',
+      'ToolResultPart',
+      'TransitionEvent',
+      'TransitionItem',
+      'TransitionReason',
+      'UnseenMessagesOptions',
+      'UnseenMessagesResult',
+      'UnsequencedItem',
+      'UsageReport',
+      'WaterfallOptions',
+      'WebPagePluginOptions',
+      'WithTimeoutOptions',
+    ])
+  })
+
+  it('@strata-memory/core/testing exports exactly these names', async () => {
+    expect(Object.keys(await import('./testing/index')).sort()).toEqual([
+      'FIXTURE_BASE_TS',
+      'describeContentChannel',
+      'describeStoreConformance',
+      'describeThreadRewind',
+      'fetchMessages',
+      'itemTexts',
+      'makeContentRecord',
+      'makeEveryItemType',
+      'makeFactItem',
+      'makeItems',
+      'makeMessageItem',
+      'makePage',
+      'makeSummaryItem',
+      'makeTransitionItem',
+      'withSeqs',
+    ])
+    expect(typeExports('./testing/index.ts')).toEqual([
+      'MakeItemsOptions',
+      'MessageItemOverrides',
+      'StoreConformanceOptions',
+    ])
+  })
+
+  it('@strata-memory/core/tokenizer exports exactly these names', async () => {
+    expect(Object.keys(await import('./tokenizer/index')).sort()).toEqual(['gptTokenizer'])
+    expect(typeExports('./tokenizer/index.ts')).toEqual([
+      'GptEncodingName',
+      'GptTokenizerOptions',
+      'TokenCounter',
+    ])
+  })
+})
