@@ -4,7 +4,6 @@ export { resolveContentBinding } from './content-binding'
 export type { ContentOptions, ContentToolOptions, ResolvedContentOptions } from './content-options'
 export { resolveContentOptions } from './content-options'
 export type { CitationInput, ContentPlugin } from './content-plugin'
-export { CONTENT_META_KEY, type ContentReference, referenceOf } from './content-reference'
 export { type GenericPluginOptions, genericPlugin } from './generic-plugin'
 export type {
   MemoryHitLocation,

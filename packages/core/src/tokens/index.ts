@@ -1,7 +1,6 @@
 export {
   countMessageTokens,
   countPartTokens,
-  FILE_PART_TOKENS,
   MESSAGE_OVERHEAD_TOKENS,
 } from './count-message'
 export type { TokenCounter } from './token-counter'
