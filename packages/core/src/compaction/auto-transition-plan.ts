@@ -1,6 +1,6 @@
 import type { Item } from '../items'
+import { startsTurn } from '../items/turns'
 import type { LevelLadder } from '../levels'
-import { startsTurn } from '../memory/thread-log'
 import { isContextMemoryItem, levelView } from '../views'
 import { assertInteger } from './turn-boundaries'
 

@@ -1,6 +1,6 @@
 import { StrataError } from '../errors'
 import type { Item } from '../items'
-import { startsTurn } from '../memory/thread-log'
+import { startsTurn } from '../items/turns'
 import { isContextMemoryItem } from '../views'
 
 /** One turn of the history: its id and the seqs of its items, oldest first. */

@@ -1,4 +1,5 @@
 import type { Item, JsonValue, MessageItem, MessagePart } from '../items'
+import { turnNumber } from '../items/turns'
 import type { ContentRecord } from '../stores'
 import type { ResolvedContentOptions } from './content-options'
 import { referenceOf, restoredPart, shownCitation } from './content-reference'
@@ -113,10 +114,4 @@ function callInputs(view: readonly Item[]): Map<string, JsonValue> {
     for (const part of item.content) if (part.type === 'tool-call') inputs.set(part.toolCallId, part.input)
   }
   return inputs
-}
-
-/** The number of a `turn_0012` turn id; 0 for none. */
-function turnNumber(turnId: string | undefined): number {
-  const match = turnId === undefined ? null : /^turn_(\d+)$/.exec(turnId)
-  return match ? Number(match[1]) : 0
 }

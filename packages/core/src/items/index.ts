@@ -26,3 +26,4 @@ export type {
 export { type NormalizedMessage, normalizeMessage } from './normalize-message'
 export { assertSerializable } from './serializable'
 export { assertThreadId, isValidThreadId } from './thread-id'
+export { startsTurn, turnNumber } from './turns'

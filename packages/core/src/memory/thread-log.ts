@@ -1,5 +1,6 @@
 import { referenceOf } from '../content/content-reference'
-import type { Item, MessageItem, SummaryItem } from '../items'
+import type { Item, SummaryItem } from '../items'
+import { startsTurn, turnNumber } from '../items/turns'
 import type { StrataStore } from '../stores'
 import type { TokenCounter } from '../tokens'
 import { countPartTokens, MESSAGE_OVERHEAD_TOKENS } from '../tokens'
@@ -22,14 +23,8 @@ interface CallOrigin<L extends string> {
 
 export const turnIdOf = (turn: number) => `turn_${String(turn).padStart(4, '0')}`
 
-const turnNumber = (turnId: string) => {
-  const match = /^turn_(\d+)$/.exec(turnId)
-  return match ? Number(match[1]) : 0
-}
-
-/** True for a message that starts a turn: a user's own message (not a scope's opening item). */
-export const startsTurn = (item: Pick<MessageItem, 'role' | 'scope'>) =>
-  item.role === 'user' && item.scope === undefined
+// Re-exported for the thread, which imports it from here.
+export { startsTurn } from '../items/turns'
 
 /**
  * What a thread derives from its log: the active items, the open scopes, the turn counter, where each
