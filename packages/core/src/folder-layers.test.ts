@@ -1,0 +1,51 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+
+const source = new URL('./', import.meta.url)
+
+/** Which folders each folder's production files import (tests aside), from the sources. */
+function folderImports(): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>()
+  for (const file of readdirSync(source, { recursive: true, encoding: 'utf8' })) {
+    const [folder, ...rest] = file.split(/[\\/]/)
+    if (rest.length === 0 || !file.endsWith('.ts') || /\.test(-d)?\.ts$/.test(file)) continue
+    const imports = graph.get(folder!) ?? new Set<string>()
+    graph.set(folder!, imports)
+    const text = readFileSync(new URL(file, source), 'utf8')
+    for (const [, target] of text.matchAll(/from '\.\.\/([\w-]+)/g)) imports.add(target!)
+  }
+  return graph
+}
+
+// dpdm (`pnpm check:circles`) finds circles between files; this finds them between folders, where a
+// file-level graph without a circle can still show folders cut wrong (a lower folder reaching up).
+describe('the folders of core', () => {
+  const graph = folderImports()
+
+  it('lower folders import only folders below them', () => {
+    const below: Record<string, string[]> = {
+      errors: [],
+      items: ['errors'],
+      levels: ['errors'],
+      views: ['items', 'levels'],
+    }
+    for (const [folder, allowed] of Object.entries(below)) {
+      expect(
+        [...(graph.get(folder) ?? [])].filter((target) => !allowed.includes(target)),
+        folder,
+      ).toEqual([])
+    }
+  })
+
+  it('no two folders import each other, directly or through others', () => {
+    const circles: string[] = []
+    const visit = (folder: string, path: string[]) => {
+      for (const target of graph.get(folder) ?? []) {
+        if (target === path[0]) circles.push([...path, target].join(' → '))
+        else if (!path.includes(target) && target > path[0]!) visit(target, [...path, target])
+      }
+    }
+    for (const folder of graph.keys()) visit(folder, [folder])
+    expect(circles).toEqual([])
+  })
+})
