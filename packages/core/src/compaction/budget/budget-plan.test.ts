@@ -1,8 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { isContextMemoryItem } from '../views'
+import { isContextMemoryItem } from '../../views'
+import { brokenInvariants, type HistoryCommand, historyFromCommands, TestHistory } from '../test-history'
 import { inputBudget, planBudgetCompaction, shouldCompact } from './budget-plan'
-import { brokenInvariants, type HistoryCommand, historyFromCommands, TestHistory } from './test-history'
 
 const invalid = expect.objectContaining({ code: 'STRATA_INVALID_OPTIONS' })
 

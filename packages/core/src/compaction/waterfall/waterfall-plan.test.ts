@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { isContextMemoryItem } from '../views'
-import { brokenInvariants, type HistoryCommand, historyFromCommands, TestHistory } from './test-history'
+import { isContextMemoryItem } from '../../views'
+import { brokenInvariants, type HistoryCommand, historyFromCommands, TestHistory } from '../test-history'
 import { planWaterfall, type WaterfallPlan, waterfallTrigger } from './waterfall-plan'
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index)

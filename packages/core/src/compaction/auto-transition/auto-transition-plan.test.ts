@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { createLevelLadder } from '../levels'
+import { createLevelLadder } from '../../levels'
+import { TestHistory } from '../test-history'
 import { planAutoTransition } from './auto-transition-plan'
-import { TestHistory } from './test-history'
 
 const ladder = createLevelLadder(['global', 'project', 'task'])
 const invalid = expect.objectContaining({ code: 'STRATA_INVALID_OPTIONS' })
