@@ -7,7 +7,7 @@ import type { RetryBackoffOptions } from './retry-backoff'
 /**
  * Options of automatic transitions: when the current scope grows past a limit, the thread closes the
  * part of it seen so far (a transition with reason `size-limit`, `time-limit` or `token-budget`, and a
- * scope summary at the parent level) and reopens the same scope, so the application stays at its level.
+ * scope summary at the enclosing scope's level) and reopens the same scope, so the application stays at its level.
  * Checked when a new user request arrives, so a turn is never cut.
  */
 export interface AutoTransitionsOptions {

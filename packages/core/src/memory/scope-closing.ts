@@ -58,15 +58,16 @@ export class ScopeClosing<L extends string> {
   }
 
   /**
-   * The transition and scope summary that close `scope` at its parent level, built from the current log:
-   * the scope's items leave the parent's view, the transition stands in for them.
+   * The transition and scope summary that close `scope` at the enclosing scope's level (the level it
+   * was opened from: the open scope before it, or the broadest when none), built from the current log:
+   * the scope's items leave that level's view, the transition stands in for them.
    */
   async closingItems(
     scope: OpenScope<L>,
     options: ClosingOptions,
   ): Promise<{ items: UnsequencedItem<L>[]; event: ClosingEvent }> {
     const { log, deps } = this.#state
-    const parent = deps.ladder.parent(scope.level)!
+    const enclosing = enclosingLevel(log.scopes, scope, deps.ladder.broadest)
     const scopeItems = log.itemsAfter(scope.seq)
     const written = await this.#scopeSummary(scopeItems, scope, options.outcome, options.summary)
     const range = { fromSeq: scope.seq, toSeq: log.lastSeq }
@@ -77,7 +78,7 @@ export class ScopeClosing<L extends string> {
         !(item.type === 'message' && (item.role === 'tool' || item.scope !== undefined)) &&
         deps.ladder.rank(item.level) >= rank,
     ).length
-    const base = { level: parent, turnId: turnIdOf(log.currentTurn), ts: deps.clock() }
+    const base = { level: enclosing, turnId: turnIdOf(log.currentTurn), ts: deps.clock() }
     const transition: Omit<TransitionItem<L>, 'seq'> = {
       ...base,
       id: deps.generateId(),
@@ -125,6 +126,20 @@ export class ScopeClosing<L extends string> {
       return { text: summary, name: fallbackSummarizer.name, error: { summarizerError: error } }
     }
   }
+}
+
+/**
+ * The level a scope returns to when it closes: the level of the open scope it was entered from, or the
+ * broadest when it is the outermost. A scope may skip levels (`global` → `task`), so this is not the
+ * ladder's parent of its level.
+ */
+export function enclosingLevel<L extends string>(
+  scopes: readonly OpenScope<L>[],
+  scope: OpenScope<L>,
+  broadest: L,
+): L {
+  const index = scopes.findLastIndex((open) => open.seq === scope.seq && open.level === scope.level)
+  return (index > 0 ? scopes[index - 1]!.level : undefined) ?? broadest
 }
 
 const outcomeWords: Record<ScopeOutcome, string> = {

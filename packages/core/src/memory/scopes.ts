@@ -56,16 +56,17 @@ export class Scopes<L extends string> {
     })
     return this.#writes.exclusive(async () => {
       const [item] = await this.#writes.write(() => {
-        const expected = ladder.child(state.level)
-        if (expected !== level) {
-          const hint =
-            expected === undefined
-              ? `'${state.level}' is already the narrowest level`
-              : `enter '${expected}' first`
+        const current = state.level
+        if (ladder.rank(level) <= ladder.rank(current)) {
+          const narrower = ladder.levels.slice(ladder.rank(current) + 1)
+          const allowed =
+            narrower.length === 0
+              ? `'${current}' is already the narrowest level: exit() first`
+              : `from '${current}' you may enter ${narrower.map((name) => `'${name}'`).join(' or ')}`
           throw new StrataError({
             code: 'STRATA_INVALID_SCOPE',
-            message: `Cannot enter '${level}' from '${state.level}': scopes open one level narrower at a time (${hint}).`,
-            details: { level, current: state.level },
+            message: `Cannot enter '${level}' from '${current}': a scope opens a level narrower than the current one (${allowed}).`,
+            details: { level, current, allowed: narrower },
           })
         }
         const item = state.newMessageItem(opening, level, turnIdOf(state.log.currentTurn)) as MessageItem<L>

@@ -190,18 +190,23 @@ export class Thread<L extends string = string> {
   }
 
   /**
-   * Opens a scope one level narrower than the current one and writes its opening item (a user message
-   * at the new level carrying the title and instructions), so the narrower view starts with what the
-   * scope is for. Broader views do not see it.
+   * Opens a scope at any level narrower than the current one (a worker at the broadest level may take a
+   * task directly) and writes its opening item (a user message at the new level carrying the title and
+   * instructions), so the narrower view starts with what the scope is for. Broader views do not see it.
+   * The current level or a broader one is `STRATA_INVALID_SCOPE`.
+   *
+   * @example
+   * await thread.enter('task', { title: 'Fix the login bug' }) // from 'global' or 'project'
    */
   async enter(level: L, options: EnterOptions): Promise<MessageItem<L>> {
     return this.#scopes.enter(level, options)
   }
 
   /**
-   * Closes the innermost scope: writes, at the parent level, a transition (agent-facing and user-facing
-   * texts, the seq range it covers) and a scope summary. The closed scope's items leave the parent's
-   * view; they stay in the log.
+   * Closes the innermost scope: writes, at the enclosing scope's level (the level it was entered from),
+   * a transition (agent-facing and user-facing texts, the seq range it covers) and a scope summary, and
+   * the thread returns to that level. The closed scope's items leave that level's view; they stay in
+   * the log.
    */
   async exit(options: ExitOptions<L> = {}): Promise<ExitResult<L>> {
     return this.#scopes.exit(options)
