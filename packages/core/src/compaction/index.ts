@@ -4,7 +4,7 @@ export {
   type MiddleLimits,
   type NarrowestLimits,
   planAutoTransition,
-} from './auto-transition-plan'
+} from './auto-transition/auto-transition-plan'
 export {
   type BudgetPlan,
   type BudgetPlanOptions,
@@ -15,7 +15,7 @@ export {
   planBudgetCompaction,
   type ShouldCompactOptions,
   shouldCompact,
-} from './budget-plan'
+} from './budget/budget-plan'
 export {
   type AutoTransitionsOptions,
   type BudgetOptions,
@@ -40,4 +40,4 @@ export {
   type WaterfallPlan,
   type WaterfallPlanOptions,
   waterfallTrigger,
-} from './waterfall-plan'
+} from './waterfall/waterfall-plan'

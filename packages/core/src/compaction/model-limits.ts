@@ -1,4 +1,4 @@
-import { StrataError } from '../errors'
+import { invalidOptions } from '../errors'
 
 /** A model's context window and the most it may write in one response, in tokens. */
 export interface ModelLimits {
@@ -37,10 +37,7 @@ export const MODEL_LIMITS: Readonly<Record<string, ModelLimits>> = {
  */
 export function modelLimits(modelId: string): ModelLimits | undefined {
   if (typeof modelId !== 'string' || modelId.length === 0) {
-    throw new StrataError({
-      code: 'STRATA_INVALID_OPTIONS',
-      message: 'budget.model must be a non-empty model id, e.g. "gpt-4o" or "claude-sonnet-4".',
-    })
+    invalidOptions('budget.model must be a non-empty model id, e.g. "gpt-4o" or "claude-sonnet-4".')
   }
   const id = modelId.toLowerCase().replace(/^[a-z0-9-]+[/:]/, '')
   let best: string | undefined

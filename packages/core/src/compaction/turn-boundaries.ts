@@ -1,4 +1,4 @@
-import { StrataError } from '../errors'
+import { invalidOptions } from '../errors'
 import type { Item } from '../items'
 import { startsTurn } from '../items/turns'
 import { isContextMemoryItem } from '../views'
@@ -121,11 +121,7 @@ export function turnBoundaries<L extends string>(items: readonly Item<L>[]): Tur
     limitSeq,
     cutAtOrBefore(candidateSeq) {
       if (typeof candidateSeq !== 'number' || Number.isNaN(candidateSeq)) {
-        throw new StrataError({
-          code: 'STRATA_INVALID_OPTIONS',
-          message: `cutAtOrBefore() needs a seq number (got ${String(candidateSeq)}).`,
-          details: { candidateSeq },
-        })
+        invalidOptions(`cutAtOrBefore() needs a seq number (got ${String(candidateSeq)}).`, { candidateSeq })
       }
       const index = lastIndexAtOrBefore(Math.min(candidateSeq, limitSeq))
       return index < 0 ? 0 : bestCuts[index]!
@@ -139,10 +135,8 @@ export function turnBoundaries<L extends string>(items: readonly Item<L>[]): Tur
 /** Throws `STRATA_INVALID_OPTIONS` unless `value` is an integer ≥ `minimum`. */
 export function assertInteger(value: unknown, name: string, minimum: number): asserts value is number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum) {
-    throw new StrataError({
-      code: 'STRATA_INVALID_OPTIONS',
-      message: `${name} must be an integer ≥ ${minimum} (got ${JSON.stringify(value)}).`,
-      details: { [name]: value },
+    invalidOptions(`${name} must be an integer ≥ ${minimum} (got ${JSON.stringify(value)}).`, {
+      [name]: value,
     })
   }
 }

@@ -4,6 +4,7 @@ import type { CompactionOptions } from '../compaction'
 import type { ContextMessage } from '../context'
 import type { MessageInput } from '../items'
 import { inMemoryStore } from '../stores'
+import { referenceView } from '../testing/skip-level-scope'
 import { createMemory } from './create-memory'
 import type { Thread } from './thread'
 
@@ -13,7 +14,8 @@ type Operation =
   | { kind: 'result'; pick: number; isError: boolean }
   | { kind: 'action' }
   | { kind: 'provider'; answered: boolean }
-  | { kind: 'enter' }
+  /** `skip` levels past the next narrower one (clamped to the narrowest): 0 enters the next level. */
+  | { kind: 'enter'; skip: number }
   | { kind: 'exit'; outcome: 'complete' | 'cancelled' | 'aborted' }
 
 const operations = {
@@ -26,7 +28,7 @@ const operations = {
   action: fc.record({ kind: fc.constant('action' as const) }),
   /** A call the provider runs (web search): its result, when it came, is in the same assistant message. */
   provider: fc.record({ kind: fc.constant('provider' as const), answered: fc.boolean() }),
-  enter: fc.record({ kind: fc.constant('enter' as const) }),
+  enter: fc.record({ kind: fc.constant('enter' as const), skip: fc.nat({ max: 2 }) }),
   exit: fc.record({
     kind: fc.constantFrom('exit' as const),
     outcome: fc.constantFrom('complete' as const, 'cancelled' as const, 'aborted' as const),
@@ -58,6 +60,8 @@ async function replay(operations: readonly Operation[], seed = 'p', compaction?:
   let calls = 0
   /** Scopes the application opened and has not closed, innermost last. */
   const opened: string[] = []
+  /** Their levels. */
+  const openedLevels: string[] = []
   for (const op of operations) {
     switch (op.kind) {
       case 'user':
@@ -122,10 +126,12 @@ async function replay(operations: readonly Operation[], seed = 'p', compaction?:
         break
       }
       case 'enter': {
-        const child = memory.ladder.child(thread.level)
-        if (child !== undefined) {
-          await thread.enter(child, { title: `scope ${calls}` })
+        const narrower = memory.ladder.levels.slice(memory.ladder.rank(thread.level) + 1)
+        const level = narrower[Math.min(op.skip, narrower.length - 1)]
+        if (level !== undefined) {
+          await thread.enter(level, { title: `scope ${calls}` })
           opened.push(`scope ${calls}`)
+          openedLevels.push(level)
         }
         break
       }
@@ -133,11 +139,12 @@ async function replay(operations: readonly Operation[], seed = 'p', compaction?:
         if (thread.scopes.length > 0) {
           await thread.exit({ outcome: op.outcome })
           opened.pop()
+          openedLevels.pop()
         }
         break
     }
   }
-  return { memory, thread, opened }
+  return { memory, thread, opened, openedLevels }
 }
 
 /**
@@ -228,6 +235,35 @@ describe('context properties', () => {
       }),
       { numRuns: 100 },
     )
+  })
+
+  it('with skip-level enters and exits: every view follows the rule and exit returns to the enclosing level', async () => {
+    let skipped = 0
+    await fc.assert(
+      fc.asyncProperty(fc.array(operation, { maxLength: 60, size: 'medium' }), async (operations) => {
+        const { memory, thread, openedLevels } = await replay(operations)
+        const items = await thread.items()
+        for (const level of memory.ladder.levels) {
+          expect(await thread.view(level)).toEqual(referenceView(items, level, memory.ladder.levels))
+        }
+        expect(thread.level).toBe(openedLevels.at(-1) ?? 'global')
+        expect(thread.scopes.map((scope) => scope.level)).toEqual(openedLevels)
+        // Every transition is written at the level its scope was entered from.
+        const open: string[] = []
+        for (const item of items) {
+          if (item.type === 'message' && item.scope !== undefined && item.scope.continuedFrom === undefined) {
+            if (memory.ladder.rank(item.level) - memory.ladder.rank(open.at(-1) ?? 'global') > 1) skipped++
+            open.push(item.level)
+          } else if (item.type === 'transition') {
+            expect(item.fromLevel).toBe(open.pop())
+            expect(item.level).toBe(open.at(-1) ?? 'global')
+          }
+        }
+      }),
+      { numRuns: 150 },
+    )
+    // The generated histories do take the skip-level path.
+    expect(skipped).toBeGreaterThan(20)
   })
 
   it('with automatic transitions at small limits: contexts stay whole, scopes follow the application, nothing is lost', async () => {

@@ -6,7 +6,7 @@ import {
   resolveContentOptions,
   type ThreadOptions,
 } from '../content'
-import { StrataError } from '../errors'
+import { invalidOptions, StrataError } from '../errors'
 import { createEventEmitter, type MemoryEventListener, type MemoryEventName } from '../events'
 import { assertThreadId } from '../items'
 import { createLevelLadder, DEFAULT_LEVELS, type LevelLadder } from '../levels'
@@ -139,10 +139,7 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
       value === null ||
       typeof (value as unknown as Record<string, unknown>)[method] !== 'function'
     ) {
-      throw new StrataError({
-        code: 'STRATA_INVALID_OPTIONS',
-        message: `createMemory(): ${name} must be an object with a ${method}() method.`,
-      })
+      invalidOptions(`createMemory(): ${name} must be an object with a ${method}() method.`)
     }
   }
 
@@ -188,11 +185,10 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
       const openWith = bindings.get(threadId)
       if (thread !== undefined && openWith !== undefined && threadOptions?.content !== undefined) {
         if (openWith.owner !== binding.owner || openWith.access !== binding.access) {
-          throw new StrataError({
-            code: 'STRATA_INVALID_OPTIONS',
-            message: `Thread '${threadId}' is already open with content ${openWith.access === 'own' ? 'of its own' : `${openWith.access} from '${openWith.owner}'`}; open it with the same content option, or without one.`,
-            details: { threadId },
-          })
+          invalidOptions(
+            `Thread '${threadId}' is already open with content ${openWith.access === 'own' ? 'of its own' : `${openWith.access} from '${openWith.owner}'`}; open it with the same content option, or without one.`,
+            { threadId },
+          )
         }
       }
       if (thread === undefined) {

@@ -189,9 +189,8 @@ describe('scopes: enter and exit', () => {
     expect(thread.level).toBe('project')
   })
 
-  it('enter must go one level narrower at a time and needs a title', async () => {
+  it('enter must go to a narrower level and needs a title', async () => {
     const thread = await createMemory().thread('enter-errors')
-    await expect(thread.enter('task', { title: 'T' })).rejects.toThrow(code('STRATA_INVALID_SCOPE'))
     await expect(thread.enter('global', { title: 'G' })).rejects.toThrow(code('STRATA_INVALID_SCOPE'))
     await expect(thread.enter('project', { title: ' ' })).rejects.toThrow(code('STRATA_INVALID_OPTIONS'))
     await expect(thread.enter('sprint' as never, { title: 'S' })).rejects.toThrow(

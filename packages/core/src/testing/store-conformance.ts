@@ -10,6 +10,7 @@ import {
   makeMessageItem,
   withSeqs,
 } from './fixtures'
+import { checkSkipLevelScope } from './skip-level-scope'
 
 /** Options of {@link describeStoreConformance}. */
 export interface StoreConformanceOptions {
@@ -722,6 +723,12 @@ export function describeStoreConformance(
         await store.setState(threadId, { level: 'task' })
         expect(await store.getState(other)).toBeUndefined()
         expect(await store.head(threadId)).toEqual({ lastSeq: 2, activeCount: 2, archivedCount: 0 })
+      })
+    })
+
+    describe('scopes', () => {
+      it('a scope entered two levels down (global → task) closes at global and reopens the same', async () => {
+        await checkSkipLevelScope(store, newThreadId())
       })
     })
 

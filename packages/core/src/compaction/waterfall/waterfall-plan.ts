@@ -1,5 +1,5 @@
-import type { Item, SeqRange } from '../items'
-import { assertInteger, turnBoundaries } from './turn-boundaries'
+import type { Item, SeqRange } from '../../items'
+import { assertInteger, turnBoundaries } from '../turn-boundaries'
 
 /** Options of {@link planWaterfall}. */
 export interface WaterfallPlanOptions {

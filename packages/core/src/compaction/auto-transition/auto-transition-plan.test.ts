@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createLevelLadder } from '../levels'
-import { TestHistory } from '../testing/test-history'
+import { createLevelLadder } from '../../levels'
+import { TestHistory } from '../../testing/test-history'
 import { planAutoTransition } from './auto-transition-plan'
 
 const ladder = createLevelLadder(['global', 'project', 'task'])

@@ -5,8 +5,8 @@ import {
   type HistoryCommand,
   historyFromCommands,
   TestHistory,
-} from '../testing/test-history'
-import { isContextMemoryItem } from '../views'
+} from '../../testing/test-history'
+import { isContextMemoryItem } from '../../views'
 import { inputBudget, planBudgetCompaction, shouldCompact } from './budget-plan'
 
 const invalid = expect.objectContaining({ code: 'STRATA_INVALID_OPTIONS' })

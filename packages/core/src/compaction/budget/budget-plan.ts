@@ -1,6 +1,6 @@
-import { StrataError } from '../errors'
-import type { Item, SeqRange } from '../items'
-import { assertInteger, turnBoundaries } from './turn-boundaries'
+import { invalidOptions } from '../../errors'
+import type { Item, SeqRange } from '../../items'
+import { assertInteger, turnBoundaries } from '../turn-boundaries'
 
 /** Options of {@link inputBudget}. */
 export interface InputBudgetOptions {
@@ -27,11 +27,10 @@ export function inputBudget(options: InputBudgetOptions): number {
   assertInteger(safetyMargin, 'safetyMargin', 0)
   const budget = maxContextTokens - maxOutputTokens - safetyMargin
   if (budget <= 0) {
-    throw new StrataError({
-      code: 'STRATA_INVALID_OPTIONS',
-      message: `The input budget is ${budget} tokens: maxContextTokens (${maxContextTokens}) must exceed maxOutputTokens (${maxOutputTokens}) plus safetyMargin (${safetyMargin}). Lower maxOutputTokens or the margin.`,
-      details: { maxContextTokens, maxOutputTokens, safetyMargin },
-    })
+    invalidOptions(
+      `The input budget is ${budget} tokens: maxContextTokens (${maxContextTokens}) must exceed maxOutputTokens (${maxOutputTokens}) plus safetyMargin (${safetyMargin}). Lower maxOutputTokens or the margin.`,
+      { maxContextTokens, maxOutputTokens, safetyMargin },
+    )
   }
   return budget
 }
@@ -58,11 +57,10 @@ export function shouldCompact(options: ShouldCompactOptions): CompactionUrgency 
   assertInteger(reportedInputTokens, 'reportedInputTokens', 0)
   assertInteger(budget, 'inputBudget', 1)
   if (typeof compactionRatio !== 'number' || !(compactionRatio > 0 && compactionRatio <= 1)) {
-    throw new StrataError({
-      code: 'STRATA_INVALID_OPTIONS',
-      message: `compactionRatio must be a number in (0, 1] (got ${JSON.stringify(compactionRatio)}), e.g. 0.8.`,
-      details: { compactionRatio },
-    })
+    invalidOptions(
+      `compactionRatio must be a number in (0, 1] (got ${JSON.stringify(compactionRatio)}), e.g. 0.8.`,
+      { compactionRatio },
+    )
   }
   if (reportedInputTokens > budget) return 'hard'
   if (reportedInputTokens > compactionRatio * budget) return 'early'

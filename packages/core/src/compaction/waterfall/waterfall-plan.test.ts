@@ -5,8 +5,8 @@ import {
   type HistoryCommand,
   historyFromCommands,
   TestHistory,
-} from '../testing/test-history'
-import { isContextMemoryItem } from '../views'
+} from '../../testing/test-history'
+import { isContextMemoryItem } from '../../views'
 import { planWaterfall, type WaterfallPlan, waterfallTrigger } from './waterfall-plan'
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index)

@@ -1,8 +1,8 @@
-import type { Item } from '../items'
-import { startsTurn } from '../items/turns'
-import type { LevelLadder } from '../levels'
-import { isContextMemoryItem, levelView } from '../views'
-import { assertInteger } from './turn-boundaries'
+import type { Item } from '../../items'
+import { startsTurn } from '../../items/turns'
+import type { LevelLadder } from '../../levels'
+import { isContextMemoryItem, levelView } from '../../views'
+import { assertInteger } from '../turn-boundaries'
 
 /** Limits of the narrowest level (`task` by default). */
 export interface NarrowestLimits {

@@ -1,0 +1,229 @@
+import { MAX_FACTS } from '../../context/render-context'
+import { StrataError } from '../../errors'
+import type { CompactionTrigger } from '../../events'
+import type { FactItem, UnsequencedItem } from '../../items'
+import type { ThreadState } from '../../memory/thread-state'
+import { MAX_WRITE_ATTEMPTS, type WritePath } from '../../memory/write-path'
+import type { SummarizedFact, SummarizeResult } from '../../summarizers'
+import type { CompactionReport } from '../compaction-report'
+import { mergeFacts, normalizeFactText } from '../facts'
+import { planBudgetCompaction, shouldCompact } from './budget-plan'
+
+/**
+ * Runs the budget policy for one thread: usage reports ask for a compaction, the next context runs it.
+ * Whole turns older than the raw tail become one episodic summary and new semantic facts, written
+ * first; then those turns move to the archive.
+ */
+export class BudgetRunner<L extends string> {
+  readonly #state: ThreadState<L>
+  readonly #writes: WritePath<L>
+  readonly #report: CompactionReport<L>
+  /** Set by `reportUsage` when the last prompt was over the budget's threshold. */
+  requested: 'early' | 'hard' | undefined
+  /** The input tokens of the last usage report that asked for a budget compaction. */
+  #reportedInputTokens = 0
+  /**
+   * Set when compaction cannot bring the prompt under the threshold (nothing old enough to compact, or
+   * the system prompt, memory slots and raw tail alone are over it): the history's tokens then. Budget
+   * requests wait until the history has grown by the budget's headroom, so a compaction does not run on
+   * every turn; the warning is sent once, until a prompt is under the threshold again.
+   */
+  #hold: number | undefined
+
+  constructor(state: ThreadState<L>, writes: WritePath<L>, report: CompactionReport<L>) {
+    this.#state = state
+    this.#writes = writes
+    this.#report = report
+  }
+
+  /** Takes in a provider-reported prompt size: over the threshold, the next context compacts first. */
+  reportInputTokens(inputTokens: number) {
+    const { budget } = this.#state.deps.compaction
+    if (budget === false) return
+    const urgency = shouldCompact({
+      reportedInputTokens: inputTokens,
+      inputBudget: budget.inputBudget,
+      compactionRatio: budget.compactionRatio,
+    })
+    // Compaction runs before the next context is built, never inside the caller's response.
+    if (urgency === 'none') {
+      this.#hold = undefined
+    } else if (this.#holdReleased(budget)) {
+      this.requested = urgency
+      this.#reportedInputTokens = inputTokens
+    }
+  }
+
+  /** Whether a requested compaction may run now (retries after summarizer failures are spaced out). */
+  due(): boolean {
+    return this.requested !== undefined && this.#report.retry.ready(this.#state.deps.clock())
+  }
+
+  /**
+   * Budget compaction, inside the thread's exclusive section. A summarizer failure leaves the log
+   * untouched and keeps the request for the next context.
+   */
+  async compact(trigger: CompactionTrigger, attempt = 1): Promise<void> {
+    const state = this.#state
+    const budget = state.deps.compaction.budget
+    const rawTailTurns = budget === false ? 4 : budget.rawTailTurns
+    const started = state.deps.clock()
+    const tokensBefore = state.historyTokens()
+    const plan = planBudgetCompaction(state.log.items, { rawTailTurns })
+    if (plan === undefined) {
+      this.requested = undefined
+      // A prompt that is large without old turns (a huge system prompt) must not re-trigger every turn.
+      const first = this.#hold === undefined
+      this.#hold = tokensBefore
+      if (first) {
+        this.#report.end(trigger, tokensBefore, started, {
+          skipped: 'nothing-to-compact',
+          warning:
+            'The prompt is over the compaction threshold but holds no whole turn older than the raw tail: ' +
+            'the system prompt, the memory slots or the current turns alone fill the budget. Shorten the ' +
+            'system prompt, lower budget.rawTailTurns or raise budget.maxContextTokens. Budget compaction ' +
+            'waits until the history has grown; reported once until a prompt is under the threshold.',
+        })
+      }
+      return
+    }
+    state.deps.events.emit('compaction-start', { threadId: state.id, trigger, tokensBefore })
+    const seqs = new Set(plan.seqs)
+    const items = state.log.items.filter((item) => seqs.has(item.seq))
+    const known = state.log.memoryItems.filter((item): item is FactItem<L> => item.type === 'fact')
+    const recalled = recalledFacts(known)
+    let result: SummarizeResult
+    try {
+      const previous = state.log.latestSummary('episodic')
+      result = await state.summarize(items, {
+        tier: 'episodic',
+        ...(previous === undefined ? {} : { previousSummary: previous.text }),
+        // The facts recalled into every context: the summarizer is told not to extract them again.
+        ...(recalled.length === 0 ? {} : { knownFacts: recalled }),
+      })
+    } catch (error) {
+      this.#report.end(trigger, tokensBefore, started, { error })
+      return
+    }
+    const fresh = newFacts(known, recalled, result.facts)
+    const written = [
+      state.summaryItem(
+        'episodic',
+        result.summary,
+        plan.range,
+        plan.turns.map((turn) => turn.turnId),
+      ),
+      ...fresh.map((fact) => state.factItem(fact)),
+    ] as UnsequencedItem<L>[]
+    let superseded = false
+    await this.#writes.write(() => {
+      // Another writer may have compacted meanwhile: commit only if every planned item is still active.
+      const active = new Set(state.log.items.map((item) => item.seq))
+      superseded = plan.seqs.some((seq) => !active.has(seq))
+      return superseded ? [] : written
+    })
+    if (superseded) {
+      if (attempt < MAX_WRITE_ATTEMPTS) return this.compact(trigger, attempt + 1)
+      this.#report.end(trigger, tokensBefore, started, { skipped: 'superseded' })
+      return
+    }
+    let archived = 0
+    for (let attempt = 1; ; attempt++) {
+      try {
+        archived = await state.deps.store.archive(state.id, {
+          seqs: plan.seqs,
+          expectedSeq: state.log.lastSeq,
+        })
+        break
+      } catch (error) {
+        // The planned turns are older than anything another writer can add: re-read and archive them.
+        if (!StrataError.isInstance(error, 'STRATA_SEQ_CONFLICT') || attempt >= MAX_WRITE_ATTEMPTS)
+          throw error
+        await this.#writes.refresh()
+      }
+    }
+    state.log.removeArchived(seqs)
+    this.requested = undefined
+    const tokensAfter = state.historyTokens()
+    const warning = this.#holdIfStillOver(trigger, tokensBefore, tokensAfter)
+    this.#report.end(trigger, tokensBefore, started, {
+      tokensAfter,
+      itemsArchived: archived,
+      itemsWritten: written.length,
+      ...(warning === undefined ? {} : { warning }),
+    })
+  }
+
+  /**
+   * After a budget compaction: whether the last reported prompt, less what the compaction saved, is still
+   * over the threshold. Then compacting again on the next turn would not help (the rest of the prompt
+   * alone is over it): budget requests wait for the history to grow, and the first time says why.
+   */
+  #holdIfStillOver(trigger: CompactionTrigger, tokensBefore: number, tokensAfter: number) {
+    const budget = this.#state.deps.compaction.budget
+    if (budget === false || trigger !== 'budget') return undefined
+    const threshold = budget.compactionRatio * budget.inputBudget
+    const estimated = this.#reportedInputTokens - (tokensBefore - tokensAfter)
+    if (estimated <= threshold) {
+      this.#hold = undefined
+      return undefined
+    }
+    const first = this.#hold === undefined
+    this.#hold = tokensAfter
+    if (!first) return undefined
+    return (
+      `The prompt is still about ${Math.round(estimated)} tokens after compacting, over the threshold of ` +
+      `${Math.round(threshold)}: the system prompt, the memory slots and the raw tail alone fill the ` +
+      'budget. Budget compaction waits until the history has grown; shorten the system prompt, lower ' +
+      'budget.rawTailTurns or raise budget.maxContextTokens. Reported once until a prompt is under the ' +
+      'threshold.'
+    )
+  }
+
+  /**
+   * Whether a budget request may go ahead: always, unless compaction was found unable to reach the
+   * threshold; then once the history has grown by the budget's headroom above the threshold.
+   */
+  #holdReleased(budget: { inputBudget: number; compactionRatio: number }): boolean {
+    if (this.#hold === undefined) return true
+    const growth = Math.max(1, (1 - budget.compactionRatio) * budget.inputBudget)
+    return this.#state.historyTokens() - this.#hold >= growth
+  }
+}
+
+/** The texts of the facts a context shows (the newest {@link MAX_FACTS}, each once). */
+function recalledFacts(known: readonly FactItem[]): string[] {
+  return mergeFacts(known, [])
+    .slice(-MAX_FACTS)
+    .map((fact) => fact.text)
+}
+
+/**
+ * The facts worth writing. A fact the thread already knows (same text once normalised) is written again
+ * when its confidence changed, or when it had dropped out of the facts a context shows: found again, it
+ * is recent again. A fact recalled into the context with the same confidence is not written anew.
+ */
+function newFacts(
+  known: readonly FactItem[],
+  recalled: readonly string[],
+  incoming: readonly SummarizedFact[],
+): SummarizedFact[] {
+  const before = new Map<string, FactItem>()
+  for (const fact of mergeFacts(known, [])) before.set(normalizeFactText(fact.text), fact)
+  const shown = new Set(recalled.map(normalizeFactText))
+  const fresh: SummarizedFact[] = []
+  for (const fact of mergeFacts<SummarizedFact>([], incoming)) {
+    const earlier = before.get(normalizeFactText(fact.text))
+    if (earlier === undefined) {
+      fresh.push(fact)
+      continue
+    }
+    const confidence = fact.confidence ?? earlier.confidence
+    const shownAlready = shown.has(normalizeFactText(fact.text))
+    if (shownAlready && confidence === earlier.confidence) continue
+    // Written as the thread first wrote it, with the tags of both and the latest confidence.
+    const [merged] = mergeFacts<SummarizedFact>([{ text: earlier.text, tags: earlier.tags }], [fact])
+    fresh.push({ ...merged!, ...(confidence === undefined ? {} : { confidence }) })
+  }
+  return fresh
+}

@@ -1,0 +1,200 @@
+import { autoTransitionItems } from '../compaction/auto-transition/auto-transition-run'
+import { invalidOptions, StrataError } from '../errors'
+import { IncomingConversation } from '../history/message-matching'
+import { alignTail, checkMatchingOptions, DEFAULT_WINDOW } from '../history/unseen-messages'
+import {
+  type MessageInput,
+  type MessageItem,
+  type NormalizedMessage,
+  normalizeMessage,
+  type SummaryItem,
+  type TransitionItem,
+  type UnsequencedItem,
+} from '../items'
+import type { ClosingEvent, ScopeClosing } from './scope-closing'
+import { startsTurn, turnIdOf } from './thread-log'
+import type { ThreadState } from './thread-state'
+import type { AppendUnseenOptions } from './thread-types'
+import type { WritePath } from './write-path'
+
+/**
+ * Appending messages: each takes its level and turn (a tool result its call's), with the automatic
+ * transition a new request may bring and the reopening of scopes a late tool result would hide.
+ */
+export class MessageAppend<L extends string> {
+  readonly #state: ThreadState<L>
+  readonly #writes: WritePath<L>
+  readonly #closing: ScopeClosing<L>
+  /** Called after anything was stored (the waterfall starts when a plan is due). */
+  readonly #afterWrite: () => void
+  /** The list the last `divergence()` or `appendUnseen()` mapped (see `incomingConversation`). */
+  #recentIncoming:
+    | {
+        list: readonly unknown[]
+        length: number
+        toMessage: unknown
+        conversation: IncomingConversation<{ role: string }>
+      }
+    | undefined
+
+  constructor(state: ThreadState<L>, writes: WritePath<L>, closing: ScopeClosing<L>, afterWrite: () => void) {
+    this.#state = state
+    this.#writes = writes
+    this.#closing = closing
+    this.#afterWrite = afterWrite
+  }
+
+  async appendUnseen<T extends { role: string }>(
+    incoming: readonly T[],
+    options: AppendUnseenOptions<T>,
+  ): Promise<MessageItem<L>[]> {
+    if (!Array.isArray(incoming)) invalidOptions('appendUnseen() needs an array of messages.')
+    const { toMessage, history = 'auto', window = DEFAULT_WINDOW } = options
+    checkMatchingOptions({ history, window })
+    // One walk of the list for every attempt: a retry after a seq conflict maps no message again.
+    const messages = this.incomingConversation(incoming, toMessage)
+    const id = this.#state.id
+    return this.appendMessages(() => {
+      const { indexes, aligned } = alignTail(this.#state.log.items, messages, history, window)
+      if (!aligned) {
+        throw new StrataError({
+          code: 'STRATA_INVALID_MESSAGE',
+          message:
+            `The messages sent do not continue thread '${id}': they do not hold its stored conversation ` +
+            'before their new messages (a regenerated answer, an edited message, a history that lost stored ' +
+            'messages, or another conversation?), so storing them would store history a second time. Nothing was stored: ' +
+            'rewind the thread to where they leave it (divergence() and rewind()), send the history the ' +
+            "thread holds, or send only new messages with history: 'new'.",
+          details: { threadId: id, history, reason: 'not-continuing' },
+        })
+      }
+      return indexes.map((index) => messages.comparable(index) as NormalizedMessage)
+    })
+  }
+
+  /**
+   * Writes messages built from the current log, with the automatic transition a new request may bring
+   * and the reopening of scopes a late tool result would hide; emits the transition and starts the
+   * waterfall. Returns the messages as stored.
+   */
+  async appendMessages(build: () => NormalizedMessage[]): Promise<MessageItem<L>[]> {
+    const state = this.#state
+    let closed: { count: number; event: ClosingEvent } | undefined
+    let messageCount = 0
+    const stored = await this.#writes.exclusive(() =>
+      this.#writes.write(async () => {
+        const messages = build()
+        messageCount = messages.length
+        if (messages.length === 0) return []
+        const auto = await autoTransitionItems(state, this.#closing, messages)
+        closed = auto === undefined ? undefined : { count: auto.items.length, event: auto.event }
+        return [...(auto?.items ?? []), ...this.#reopenAfterLateResults(this.#messageItems(messages))]
+      }),
+    )
+    if (closed !== undefined) {
+      const [transition, summary] = stored as [TransitionItem<L>, SummaryItem<L>]
+      state.deps.events.emit('transition', { threadId: state.id, transition, summary, ...closed.event })
+    }
+    if (stored.length > 0) this.#afterWrite()
+    const messages = stored.slice(closed?.count ?? 0) as MessageItem<L>[]
+    return messageCount === messages.length ? messages : messages.filter((item) => item.scope === undefined)
+  }
+
+  /**
+   * The list as the matching reads it, mapped lazily. The one `divergence()` mapped is kept for the
+   * `appendUnseen()` that follows it with the same list (an adapter asks both on every call), so its
+   * messages are mapped and fingerprinted once; any other list is mapped anew.
+   */
+  incomingConversation<T extends { role: string }>(
+    incoming: readonly T[],
+    toMessage: ((message: T) => MessageInput) | undefined,
+  ): IncomingConversation<T> {
+    const recent = this.#recentIncoming
+    this.#recentIncoming = undefined
+    if (recent?.list === incoming && recent.length === incoming.length && recent.toMessage === toMessage) {
+      return recent.conversation as unknown as IncomingConversation<T>
+    }
+    const conversation = new IncomingConversation(incoming, (message: T, index) =>
+      normalizeMessage(
+        toMessage === undefined ? (message as unknown as MessageInput) : toMessage(message),
+        index,
+      ),
+    )
+    this.#recentIncoming = {
+      list: incoming,
+      length: incoming.length,
+      toMessage,
+      conversation: conversation as unknown as IncomingConversation<{ role: string }>,
+    }
+    return conversation
+  }
+
+  /**
+   * A tool result keeps its call's level. When scopes were opened after the call (a tool that enters a
+   * task, or a result that arrives late), the result at the broader level would end their views, so
+   * each such scope is reopened right after it (an opening item with `scope.continuedFrom`; the scope
+   * itself, its seq and title, stay as they are).
+   */
+  #reopenAfterLateResults(items: UnsequencedItem<L>[]): UnsequencedItem<L>[] {
+    const { ladder } = this.#state.deps
+    const current = ladder.rank(this.#state.level)
+    let last = -1
+    let broadest = current
+    items.forEach((item, index) => {
+      const rank = ladder.rank(item.level)
+      if (rank < current) {
+        last = index
+        broadest = Math.min(broadest, rank)
+      }
+    })
+    if (last < 0) return items
+    const reopened = this.#state.log.scopes
+      .filter((scope) => ladder.rank(scope.level) > broadest)
+      .map((scope) => this.#closing.reopeningItem(scope, scope.seq))
+    return [...items.slice(0, last + 1), ...reopened, ...items.slice(last + 1)]
+  }
+
+  #messageItems(messages: readonly NormalizedMessage[]): UnsequencedItem<L>[] {
+    const state = this.#state
+    const log = state.log
+    const ids = new Set<string>()
+    // Calls made earlier in this batch; the log's own map is only read, so an append costs O(batch).
+    const batchCalls = new Map<string, { level: L; turnId: string }>()
+    // New turns count on from the highest ever used; the others join the current turn.
+    let next = log.turn
+    let turn = log.currentTurn
+    return messages.map((message, index) => {
+      if (message.id !== undefined) {
+        if (log.ids.has(message.id) || ids.has(message.id)) {
+          throw new StrataError({
+            code: 'STRATA_DUPLICATE_ITEM_ID',
+            message: `message[${index}].id '${message.id}' is already in thread '${state.id}': ids must be unique; omit id to have one generated.`,
+            details: { id: message.id, index },
+          })
+        }
+        ids.add(message.id)
+      }
+      if (startsTurn(message)) turn = ++next
+      let level = state.level
+      let turnId = turnIdOf(turn)
+      for (const part of message.content) {
+        if (part.type === 'tool-call') batchCalls.set(part.toolCallId, { level, turnId })
+      }
+      const result = message.content.find((part) => part.type === 'tool-result')
+      if (result !== undefined) {
+        const origin = batchCalls.get(result.toolCallId) ?? log.calls.get(result.toolCallId)
+        if (origin === undefined) {
+          throw new StrataError({
+            code: 'STRATA_UNKNOWN_TOOL_CALL',
+            message: `message[${index}] holds a result for tool call '${result.toolCallId}', which this thread has never seen. Append the assistant message with the call first.`,
+            details: { toolCallId: result.toolCallId, index },
+          })
+        }
+        // A call and its result are one unit for every view: the result keeps the call's level and turn.
+        level = origin.level
+        turnId = origin.turnId
+      }
+      return state.newMessageItem(message, level, turnId)
+    }) as UnsequencedItem<L>[]
+  }
+}

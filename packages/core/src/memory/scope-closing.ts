@@ -1,0 +1,156 @@
+import {
+  type Item,
+  type MessageItem,
+  normalizeMessage,
+  type SummaryItem,
+  type TransitionItem,
+  type TransitionReason,
+  type UnsequencedItem,
+} from '../items'
+import { patternSummarizer } from '../summarizers'
+import { type OpenScope, turnIdOf } from './thread-log'
+import type { ThreadState } from './thread-state'
+import type { ScopeOutcome } from './thread-types'
+
+const fallbackSummarizer = patternSummarizer()
+
+export const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
+
+/** What a `transition` event adds to the items that close a scope. */
+export interface ClosingEvent {
+  title: string
+  summarizer: string
+  summarizerError?: unknown
+}
+
+/** How a scope is closed: what `exit` and the automatic transitions pass. */
+export interface ClosingOptions {
+  outcome: ScopeOutcome
+  reason: TransitionReason
+  summary?: string
+  agentFacingMessage?: string
+  userFacingMessage?: string | null
+}
+
+/** Builds the items that close a scope and the ones that reopen it, from the thread's current log. */
+export class ScopeClosing<L extends string> {
+  readonly #state: ThreadState<L>
+
+  constructor(state: ThreadState<L>) {
+    this.#state = state
+  }
+
+  /** The opening item of a scope that goes on: its title and instructions again, marked as continued. */
+  reopeningItem(scope: OpenScope<L>, continuedFrom: number): UnsequencedItem<L> {
+    const state = this.#state
+    const reopening = normalizeMessage({
+      role: 'user',
+      content: `${capitalize(scope.level)} (continued): ${scope.title}${scope.instructions ? `\n\n${scope.instructions}` : ''}`,
+    })
+    const item = state.newMessageItem(
+      reopening,
+      scope.level,
+      turnIdOf(state.log.currentTurn),
+    ) as MessageItem<L>
+    item.scope = { title: scope.title, continuedFrom }
+    if (scope.instructions !== undefined) item.scope.instructions = scope.instructions
+    return item as UnsequencedItem<L>
+  }
+
+  /**
+   * The transition and scope summary that close `scope` at the enclosing scope's level (the level it
+   * was opened from: the open scope before it, or the broadest when none), built from the current log:
+   * the scope's items leave that level's view, the transition stands in for them.
+   */
+  async closingItems(
+    scope: OpenScope<L>,
+    options: ClosingOptions,
+  ): Promise<{ items: UnsequencedItem<L>[]; event: ClosingEvent }> {
+    const { log, deps } = this.#state
+    const enclosing = enclosingLevel(log.scopes, scope, deps.ladder.broadest)
+    const scopeItems = log.itemsAfter(scope.seq)
+    const written = await this.#scopeSummary(scopeItems, scope, options.outcome, options.summary)
+    const range = { fromSeq: scope.seq, toSeq: log.lastSeq }
+    const rank = deps.ladder.rank(scope.level)
+    // Actions: the scope's own items and its nested scopes', not tool results nor reopened openings.
+    const actions = scopeItems.filter(
+      (item) =>
+        !(item.type === 'message' && (item.role === 'tool' || item.scope !== undefined)) &&
+        deps.ladder.rank(item.level) >= rank,
+    ).length
+    const base = { level: enclosing, turnId: turnIdOf(log.currentTurn), ts: deps.clock() }
+    const transition: Omit<TransitionItem<L>, 'seq'> = {
+      ...base,
+      id: deps.generateId(),
+      type: 'transition',
+      fromLevel: scope.level,
+      reason: options.reason,
+      agentFacingMessage:
+        options.agentFacingMessage ?? `[ACTIONS]: <${actions} ${scope.level} actions filtered for brevity>`,
+      userFacingMessage:
+        options.userFacingMessage === undefined
+          ? `${capitalize(scope.level)} "${scope.title}" ${closingWords(options.outcome, options.reason)}.`
+          : options.userFacingMessage,
+      range,
+    }
+    const summary: Omit<SummaryItem<L>, 'seq'> = {
+      ...base,
+      id: deps.generateId(),
+      type: 'summary',
+      tier: 'scope',
+      text: written.text,
+      range,
+      salience: 0.5,
+    }
+    return {
+      items: [transition, summary] as UnsequencedItem<L>[],
+      event: { title: scope.title, summarizer: written.name, ...written.error },
+    }
+  }
+
+  async #scopeSummary(
+    items: readonly Item<L>[],
+    scope: OpenScope<L>,
+    outcome: ScopeOutcome,
+    explicit: string | undefined,
+  ): Promise<{ text: string; name: string; error?: { summarizerError: unknown } }> {
+    if (explicit !== undefined) return { text: explicit, name: 'explicit' }
+    const { summarizer } = this.#state.deps
+    const options = { tier: 'scope' as const, scope: { title: scope.title, level: scope.level, outcome } }
+    try {
+      const { summary } = await summarizer.summarize(items, options)
+      return { text: summary, name: summarizer.name }
+    } catch (error) {
+      // A scope must be closable even when an LLM summarizer is down: the offline summary stands in.
+      const { summary } = await fallbackSummarizer.summarize(items, options)
+      return { text: summary, name: fallbackSummarizer.name, error: { summarizerError: error } }
+    }
+  }
+}
+
+/**
+ * The level a scope returns to when it closes: the level of the open scope it was entered from, or the
+ * broadest when it is the outermost. A scope may skip levels (`global` → `task`), so this is not the
+ * ladder's parent of its level.
+ */
+export function enclosingLevel<L extends string>(
+  scopes: readonly OpenScope<L>[],
+  scope: OpenScope<L>,
+  broadest: L,
+): L {
+  const index = scopes.findLastIndex((open) => open.seq === scope.seq && open.level === scope.level)
+  return (index > 0 ? scopes[index - 1]!.level : undefined) ?? broadest
+}
+
+const outcomeWords: Record<ScopeOutcome, string> = {
+  complete: 'completed',
+  cancelled: 'was cancelled',
+  aborted: 'was aborted',
+}
+const limitWords: Partial<Record<TransitionReason, string>> = {
+  'size-limit': 'reached its size limit; the part so far was summarized and it goes on',
+  'time-limit': 'was idle past its time limit; the part so far was summarized and it goes on',
+  'token-budget': 'reached its token limit; the part so far was summarized and it goes on',
+}
+const closingWords = (outcome: ScopeOutcome, reason: TransitionReason) =>
+  limitWords[reason] ?? outcomeWords[outcome]

@@ -1,0 +1,142 @@
+import type { ResolvedCompaction } from '../compaction'
+import type { ResolvedContentOptions, ThreadContent } from '../content'
+import type { MemoryEventEmitter } from '../events'
+import type {
+  FactItem,
+  Item,
+  MessageItem,
+  MessagePart,
+  NormalizedMessage,
+  SeqRange,
+  SummaryItem,
+} from '../items'
+import type { LevelLadder } from '../levels'
+import type { StrataStore } from '../stores'
+import type { SummarizedFact, SummarizeOptions, Summarizer } from '../summarizers'
+import { withTimeout } from '../summarizers'
+import { countPartTokens, MESSAGE_OVERHEAD_TOKENS, type TokenCounter } from '../tokens'
+import { type ThreadLog, turnIdOf } from './thread-log'
+
+/** What a thread needs from its memory. */
+export interface ThreadDependencies<L extends string> {
+  store: StrataStore
+  ladder: LevelLadder<L>
+  summarizer: Summarizer
+  tokenCounter: TokenCounter
+  modes: Readonly<Record<string, L>>
+  events: MemoryEventEmitter
+  clock: () => number
+  generateId: () => string
+  compaction: ResolvedCompaction
+  content: ResolvedContentOptions
+}
+
+/**
+ * What the parts of one thread share: its id, its dependencies, the log derived from the store, and the
+ * item builders and token counts every part uses. The write path replaces `log` when it reads the
+ * thread again whole.
+ */
+export class ThreadState<L extends string> {
+  readonly id: string
+  readonly deps: ThreadDependencies<L>
+  log: ThreadLog<L>
+  mode: string | undefined
+  /** Set by the thread once its content channel exists (it needs the write path). */
+  content!: ThreadContent
+  /** Token counts of stored parts: contexts render the same parts again and again. */
+  readonly #partTokens = new WeakMap<MessagePart, number>()
+
+  constructor(id: string, deps: ThreadDependencies<L>, log: ThreadLog<L>, mode: string | undefined) {
+    this.id = id
+    this.deps = deps
+    this.log = log
+    this.mode = mode
+  }
+
+  /** The current level: the innermost open scope's, or the broadest when none is open. */
+  get level(): L {
+    return this.log.scopes.at(-1)?.level ?? this.deps.ladder.broadest
+  }
+
+  /** The history the views walk: under the waterfall, only what its summaries do not cover yet. */
+  activeWindow(): Item<L>[] {
+    if (this.deps.compaction.waterfall === false) return this.log.items
+    return this.log.itemsAfter(this.log.waterfallCursor.summarizedThroughSeq)
+  }
+
+  countTokens(message: { content: readonly MessagePart[] }): number {
+    let total = MESSAGE_OVERHEAD_TOKENS
+    for (const part of message.content) {
+      let tokens = this.#partTokens.get(part)
+      if (tokens === undefined) {
+        tokens = countPartTokens(part, this.deps.tokenCounter)
+        this.#partTokens.set(part, tokens)
+      }
+      total += tokens
+    }
+    return total
+  }
+
+  /** The tokens of the active log's messages. */
+  historyTokens(): number {
+    let total = 0
+    for (const item of this.log.items) if (item.type === 'message') total += this.countTokens(item)
+    return total
+  }
+
+  /** The memory's summarizer under the compaction's timeout. */
+  summarize(items: readonly Item<L>[], options: SummarizeOptions) {
+    return withTimeout(this.deps.summarizer, {
+      timeoutMs: this.deps.compaction.summarizerTimeoutMs,
+    }).summarize(items, options)
+  }
+
+  newMessageItem(message: NormalizedMessage, level: L, turnId: string): Omit<MessageItem<L>, 'seq'> {
+    const item: Omit<MessageItem<L>, 'seq'> = {
+      id: message.id ?? this.deps.generateId(),
+      ts: message.ts ?? this.deps.clock(),
+      level,
+      turnId,
+      type: 'message',
+      role: message.role,
+      content: message.content,
+    }
+    if (message.meta !== undefined) item.meta = message.meta
+    return item
+  }
+
+  summaryItem(
+    tier: SummaryItem['tier'],
+    text: string,
+    range: SeqRange,
+    turnIds?: string[],
+  ): Omit<SummaryItem<L>, 'seq'> {
+    const item: Omit<SummaryItem<L>, 'seq'> = {
+      id: this.deps.generateId(),
+      ts: this.deps.clock(),
+      level: this.deps.ladder.broadest,
+      turnId: turnIdOf(this.log.currentTurn),
+      type: 'summary',
+      tier,
+      text,
+      range: { ...range },
+      salience: tier === 'long-term' ? 0.8 : 0.6,
+    }
+    if (turnIds !== undefined) item.turnIds = [...turnIds]
+    return item
+  }
+
+  factItem(fact: SummarizedFact): Omit<FactItem<L>, 'seq'> {
+    return {
+      id: this.deps.generateId(),
+      ts: this.deps.clock(),
+      level: this.deps.ladder.broadest,
+      turnId: turnIdOf(this.log.currentTurn),
+      type: 'fact',
+      text: fact.text,
+      tags: [...(fact.tags ?? [])],
+      confidence: fact.confidence ?? 0.5,
+      salience: fact.salience ?? 0.5,
+    }
+  }
+}

@@ -1,0 +1,104 @@
+import { mergeFacts } from '../compaction'
+import type { BudgetRunner } from '../compaction/budget/budget-run'
+import type { CompactionReport, LastCompaction } from '../compaction/compaction-report'
+import { invalidOptions } from '../errors'
+import type { FactItem, Item, JsonObject, SummaryTier } from '../items'
+import type { TokenCounter } from '../tokens'
+import type { ContextAssembly } from './context-assembly'
+import { turnIdOf } from './thread-log'
+import type { ThreadState } from './thread-state'
+import type { ThreadStatus, UsageReport } from './thread-types'
+import type { WritePath } from './write-path'
+
+/** What `reportUsage` and `status` read and write. */
+export interface ThreadStatusParts<L extends string> {
+  state: ThreadState<L>
+  writes: WritePath<L>
+  contexts: ContextAssembly<L>
+  budget: BudgetRunner<L>
+  report: CompactionReport<L>
+}
+
+/** Records a provider's usage report; over the budget's threshold, the next context compacts first. */
+export async function reportUsage<L extends string>(
+  { state, writes, contexts, budget }: ThreadStatusParts<L>,
+  usage: UsageReport,
+): Promise<void> {
+  const valid = (value: unknown) => typeof value === 'number' && Number.isInteger(value) && value >= 0
+  if (!valid(usage?.inputTokens) || (usage.outputTokens !== undefined && !valid(usage.outputTokens))) {
+    invalidOptions(
+      'reportUsage() needs { inputTokens } (and optional outputTokens) as non-negative integers.',
+      {
+        usage,
+      },
+    )
+  }
+  return writes.exclusive(async () => {
+    const lastUsage: JsonObject = { inputTokens: usage.inputTokens, ts: state.deps.clock() }
+    if (usage.outputTokens !== undefined) lastUsage.outputTokens = usage.outputTokens
+    if (contexts.lastContextTokens !== undefined) lastUsage.estimatedTokens = contexts.lastContextTokens
+    budget.reportInputTokens(usage.inputTokens)
+    await writes.updateState({ lastUsage })
+  })
+}
+
+/** Counts, open scopes, tokens, compaction progress and the last reported usage. */
+export function threadStatus<L extends string>({
+  state,
+  writes,
+  budget,
+  report,
+}: ThreadStatusParts<L>): Promise<ThreadStatus<L>> {
+  return writes.exclusive(async () => {
+    await writes.refresh()
+    const { log, deps } = state
+    const byLevel: Record<string, number> = {}
+    const byType: Record<string, number> = {}
+    for (const item of log.items) {
+      byLevel[item.level] = (byLevel[item.level] ?? 0) + 1
+      byType[item.type] = (byType[item.type] ?? 0) + 1
+    }
+    const stored = await deps.store.getState(state.id)
+    const status: ThreadStatus<L> = {
+      threadId: state.id,
+      level: state.level,
+      mode: state.mode,
+      scopes: log.scopes.map((scope) => ({ ...scope })),
+      lastSeq: log.lastSeq,
+      turnId: turnIdOf(log.currentTurn),
+      items: { active: log.items.length, archived: log.archivedCount, byLevel, byType },
+      tokens: { total: log.rawTokens, counter: deps.tokenCounter.name },
+      compaction: {
+        summaries: summaryCounts(log.items, deps.tokenCounter),
+        // The same fact written again with a later confidence is one fact.
+        facts: mergeFacts(
+          log.memoryItems.filter((item): item is FactItem<L> => item.type === 'fact'),
+          [],
+        ).length,
+        waterfall: log.waterfallCursor,
+        ...(budget.requested === undefined ? {} : { budgetRequested: budget.requested }),
+        ...(report.retry.retryAt === undefined ? {} : { retryAt: report.retry.retryAt }),
+      },
+    }
+    if (stored?.lastUsage !== undefined) status.lastUsage = stored.lastUsage as ThreadStatus['lastUsage']
+    const last = report.last ?? (stored?.lastCompaction as LastCompaction | undefined)
+    if (last !== undefined) status.compaction.last = last
+    return status
+  })
+}
+
+/** Summary items of the active log by tier, with their text's tokens. */
+function summaryCounts(items: readonly Item[], counter: TokenCounter) {
+  const counts: Record<SummaryTier, { count: number; tokens: number }> = {
+    scope: { count: 0, tokens: 0 },
+    'short-term': { count: 0, tokens: 0 },
+    'long-term': { count: 0, tokens: 0 },
+    episodic: { count: 0, tokens: 0 },
+  }
+  for (const item of items) {
+    if (item.type !== 'summary') continue
+    counts[item.tier].count++
+    counts[item.tier].tokens += counter.count(item.text)
+  }
+  return counts
+}

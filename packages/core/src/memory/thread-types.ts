@@ -1,0 +1,132 @@
+import type { LastCompaction } from '../compaction/compaction-report'
+import type { ContextMessage, ContextStats } from '../context'
+import type { UnseenMessagesOptions } from '../history'
+import type {
+  Item,
+  JsonObject,
+  MessageInput,
+  SummaryItem,
+  SummaryTier,
+  TransitionItem,
+  TransitionReason,
+} from '../items'
+import type { DivergencePoint } from '../rewind'
+import type { OpenScope } from './thread-log'
+
+export type { LastCompaction }
+
+/** Options of {@link Thread.enter}. */
+export interface EnterOptions {
+  /** What the scope is for; the first thing the narrower view shows. */
+  title: string
+  /** Longer instructions for the scope (a worker's task description). */
+  instructions?: string
+  /** Application metadata for the opening item. */
+  meta?: JsonObject
+}
+
+export type ScopeOutcome = 'complete' | 'cancelled' | 'aborted'
+
+/** Options of {@link Thread.exit}. */
+export interface ExitOptions<L extends string = string> {
+  /** @default 'complete' */
+  outcome?: ScopeOutcome
+  /** The scope summary; when omitted the memory's summarizer writes it. */
+  summary?: string
+  /** What people see for this transition; null hides it. @default a sentence naming the scope and outcome */
+  userFacingMessage?: string | null
+  /** What the model sees in place of the scope. @default `[ACTIONS]: <N task actions filtered for brevity>` */
+  agentFacingMessage?: string
+  /** The level being closed; when given it must be the innermost open scope's level. */
+  level?: L
+  /** Why the scope ended. @default `task-complete` (narrowest level) or `project-complete`, `cancelled`, `aborted` */
+  reason?: TransitionReason
+}
+
+/** What {@link Thread.exit} wrote. */
+export interface ExitResult<L extends string = string> {
+  transition: TransitionItem<L>
+  summary: SummaryItem<L>
+}
+
+/** Options of {@link Thread.context}. */
+export interface ContextOptions<L extends string = string> {
+  /** @default the thread's current level */
+  level?: L
+  /** The system prompt, placed first. */
+  system?: string
+}
+
+/** What {@link Thread.context} returns. */
+export interface ThreadContext {
+  messages: ContextMessage[]
+  stats: ContextStats
+}
+
+/** Options of {@link Thread.appendUnseen}. */
+export interface AppendUnseenOptions<T> extends Omit<UnseenMessagesOptions<T>, 'toComparable'> {
+  /**
+   * Maps a framework message to core's message input; only the messages compared with the stored tail
+   * and the ones appended are mapped.
+   * @default the message itself (already core's form)
+   */
+  toMessage?: (message: T) => MessageInput
+}
+
+/** Options of {@link Thread.rewind}. */
+export interface RewindOptions {
+  /** Every item with a higher seq leaves the active log (0: all of it), but for the kept summaries and facts. */
+  afterSeq: number
+  /**
+   * The thread's last seq when the caller decided to rewind (`divergence().lastSeq`): when another
+   * writer appended since, the rewind is `STRATA_SEQ_CONFLICT` and archives nothing.
+   * @default the last seq the thread reads just before it archives
+   */
+  expectedLastSeq?: number
+}
+
+/** What {@link Thread.rewind} did. */
+export interface RewindResult<L extends string = string> {
+  afterSeq: number
+  /** The items moved to the archive, oldest first (frozen); they stay readable there. */
+  archived: Item<L>[]
+  /** Summaries, facts and transitions after the point that stay active: they cover only what precedes it. */
+  kept: Item<L>[]
+}
+
+/** Where an incoming history leaves the thread, from {@link Thread.divergence}. */
+export interface Divergence extends DivergencePoint {
+  /** The thread's last seq when it was found: pass it to `rewind` as `expectedLastSeq`. */
+  lastSeq: number
+}
+
+/** Usage reported by the provider after a model call. */
+export interface UsageReport {
+  inputTokens: number
+  outputTokens?: number
+}
+
+/** What {@link Thread.status} returns. */
+export interface ThreadStatus<L extends string = string> {
+  threadId: string
+  level: L
+  mode: string | undefined
+  scopes: OpenScope<L>[]
+  lastSeq: number
+  turnId: string
+  items: { active: number; archived: number; byLevel: Record<string, number>; byType: Record<string, number> }
+  tokens: { total: number; counter: string }
+  /** The last usage reported with `reportUsage`, and its ratio to Strata's estimate of that context. */
+  lastUsage?: { inputTokens: number; outputTokens?: number; estimatedTokens?: number; ts: number }
+  /** Summaries by tier with their sizes, facts, the waterfall's progress and the last compaction. */
+  compaction: {
+    summaries: Record<SummaryTier, { count: number; tokens: number }>
+    facts: number
+    waterfall: { compactions: number; summarizedThroughSeq: number }
+    /** Set while a budget compaction waits for the next context. */
+    budgetRequested?: 'early' | 'hard'
+    /** Set after summarizer failures: when automatic compaction tries again (epoch ms). */
+    retryAt?: number
+    last?: LastCompaction
+  }
+}

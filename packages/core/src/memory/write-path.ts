@@ -1,0 +1,82 @@
+import { StrataError } from '../errors'
+import type { Item, JsonObject, UnsequencedItem } from '../items'
+import { loadThreadLog } from './thread-log'
+import type { ThreadState } from './thread-state'
+
+/** How many times a write re-reads the log and tries again after another writer got there first. */
+export const MAX_WRITE_ATTEMPTS = 10
+
+/**
+ * Waits a random few milliseconds, longer with each attempt, so writers that keep colliding on one
+ * thread fall out of step instead of colliding again.
+ */
+const backOff = (attempt: number) =>
+  new Promise<void>((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)))
+
+/**
+ * The thread's write path: operations on one thread object run one at a time (`exclusive`); writes
+ * carry the store's seq check and, when another writer got there first, read its items and build again.
+ */
+export class WritePath<L extends string> {
+  readonly #state: ThreadState<L>
+  #queue: Promise<unknown> = Promise.resolve()
+
+  constructor(state: ThreadState<L>) {
+    this.#state = state
+  }
+
+  /** Runs `operation` after every operation queued before it on this thread object. */
+  exclusive<T>(operation: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(operation, operation)
+    this.#queue = run.catch(() => undefined)
+    return run
+  }
+
+  /**
+   * Catches up with other writers: new items are read and taken in; when the active log shrank
+   * (another process archived items), the log is read again whole. One `head` call when nothing changed.
+   */
+  async refresh() {
+    const state = this.#state
+    const { store } = state.deps
+    const head = await store.head(state.id)
+    if (head.lastSeq === state.log.lastSeq && head.activeCount === state.log.items.length) return
+    const fresh =
+      head.lastSeq > state.log.lastSeq ? await store.read(state.id, { fromSeq: state.log.lastSeq + 1 }) : []
+    if (state.log.items.length + fresh.length !== head.activeCount) {
+      state.log = await loadThreadLog<L>(store, state.id, state.deps.tokenCounter)
+      return
+    }
+    for (const item of fresh) state.log.absorb(item as Item<L>)
+  }
+
+  /**
+   * Builds items from the current derived state and appends them with the seq check; when another
+   * writer got there first, reads its items and builds again.
+   */
+  async write(build: () => UnsequencedItem<L>[] | Promise<UnsequencedItem<L>[]>): Promise<Item<L>[]> {
+    const state = this.#state
+    for (let attempt = 1; ; attempt++) {
+      // Large tool results and attachments go to the content store; the log keeps their citations.
+      const items = await state.content.offload(await build(), state.log.items)
+      if (items.length === 0) return []
+      try {
+        const stored = await state.deps.store.append(state.id, items, { expectedSeq: state.log.lastSeq })
+        for (const item of stored) state.log.absorb(item as Item<L>)
+        return stored as Item<L>[]
+      } catch (error) {
+        if (!StrataError.isInstance(error, 'STRATA_SEQ_CONFLICT') || attempt >= MAX_WRITE_ATTEMPTS)
+          throw error
+        if (attempt > 1) await backOff(attempt)
+        await this.refresh()
+      }
+    }
+  }
+
+  /** Merges `patch` into the thread's stored state. */
+  async updateState(patch: JsonObject) {
+    const { store } = this.#state.deps
+    const stored = (await store.getState(this.#state.id)) ?? {}
+    await store.setState(this.#state.id, { ...stored, ...patch })
+  }
+}

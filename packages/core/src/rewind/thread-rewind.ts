@@ -1,0 +1,96 @@
+import type { WaterfallRunner } from '../compaction/waterfall/waterfall-run'
+import { invalidOptions, StrataError } from '../errors'
+import { checkMatchingOptions, DEFAULT_WINDOW } from '../history/unseen-messages'
+import type { MessageAppend } from '../memory/message-append'
+import type { ThreadState } from '../memory/thread-state'
+import type { AppendUnseenOptions, Divergence, RewindOptions, RewindResult } from '../memory/thread-types'
+import type { WritePath } from '../memory/write-path'
+import { divergencePoint } from './divergence-point'
+import { planRewind } from './rewind-plan'
+
+/** What `divergence` and `rewind` need from their thread. */
+export interface ThreadRewindParts<L extends string> {
+  state: ThreadState<L>
+  writes: WritePath<L>
+  append: MessageAppend<L>
+  waterfall: WaterfallRunner<L>
+}
+
+/** Where an incoming history leaves the thread (see `Thread.divergence`). */
+export async function threadDivergence<L extends string, T extends { role: string }>(
+  { state, writes, append }: ThreadRewindParts<L>,
+  incoming: readonly T[],
+  options: AppendUnseenOptions<T>,
+): Promise<Divergence | undefined> {
+  if (!Array.isArray(incoming)) invalidOptions('divergence() needs an array of messages.')
+  const { toMessage, history = 'auto', window = DEFAULT_WINDOW } = options
+  checkMatchingOptions({ history, window })
+  const messages = append.incomingConversation(incoming, toMessage)
+  return writes.exclusive(async () => {
+    await writes.refresh()
+    const point = divergencePoint(state.log.items, messages, history, window)
+    return point === undefined ? undefined : { ...point, lastSeq: state.log.lastSeq }
+  })
+}
+
+/** Archives every message after `afterSeq` with the seq check (see `Thread.rewind`). */
+export async function rewindThread<L extends string>(
+  { state, writes, waterfall }: ThreadRewindParts<L>,
+  options: RewindOptions,
+): Promise<RewindResult<L>> {
+  const seqOption = (name: string, value: unknown) => {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+      invalidOptions(
+        `rewind(): ${name} must be a whole number of at least 0 (got ${JSON.stringify(value)}).`,
+        {
+          [name]: value,
+        },
+      )
+    }
+  }
+  if (typeof options !== 'object' || options === null)
+    invalidOptions('rewind() needs { afterSeq }, e.g. rewind({ afterSeq: 12 }).')
+  seqOption('afterSeq', options.afterSeq)
+  if (options.expectedLastSeq !== undefined) seqOption('expectedLastSeq', options.expectedLastSeq)
+  const { afterSeq, expectedLastSeq } = options
+  const { id } = state
+  // A waterfall summary of items the rewind archives must not land after it.
+  await waterfall.settled()
+  const result = await writes.exclusive(async () => {
+    await writes.refresh()
+    const lastSeq = state.log.lastSeq
+    if (expectedLastSeq !== undefined && expectedLastSeq !== lastSeq) {
+      throw new StrataError({
+        code: 'STRATA_SEQ_CONFLICT',
+        message: `Thread '${id}' changed since seq ${expectedLastSeq} (its last seq is now ${lastSeq}: another writer appended), so it was not rewound and nothing was archived. Read it again and decide anew.`,
+        details: { threadId: id, expectedSeq: expectedLastSeq, actualSeq: lastSeq },
+      })
+    }
+    if (afterSeq > lastSeq) {
+      invalidOptions(
+        `rewind(): afterSeq ${afterSeq} is past the end of thread '${id}' (its last seq is ${lastSeq}).`,
+        { afterSeq, lastSeq },
+      )
+    }
+    const plan = planRewind(state.log.itemsAfter(afterSeq), afterSeq, id)
+    if (plan.archive.length === 0) return { afterSeq, archived: [], kept: plan.keep }
+    const seqs = plan.archive.map((item) => item.seq)
+    try {
+      await state.deps.store.archive(id, { seqs, expectedSeq: lastSeq })
+    } catch (error) {
+      if (!StrataError.isInstance(error, 'STRATA_SEQ_CONFLICT')) throw error
+      throw new StrataError({
+        code: 'STRATA_SEQ_CONFLICT',
+        message: `Another writer appended to thread '${id}' while it was being rewound after seq ${afterSeq}, so nothing was archived. Read it again and decide anew.`,
+        cause: error,
+        details: { threadId: id, afterSeq, expectedSeq: lastSeq },
+      })
+    }
+    state.log.removeArchived(new Set(seqs))
+    return { afterSeq, archived: plan.archive, kept: plan.keep }
+  })
+  if (result.archived.length > 0) {
+    state.deps.events.emit('rewind', { threadId: id, afterSeq, archived: result.archived })
+  }
+  return result
+}
