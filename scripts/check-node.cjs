@@ -22,7 +22,12 @@ function tooOld() {
 if (tooOld()) {
   var major = needed[1] + (needed[2] ? '.' + needed[2] : '')
   process.stderr.write(
-    'Strata needs Node.js ' + range.replace(/^>=\s*/, '>= ') + ' (found ' + process.versions.node + '). Install Node ' + major +
+    'Strata needs Node.js ' +
+      range.replace(/^>=\s*/, '>= ') +
+      ' (found ' +
+      process.versions.node +
+      '). Install Node ' +
+      major +
       ' or newer (https://nodejs.org) and run the command again.\n',
   )
   process.exit(1)

@@ -2,6 +2,7 @@
 // Builds the publishable packages and packs each into one folder, to try them in an app before they
 // are published: `npm run pack:local [-- <folder>]` (default `.packs/`), then in the app
 // `npm install <folder>/*.tgz` plus the peers it uses. Prints one line per tarball, then the install line.
+// `--no-build` packs the dist folders as they are (for callers that have just built them).
 'use strict'
 require('./check-node.cjs')
 var childProcess = require('child_process')
@@ -9,7 +10,10 @@ var fs = require('fs')
 var path = require('path')
 
 var root = path.join(__dirname, '..')
-var destination = path.resolve(process.argv[2] || path.join(root, '.packs'))
+var options = process.argv.slice(2)
+var build = options.indexOf('--no-build') === -1
+var folders = options.filter((option) => option !== '--no-build')
+var destination = path.resolve(folders[0] || path.join(root, '.packs'))
 var pnpm = path.join(__dirname, 'pnpm.cjs')
 
 function step(args, cwd) {
@@ -26,13 +30,13 @@ function step(args, cwd) {
   return result.stdout
 }
 
-step(['exec', 'turbo', 'run', 'build', '--filter=./packages/*', '--output-logs=errors-only'], root)
+if (build) step(['exec', 'turbo', 'run', 'build', '--filter=./packages/*', '--output-logs=errors-only'], root)
 fs.mkdirSync(destination, { recursive: true })
 
 var tarballs = []
 fs.readdirSync(path.join(root, 'packages'))
   .sort()
-  .forEach(function (name) {
+  .forEach((name) => {
     var folder = path.join(root, 'packages', name)
     var manifestPath = path.join(folder, 'package.json')
     if (!fs.existsSync(manifestPath) || JSON.parse(fs.readFileSync(manifestPath, 'utf8')).private) return
@@ -42,4 +46,6 @@ fs.readdirSync(path.join(root, 'packages'))
     process.stdout.write(file + '\n')
   })
 
-process.stdout.write('\nIn your app: npm install ' + tarballs.join(' ') + ' (plus the peers you use, e.g. ai)\n')
+process.stdout.write(
+  '\nIn your app: npm install ' + tarballs.join(' ') + ' (plus the peers you use, e.g. ai)\n',
+)

@@ -21,7 +21,10 @@ function run(command, commandArgs, env) {
 }
 
 function pnpmOnPath() {
-  var result = childProcess.spawnSync('pnpm', ['--version'], { encoding: 'utf8', shell: process.platform === 'win32' })
+  var result = childProcess.spawnSync('pnpm', ['--version'], {
+    encoding: 'utf8',
+    shell: process.platform === 'win32',
+  })
   return !result.error && result.status === 0 && result.stdout.trim() === version
 }
 
