@@ -24,6 +24,7 @@ export default defineConfig({
       'apps/*/src/**/*.test.ts',
       'examples/*/src/**/*.test.ts',
       'bench/src/**/*.test.ts',
+      'tests/*/src/**/*.test.ts',
     ],
     setupFiles: ['./vitest.setup.ts'],
     testTimeout: 20_000,
