@@ -102,7 +102,7 @@ export function scopeTools<L extends string>(
           return {
             level: thread.level,
             scopes,
-            message: `You are now in ${level} "${title}" (${describeScopes(scopes)}). You see only this scope's title, instructions and steps; the broader conversation is hidden until exit_scope.`,
+            message: `You are now in ${level} "${title}"${scopes.length > 1 ? ` (${describeScopes(scopes)})` : ''}. You see only this scope's title, instructions and steps; the broader conversation is hidden until exit_scope.`,
           }
         }),
     } satisfies ScopeTool<unknown, EnterScopeOutput<L>>,
