@@ -13,6 +13,7 @@ export { type StrataMiddlewareOptions, strataMiddleware } from './middleware/str
 export { type AiSdkSummarizerOptions, aiSdkSummarizer } from './summarizer/ai-sdk-summarizer'
 export {
   memoryToolSchemas,
+  type StrataScopeTools,
   type StrataTools,
   type StrataToolsOptions,
   strataTools,

@@ -110,6 +110,19 @@ export {
 } from './memory'
 export type { DivergencePoint, RewindRefusal } from './rewind'
 export type {
+  EnterScopeInput,
+  EnterScopeOutput,
+  ExitScopeInput,
+  ExitScopeOutput,
+  ScopeTool,
+  ScopeToolName,
+  ScopeToolScope,
+  ScopeTools,
+  ScopeToolsOptions,
+  ThreadWithScopes,
+} from './scopes'
+export { scopeTools } from './scopes'
+export type {
   AppendOptions,
   ArchiveOptions,
   ContentQuery,

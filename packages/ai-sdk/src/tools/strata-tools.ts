@@ -1,5 +1,8 @@
 import {
   assertThreadId,
+  type EnterScopeOutput,
+  type ExitScopeOutput,
+  invalidOptions,
   type Memory,
   type MemoryQueryOutput,
   type MemoryRetrieveOutput,
@@ -10,10 +13,12 @@ import {
   memoryTools,
   RETRIEVE_TRANSFORMS,
   type RetrieveTransform,
+  type ScopeTools,
   StrataError,
+  scopeTools,
   type ThreadWithContent,
 } from '@strata-memory/core'
-import { type Tool, tool } from 'ai'
+import { jsonSchema, type Tool, tool } from 'ai'
 import { z } from 'zod'
 
 /**
@@ -57,8 +62,8 @@ export const memoryToolSchemas = {
   }),
 }
 
-/** The memory tools as AI SDK tools; see {@link strataTools}. */
-export interface StrataTools {
+/** The memory tools as AI SDK tools; see {@link strataTools}. A type, not an interface, so it is a `ToolSet`. */
+export type StrataTools = {
   memory_store: Tool<z.infer<typeof memoryToolSchemas.memory_store>, MemoryStoreOutput | MemoryToolError>
   memory_retrieve: Tool<
     z.infer<typeof memoryToolSchemas.memory_retrieve>,
@@ -67,10 +72,28 @@ export interface StrataTools {
   memory_query: Tool<z.infer<typeof memoryToolSchemas.memory_query>, MemoryQueryOutput | MemoryToolError>
 }
 
+/** The scope tools as AI SDK tools, added by `strataTools(memory, { threadId, scopes: true })`. */
+export type StrataScopeTools = {
+  enter_scope: Tool<
+    { level: string; title: string; instructions?: string },
+    EnterScopeOutput | MemoryToolError
+  >
+  exit_scope: Tool<
+    { outcome?: 'complete' | 'cancelled' | 'aborted'; summary: string },
+    ExitScopeOutput | MemoryToolError
+  >
+}
+
 /** Options of {@link strataTools}. */
 export interface StrataToolsOptions {
   /** The thread whose memory the tools read and write. */
   threadId: string
+  /**
+   * Adds core's scope tools, `enter_scope` and `exit_scope`: the model opens a narrower scope for a
+   * piece of work and closes it with a summary that takes its place.
+   * @default false
+   */
+  scopes?: boolean
 }
 
 /**
@@ -81,7 +104,15 @@ export interface StrataToolsOptions {
  * @example
  * const result = streamText({ model, messages, tools: { ...myTools, ...strataTools(memory, { threadId }) } })
  */
-export function strataTools(memory: Memory, options: StrataToolsOptions): StrataTools {
+export function strataTools(
+  memory: Memory,
+  options: StrataToolsOptions & { scopes: true },
+): StrataTools & StrataScopeTools
+export function strataTools(memory: Memory, options: StrataToolsOptions): StrataTools
+export function strataTools(
+  memory: Memory,
+  options: StrataToolsOptions,
+): StrataTools | (StrataTools & StrataScopeTools) {
   if (typeof memory?.thread !== 'function') {
     throw new StrataError({
       code: 'STRATA_INVALID_OPTIONS',
@@ -90,12 +121,16 @@ export function strataTools(memory: Memory, options: StrataToolsOptions): Strata
   }
   const threadId = options?.threadId
   assertThreadId(threadId)
+  const scopes = options.scopes ?? false
+  if (typeof scopes !== 'boolean') {
+    invalidOptions(`strataTools(): scopes must be true or false (got ${JSON.stringify(scopes)}).`)
+  }
   let tools: Promise<MemoryTools> | undefined
   const core = () => {
     tools ??= memory.thread(threadId).then((thread) => memoryTools(thread))
     return tools
   }
-  return {
+  const memoryToolSet: StrataTools = {
     memory_store: tool({
       description: definitions.memory_store.description,
       inputSchema: memoryToolSchemas.memory_store,
@@ -113,6 +148,38 @@ export function strataTools(memory: Memory, options: StrataToolsOptions): Strata
       inputSchema: memoryToolSchemas.memory_query,
       execute: async (input): Promise<MemoryQueryOutput | MemoryToolError> =>
         (await core()).memory_query.execute(input),
+    }),
+  }
+  if (!scopes) return memoryToolSet
+  return { ...memoryToolSet, ...scopeToolSet(memory, threadId) }
+}
+
+/** Core's scope tools for one thread as AI SDK tools, their input schemas taken from core's JSON Schemas. */
+function scopeToolSet(memory: Memory, threadId: string): StrataScopeTools {
+  const levels = memory.ladder.levels
+  // The definitions read the thread only when a tool runs, so these are safe to read, never to execute.
+  const scopeDefinitions = scopeTools({} as Parameters<typeof scopeTools>[0], { levels })
+  let tools: Promise<ScopeTools> | undefined
+  const core = () => {
+    tools ??= memory.thread(threadId).then((thread) => scopeTools(thread, { levels }))
+    return tools
+  }
+  return {
+    enter_scope: tool({
+      description: scopeDefinitions.enter_scope.description,
+      inputSchema: jsonSchema<{ level: string; title: string; instructions?: string }>(
+        scopeDefinitions.enter_scope.inputSchema,
+      ),
+      execute: async (input): Promise<EnterScopeOutput | MemoryToolError> =>
+        (await core()).enter_scope.execute(input),
+    }),
+    exit_scope: tool({
+      description: scopeDefinitions.exit_scope.description,
+      inputSchema: jsonSchema<{ outcome?: 'complete' | 'cancelled' | 'aborted'; summary: string }>(
+        scopeDefinitions.exit_scope.inputSchema,
+      ),
+      execute: async (input): Promise<ExitScopeOutput | MemoryToolError> =>
+        (await core()).exit_scope.execute(input),
     }),
   }
 }
