@@ -1,4 +1,4 @@
-import { StrataError } from '../errors'
+import { invalidOptions } from '../errors'
 import type { MiddleLimits, NarrowestLimits } from './auto-transition-plan'
 import { type InputBudgetOptions, inputBudget } from './budget-plan'
 import { modelLimits } from './model-limits'
@@ -113,13 +113,11 @@ export interface ResolvedCompaction {
   retry: Required<RetryBackoffOptions>
 }
 
-const invalid = (message: string): never => {
-  throw new StrataError({ code: 'STRATA_INVALID_OPTIONS', message })
-}
-
 const wholeNumber = (value: number, name: string, minimum: number) => {
   if (!Number.isSafeInteger(value) || value < minimum) {
-    invalid(`compaction: ${name} must be a whole number of at least ${minimum} (got ${String(value)}).`)
+    invalidOptions(
+      `compaction: ${name} must be a whole number of at least ${minimum} (got ${String(value)}).`,
+    )
   }
 }
 
@@ -134,12 +132,13 @@ export function resolveCompaction({
   summarizerTimeoutMs = 60_000,
   retry = {},
 }: CompactionOptions = {}): ResolvedCompaction {
-  if (!(summarizerTimeoutMs > 0)) invalid('compaction: summarizerTimeoutMs must be a positive number of ms.')
+  if (!(summarizerTimeoutMs > 0))
+    invalidOptions('compaction: summarizerTimeoutMs must be a positive number of ms.')
   if (typeof retry !== 'object' || retry === null)
-    invalid('compaction: retry must be { initialMs?, maxMs? }.')
+    invalidOptions('compaction: retry must be { initialMs?, maxMs? }.')
   const { initialMs = 30_000, maxMs = 600_000, ...unknown } = retry
   for (const key of Object.keys(unknown))
-    invalid(`compaction: retry.${key} is not an option; use initialMs, maxMs.`)
+    invalidOptions(`compaction: retry.${key} is not an option; use initialMs, maxMs.`)
   wholeNumber(initialMs, 'retry.initialMs', 0)
   wholeNumber(maxMs, 'retry.maxMs', initialMs)
   let resolvedWaterfall: ResolvedCompaction['waterfall'] = false
@@ -154,18 +153,18 @@ export function resolveCompaction({
     const { compactionRatio = 0.8, rawTailTurns = 4, model, ...given } = budget
     const limits = model === undefined ? undefined : modelLimits(model)
     if (model !== undefined && limits === undefined && given.maxOutputTokens === undefined) {
-      invalid(
+      invalidOptions(
         `compaction: budget.model '${model}' is not in MODEL_LIMITS; give budget.maxOutputTokens (and maxContextTokens) for it.`,
       )
     }
     if (model === undefined && given.maxOutputTokens === undefined) {
-      invalid(
+      invalidOptions(
         'compaction: budget needs maxOutputTokens (the model\'s max output) or a known model, e.g. budget: { model: "gpt-4o" }.',
       )
     }
     const sizes = { ...limits, ...definedOnly(given) } as InputBudgetOptions
     if (!(compactionRatio > 0 && compactionRatio <= 1))
-      invalid('compaction: budget.compactionRatio must be in (0, 1].')
+      invalidOptions('compaction: budget.compactionRatio must be in (0, 1].')
     wholeNumber(rawTailTurns, 'budget.rawTailTurns', 0)
     resolvedBudget = { inputBudget: inputBudget(sizes), compactionRatio, rawTailTurns }
   }
@@ -178,10 +177,12 @@ export function resolveCompaction({
     ] as const) {
       if (limits === false) continue
       if (typeof limits !== 'object' || limits === null)
-        invalid(`compaction: autoTransitions.${name} must be an object of limits or false.`)
+        invalidOptions(`compaction: autoTransitions.${name} must be an object of limits or false.`)
       for (const [key, value] of Object.entries(limits)) {
         if (!(known as readonly string[]).includes(key))
-          invalid(`compaction: autoTransitions.${name}.${key} is not a limit; use ${known.join(', ')}.`)
+          invalidOptions(
+            `compaction: autoTransitions.${name}.${key} is not a limit; use ${known.join(', ')}.`,
+          )
         if (value !== undefined) wholeNumber(value, `autoTransitions.${name}.${key}`, 1)
       }
     }

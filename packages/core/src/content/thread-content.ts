@@ -1,7 +1,9 @@
 import { normalizeFactText } from '../compaction/facts'
 import { StrataError } from '../errors'
 import type { Item, JsonValue, MessageItem, MessagePart, UnsequencedItem } from '../items'
-import { type ContentRecord, checkContentRecord, type StrataStore } from '../stores'
+import type { ContentRecord, StrataStore } from '../stores'
+import { checkContentRecord } from '../stores/store-arguments'
+import { contentMethods } from '../stores/store-check'
 import type { Summarizer } from '../summarizers'
 import { briefCitation, citationFooter, selectPlugin, writeCitation } from './citation'
 import type { ContentBinding } from './content-binding'
@@ -128,7 +130,7 @@ export class ThreadContent {
   /** A stored record by memory id, from the spaces this thread reads, or undefined. */
   async get(id: string): Promise<ContentRecord | undefined> {
     for (const space of this.#readSpaces) {
-      const record = await this.#deps.store.getContent(space, id)
+      const record = await contentMethods(this.#deps.store, 'memory_retrieve').getContent(space, id)
       if (record !== undefined) return record
     }
     return undefined
@@ -154,7 +156,7 @@ export class ThreadContent {
       data: content,
       meta: { writer: threadId },
     }
-    await this.#deps.store.putContent(space, record)
+    await contentMethods(this.#deps.store, 'memory_store').putContent(space, record)
     return { id: record.id, type: record.type, size: record.size }
   }
 
@@ -216,7 +218,7 @@ export class ThreadContent {
       undefined,
     )
     for (const space of this.#readSpaces) {
-      const records = await store.queryContent(space, {
+      const records = await contentMethods(store, 'memory_query').queryContent(space, {
         ...(query.type === undefined ? {} : { type: query.type }),
         ...(query.source === undefined ? {} : { source: query.source }),
         ...(query.level === undefined ? {} : { level: query.level }),
@@ -264,7 +266,7 @@ export class ThreadContent {
   async export(): Promise<ContentSnapshot> {
     const records = new Map<string, ContentRecord>()
     for (const space of this.#readSpaces) {
-      for (const record of await this.#deps.store.queryContent(space)) {
+      for (const record of await contentMethods(this.#deps.store, 'content.export()').queryContent(space)) {
         if (!records.has(record.id)) records.set(record.id, record)
       }
     }
@@ -294,7 +296,8 @@ export class ThreadContent {
       })
     }
     for (const record of snapshot.records) checkContentRecord(record)
-    for (const record of snapshot.records) await this.#deps.store.putContent(space, record)
+    for (const record of snapshot.records)
+      await contentMethods(this.#deps.store, 'memory_store').putContent(space, record)
     return { imported: snapshot.records.length }
   }
 
@@ -463,7 +466,7 @@ export class ThreadContent {
       },
     }
     // The content is stored before the item that cites it, so a citation never points at nothing.
-    await store.putContent(this.#offloadSpace, record)
+    await contentMethods(store, 'offload').putContent(this.#offloadSpace, record)
     const cited = citationPart(part, `${body}\n${citationFooter(id)}`, reference)
     this.#offloaded.set(part, cited)
     return cited
