@@ -13,6 +13,10 @@ export default defineConfig({
         replacement: source('./packages/core/src/testing/index.ts'),
       },
       {
+        find: /^@strata-memory\/core\/store-kit$/,
+        replacement: source('./packages/core/src/store-kit/index.ts'),
+      },
+      {
         find: /^@strata-memory\/core\/tokenizer$/,
         replacement: source('./packages/core/src/tokenizer/index.ts'),
       },

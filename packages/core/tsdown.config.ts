@@ -4,6 +4,7 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     testing: 'src/testing/index.ts',
+    'store-kit': 'src/store-kit/index.ts',
     tokenizer: 'src/tokenizer/index.ts',
   },
   format: ['esm', 'cjs'],

@@ -51,6 +51,7 @@ describe('the public surface of @strata-memory/ai-sdk', () => {
       'StrataDataTypes',
       'StrataMessageMetadata',
       'StrataMiddlewareOptions',
+      'StrataScopeTools',
       'StrataTools',
       'StrataToolsOptions',
       'StrataUIMessage',

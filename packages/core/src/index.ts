@@ -40,7 +40,13 @@ export type {
 } from './content'
 export { genericPlugin, memoryTools, RETRIEVE_TRANSFORMS, ThreadContent, webPagePlugin } from './content'
 export type { ContextMessage, ContextStats } from './context'
-export { invalidOptions, StrataError, type StrataErrorCode, type StrataErrorOptions } from './errors'
+export {
+  invalidOptions,
+  StrataError,
+  type StrataErrorCode,
+  type StrataErrorDetails,
+  type StrataErrorOptions,
+} from './errors'
 export type {
   CompactionEndEvent,
   CompactionStartEvent,
@@ -129,23 +135,13 @@ export type {
   ContentRecord,
   InMemoryStoreOptions,
   ReadOptions,
+  StoreContentMethods,
   StoreFlags,
   StrataStore,
+  StrataStoreBase,
   ThreadHead,
 } from './stores'
-export {
-  checkAppendArguments,
-  checkArchiveOptions,
-  checkContentQuery,
-  checkContentRecord,
-  checkExpectedSeq,
-  checkReadOptions,
-  checkSeq,
-  checkState,
-  compareContentNewestFirst,
-  inMemoryStore,
-  matchesContentQuery,
-} from './stores'
+export { inMemoryStore, STORE_SPECIFICATION_VERSION } from './stores'
 export type {
   CompleteInput,
   PatternSummarizerOptions,

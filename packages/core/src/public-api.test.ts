@@ -21,9 +21,15 @@ function typeExports(entry: string): string[] {
 
 // Every public name of every entry, listed here so that a new export (or a lost one) is a decision.
 describe('the public surface of @strata-memory/core', () => {
-  it('has an explicit exports map: the root, testing and tokenizer, types first', () => {
-    expect(Object.keys(packageJson.exports)).toEqual(['.', './testing', './tokenizer', './package.json'])
-    for (const entry of ['.', './testing', './tokenizer']) {
+  it('has an explicit exports map: the root, testing, store-kit and tokenizer, types first', () => {
+    expect(Object.keys(packageJson.exports)).toEqual([
+      '.',
+      './testing',
+      './store-kit',
+      './tokenizer',
+      './package.json',
+    ])
+    for (const entry of ['.', './testing', './store-kit', './tokenizer']) {
       const conditions = packageJson.exports[entry] as Record<string, Record<string, string>>
       for (const condition of Object.values(conditions)) expect(Object.keys(condition)[0]).toBe('types')
     }
@@ -35,33 +41,25 @@ describe('the public surface of @strata-memory/core', () => {
       'DEFAULT_MODES',
       'MODEL_LIMITS',
       'RETRIEVE_TRANSFORMS',
+      'STORE_SPECIFICATION_VERSION',
       'StrataError',
       'Thread',
       'ThreadContent',
       'assertSerializable',
       'assertThreadId',
-      'checkAppendArguments',
-      'checkArchiveOptions',
-      'checkContentQuery',
-      'checkContentRecord',
-      'checkExpectedSeq',
-      'checkReadOptions',
-      'checkSeq',
-      'checkState',
-      'compareContentNewestFirst',
       'createMemory',
       'genericPlugin',
       'inMemoryStore',
       'invalidOptions',
       'isValidThreadId',
       'jsonCopy',
-      'matchesContentQuery',
       'memoryTools',
       'messageFingerprint',
       'modelLimits',
       'patternSummarizer',
       'promptSummarizer',
       'readConversationTail',
+      'scopeTools',
       'tokenEstimator',
       'unseenMessages',
       'webPagePlugin',
@@ -98,8 +96,12 @@ describe('the public surface of @strata-memory/core', () => {
       'Divergence',
       'DivergencePoint',
       'EnterOptions',
+      'EnterScopeInput',
+      'EnterScopeOutput',
       'ExitOptions',
       'ExitResult',
+      'ExitScopeInput',
+      'ExitScopeOutput',
       'FactItem',
       'FilePart',
       'GenericPluginOptions',
@@ -149,11 +151,19 @@ describe('the public surface of @strata-memory/core', () => {
       'RewindResult',
       'ScopeOpening',
       'ScopeOutcome',
+      'ScopeTool',
+      'ScopeToolName',
+      'ScopeToolScope',
+      'ScopeTools',
+      'ScopeToolsOptions',
       'SeqRange',
+      'StoreContentMethods',
       'StoreFlags',
       'StrataErrorCode',
+      'StrataErrorDetails',
       'StrataErrorOptions',
       'StrataStore',
+      'StrataStoreBase',
       'SummarizeOptions',
       'SummarizeResult',
       'SummarizedFact',
@@ -168,6 +178,7 @@ describe('the public surface of @strata-memory/core', () => {
       'ThreadOptions',
       'ThreadStatus',
       'ThreadWithContent',
+      'ThreadWithScopes',
       'TokenCounter',
       'TokenEstimatorOptions',
       'ToolCallPart',
@@ -218,5 +229,22 @@ describe('the public surface of @strata-memory/core', () => {
       'GptTokenizerOptions',
       'TokenCounter',
     ])
+  })
+  it('@strata-memory/core/store-kit exports exactly these names', async () => {
+    expect(Object.keys(await import('./store-kit/index')).sort()).toEqual([
+      'checkAppendArguments',
+      'checkArchiveOptions',
+      'checkContentQuery',
+      'checkContentRecord',
+      'checkExpectedSeq',
+      'checkLimit',
+      'checkReadOptions',
+      'checkSeq',
+      'checkState',
+      'compareContentNewestFirst',
+      'isPlainObject',
+      'matchesContentQuery',
+    ])
+    expect(typeExports('./store-kit/index.ts')).toEqual([])
   })
 })

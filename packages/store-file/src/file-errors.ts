@@ -28,8 +28,3 @@ export function corruptLog(path: string, line: number, problem: string): StrataE
     details: { file: path, line, problem },
   })
 }
-
-/** `STRATA_INVALID_OPTIONS` with a message that says what to pass instead. */
-export function invalidOptions(message: string, details: Record<string, unknown> = {}): never {
-  throw new StrataError({ code: 'STRATA_INVALID_OPTIONS', message, details })
-}

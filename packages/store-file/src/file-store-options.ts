@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { invalidOptions } from './file-errors'
+import { invalidOptions } from '@strata-memory/core'
 import type { PendingReason } from './log-file'
 import type { LockHolder } from './thread-lock'
 

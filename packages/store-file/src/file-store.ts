@@ -9,6 +9,17 @@ import {
   assertThreadId,
   type ContentQuery,
   type ContentRecord,
+  type Item,
+  isValidThreadId,
+  type JsonObject,
+  jsonCopy,
+  type ReadOptions,
+  StrataError,
+  type StrataStore,
+  type ThreadHead,
+  type UnsequencedItem,
+} from '@strata-memory/core'
+import {
   checkAppendArguments,
   checkArchiveOptions,
   checkContentQuery,
@@ -17,17 +28,8 @@ import {
   checkSeq,
   checkState,
   compareContentNewestFirst,
-  type Item,
-  isValidThreadId,
-  type JsonObject,
-  jsonCopy,
   matchesContentQuery,
-  type ReadOptions,
-  StrataError,
-  type StrataStore,
-  type ThreadHead,
-  type UnsequencedItem,
-} from '@strata-memory/core'
+} from '@strata-memory/core/store-kit'
 import {
   isContentFileName,
   readAllContentRecords,
@@ -250,6 +252,7 @@ export function fileStore(options: FileStoreOptions = {}): StrataStore {
   }
 
   return {
+    specificationVersion: 'v1',
     name: 'file',
     flags: { persistent: true, shared: true },
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
+import { isPlainObject } from '@strata-memory/core/store-kit'
 import { corruptLog, isMissing, storeFailed } from './file-errors'
-import { isPlainObject } from './store-arguments'
 
 /**
  * Reads a file that holds one JSON object (`state.json`, a content record): undefined when it does not

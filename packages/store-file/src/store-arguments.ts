@@ -1,10 +1,6 @@
 import type { ReadOptions } from '@strata-memory/core'
 
-/** Small helpers of the file store; the argument checks shared by every store come from core. */
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
+/** Seq-range helpers of the file store; the argument checks shared by every store come from `@strata-memory/core/store-kit`. */
 
 /** The index of the first seq that is at least `seq` (the length when there is none). */
 export function lowerBound(seqs: readonly number[], seq: number): number {

@@ -1,4 +1,4 @@
-import { StrataError } from '@strata-memory/core'
+import { invalidOptions } from '@strata-memory/core'
 
 /**
  * The keys of one thread, in the order the Lua scripts receive them. Every key carries the thread id
@@ -72,9 +72,8 @@ export function registryKey(prefix: string): string {
 /** Throws `STRATA_INVALID_OPTIONS` unless `prefix` can start every key: non-empty, without braces. */
 export function checkPrefix(prefix: unknown): asserts prefix is string {
   if (typeof prefix === 'string' && prefix.length > 0 && !/[{}\s]/.test(prefix)) return
-  throw new StrataError({
-    code: 'STRATA_INVALID_OPTIONS',
-    message: `redisStore: prefix must be a non-empty string without braces or spaces (braces would break the per-thread hash tag), for example 'strata' or 'app:strata'; got ${JSON.stringify(prefix)}.`,
-    details: { prefix },
-  })
+  invalidOptions(
+    `redisStore: prefix must be a non-empty string without braces or spaces (braces would break the per-thread hash tag), for example 'strata' or 'app:strata'; got ${JSON.stringify(prefix)}.`,
+    { prefix },
+  )
 }

@@ -1,5 +1,6 @@
 import type { Item, JsonValue, MessagePart, UnsequencedItem } from '../items'
 import type { ContentRecord } from '../stores'
+import { contentMethods } from '../stores/store-check'
 import { briefCitation, citationFooter, selectPlugin, writeCitation } from './citation'
 import type { CitationInput } from './content-plugin'
 import { type ContentReference, citationPart, referenceOf } from './content-reference'
@@ -110,7 +111,7 @@ export class ContentOffload {
       },
     }
     // The content is stored before the item that cites it, so a citation never points at nothing.
-    await store.putContent(this.#spaces.offloadSpace, record)
+    await contentMethods(store, 'offload').putContent(this.#spaces.offloadSpace, record)
     const cited = citationPart(part, `${body}\n${citationFooter(id)}`, reference)
     this.#offloaded.set(part, cited)
     return cited

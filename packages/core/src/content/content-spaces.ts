@@ -1,6 +1,7 @@
 import { StrataError } from '../errors'
 import type { Item, MessagePart } from '../items'
 import type { ContentRecord, StrataStore } from '../stores'
+import { contentMethods } from '../stores/store-check'
 import type { Summarizer } from '../summarizers'
 import type { ContentBinding } from './content-binding'
 import type { ResolvedContentOptions } from './content-options'
@@ -77,7 +78,7 @@ export class ContentSpaces {
   /** A stored record by memory id, from the spaces this thread reads, or undefined. */
   async get(id: string): Promise<ContentRecord | undefined> {
     for (const space of this.readSpaces) {
-      const record = await this.deps.store.getContent(space, id)
+      const record = await contentMethods(this.deps.store, 'memory_retrieve').getContent(space, id)
       if (record !== undefined) return record
     }
     return undefined

@@ -1,6 +1,7 @@
 import { normalizeFactText } from '../compaction/facts'
 import { StrataError } from '../errors'
 import type { Item, MessageItem } from '../items'
+import { contentMethods } from '../stores/store-check'
 import { utf8Length } from './content-size'
 import type { ContentSpaces } from './content-spaces'
 import {
@@ -73,7 +74,7 @@ export async function queryMemory(spaces: ContentSpaces, input: unknown): Promis
     undefined,
   )
   for (const space of spaces.readSpaces) {
-    const records = await store.queryContent(space, {
+    const records = await contentMethods(store, 'memory_query').queryContent(space, {
       ...(query.type === undefined ? {} : { type: query.type }),
       ...(query.source === undefined ? {} : { source: query.source }),
       ...(query.level === undefined ? {} : { level: query.level }),

@@ -1,6 +1,8 @@
 import { StrataError } from '../errors'
 import type { Item, UnsequencedItem } from '../items'
-import { type ContentRecord, checkContentRecord } from '../stores'
+import type { ContentRecord } from '../stores'
+import { checkContentRecord } from '../stores/store-arguments'
+import { contentMethods } from '../stores/store-check'
 import { expandCitations } from './citation-expansion'
 import type { ContentBinding } from './content-binding'
 import { ContentOffload } from './content-offload'
@@ -73,7 +75,7 @@ export class ThreadContent {
       data: content,
       meta: { writer: threadId },
     }
-    await store.putContent(space, record)
+    await contentMethods(store, 'memory_store').putContent(space, record)
     return { id: record.id, type: record.type, size: record.size }
   }
 
@@ -98,7 +100,9 @@ export class ThreadContent {
   async export(): Promise<ContentSnapshot> {
     const records = new Map<string, ContentRecord>()
     for (const space of this.#spaces.readSpaces) {
-      for (const record of await this.#spaces.deps.store.queryContent(space)) {
+      for (const record of await contentMethods(this.#spaces.deps.store, 'content.export()').queryContent(
+        space,
+      )) {
         if (!records.has(record.id)) records.set(record.id, record)
       }
     }
@@ -128,7 +132,8 @@ export class ThreadContent {
       })
     }
     for (const record of snapshot.records) checkContentRecord(record)
-    for (const record of snapshot.records) await this.#spaces.deps.store.putContent(space, record)
+    for (const record of snapshot.records)
+      await contentMethods(this.#spaces.deps.store, 'memory_store').putContent(space, record)
     return { imported: snapshot.records.length }
   }
 

@@ -1,4 +1,5 @@
 import { StrataError } from './strata-error'
+import type { StrataErrorDetails } from './strata-error-details'
 
 /**
  * Throws `STRATA_INVALID_OPTIONS`: the one way Strata's packages refuse an option, an argument or a
@@ -7,6 +8,9 @@ import { StrataError } from './strata-error'
  * @example
  * if (typeof options.title !== 'string') invalidOptions("enter() needs a title, e.g. { title: 'Draw a house' }.")
  */
-export function invalidOptions(message: string, details: Record<string, unknown> = {}): never {
+export function invalidOptions(
+  message: string,
+  details: StrataErrorDetails['STRATA_INVALID_OPTIONS'] = {},
+): never {
   throw new StrataError({ code: 'STRATA_INVALID_OPTIONS', message, details })
 }

@@ -1,35 +1,19 @@
+import type { StrataErrorDetails } from './strata-error-details'
+
 const marker = Symbol.for('@strata-memory/core/error')
 
 /** Every stable error code Strata raises. Codes never change meaning between versions. */
-export type StrataErrorCode =
-  | 'STRATA_INVALID_LEVEL'
-  | 'STRATA_INVALID_THREAD_ID'
-  | 'STRATA_INVALID_MESSAGE'
-  | 'STRATA_NOT_SERIALIZABLE'
-  | 'STRATA_INVALID_OPTIONS'
-  | 'STRATA_INVALID_SCOPE'
-  | 'STRATA_NO_OPEN_SCOPE'
-  | 'STRATA_SCOPE_MISMATCH'
-  | 'STRATA_UNKNOWN_MODE'
-  | 'STRATA_UNKNOWN_TOOL_CALL'
-  | 'STRATA_DUPLICATE_ITEM_ID'
-  | 'STRATA_SEQ_CONFLICT'
-  | 'STRATA_CORRUPT_LOG'
-  | 'STRATA_SUMMARIZER_FAILED'
-  | 'STRATA_STORE_FAILED'
-  | 'STRATA_MEMORY_NOT_FOUND'
-  | 'STRATA_CONTENT_READ_ONLY'
-  | 'STRATA_REWIND_UNSAFE'
+export type StrataErrorCode = keyof StrataErrorDetails
 
-export interface StrataErrorOptions {
+export interface StrataErrorOptions<C extends StrataErrorCode = StrataErrorCode> {
   /** The stable code; see {@link StrataErrorCode}. */
-  code: StrataErrorCode
+  code: C
   /** What went wrong and what to do next. */
   message: string
   /** The underlying error, if any. */
   cause?: unknown
-  /** Structured details for programs (the offending value, the expected seq, …). */
-  details?: Record<string, unknown>
+  /** Structured details for programs (the offending value, the expected seq, …); see {@link StrataErrorDetails}. */
+  details?: StrataErrorDetails[C]
 }
 
 /**
@@ -40,22 +24,32 @@ export interface StrataErrorOptions {
  *
  * @example
  * try { await memory.thread('../x') } catch (error) {
- *   if (StrataError.isInstance(error) && error.code === 'STRATA_INVALID_THREAD_ID') { … }
+ *   if (StrataError.isInstance(error, 'STRATA_INVALID_THREAD_ID')) console.log(error.details.threadId)
  * }
  */
-export class StrataError extends Error {
+export class StrataError<C extends StrataErrorCode = StrataErrorCode> extends Error {
   readonly [marker] = true
-  readonly code: StrataErrorCode
-  readonly details: Record<string, unknown>
+  /** The stable code; see {@link StrataErrorCode}. */
+  readonly code: C
+  /** What the error carries for programs, typed by its code; see {@link StrataErrorDetails}. */
+  readonly details: StrataErrorDetails[C]
 
-  constructor({ code, message, cause, details = {} }: StrataErrorOptions) {
+  constructor({ code, message, cause, details }: StrataErrorOptions<C>) {
     super(message, cause === undefined ? undefined : { cause })
     this.name = 'StrataError'
     this.code = code
-    this.details = details
+    this.details = details ?? ({} as StrataErrorDetails[C])
   }
 
-  /** True for any Strata error, optionally only for the given code. Works across package copies. */
+  /**
+   * True for any Strata error, optionally only for the given code, whose `details` it then types.
+   * Works across package copies.
+   *
+   * @example
+   * if (StrataError.isInstance(error, 'STRATA_SEQ_CONFLICT')) retryAt(error.details.actualSeq)
+   */
+  static isInstance(error: unknown): error is StrataError
+  static isInstance<C extends StrataErrorCode>(error: unknown, code: C): error is StrataError<C>
   static isInstance(error: unknown, code?: StrataErrorCode): error is StrataError {
     if (typeof error !== 'object' || error === null || !(marker in error)) return false
     return code === undefined || (error as StrataError).code === code

@@ -10,7 +10,8 @@ import { invalidOptions, StrataError } from '../errors'
 import { createEventEmitter, type MemoryEventListener, type MemoryEventName } from '../events'
 import { assertThreadId } from '../items'
 import { createLevelLadder, DEFAULT_LEVELS, type LevelLadder } from '../levels'
-import { inMemoryStore, type StrataStore } from '../stores'
+import { inMemoryStore, type StrataStore, type StrataStoreBase } from '../stores'
+import { checkStore } from '../stores/store-check'
 import { patternSummarizer, type Summarizer } from '../summarizers'
 import { type TokenCounter, tokenEstimator } from '../tokens'
 import { Thread } from './thread'
@@ -22,7 +23,8 @@ export const DEFAULT_MODES = { idle: 'task', 'working-solo': 'task', orchestrati
 /** Options of {@link createMemory}. */
 export interface MemoryOptions<L extends string = string> {
   /**
-   * Where threads are kept.
+   * Where threads are kept: a store declaring `specificationVersion: 'v1'`. A store without the content
+   * methods ({@link StrataStoreBase}) is taken with `content: false` only.
    * @default inMemoryStore()
    */
   store?: StrataStore
@@ -106,16 +108,25 @@ export interface Memory<L extends string = string> {
  * await thread.append({ role: 'user', content: 'Hello' })
  */
 export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[number]>(
-  options: MemoryOptions<L> = {},
+  options: Omit<MemoryOptions<L>, 'store' | 'content'> & { store: StrataStoreBase; content: false },
+): Memory<L>
+export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[number]>(
+  options?: MemoryOptions<L>,
+): Memory<L>
+export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[number]>(
+  options: Omit<MemoryOptions<L>, 'store'> & { store?: StrataStoreBase } = {},
 ): Memory<L> {
   const {
-    store = inMemoryStore(),
+    store: givenStore = inMemoryStore(),
     levels = DEFAULT_LEVELS as unknown as readonly L[],
     summarizer = patternSummarizer(),
     tokenCounter = tokenEstimator(),
     clock = Date.now,
     generateId = () => crypto.randomUUID(),
   } = options
+  checkStore(givenStore, { content: options.content !== false })
+  // Core reaches the content methods only through contentMethods(), which checks that they are there.
+  const store = givenStore as StrataStore
   const ladder = createLevelLadder(levels)
   const usesDefaultLadder =
     levels.length === DEFAULT_LEVELS.length && levels.every((level, index) => level === DEFAULT_LEVELS[index])

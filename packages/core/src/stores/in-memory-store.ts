@@ -75,6 +75,7 @@ export function inMemoryStore(_options: InMemoryStoreOptions = {}): StrataStore 
   }
 
   return {
+    specificationVersion: 'v1',
     name: 'memory',
     flags: { persistent: false, shared: false },
 

@@ -5,20 +5,10 @@ export type {
   ContentQuery,
   ContentRecord,
   ReadOptions,
+  StoreContentMethods,
   StoreFlags,
   StrataStore,
+  StrataStoreBase,
   ThreadHead,
 } from './store'
-export {
-  checkAppendArguments,
-  checkArchiveOptions,
-  checkContentQuery,
-  checkContentRecord,
-  checkExpectedSeq,
-  checkLimit,
-  checkReadOptions,
-  checkSeq,
-  checkState,
-  compareContentNewestFirst,
-  matchesContentQuery,
-} from './store-arguments'
+export { STORE_SPECIFICATION_VERSION } from './store'

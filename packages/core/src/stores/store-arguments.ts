@@ -1,19 +1,16 @@
-import { StrataError } from '../errors'
+import { invalidOptions, StrataError } from '../errors'
 import { assertSerializable, type JsonObject, type UnsequencedItem } from '../items'
 import type { AppendOptions, ArchiveOptions, ContentQuery, ContentRecord, ReadOptions } from './store'
 
 /*
  * Argument checks and content-query semantics every store shares, so a caller gets the same typed
- * error and the same answer from each. Exported for store authors; stores built on them pass the
+ * error and the same answer from each. Exported for store authors from `@strata-memory/core/store-kit`; stores built on them pass the
  * conformance suite's argument cases alike.
  */
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+/** True for a non-null object that is not an array. */
+export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
-
-function invalidOptions(message: string, details: Record<string, unknown>): never {
-  throw new StrataError({ code: 'STRATA_INVALID_OPTIONS', message, details })
-}
 
 /** Validates `expectedSeq` (a whole number ≥ 0); optional when `required` is false. `STRATA_INVALID_OPTIONS` otherwise. */
 export function checkExpectedSeq(value: unknown, method: string, required: true): number

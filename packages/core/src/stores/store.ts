@@ -1,11 +1,31 @@
 import type { Item, JsonObject, UnsequencedItem } from '../items'
 
-/** What a store can do beyond the required minimum. */
+/** The version of the store contract this core implements; a store declares it as `specificationVersion`. */
+export const STORE_SPECIFICATION_VERSION = 'v1'
+
+/**
+ * What a store promises about its data, for apps and status: core checks that the flags are declared
+ * (booleans) and reports them on `memory.store`, but never changes behaviour on them.
+ */
 export interface StoreFlags {
   /** Data survives a process restart. */
   persistent: boolean
   /** Several processes may open the same thread at once safely. */
   shared: boolean
+}
+
+/**
+ * The content channel's methods, an optional capability of a store. A store without them works with
+ * `createMemory({ content: false })`; with the content channel on, `createMemory` refuses it with
+ * `STRATA_INVALID_OPTIONS`.
+ */
+export interface StoreContentMethods {
+  /** Stores a content record; a record with the same id is replaced. */
+  putContent(threadId: string, record: ContentRecord): Promise<void>
+  /** A content record by id, or undefined. */
+  getContent(threadId: string, id: string): Promise<ContentRecord | undefined>
+  /** Content records matching every filter, newest first (by `ts`, then by id descending). */
+  queryContent(threadId: string, query?: ContentQuery): Promise<ContentRecord[]>
 }
 
 /** Options of {@link StrataStore.append}. */
@@ -82,13 +102,21 @@ export interface ContentQuery {
 }
 
 /**
- * Where a memory keeps its threads. Every store passes the conformance suite from
+ * Where a memory keeps its threads: the members every store has, the content methods being optional
+ * ({@link StoreContentMethods}). Every store passes the conformance suite from
  * `@strata-memory/core/testing`. Every method validates the thread id (`STRATA_INVALID_THREAD_ID`).
  * Items are returned as fresh copies: mutating them never changes stored data.
  */
-export interface StrataStore {
+export interface StrataStoreBase extends Partial<StoreContentMethods> {
+  /**
+   * The version of this contract the store implements: `'v1'`. `createMemory` refuses a store that
+   * declares none or another one (`STRATA_INVALID_OPTIONS`), so a store written for another core fails
+   * at once rather than mid-conversation.
+   */
+  readonly specificationVersion: typeof STORE_SPECIFICATION_VERSION
   /** A short name for messages and status, e.g. `memory`, `file`, `redis`. */
   readonly name: string
+  /** What the store promises about its data; see {@link StoreFlags}. */
   readonly flags: StoreFlags
   /**
    * Appends items atomically after checking `expectedSeq`, assigning consecutive seqs from
@@ -103,12 +131,6 @@ export interface StrataStore {
   archive(threadId: string, options: ArchiveOptions): Promise<number>
   /** Archived items in a seq range, oldest first. */
   readArchive(threadId: string, options?: ReadOptions): Promise<Item[]>
-  /** Stores a content record; a record with the same id is replaced. */
-  putContent(threadId: string, record: ContentRecord): Promise<void>
-  /** A content record by id, or undefined. */
-  getContent(threadId: string, id: string): Promise<ContentRecord | undefined>
-  /** Content records matching every filter, newest first (by `ts`, then by id descending). */
-  queryContent(threadId: string, query?: ContentQuery): Promise<ContentRecord[]>
   /** The thread's state object (current mode, cursors, usage), or undefined when never set. */
   getState(threadId: string): Promise<JsonObject | undefined>
   /** Replaces the thread's state object. */
@@ -120,3 +142,9 @@ export interface StrataStore {
   /** Releases connections or handles. Optional. */
   close?(): Promise<void>
 }
+
+/**
+ * A store with the content capability: what the built-in stores are, and what the conformance suite
+ * tests. Core takes any {@link StrataStoreBase}.
+ */
+export type StrataStore = StrataStoreBase & StoreContentMethods

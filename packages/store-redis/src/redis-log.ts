@@ -1,0 +1,150 @@
+import {
+  type ArchiveOptions,
+  assertThreadId,
+  type Item,
+  type ReadOptions,
+  StrataError,
+  type StrataStore,
+  type ThreadHead,
+} from '@strata-memory/core'
+import { checkArchiveOptions, checkReadOptions, isPlainObject } from '@strata-memory/core/store-kit'
+import { ARCHIVE_SCRIPT, LOG_HEADER, READ_PLAN_SCRIPT } from './lua-scripts'
+import type { RedisContext } from './redis-context'
+import { conflictError, corruptError, storeError } from './redis-errors'
+import { type ThreadKeys, threadKeys } from './thread-keys'
+
+/** Reads that find the thread deleted or re-created under them start over, at most this often. */
+const MAX_READ_ATTEMPTS = 5
+
+/** The store's reads of the active log and the archive, its counters, and the move to the archive. */
+export function redisLog(
+  context: RedisContext,
+): Pick<StrataStore, 'read' | 'head' | 'archive' | 'readArchive'> {
+  const { connection, prefix, ttl, checkOpen, scriptReply, run, transaction, parseJson } = context
+
+  return {
+    async read(threadId: string, options: ReadOptions = {}): Promise<Item[]> {
+      assertThreadId(threadId)
+      checkReadOptions(options, 'read')
+      const keys = threadKeys(prefix, threadId)
+      return readLog(threadId, keys, 'active', options)
+    },
+
+    async head(threadId: string): Promise<ThreadHead> {
+      assertThreadId(threadId)
+      const keys = threadKeys(prefix, threadId)
+      const [header, length, archivedCount] = await transaction(threadId, keys, [
+        ['LINDEX', keys.log, '0'],
+        ['LLEN', keys.log],
+        ['BITCOUNT', keys.archived],
+      ])
+      if (header !== null && !String(header).startsWith(LOG_HEADER)) {
+        throw corruptError(prefix, keys.log, 'a list that is not a Strata log', threadId)
+      }
+      const lastSeq = Math.max(Number(length) - 1, 0)
+      return {
+        lastSeq,
+        activeCount: lastSeq - Number(archivedCount),
+        archivedCount: Number(archivedCount),
+      }
+    },
+
+    async archive(threadId: string, options: ArchiveOptions): Promise<number> {
+      assertThreadId(threadId)
+      const archiveOptions = checkArchiveOptions(options)
+      const expectedSeq = archiveOptions.expectedSeq
+      // Seqs are whole numbers from 1; anything else names no item.
+      const seqs = [...new Set(archiveOptions.seqs)].filter((seq) => Number.isSafeInteger(seq) && seq > 0)
+      if (seqs.length === 0 && expectedSeq === undefined) return 0
+      const keys = threadKeys(prefix, threadId)
+      const reply = await run(ARCHIVE_SCRIPT, threadId, keys, [
+        expectedSeq === undefined ? '' : String(expectedSeq),
+        ttl,
+        ...seqs.map(String),
+      ])
+      if (reply[0] === 'conflict') throw conflictError(threadId, expectedSeq!, Number(reply[1]))
+      return Number(reply[1])
+    },
+
+    async readArchive(threadId: string, options: ReadOptions = {}): Promise<Item[]> {
+      assertThreadId(threadId)
+      checkReadOptions(options, 'readArchive')
+      const keys = threadKeys(prefix, threadId)
+      return readLog(threadId, keys, 'archived', options)
+    },
+  }
+
+  /**
+   * The active or archived items in the range, in two round trips: READ_PLAN_SCRIPT finds their seqs,
+   * as runs of consecutive seqs, then one transaction reads each run with LRANGE. Items never move in
+   * the log, so the second finds them where the first saw them, unless the thread was deleted (and
+   * maybe re-created) in between: the log's header, with its random epoch, tells, and the read starts
+   * over.
+   */
+  async function readLog(
+    threadId: string,
+    keys: ThreadKeys,
+    which: 'active' | 'archived',
+    { fromSeq, toSeq, limit }: ReadOptions,
+  ): Promise<Item[]> {
+    if (limit === 0) return []
+    // Seqs are whole numbers from 1 up to a safe integer; the bounds are cut to that range.
+    const low = fromSeq === undefined || fromSeq < 1 ? 1 : Math.ceil(fromSeq)
+    const high = toSeq === undefined || toSeq > Number.MAX_SAFE_INTEGER ? undefined : Math.floor(toSeq)
+    if (low > Number.MAX_SAFE_INTEGER || (high !== undefined && high < low)) return []
+    const args = [
+      String(low),
+      high === undefined ? '' : String(high),
+      limit === undefined ? '' : String(limit),
+      which === 'active' ? '0' : '1',
+    ]
+    for (let attempt = 1; ; attempt++) {
+      checkOpen()
+      let plan: string[]
+      try {
+        plan = scriptReply(
+          await connection.evaluate(READ_PLAN_SCRIPT, [keys.log, keys.archived], args),
+          threadId,
+        )
+      } catch (error) {
+        throw storeError(error, prefix, keys.log, 'EVALSHA', threadId)
+      }
+      const header = plan[1]!
+      if (plan.length <= 2) return []
+      const runs: string[][] = []
+      const seqs: number[] = []
+      for (let index = 2; index + 1 < plan.length; index += 2) {
+        runs.push(['LRANGE', keys.log, plan[index]!, plan[index + 1]!])
+        for (let seq = Number(plan[index]); seq <= Number(plan[index + 1]); seq++) seqs.push(seq)
+      }
+      const [again, ...chunks] = await transaction(threadId, keys, [['LINDEX', keys.log, '0'], ...runs])
+      if ((again === null ? '' : String(again)) !== header) {
+        if (attempt < MAX_READ_ATTEMPTS) continue
+        throw new StrataError({
+          code: 'STRATA_STORE_FAILED',
+          message: `Thread '${threadId}' was deleted or re-created each time it was read (${MAX_READ_ATTEMPTS} times): retry the read.`,
+          details: { threadId },
+        })
+      }
+      const items: Item[] = []
+      for (const chunk of chunks) {
+        for (const member of chunk as unknown[]) {
+          const seq = seqs[items.length]
+          const item = parseJson(member, keys.log, threadId)
+          if (!isPlainObject(item) || item.seq !== seq || typeof item.id !== 'string') {
+            throw corruptError(
+              prefix,
+              keys.log,
+              'an element that is not the Strata item of its seq',
+              threadId,
+            )
+          }
+          items.push(item as unknown as Item)
+        }
+      }
+      if (items.length !== seqs.length)
+        throw corruptError(prefix, keys.log, 'fewer items than its seq counter says', threadId)
+      return items
+    }
+  }
+}
