@@ -1,4 +1,4 @@
-import { StrataError } from '../errors'
+import { invalidOptions } from '../errors'
 import { assertThreadId } from '../items'
 
 /** How a sub-agent's thread reaches its parent's content. */
@@ -35,33 +35,29 @@ export interface ContentBinding {
 export function resolveContentBinding(threadId: string, options: ThreadOptions | undefined): ContentBinding {
   if (options === undefined) return { owner: threadId, access: 'own' }
   if (typeof options !== 'object' || options === null) {
-    throw new StrataError({
-      code: 'STRATA_INVALID_OPTIONS',
-      message: `memory.thread('${threadId}', options): options must be an object like { content: { parent, access } }.`,
-    })
+    invalidOptions(
+      `memory.thread('${threadId}', options): options must be an object like { content: { parent, access } }.`,
+    )
   }
   const content = options.content
   if (content === undefined) return { owner: threadId, access: 'own' }
   if (typeof content !== 'object' || content === null || typeof content.parent !== 'string') {
-    throw new StrataError({
-      code: 'STRATA_INVALID_OPTIONS',
-      message: `memory.thread('${threadId}'): content must be { parent: '<thread id>', access?: 'shared' | 'read-only' }.`,
-    })
+    invalidOptions(
+      `memory.thread('${threadId}'): content must be { parent: '<thread id>', access?: 'shared' | 'read-only' }.`,
+    )
   }
   assertThreadId(content.parent)
   const access = content.access ?? 'shared'
   if (access !== 'shared' && access !== 'read-only') {
-    throw new StrataError({
-      code: 'STRATA_INVALID_OPTIONS',
-      message: `memory.thread('${threadId}'): content.access must be 'shared' or 'read-only' (got ${JSON.stringify(access)}); leave content out for the thread's own content.`,
-      details: { access },
-    })
+    invalidOptions(
+      `memory.thread('${threadId}'): content.access must be 'shared' or 'read-only' (got ${JSON.stringify(access)}); leave content out for the thread's own content.`,
+      { access },
+    )
   }
   if (content.parent === threadId) {
-    throw new StrataError({
-      code: 'STRATA_INVALID_OPTIONS',
-      message: `memory.thread('${threadId}'): a thread cannot be its own content parent; leave content out for its own content.`,
-    })
+    invalidOptions(
+      `memory.thread('${threadId}'): a thread cannot be its own content parent; leave content out for its own content.`,
+    )
   }
   return { owner: content.parent, access }
 }

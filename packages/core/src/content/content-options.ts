@@ -1,4 +1,4 @@
-import { StrataError } from '../errors'
+import { invalidOptions } from '../errors'
 import type { Summarizer } from '../summarizers'
 import type { ContentPlugin } from './content-plugin'
 import { genericPlugin } from './generic-plugin'
@@ -85,10 +85,6 @@ export interface ResolvedContentOptions {
   maxCitations: number
 }
 
-const invalid = (message: string): never => {
-  throw new StrataError({ code: 'STRATA_INVALID_OPTIONS', message })
-}
-
 const isPlugin = (value: unknown): value is ContentPlugin =>
   typeof value === 'object' &&
   value !== null &&
@@ -111,7 +107,7 @@ export function resolveContentOptions(options: ContentOptions | false = {}): Res
     }
   }
   if (typeof options !== 'object' || options === null) {
-    invalid(
+    invalidOptions(
       'createMemory(): content must be an options object such as { offloadAboveBytes: 4096 }, or false.',
     )
   }
@@ -125,54 +121,54 @@ export function resolveContentOptions(options: ContentOptions | false = {}): Res
     maxCitations = 24,
   } = options
   if (briefAfterTurns !== false && (!Number.isSafeInteger(briefAfterTurns) || briefAfterTurns < 1)) {
-    invalid(
+    invalidOptions(
       `content: briefAfterTurns must be a whole number of turns, at least 1, or false (got ${String(briefAfterTurns)}).`,
     )
   }
   if (maxCitations !== false && (!Number.isSafeInteger(maxCitations) || maxCitations < 0)) {
-    invalid(
+    invalidOptions(
       `content: maxCitations must be a whole number of citations, 0 or more, or false (got ${String(maxCitations)}).`,
     )
   }
   if (!Number.isSafeInteger(offloadAboveBytes) || offloadAboveBytes < 0) {
-    invalid(
+    invalidOptions(
       `content: offloadAboveBytes must be a whole number of bytes, 0 or more (got ${String(offloadAboveBytes)}).`,
     )
   }
   if (!Number.isSafeInteger(citationTimeoutMs) || citationTimeoutMs < 1) {
-    invalid(
+    invalidOptions(
       `content: citationTimeoutMs must be a whole number of at least 1 (got ${String(citationTimeoutMs)}).`,
     )
   }
   if (!Array.isArray(plugins) || !plugins.every(isPlugin)) {
-    invalid('content: plugins must be an array of plugins, each with a name and a cite() method.')
+    invalidOptions('content: plugins must be an array of plugins, each with a name and a cite() method.')
   }
   if (typeof tools !== 'object' || tools === null)
-    invalid('content: tools must be an object keyed by tool name.')
+    invalidOptions('content: tools must be an object keyed by tool name.')
   for (const [name, tool] of Object.entries(tools)) {
     if (typeof tool !== 'object' || tool === null)
-      invalid(`content: tools['${name}'] must be an options object.`)
+      invalidOptions(`content: tools['${name}'] must be an options object.`)
     if (tool.offload !== undefined && !['always', 'never', 'size'].includes(tool.offload)) {
-      invalid(
+      invalidOptions(
         `content: tools['${name}'].offload must be 'always', 'never' or 'size' (got ${JSON.stringify(tool.offload)}).`,
       )
     }
     if (tool.plugin !== undefined && !isPlugin(tool.plugin)) {
-      invalid(`content: tools['${name}'].plugin must have a name and a cite() method.`)
+      invalidOptions(`content: tools['${name}'].plugin must have a name and a cite() method.`)
     }
     if (tool.type !== undefined && (typeof tool.type !== 'string' || tool.type === '')) {
-      invalid(`content: tools['${name}'].type must be a non-empty string.`)
+      invalidOptions(`content: tools['${name}'].type must be a non-empty string.`)
     }
     if (
       tool.tags !== undefined &&
       !(Array.isArray(tool.tags) && tool.tags.every((tag) => typeof tag === 'string'))
     ) {
-      invalid(`content: tools['${name}'].tags must be an array of strings.`)
+      invalidOptions(`content: tools['${name}'].tags must be an array of strings.`)
     }
     const llm = tool.llmCitation
     if (llm !== undefined && typeof llm !== 'boolean') {
       if (typeof llm !== 'object' || llm === null || typeof llm.summarizer?.summarize !== 'function') {
-        invalid(`content: tools['${name}'].llmCitation must be true, false or { summarizer }.`)
+        invalidOptions(`content: tools['${name}'].llmCitation must be true, false or { summarizer }.`)
       }
     }
   }

@@ -1,4 +1,4 @@
-import { StrataError } from '../errors'
+import { invalidOptions } from '../errors'
 import type { Item, UnsequencedItem } from '../items'
 import type { ContentRecord } from '../stores'
 import { checkContentRecord } from '../stores/store-arguments'
@@ -125,11 +125,9 @@ export class ThreadContent {
       snapshot.version !== 1 ||
       !Array.isArray(snapshot.records)
     ) {
-      throw new StrataError({
-        code: 'STRATA_INVALID_OPTIONS',
-        message:
-          'content.import(): pass a snapshot from thread.content.export() ({ format: "strata-content", version: 1, records }).',
-      })
+      invalidOptions(
+        'content.import(): pass a snapshot from thread.content.export() ({ format: "strata-content", version: 1, records }).',
+      )
     }
     for (const record of snapshot.records) checkContentRecord(record)
     for (const record of snapshot.records)

@@ -1,4 +1,4 @@
-import { StrataError } from '../errors'
+import { invalidOptions } from '../errors'
 import type { MemoryQueryInput, MemoryStoreInput } from './memory-tool-types'
 import { RETRIEVE_TRANSFORMS, type TransformParameters } from './retrieve-transform'
 
@@ -28,7 +28,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
 function invalid(tool: string, message: string, details: Record<string, unknown> = {}): never {
-  throw new StrataError({ code: 'STRATA_INVALID_OPTIONS', message: `${tool}: ${message}`, details })
+  return invalidOptions(`${tool}: ${message}`, details)
 }
 
 function checkKeys(tool: string, input: Record<string, unknown>, allowed: readonly string[]) {

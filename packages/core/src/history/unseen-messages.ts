@@ -1,4 +1,4 @@
-import { StrataError } from '../errors'
+import { invalidOptions } from '../errors'
 import type { Item } from '../items/item'
 import type { StrataStore } from '../stores/store'
 import {
@@ -275,22 +275,14 @@ function resendsAnAnswer<T extends { role: string }>(
 /** Throws `STRATA_INVALID_OPTIONS` for an unknown history mode or a window that is not a count. */
 export function checkMatchingOptions({ history, window }: { history: HistoryMode; window: number }) {
   if (!HISTORY_MODES.includes(history)) {
-    throw new StrataError({
-      code: 'STRATA_INVALID_OPTIONS',
-      message: `history must be 'auto', 'full' or 'new' (got ${JSON.stringify(history)}).`,
-      details: { history },
-    })
+    invalidOptions(`history must be 'auto', 'full' or 'new' (got ${JSON.stringify(history)}).`, { history })
   }
   checkWindow(window)
 }
 
 function checkWindow(window: number) {
   if (!Number.isInteger(window) || window < 1) {
-    throw new StrataError({
-      code: 'STRATA_INVALID_OPTIONS',
-      message: `window must be a whole number of at least 1 (got ${String(window)}).`,
-      details: { window },
-    })
+    invalidOptions(`window must be a whole number of at least 1 (got ${String(window)}).`, { window })
   }
 }
 

@@ -82,18 +82,16 @@ describe('scopeTools', () => {
     const exit = await tools.exit_scope.execute({ summary: 'Nothing to close.' })
     expect(exit).toMatchObject({ error: { code: 'STRATA_NO_OPEN_SCOPE' } })
     expect((exit as { error: { message: string } }).error.message).toMatch(/enter/)
-    await tools.enter_scope.execute({ level: 'task', title: 'Deep' }).then((result) => {
-      // Until skip-level enter lands the thread refuses 'task' from 'global'; either way no crash.
-      if ('error' in result) expect(result.error.code).toBe('STRATA_INVALID_SCOPE')
-      else expect(thread.level).toBe('task')
-    })
-    if (thread.level === 'global') expect(await thread.items()).toEqual(before)
-    const again = await tools.enter_scope.execute({
-      level: thread.level === 'global' ? 'project' : 'task',
-      title: 'x',
-    })
-    if (thread.level === 'task')
-      expect(again).toMatchObject({ error: { code: expect.stringMatching(/^STRATA_/) } })
+    expect(await thread.items()).toEqual(before)
+    // A worker at the broadest level takes a task directly; from the task, nothing narrower is left.
+    const deep = await tools.enter_scope.execute({ level: 'task', title: 'Deep' })
+    expect(deep).toMatchObject({ level: 'task' })
+    expect(thread.level).toBe('task')
+    const inside = await thread.items()
+    const again = await tools.enter_scope.execute({ level: 'project', title: 'Broader' })
+    expect(again).toMatchObject({ error: { code: 'STRATA_INVALID_SCOPE' } })
+    expect((again as { error: { message: string } }).error.message).toMatch(/narrow/)
+    expect(await thread.items()).toEqual(inside)
   })
 
   it.each([

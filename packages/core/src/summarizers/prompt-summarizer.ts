@@ -1,4 +1,4 @@
-import { StrataError } from '../errors'
+import { invalidOptions } from '../errors'
 import type { Item } from '../items'
 import type { SummarizeOptions, SummarizeResult, Summarizer } from './summarizer'
 import { buildSummaryPrompt, DEFAULT_MAX_FACTS, parseSummaryResponse } from './summary-prompt'
@@ -51,19 +51,16 @@ export function promptSummarizer({
   maxFacts = DEFAULT_MAX_FACTS,
 }: PromptSummarizerOptions): Summarizer {
   if (typeof complete !== 'function') {
-    throw new StrataError({
-      code: 'STRATA_INVALID_OPTIONS',
-      message:
-        'promptSummarizer(): complete must be a function that sends { system, prompt, signal } to a model.',
-      details: { name },
-    })
+    invalidOptions(
+      'promptSummarizer(): complete must be a function that sends { system, prompt, signal } to a model.',
+      { name },
+    )
   }
   if (!Number.isInteger(maxFacts) || maxFacts < 0) {
-    throw new StrataError({
-      code: 'STRATA_INVALID_OPTIONS',
-      message: `promptSummarizer(): maxFacts must be a whole number of at least 0 (got ${String(maxFacts)}).`,
-      details: { maxFacts },
-    })
+    invalidOptions(
+      `promptSummarizer(): maxFacts must be a whole number of at least 0 (got ${String(maxFacts)}).`,
+      { maxFacts },
+    )
   }
   const inner: Summarizer = {
     name,

@@ -1,4 +1,4 @@
-import { StrataError } from '../errors'
+import { invalidOptions, StrataError } from '../errors'
 import type { Item } from '../items'
 import type { SummarizeOptions, SummarizeResult, Summarizer } from './summarizer'
 
@@ -68,11 +68,10 @@ function failure(name: string, reason: SummarizerFailureReason, timeoutMs: numbe
  */
 export function withTimeout(summarizer: Summarizer, { timeoutMs }: WithTimeoutOptions): Summarizer {
   if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs <= 0) {
-    throw new StrataError({
-      code: 'STRATA_INVALID_OPTIONS',
-      message: `withTimeout(): timeoutMs must be a positive number of milliseconds or Infinity (got ${String(timeoutMs)}).`,
-      details: { timeoutMs },
-    })
+    invalidOptions(
+      `withTimeout(): timeoutMs must be a positive number of milliseconds or Infinity (got ${String(timeoutMs)}).`,
+      { timeoutMs },
+    )
   }
   const name = summarizer.name
   return {

@@ -1,6 +1,6 @@
 import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base'
 import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base'
-import { StrataError } from '../errors'
+import { invalidOptions } from '../errors'
 import type { TokenCounter } from '../tokens/token-counter'
 
 /** The encodings `gptTokenizer` can count with. */
@@ -34,11 +34,10 @@ const asText = { disallowedSpecial: new Set<string>() }
 export function gptTokenizer({ encoding = 'o200k_base' }: GptTokenizerOptions = {}): TokenCounter {
   const count = Object.hasOwn(counters, encoding) ? counters[encoding] : undefined
   if (count === undefined) {
-    throw new StrataError({
-      code: 'STRATA_INVALID_OPTIONS',
-      message: `gptTokenizer(): unknown encoding ${JSON.stringify(encoding)}; use 'o200k_base' or 'cl100k_base'.`,
-      details: { encoding },
-    })
+    invalidOptions(
+      `gptTokenizer(): unknown encoding ${JSON.stringify(encoding)}; use 'o200k_base' or 'cl100k_base'.`,
+      { encoding },
+    )
   }
   return { name: encoding, count: (text) => count(text, asText) }
 }

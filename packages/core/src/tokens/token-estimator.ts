@@ -1,4 +1,4 @@
-import { StrataError } from '../errors'
+import { invalidOptions } from '../errors'
 import type { TokenCounter } from './token-counter'
 
 /** Options of {@link tokenEstimator}. */
@@ -46,11 +46,10 @@ export interface TokenEstimatorOptions {
  */
 export function tokenEstimator({ multiplier = 1 }: TokenEstimatorOptions = {}): TokenCounter {
   if (!(Number.isFinite(multiplier) && multiplier > 0)) {
-    throw new StrataError({
-      code: 'STRATA_INVALID_OPTIONS',
-      message: `tokenEstimator: multiplier must be a positive finite number, got ${String(multiplier)}.`,
-      details: { multiplier },
-    })
+    invalidOptions(
+      `tokenEstimator: multiplier must be a positive finite number, got ${String(multiplier)}.`,
+      { multiplier },
+    )
   }
   return {
     name: 'estimator',
