@@ -7,6 +7,16 @@ import type { ContentRecord } from './store'
 
 describeStoreConformance('inMemoryStore', () => inMemoryStore())
 
+// A store may leave out the optional content capability; the suite then checks it has none of it.
+describeStoreConformance(
+  'a store without the content methods',
+  () => {
+    const { putContent: _put, getContent: _get, queryContent: _query, ...withoutContent } = inMemoryStore()
+    return withoutContent
+  },
+  { content: false },
+)
+
 async function expectCode(call: () => Promise<unknown>, code: StrataErrorCode): Promise<void> {
   const error = await call().then(
     () => undefined,

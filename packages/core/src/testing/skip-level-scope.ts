@@ -1,7 +1,8 @@
 import { expect } from 'vitest'
 import type { Item } from '../items'
 import { createMemory } from '../memory'
-import type { StrataStore } from '../stores'
+import type { StrataStoreBase } from '../stores'
+import { hasContentMethods } from '../stores/store-check'
 
 /**
  * The normative view rule written as plainly as it reads, to check `thread.view` against: walk the log
@@ -23,8 +24,11 @@ export function referenceView(items: readonly Item[], level: string, levels: rea
  * transition and scope summary are written at `global` (the enclosing scope's level), every level's
  * view follows the rule, and a thread reopened from `store` derives the same level and scopes.
  */
-export async function checkSkipLevelScope(store: StrataStore, threadId: string): Promise<void> {
-  const memory = createMemory({ store })
+export async function checkSkipLevelScope(store: StrataStoreBase, threadId: string): Promise<void> {
+  // A store without the content capability runs with the content channel off, as core requires.
+  const memoryOn = () =>
+    hasContentMethods(store) ? createMemory({ store }) : createMemory({ store, content: false })
+  const memory = memoryOn()
   const thread = await memory.thread(threadId)
   const levels = memory.ladder.levels
   const viewsFollowTheRule = async () => {
@@ -53,7 +57,7 @@ export async function checkSkipLevelScope(store: StrataStore, threadId: string):
   expect(await thread.view('project')).toEqual([])
 
   // Reopened while the task is open: the same level and scopes.
-  const open = await createMemory({ store }).thread(threadId)
+  const open = await memoryOn().thread(threadId)
   expect(open.level).toBe('task')
   expect(open.scopes).toEqual(thread.scopes)
 
@@ -69,7 +73,7 @@ export async function checkSkipLevelScope(store: StrataStore, threadId: string):
 
   await thread.append({ role: 'user', content: 'Thanks!' })
   await viewsFollowTheRule()
-  const closed = await createMemory({ store }).thread(threadId)
+  const closed = await memoryOn().thread(threadId)
   expect(closed.level).toBe('global')
   expect(closed.scopes).toEqual([])
   expect(await closed.view('global')).toEqual(await thread.view('global'))

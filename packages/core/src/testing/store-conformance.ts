@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { StrataError, type StrataErrorCode } from '../errors'
 import type { Item, JsonObject, UnsequencedItem } from '../items'
-import type { ContentQuery, ContentRecord, StrataStore } from '../stores'
+import type { ContentQuery, ContentRecord, StrataStore, StrataStoreBase } from '../stores'
+import { STORE_SPECIFICATION_VERSION } from '../stores/store'
+import { hasContentMethods } from '../stores/store-check'
 import {
   FIXTURE_BASE_TS,
   makeContentRecord,
@@ -19,6 +21,13 @@ export interface StoreConformanceOptions {
    * database. The suite already deletes every thread it created.
    */
   cleanup?: (store: StrataStore) => Promise<void>
+  /**
+   * Whether the store implements the optional content capability (`putContent`, `getContent`,
+   * `queryContent`). With `false` the content cases are skipped and the suite checks that the store
+   * has none of the content methods, so core refuses it unless the content channel is off.
+   * @default true
+   */
+  content?: boolean
 }
 
 /** Every thread the suite creates starts with this, so that runs sharing one database never collide. */
@@ -53,8 +62,8 @@ const INVALID_THREAD_IDS: readonly unknown[] = [
  */
 export function describeStoreConformance(
   name: string,
-  factory: () => StrataStore | Promise<StrataStore>,
-  { cleanup }: StoreConformanceOptions = {},
+  factory: () => StrataStoreBase | Promise<StrataStoreBase>,
+  { cleanup, content = true }: StoreConformanceOptions = {},
 ): void {
   describe(`StrataStore conformance: ${name}`, () => {
     const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`
@@ -81,7 +90,8 @@ export function describeStoreConformance(
 
     beforeEach(async () => {
       created = []
-      store = await factory()
+      // Content cases run only when the store declares the capability; see `content` above.
+      store = (await factory()) as StrataStore
     })
 
     afterEach(async () => {
@@ -91,6 +101,18 @@ export function describeStoreConformance(
         await cleanup?.(store)
       } finally {
         await store.close?.()
+      }
+    })
+
+    it('declares the store contract version it implements', () => {
+      expect(store.specificationVersion).toBe(STORE_SPECIFICATION_VERSION)
+    })
+
+    it(content ? 'has the content methods' : 'has none of the content methods', () => {
+      expect(hasContentMethods(store)).toBe(content)
+      if (!content) {
+        for (const method of ['putContent', 'getContent', 'queryContent'] as const)
+          expect(store[method], method).toBeUndefined()
       }
     })
 
@@ -452,7 +474,7 @@ export function describeStoreConformance(
       })
     })
 
-    describe('content', () => {
+    describe.skipIf(!content)('content', () => {
       const fullRecord = (): ContentRecord => {
         const data = JSON.stringify({
           title: 'Zoë’s page 📄',
@@ -737,13 +759,13 @@ export function describeStoreConformance(
         const withItems = (await threadWithItems(1)).threadId
         const archiveOnly = (await threadWithItems(2)).threadId
         await store.archive(archiveOnly, { seqs: [1, 2] })
-        const contentOnly = newThreadId()
-        await store.putContent(contentOnly, makeContentRecord())
+        const contentOnly = content ? newThreadId() : undefined
+        if (contentOnly !== undefined) await store.putContent(contentOnly, makeContentRecord())
         const stateOnly = newThreadId()
         await store.setState(stateOnly, { level: 'global' })
         const listed = await store.listThreads()
         expect(listed).toEqual([...listed].sort())
-        const mine = [withItems, archiveOnly, contentOnly, stateOnly]
+        const mine = [withItems, archiveOnly, ...(contentOnly === undefined ? [] : [contentOnly]), stateOnly]
         expect(listed.filter((threadId) => mine.includes(threadId))).toEqual([...mine].sort())
       })
 
@@ -753,22 +775,26 @@ export function describeStoreConformance(
         await store.readArchive(threadId)
         await store.head(threadId)
         await store.getState(threadId)
-        await store.getContent(threadId, 'mem_x')
-        await store.queryContent(threadId)
+        if (content) {
+          await store.getContent(threadId, 'mem_x')
+          await store.queryContent(threadId)
+        }
         expect(await store.listThreads()).not.toContain(threadId)
       })
 
       it('deleteThread removes items, archive, content and state', async () => {
         const { threadId } = await threadWithItems(4)
         await store.archive(threadId, { seqs: [1, 2] })
-        await store.putContent(threadId, makeContentRecord({ id: 'mem_1' }))
+        if (content) await store.putContent(threadId, makeContentRecord({ id: 'mem_1' }))
         await store.setState(threadId, { level: 'task' })
         await store.deleteThread(threadId)
         expect(await store.head(threadId)).toEqual({ lastSeq: 0, activeCount: 0, archivedCount: 0 })
         expect(await store.read(threadId)).toEqual([])
         expect(await store.readArchive(threadId)).toEqual([])
-        expect(await store.getContent(threadId, 'mem_1')).toBeUndefined()
-        expect(await store.queryContent(threadId)).toEqual([])
+        if (content) {
+          expect(await store.getContent(threadId, 'mem_1')).toBeUndefined()
+          expect(await store.queryContent(threadId)).toEqual([])
+        }
         expect(await store.getState(threadId)).toBeUndefined()
         expect(await store.listThreads()).not.toContain(threadId)
       })
@@ -805,9 +831,13 @@ export function describeStoreConformance(
         head: (threadId) => store.head(threadId),
         archive: (threadId) => store.archive(threadId, { seqs: [1] }),
         readArchive: (threadId) => store.readArchive(threadId),
-        putContent: (threadId) => store.putContent(threadId, makeContentRecord()),
-        getContent: (threadId) => store.getContent(threadId, 'mem_1'),
-        queryContent: (threadId) => store.queryContent(threadId),
+        ...(content
+          ? {
+              putContent: (threadId: string) => store.putContent(threadId, makeContentRecord()),
+              getContent: (threadId: string) => store.getContent(threadId, 'mem_1'),
+              queryContent: (threadId: string) => store.queryContent(threadId),
+            }
+          : {}),
         getState: (threadId) => store.getState(threadId),
         setState: (threadId) => store.setState(threadId, { level: 'global' }),
         deleteThread: (threadId) => store.deleteThread(threadId),
