@@ -1,3 +1,4 @@
+export { type FactLike, isRecalledFact, mergeFacts, normalizeFactText } from '../items/facts'
 export {
   type AutoTransitionOptions,
   type AutoTransitionPlan,
@@ -24,7 +25,6 @@ export {
   resolveCompaction,
   type WaterfallOptions,
 } from './compaction-options'
-export { type FactLike, isRecalledFact, mergeFacts, normalizeFactText } from './facts'
 export { MODEL_LIMITS, type ModelLimits, modelLimits } from './model-limits'
 export { type RetryBackoff, type RetryBackoffOptions, retryBackoff } from './retry-backoff'
 export {

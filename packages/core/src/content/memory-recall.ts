@@ -1,6 +1,6 @@
-import { normalizeFactText } from '../compaction/facts'
 import { StrataError } from '../errors'
 import type { Item, MessageItem } from '../items'
+import { normalizeFactText } from '../items/facts'
 import { contentMethods } from '../stores/store-check'
 import { utf8Length } from './content-size'
 import type { ContentSpaces } from './content-spaces'

@@ -1,4 +1,3 @@
-import { mergeFacts } from '../compaction/facts'
 import type {
   FactItem,
   Item,
@@ -8,6 +7,7 @@ import type {
   ToolCallPart,
   ToolResultPart,
 } from '../items'
+import { mergeFacts } from '../items/facts'
 import type { ContextMessage } from './context-message'
 
 /** Caps of the memory slots. */

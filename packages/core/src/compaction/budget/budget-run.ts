@@ -2,11 +2,11 @@ import { MAX_FACTS } from '../../context/render-context'
 import { StrataError } from '../../errors'
 import type { CompactionTrigger } from '../../events'
 import type { FactItem, UnsequencedItem } from '../../items'
+import { mergeFacts, normalizeFactText } from '../../items/facts'
 import type { ThreadState } from '../../memory/thread-state'
 import { MAX_WRITE_ATTEMPTS, type WritePath } from '../../memory/write-path'
 import type { SummarizedFact, SummarizeResult } from '../../summarizers'
 import type { CompactionReport } from '../compaction-report'
-import { mergeFacts, normalizeFactText } from '../facts'
 import { planBudgetCompaction, shouldCompact } from './budget-plan'
 
 /**

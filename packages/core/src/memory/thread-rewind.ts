@@ -1,12 +1,12 @@
 import type { WaterfallRunner } from '../compaction/waterfall/waterfall-run'
 import { invalidOptions, StrataError } from '../errors'
 import { checkMatchingOptions, DEFAULT_WINDOW } from '../history/unseen-messages'
-import type { MessageAppend } from '../memory/message-append'
-import type { ThreadState } from '../memory/thread-state'
-import type { AppendUnseenOptions, Divergence, RewindOptions, RewindResult } from '../memory/thread-types'
-import type { WritePath } from '../memory/write-path'
-import { divergencePoint } from './divergence-point'
-import { planRewind } from './rewind-plan'
+import { divergencePoint } from '../rewind/divergence-point'
+import { planRewind } from '../rewind/rewind-plan'
+import type { MessageAppend } from './message-append'
+import type { ThreadState } from './thread-state'
+import type { AppendUnseenOptions, Divergence, RewindOptions, RewindResult } from './thread-types'
+import type { WritePath } from './write-path'
 
 /** What `divergence` and `rewind` need from their thread. */
 export interface ThreadRewindParts<L extends string> {

@@ -1,7 +1,7 @@
 import { expectTypeOf } from 'vitest'
 import type { RewindEvent } from '../events'
 import type { Item } from '../items'
-import { createMemory, type Divergence, type RewindResult } from '../memory'
+import { createMemory, type Divergence, type RewindResult } from '.'
 
 // Checked by `tsc` (pnpm typecheck): a failing expectation is a compile error.
 
