@@ -1,7 +1,7 @@
 import type { ContextStats } from '../context'
 import type { Item, SummaryItem, TransitionItem } from '../items'
 
-/** Emitted when a scope closes: the transition and the scope summary written at the parent level. */
+/** Emitted when a scope closes: the transition and the scope summary written at the enclosing scope's level. */
 export interface TransitionEvent {
   threadId: string
   transition: TransitionItem

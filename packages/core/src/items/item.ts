@@ -53,7 +53,7 @@ export interface SeqRange {
   toSeq: number
 }
 
-/** The end of a scope, written at the parent level it returns to. */
+/** The end of a scope, written at the level it returns to: the enclosing scope's (the broadest when none). */
 export interface TransitionItem<L extends string = string> extends ItemBase<L> {
   type: 'transition'
   fromLevel: L

@@ -49,7 +49,7 @@ export interface EnterScopeOutput<L extends string = string> {
 
 /** Output of `exit_scope`. */
 export interface ExitScopeOutput<L extends string = string> {
-  /** The thread's level now: the closed scope's parent. */
+  /** The thread's level now: the enclosing scope's, the one the closed scope was entered from. */
   level: L
   /** The scope just closed. */
   closed: ScopeToolScope<L>
