@@ -3,7 +3,13 @@ import { existsSync } from 'node:fs'
 import { appendFile, mkdir, mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type Item, StrataError, type StrataErrorCode, type StrataStore } from '@strata-memory/core'
+import {
+  createMemory,
+  type Item,
+  StrataError,
+  type StrataErrorCode,
+  type StrataStore,
+} from '@strata-memory/core'
 import {
   describeStoreConformance,
   makeEveryItemType,
@@ -329,5 +335,17 @@ describe('fileStore on disk', () => {
     expect((await store.read('shared')).map((item) => item.seq)).toEqual([2, 4])
     expect((await store.readArchive('shared')).map((item) => item.seq)).toEqual([1, 3])
     await expectCode(store.append('shared', makeItems(1), { expectedSeq: 2 }), 'STRATA_SEQ_CONFLICT')
+  })
+})
+
+describe('the file store in a thread', () => {
+  it('reports its name and flags in thread.status()', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'strata-file-status-'))
+    try {
+      const thread = await createMemory({ store: fileStore({ dir }) }).thread('status')
+      expect((await thread.status()).store).toEqual({ name: 'file', persistent: true, shared: true })
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })

@@ -68,6 +68,11 @@ export function threadStatus<L extends string>({
       turnId: turnIdOf(log.currentTurn),
       items: { active: log.items.length, archived: log.archivedCount, byLevel, byType },
       tokens: { total: log.rawTokens, counter: deps.tokenCounter.name },
+      store: {
+        name: deps.store.name,
+        persistent: deps.store.flags.persistent,
+        shared: deps.store.flags.shared,
+      },
       compaction: {
         summaries: summaryCounts(log.items, deps.tokenCounter),
         // The same fact written again with a later confidence is one fact.

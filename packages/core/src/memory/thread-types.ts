@@ -116,6 +116,8 @@ export interface ThreadStatus<L extends string = string> {
   turnId: string
   items: { active: number; archived: number; byLevel: Record<string, number>; byType: Record<string, number> }
   tokens: { total: number; counter: string }
+  /** The store the thread lives in: its name and what it promises (`flags`), e.g. for a status page. */
+  store: { name: string; persistent: boolean; shared: boolean }
   /** The last usage reported with `reportUsage`, and its ratio to Strata's estimate of that context. */
   lastUsage?: { inputTokens: number; outputTokens?: number; estimatedTokens?: number; ts: number }
   /** Summaries by tier with their sizes, facts, the waterfall's progress and the last compaction. */

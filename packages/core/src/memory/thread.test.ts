@@ -291,6 +291,7 @@ describe('status and usage', () => {
       lastSeq: 4,
       turnId: 'turn_0001',
       items: { active: 4, archived: 0, byLevel: { project: 4 }, byType: { message: 4 } },
+      store: { name: 'memory', persistent: false, shared: false },
       lastUsage: { inputTokens: 123, outputTokens: 7, estimatedTokens: stats.contextTokens },
     })
     await expect(thread.reportUsage({ inputTokens: -1 })).rejects.toThrow(code('STRATA_INVALID_OPTIONS'))

@@ -5,7 +5,7 @@ export const STORE_SPECIFICATION_VERSION = 'v1'
 
 /**
  * What a store promises about its data, for apps and status: core checks that the flags are declared
- * (booleans) and reports them on `memory.store`, but never changes behaviour on them.
+ * (booleans) and reports them in `thread.status().store`, but never changes behaviour on them.
  */
 export interface StoreFlags {
   /** Data survives a process restart. */
