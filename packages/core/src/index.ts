@@ -91,9 +91,20 @@ export type {
   TransitionReason,
   UnsequencedItem,
 } from './items'
-export { assertSerializable, assertThreadId, isValidThreadId, jsonCopy } from './items'
+export {
+  assertSerializable,
+  assertThreadId,
+  fromModelMessage,
+  isTypedToolOutput,
+  isValidThreadId,
+  jsonCopy,
+  MAX_JSON_DEPTH,
+  MAX_JSON_SIZE,
+  type MessageFormat,
+} from './items'
 export { DEFAULT_LEVELS, type DefaultLevel, type LevelLadder } from './levels'
 export {
+  type AppendMessageOptions,
   type AppendUnseenOptions,
   type ContextOptions,
   createMemory,

@@ -39,6 +39,8 @@ describe('the public surface of @strata-memory/core', () => {
     expect(Object.keys(await import('./index')).sort()).toEqual([
       'DEFAULT_LEVELS',
       'DEFAULT_MODES',
+      'MAX_JSON_DEPTH',
+      'MAX_JSON_SIZE',
       'MODEL_LIMITS',
       'RETRIEVE_TRANSFORMS',
       'STORE_SPECIFICATION_VERSION',
@@ -48,9 +50,11 @@ describe('the public surface of @strata-memory/core', () => {
       'assertSerializable',
       'assertThreadId',
       'createMemory',
+      'fromModelMessage',
       'genericPlugin',
       'inMemoryStore',
       'invalidOptions',
+      'isTypedToolOutput',
       'isValidThreadId',
       'jsonCopy',
       'memoryTools',
@@ -69,6 +73,7 @@ describe('the public surface of @strata-memory/core', () => {
 
   it('the root exports exactly these types', () => {
     expect(typeExports('./index.ts')).toEqual([
+      'AppendMessageOptions',
       'AppendOptions',
       'AppendUnseenOptions',
       'ArchiveOptions',
@@ -131,6 +136,7 @@ describe('the public surface of @strata-memory/core', () => {
       'MemoryToolError',
       'MemoryToolName',
       'MemoryTools',
+      'MessageFormat',
       'MessageInput',
       'MessageItem',
       'MessagePart',

@@ -23,7 +23,13 @@ export type {
   ToolCallPart,
   ToolResultPart,
 } from './message-part'
-export { type NormalizedMessage, normalizeMessage } from './normalize-message'
-export { assertSerializable } from './serializable'
+export { fromModelMessage, isTypedToolOutput } from './model-message'
+export {
+  type MessageFormat,
+  type NormalizedMessage,
+  type NormalizeOptions,
+  normalizeMessage,
+} from './normalize-message'
+export { assertSerializable, MAX_JSON_DEPTH, MAX_JSON_SIZE } from './serializable'
 export { assertThreadId, isValidThreadId } from './thread-id'
 export { startsTurn, turnNumber } from './turns'

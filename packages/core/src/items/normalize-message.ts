@@ -1,7 +1,25 @@
-import { StrataError } from '../errors'
+import { invalidOptions, StrataError } from '../errors'
 import type { JsonObject } from './json'
 import { MESSAGE_ROLES, type MessagePart, type MessageRole } from './message-part'
+import { fromModelMessage, isTypedToolOutput } from './model-message'
 import { assertSerializable } from './serializable'
+
+/**
+ * The shape of the messages given to `append`: `core` (core's own messages, tool outputs any JSON) or
+ * `ai-sdk` (the AI SDK's `ModelMessage`, typed tool outputs, mapped by {@link fromModelMessage}).
+ */
+export type MessageFormat = 'core' | 'ai-sdk'
+
+/** Options of {@link normalizeMessage}. */
+export interface NormalizeOptions {
+  /** Where the message sits in a list of several, for errors; a single message is "message". */
+  index?: number
+  /**
+   * The messages' format. When absent, a tool output shaped exactly like the AI SDK's typed output is
+   * refused as ambiguous; `core` stores such an output as the JSON it is.
+   */
+  format?: MessageFormat
+}
 
 /** A validated message: content normalised to parts. */
 export interface NormalizedMessage {
@@ -23,7 +41,12 @@ function checkString(value: unknown, where: string, field: string): asserts valu
   if (typeof value !== 'string') invalid(`${where}.${field} must be a string.`, { field })
 }
 
-function checkPart(part: unknown, where: string, role: MessageRole): MessagePart {
+function checkPart(
+  part: unknown,
+  where: string,
+  role: MessageRole,
+  format: MessageFormat | undefined,
+): MessagePart {
   if (!isObject(part)) invalid(`${where} must be an object with a 'type'.`, { part })
   switch (part.type) {
     case 'text':
@@ -51,6 +74,12 @@ function checkPart(part: unknown, where: string, role: MessageRole): MessagePart
       checkString(part.toolCallId, where, 'toolCallId')
       checkString(part.toolName, where, 'toolName')
       if (!('output' in part)) invalid(`${where} needs an 'output'.`, {})
+      if (format === undefined && isTypedToolOutput(part.output)) {
+        invalid(
+          `${where}.output is an AI SDK typed tool output ({ type: ${JSON.stringify((part.output as { type: string }).type)}, … }): append AI SDK ModelMessages with thread.append(messages, { format: 'ai-sdk' }) (or map them with fromModelMessage), so the model sees the tool's own output; pass { format: 'core' } if this JSON is the tool's real output.`,
+          { field: 'output', reason: 'ai-sdk-tool-output' },
+        )
+      }
       if (part.isError !== undefined && typeof part.isError !== 'boolean') {
         invalid(`${where}.isError must be a boolean.`, {})
       }
@@ -68,9 +97,21 @@ function checkPart(part: unknown, where: string, role: MessageRole): MessagePart
  * Validates a message and returns it with content as parts. Throws `STRATA_INVALID_MESSAGE` for a
  * malformed message and `STRATA_NOT_SERIALIZABLE` for content that cannot be stored as JSON.
  */
-export function normalizeMessage(input: unknown, index = 0): NormalizedMessage {
-  const where = `message[${index}]`
-  if (!isObject(input)) invalid(`${where} must be an object like { role: 'user', content: 'Hello' }.`, {})
+export function normalizeMessage(message: unknown, options: NormalizeOptions = {}): NormalizedMessage {
+  const { index, format } = options
+  const where = index === undefined ? 'message' : `message[${index}]`
+  if (format !== undefined && format !== 'core' && format !== 'ai-sdk') {
+    invalidOptions(`append(): format must be 'core' or 'ai-sdk' (got ${JSON.stringify(format)}).`, { format })
+  }
+  if (!isObject(message)) invalid(`${where} must be an object like { role: 'user', content: 'Hello' }.`, {})
+  if (Array.isArray(message.parts) && message.content === undefined) {
+    invalid(
+      `${where} is a UIMessage (it has parts and no content), the shape useChat keeps. Convert UI messages with convertToModelMessages(messages) from 'ai', then append them with { format: 'ai-sdk' }; or let the AI SDK adapter (strataMiddleware) store them.`,
+      { reason: 'ui-message' },
+    )
+  }
+  const input =
+    format === 'ai-sdk' ? (fromModelMessage(message, where) as unknown as Record<string, unknown>) : message
   const role = input.role as MessageRole
   if (!MESSAGE_ROLES.includes(role)) {
     invalid(`${where}.role ${JSON.stringify(input.role)} is invalid: use system, user, assistant or tool.`, {
@@ -81,7 +122,9 @@ export function normalizeMessage(input: unknown, index = 0): NormalizedMessage {
   if (typeof input.content === 'string') {
     content = [{ type: 'text', text: input.content }]
   } else if (Array.isArray(input.content)) {
-    content = input.content.map((part, partIndex) => checkPart(part, `${where}.content[${partIndex}]`, role))
+    content = input.content.map((part, partIndex) =>
+      checkPart(part, `${where}.content[${partIndex}]`, role, format),
+    )
   } else {
     return invalid(`${where}.content must be a string or an array of parts.`, {})
   }
@@ -98,8 +141,8 @@ export function normalizeMessage(input: unknown, index = 0): NormalizedMessage {
     invalid(`${where}.ts must be epoch milliseconds.`, {})
   }
   if (input.meta !== undefined && !isObject(input.meta)) invalid(`${where}.meta must be a plain object.`, {})
-  assertSerializable(content, `${where}.content`)
-  if (input.meta !== undefined) assertSerializable(input.meta, `${where}.meta`)
+  // Checked as the item will be stored (content and meta one level in), so depth and size are the store's.
+  assertSerializable({ content, meta: input.meta }, where)
   const normalized: NormalizedMessage = { role, content }
   if (input.id !== undefined) normalized.id = input.id as string
   if (input.ts !== undefined) normalized.ts = input.ts as number

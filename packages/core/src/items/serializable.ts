@@ -1,63 +1,127 @@
 import { StrataError } from '../errors'
 
 /**
+ * The deepest nesting a stored value may have (objects and arrays inside one another). Real tool
+ * inputs, outputs and provider options stay far below it; a deeper value is almost always a bug or an
+ * attack, and would overflow the stack of every recursive JSON walk (a store's, a provider's).
+ */
+export const MAX_JSON_DEPTH = 256
+
+/**
+ * The largest a message may be as JSON, in characters (about bytes for ASCII text): 32 MiB. One
+ * append is one JSONL line or one Redis list entry; this keeps each far below what Node can hold in a
+ * string (~512 MiB) and Redis in a value (512 MB), while large tool results still go to the content
+ * channel, which cites them in the prompt.
+ */
+export const MAX_JSON_SIZE = 32 * 1024 * 1024
+
+/** Where the walk is: the value, how deep, and how to name it in an error. */
+interface Frame {
+  value: unknown
+  inArray: boolean
+  depth: number
+  parent: Frame | undefined
+  key: string
+  /** Set on the marker that takes an object off the current path once its children are done. */
+  leaving?: object
+}
+
+const pathOf = (frame: Frame | undefined, label: string): string => {
+  const keys: string[] = []
+  for (let current = frame; current !== undefined; current = current.parent) keys.push(current.key)
+  return label + keys.reverse().join('')
+}
+
+/**
  * Throws `STRATA_NOT_SERIALIZABLE` unless `value` survives a JSON round trip unchanged: no cycles,
  * BigInts, functions, symbols, `undefined` in arrays, non-finite numbers, or class instances other
  * than plain objects and arrays. `undefined` object properties are allowed (JSON drops them).
+ * Throws `STRATA_INVALID_MESSAGE` for a value nested deeper than {@link MAX_JSON_DEPTH} or larger than
+ * {@link MAX_JSON_SIZE} as JSON. The walk keeps its own stack, so no nesting overflows the call stack.
  */
 export function assertSerializable(value: unknown, label = 'value'): void {
-  const path: string[] = [label]
-  const ancestors = new Set<object>()
-  const fail = (what: string): never => {
+  const fail = (frame: Frame, what: string): never => {
+    const path = pathOf(frame, label)
     throw new StrataError({
       code: 'STRATA_NOT_SERIALIZABLE',
-      message: `${path.join('')} is ${what}, which cannot be stored as JSON. Convert it to plain JSON (strings, numbers, booleans, null, arrays, objects) before appending.`,
-      details: { path: path.join('') },
+      message: `${path} is ${what}, which cannot be stored as JSON. Convert it to plain JSON (strings, numbers, booleans, null, arrays, objects) before appending.`,
+      details: { path },
     })
   }
-  const visit = (current: unknown, inArray: boolean): void => {
+  const tooLarge = (frame: Frame, reason: 'depth' | 'size'): never => {
+    const path = pathOf(frame, label)
+    throw new StrataError({
+      code: 'STRATA_INVALID_MESSAGE',
+      message:
+        reason === 'depth'
+          ? `${path} is nested more than ${MAX_JSON_DEPTH} levels deep, which Strata does not store. Flatten it, or store it as a string (JSON.stringify) if it must keep its shape.`
+          : `${label} is larger than ${MAX_JSON_SIZE} characters as JSON, which Strata does not store in one message. Store large results through the content channel (memory_store), or split them.`,
+      details: { reason, path, maxDepth: MAX_JSON_DEPTH, maxSize: MAX_JSON_SIZE },
+    })
+  }
+  const ancestors = new Set<object>()
+  const stack: Frame[] = [{ value, inArray: false, depth: 0, parent: undefined, key: '' }]
+  let size = 0
+  while (stack.length > 0) {
+    const frame = stack.pop()!
+    if (frame.leaving !== undefined) {
+      ancestors.delete(frame.leaving)
+      continue
+    }
+    const current = frame.value
+    // The JSON text's length, counted generously (a number as its longest form), plus a separator.
+    size += 1
     switch (typeof current) {
       case 'string':
+        size += current.length + 2
+        break
       case 'boolean':
-        return
+        size += 5
+        break
       case 'number':
-        if (!Number.isFinite(current)) fail(`the non-finite number ${current}`)
-        return
+        if (!Number.isFinite(current)) fail(frame, `the non-finite number ${current}`)
+        size += 24
+        break
       case 'bigint':
-        fail('a BigInt')
-        return
+        return fail(frame, 'a BigInt')
       case 'function':
-        fail('a function')
-        return
+        return fail(frame, 'a function')
       case 'symbol':
-        fail('a symbol')
-        return
+        return fail(frame, 'a symbol')
       case 'undefined':
-        if (inArray) fail('undefined inside an array')
-        return
-    }
-    if (current === null) return
-    const object = current as object
-    if (ancestors.has(object)) fail('a circular reference')
-    const prototype = Object.getPrototypeOf(object)
-    if (!Array.isArray(object) && prototype !== Object.prototype && prototype !== null) {
-      fail(`an instance of ${object.constructor?.name ?? 'a class'}`)
-    }
-    ancestors.add(object)
-    if (Array.isArray(object)) {
-      object.forEach((element, index) => {
-        path.push(`[${index}]`)
-        visit(element, true)
-        path.pop()
-      })
-    } else {
-      for (const [key, element] of Object.entries(object)) {
-        path.push(`.${key}`)
-        visit(element, false)
-        path.pop()
+        if (frame.inArray) fail(frame, 'undefined inside an array')
+        break
+      default: {
+        if (current === null) {
+          size += 4
+          break
+        }
+        const object = current as object
+        if (ancestors.has(object)) fail(frame, 'a circular reference')
+        const prototype = Object.getPrototypeOf(object)
+        if (!Array.isArray(object) && prototype !== Object.prototype && prototype !== null) {
+          fail(frame, `an instance of ${object.constructor?.name ?? 'a class'}`)
+        }
+        if (frame.depth >= MAX_JSON_DEPTH) tooLarge(frame, 'depth')
+        size += 2
+        ancestors.add(object)
+        stack.push({ ...frame, leaving: object })
+        const depth = frame.depth + 1
+        // Children go on the stack last-first, so they are visited (and errors named) in order.
+        if (Array.isArray(object)) {
+          for (let index = object.length - 1; index >= 0; index--) {
+            stack.push({ value: object[index], inArray: true, depth, parent: frame, key: `[${index}]` })
+          }
+        } else {
+          const entries = Object.entries(object)
+          for (let index = entries.length - 1; index >= 0; index--) {
+            const [key, element] = entries[index]!
+            size += key.length + 3
+            stack.push({ value: element, inArray: false, depth, parent: frame, key: `.${key}` })
+          }
+        }
       }
     }
-    ancestors.delete(object)
+    if (size > MAX_JSON_SIZE) tooLarge(frame, 'size')
   }
-  visit(value, false)
 }

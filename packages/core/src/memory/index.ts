@@ -1,5 +1,6 @@
 export { createMemory, DEFAULT_MODES, type Memory, type MemoryOptions } from './create-memory'
 export {
+  type AppendMessageOptions,
   type AppendUnseenOptions,
   type ContextOptions,
   type Divergence,

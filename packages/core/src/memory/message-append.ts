@@ -115,10 +115,11 @@ export class MessageAppend<L extends string> {
       return recent.conversation as unknown as IncomingConversation<T>
     }
     const conversation = new IncomingConversation(incoming, (message: T, index) =>
-      normalizeMessage(
-        toMessage === undefined ? (message as unknown as MessageInput) : toMessage(message),
+      // Adapters map their framework's messages to core's themselves: outputs are core's plain JSON.
+      normalizeMessage(toMessage === undefined ? (message as unknown as MessageInput) : toMessage(message), {
         index,
-      ),
+        format: 'core',
+      }),
     )
     this.#recentIncoming = {
       list: incoming,
@@ -163,12 +164,14 @@ export class MessageAppend<L extends string> {
     // New turns count on from the highest ever used; the others join the current turn.
     let next = log.turn
     let turn = log.currentTurn
+    // One message is "the message"; in a list of several, errors name its index.
+    const name = (index: number) => (messages.length === 1 ? 'the message' : `message[${index}]`)
     return messages.map((message, index) => {
       if (message.id !== undefined) {
         if (log.ids.has(message.id) || ids.has(message.id)) {
           throw new StrataError({
             code: 'STRATA_DUPLICATE_ITEM_ID',
-            message: `message[${index}].id '${message.id}' is already in thread '${state.id}': ids must be unique; omit id to have one generated.`,
+            message: `${name(index)} has id '${message.id}', which is already in thread '${state.id}': ids must be unique; omit id to have one generated.`,
             details: { id: message.id, index },
           })
         }
@@ -186,7 +189,7 @@ export class MessageAppend<L extends string> {
         if (origin === undefined) {
           throw new StrataError({
             code: 'STRATA_UNKNOWN_TOOL_CALL',
-            message: `message[${index}] holds a result for tool call '${result.toolCallId}', which this thread has never seen. Append the assistant message with the call first.`,
+            message: `${name(index)} holds a result for tool call '${result.toolCallId}', which this thread has never seen. Append the assistant message with the call first.`,
             details: { toolCallId: result.toolCallId, index },
           })
         }

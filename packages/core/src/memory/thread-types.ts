@@ -10,10 +10,21 @@ import type {
   TransitionItem,
   TransitionReason,
 } from '../items'
+import type { MessageFormat } from '../items/normalize-message'
 import type { DivergencePoint } from '../rewind'
 import type { OpenScope } from './thread-log'
 
 export type { LastCompaction }
+
+/** Options of {@link Thread.append}. */
+export interface AppendMessageOptions {
+  /**
+   * The messages' shape: `core` (core's messages; a tool output is any JSON) or `ai-sdk` (the AI SDK's
+   * `ModelMessage`, mapped by `fromModelMessage`). Without it, a tool output shaped exactly like the
+   * AI SDK's typed output (`{ type: 'text', value }`, …) is refused as ambiguous.
+   */
+  format?: MessageFormat
+}
 
 /** Options of {@link Thread.enter}. */
 export interface EnterOptions {

@@ -15,6 +15,7 @@ import { rewindThread, type ThreadRewindParts, threadDivergence } from './thread
 import { type ThreadDependencies, ThreadState } from './thread-state'
 import { reportUsage, type ThreadStatusParts, threadStatus } from './thread-status'
 import type {
+  AppendMessageOptions,
   AppendUnseenOptions,
   ContextOptions,
   Divergence,
@@ -114,12 +115,29 @@ export class Thread<L extends string = string> {
    * result takes the level and turn of its call. Validates everything before writing: on any error
    * nothing is stored.
    *
+   * AI SDK `ModelMessage`s (typed tool outputs) need `{ format: 'ai-sdk' }`: without a format, an
+   * output shaped exactly like the AI SDK's typed output is refused as ambiguous. A UIMessage (parts,
+   * no content) is refused with a pointer to `convertToModelMessages`.
+   *
    * @example
    * await thread.append({ role: 'user', content: 'Draw a house' })
+   * await thread.append(await convertToModelMessages(uiMessages), { format: 'ai-sdk' })
    */
-  async append(input: MessageInput | readonly MessageInput[]): Promise<MessageItem<L>[]> {
-    const inputs = Array.isArray(input) ? input : [input as MessageInput]
-    const messages = inputs.map((message, index) => normalizeMessage(message, index))
+  append(
+    input: MessageInput | readonly MessageInput[],
+    options?: AppendMessageOptions & { format?: 'core' },
+  ): Promise<MessageItem<L>[]>
+  /** AI SDK `ModelMessage`s (or one), mapped by `fromModelMessage` before they are stored. */
+  append(input: object | readonly object[], options: { format: 'ai-sdk' }): Promise<MessageItem<L>[]>
+  async append(input: unknown, options: AppendMessageOptions = {}): Promise<MessageItem<L>[]> {
+    const inputs = (Array.isArray(input) ? input : [input]) as unknown[]
+    const { format } = options ?? {}
+    const messages = inputs.map((message, index) =>
+      normalizeMessage(message, {
+        ...(inputs.length > 1 ? { index } : {}),
+        ...(format === undefined ? {} : { format }),
+      }),
+    )
     return this.#append.appendMessages(() => messages)
   }
 

@@ -113,7 +113,8 @@ export function checkAppendArguments(items: readonly UnsequencedItem[], options:
   items.forEach((item, index) => {
     if (!isPlainObject(item)) invalidOptions(`append: items[${index}] must be an item object.`, { index })
   })
-  assertSerializable(items, 'items')
+  // Each item on its own: the depth and size bounds are per item, as `append` checks each message.
+  items.forEach((item, index) => assertSerializable(item, `items[${index}]`))
   return expectedSeq
 }
 
