@@ -202,7 +202,7 @@ function storedItems(
     if (copy === undefined) careful = true
     copies[index] = copy
   }
-  if (careful) items.forEach((item, index) => assertSerializable(item, `items[${index}]`))
+  if (careful) for (const [index, item] of items.entries()) assertSerializable(item, `items[${index}]`)
   const members = new Array<string>(count)
   const stored = new Array<Item>(count)
   for (let index = 0; index < count; index++) {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { StrataError } from '../errors'
 import { createMemory } from '../memory'
 import { inMemoryStore } from '../stores'
+import type { MessageInput } from './message-input'
 import { MAX_JSON_DEPTH } from './serializable'
 
 /** A value nested `depth` levels deep: { a: { a: … { a: 'leaf' } } }. */
@@ -20,12 +21,12 @@ const errorOf = async (call: () => Promise<unknown>): Promise<StrataError> => {
   return error
 }
 
-const call = {
+const call: MessageInput = {
   role: 'assistant',
   content: [
     { type: 'tool-call', toolCallId: 'c1', toolName: 'fetch', input: { url: 'https://example.com' } },
   ],
-} as const
+}
 
 describe('JSON nesting and size are bounded (deep-nesting regression)', () => {
   it('5 000 levels in providerOptions or a tool output are a typed error; the log is unchanged', async () => {

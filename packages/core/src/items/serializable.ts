@@ -83,11 +83,14 @@ export function assertSerializable(value: unknown, label = 'value'): void {
         size += 24
         break
       case 'bigint':
-        return fail(frame, 'a BigInt')
+        fail(frame, 'a BigInt')
+        break
       case 'function':
-        return fail(frame, 'a function')
+        fail(frame, 'a function')
+        break
       case 'symbol':
-        return fail(frame, 'a symbol')
+        fail(frame, 'a symbol')
+        break
       case 'undefined':
         if (frame.inArray) fail(frame, 'undefined inside an array')
         break

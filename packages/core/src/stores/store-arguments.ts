@@ -114,7 +114,7 @@ export function checkAppendArguments(items: readonly UnsequencedItem[], options:
     if (!isPlainObject(item)) invalidOptions(`append: items[${index}] must be an item object.`, { index })
   })
   // Each item on its own: the depth and size bounds are per item, as `append` checks each message.
-  items.forEach((item, index) => assertSerializable(item, `items[${index}]`))
+  for (const [index, item] of items.entries()) assertSerializable(item, `items[${index}]`)
   return expectedSeq
 }
 
