@@ -1,5 +1,5 @@
 import type { SharedV4ProviderOptions } from '@ai-sdk/provider'
-import { assertThreadId, type HistoryMode, StrataError } from '@strata-memory/core'
+import { assertThreadId, type HistoryMode, invalidOptions } from '@strata-memory/core'
 
 /**
  * What a call may set under `providerOptions.strata`.
@@ -35,10 +35,6 @@ const EXPECTED: Record<keyof StrataCallOptions, string> = {
   internal: 'a boolean',
 }
 
-function malformed(message: string, details: Record<string, unknown>): never {
-  throw new StrataError({ code: 'STRATA_INVALID_OPTIONS', message, details })
-}
-
 /**
  * Reads and checks `providerOptions.strata`. Anything malformed (not an object, an unknown key, a value
  * of the wrong type, an invalid thread id) is `STRATA_INVALID_OPTIONS` before anything is stored.
@@ -47,7 +43,7 @@ export function readCallOptions(providerOptions: SharedV4ProviderOptions | undef
   const raw: unknown = providerOptions?.strata
   if (raw === undefined) return {}
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    malformed(
+    invalidOptions(
       `providerOptions.strata must be an object like { threadId: 'user-42.chat-7' } (got ${JSON.stringify(raw)}).`,
       { strata: raw },
     )
@@ -56,16 +52,22 @@ export function readCallOptions(providerOptions: SharedV4ProviderOptions | undef
   for (const [key, value] of Object.entries(raw)) {
     if (value === undefined) continue
     if (!Object.hasOwn(KEYS, key)) {
-      malformed(`providerOptions.strata has an unknown key '${key}': use ${Object.keys(KEYS).join(', ')}.`, {
-        key,
-      })
+      invalidOptions(
+        `providerOptions.strata has an unknown key '${key}': use ${Object.keys(KEYS).join(', ')}.`,
+        {
+          key,
+        },
+      )
     }
     const name = key as keyof StrataCallOptions
     if (!KEYS[name](value)) {
-      malformed(`providerOptions.strata.${name} must be ${EXPECTED[name]} (got ${JSON.stringify(value)}).`, {
-        key,
-        value,
-      })
+      invalidOptions(
+        `providerOptions.strata.${name} must be ${EXPECTED[name]} (got ${JSON.stringify(value)}).`,
+        {
+          key,
+          value,
+        },
+      )
     }
     ;(result as Record<string, unknown>)[name] = value
   }

@@ -7,7 +7,14 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
 } from '@ai-sdk/provider'
-import { assertThreadId, type HistoryMode, type Memory, StrataError, type Thread } from '@strata-memory/core'
+import {
+  assertThreadId,
+  type HistoryMode,
+  invalidOptions,
+  type Memory,
+  StrataError,
+  type Thread,
+} from '@strata-memory/core'
 import {
   fromProviderMessage,
   fromResponseContent,
@@ -96,10 +103,6 @@ function splitPrompt(prompt: LanguageModelV4Prompt) {
     conversation.push(message)
   }
   return { system, conversation }
-}
-
-function invalid(message: string, details: Record<string, unknown> = {}): never {
-  throw new StrataError({ code: 'STRATA_INVALID_OPTIONS', message, details })
 }
 
 /** A usage count the thread can take: a non-negative integer, or nothing. */
@@ -275,25 +278,27 @@ export function strataMiddleware<L extends string = string>(
     onDivergence = 'rewind',
   } = options ?? ({} as StrataMiddlewareOptions<L>)
   if (typeof memory?.thread !== 'function') {
-    invalid('strataMiddleware() needs { memory }: pass the memory from createMemory().')
+    invalidOptions('strataMiddleware() needs { memory }: pass the memory from createMemory().')
   }
   if (threadId !== undefined) assertThreadId(threadId)
   if (!HISTORY_MODES.includes(history)) {
-    invalid(`strataMiddleware(): history must be 'auto', 'full' or 'new' (got ${JSON.stringify(history)}).`)
+    invalidOptions(
+      `strataMiddleware(): history must be 'auto', 'full' or 'new' (got ${JSON.stringify(history)}).`,
+    )
   }
   if (!DIVERGENCE_HANDLINGS.includes(onDivergence)) {
-    invalid(
+    invalidOptions(
       `strataMiddleware(): onDivergence must be 'rewind' or 'reject' (got ${JSON.stringify(onDivergence)}).`,
     )
   }
   if (level !== undefined) memory.ladder.assert(level)
   if (system !== undefined && typeof system !== 'string')
-    invalid('strataMiddleware(): system must be a string.')
+    invalidOptions('strataMiddleware(): system must be a string.')
 
   const threadOf = (call: StrataCallOptions): Promise<Thread<L>> => {
     const id = call.threadId ?? threadId
     if (id === undefined) {
-      invalid(
+      invalidOptions(
         "No thread id for this call: pass strataMiddleware({ memory, threadId }) or, per call, providerOptions: { strata: { threadId: 'user-42.chat-7' } }.",
       )
     }

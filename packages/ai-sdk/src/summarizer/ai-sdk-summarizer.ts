@@ -1,9 +1,5 @@
-import { promptSummarizer, StrataError, type Summarizer } from '@strata-memory/core'
+import { invalidOptions, promptSummarizer, type Summarizer } from '@strata-memory/core'
 import { generateText, type LanguageModel } from 'ai'
-
-const invalid = (message: string): never => {
-  throw new StrataError({ code: 'STRATA_INVALID_OPTIONS', message })
-}
 
 /** Options of {@link aiSdkSummarizer}. */
 export interface AiSdkSummarizerOptions {
@@ -45,17 +41,17 @@ export function aiSdkSummarizer(options: AiSdkSummarizerOptions): Summarizer {
   const { model, name, timeoutMs = 60_000, maxFacts, maxOutputTokens = 1024 } = options ?? {}
   const modelId = typeof model === 'string' ? model : model?.modelId
   if (typeof modelId !== 'string' || modelId.length === 0) {
-    invalid(
+    invalidOptions(
       "aiSdkSummarizer() needs { model }: an AI SDK language model (openai('gpt-4o-mini'), a gateway id, a wrapped model).",
     )
   }
   if (!Number.isInteger(maxOutputTokens) || maxOutputTokens < 1) {
-    invalid(
+    invalidOptions(
       `aiSdkSummarizer(): maxOutputTokens must be a whole number of at least 1 (got ${String(maxOutputTokens)}).`,
     )
   }
   if (name !== undefined && (typeof name !== 'string' || name.length === 0)) {
-    invalid('aiSdkSummarizer(): name must be a non-empty string.')
+    invalidOptions('aiSdkSummarizer(): name must be a non-empty string.')
   }
   return promptSummarizer({
     name: name ?? `ai-sdk:${modelId}`,

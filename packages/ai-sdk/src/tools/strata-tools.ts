@@ -14,7 +14,6 @@ import {
   RETRIEVE_TRANSFORMS,
   type RetrieveTransform,
   type ScopeTools,
-  StrataError,
   scopeTools,
   type ThreadWithContent,
 } from '@strata-memory/core'
@@ -114,10 +113,7 @@ export function strataTools(
   options: StrataToolsOptions,
 ): StrataTools | (StrataTools & StrataScopeTools) {
   if (typeof memory?.thread !== 'function') {
-    throw new StrataError({
-      code: 'STRATA_INVALID_OPTIONS',
-      message: 'strataTools(memory, { threadId }) needs the memory from createMemory() first.',
-    })
+    invalidOptions('strataTools(memory, { threadId }) needs the memory from createMemory() first.')
   }
   const threadId = options?.threadId
   assertThreadId(threadId)

@@ -1,15 +1,11 @@
 import {
   assertThreadId,
   type ContextStats,
+  invalidOptions,
   type Memory,
-  StrataError,
   type TransitionEvent,
 } from '@strata-memory/core'
 import type { UIMessage, UIMessageStreamWriter } from 'ai'
-
-const invalid = (message: string): never => {
-  throw new StrataError({ code: 'STRATA_INVALID_OPTIONS', message })
-}
 
 /** The data of a `data-memory-transition` part: a scope closed, in words for people. */
 export interface MemoryTransitionData {
@@ -118,10 +114,10 @@ export function writeMemoryParts(options: WriteMemoryPartsOptions): () => void {
     stats = true,
   } = options ?? ({} as WriteMemoryPartsOptions)
   if (typeof writer?.write !== 'function') {
-    invalid('writeMemoryParts() needs { writer }: the writer createUIMessageStream passes to execute.')
+    invalidOptions('writeMemoryParts() needs { writer }: the writer createUIMessageStream passes to execute.')
   }
   if (typeof memory?.on !== 'function') {
-    invalid('writeMemoryParts() needs { memory }: the memory from createMemory().')
+    invalidOptions('writeMemoryParts() needs { memory }: the memory from createMemory().')
   }
   assertThreadId(threadId)
   const target = writer as UIMessageStreamWriter<StrataUIMessage>
