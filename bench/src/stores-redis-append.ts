@@ -40,7 +40,7 @@ function freePort(): Promise<number> {
 }
 
 /** A redis-server of the benchmark's own, on a free loopback port, without persistence. */
-async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'strata-bench-redis-'))
   const child: ChildProcess = spawn(
