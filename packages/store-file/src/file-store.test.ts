@@ -349,3 +349,23 @@ describe('the file store in a thread', () => {
     }
   })
 })
+
+describe('a cold read parses each line once', () => {
+  it('hands out fresh items on every read, even those built from the records its load parsed', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'strata-file-cold-'))
+    try {
+      const writer = fileStore({ dir })
+      await writer.append('cold', makeItems(3), { expectedSeq: 0 })
+      await writer.close?.()
+      const store = fileStore({ dir })
+      const first = await store.read('cold')
+      ;(first[0] as { id: string }).id = 'changed'
+      const second = await store.read('cold')
+      expect(second[0]!.id).not.toBe('changed')
+      expect(second[1]).not.toBe(first[1])
+      expect(second).toStrictEqual(await fileStore({ dir }).read('cold'))
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+})

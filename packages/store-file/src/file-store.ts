@@ -40,7 +40,13 @@ import { appendFileDurably, readRange, syncDirectory, writeFileAtomic, writeFull
 import { isMissing, storeFailed } from './file-errors'
 import { type FileStoreOptions, resolveFileStoreOptions } from './file-store-options'
 import { readJsonObject } from './json-file'
-import { itemFromLogLine, prepareLogLine, sequenceLogLine, withoutBatchEnd } from './line-format'
+import {
+  itemFromLogLine,
+  itemFromRecord,
+  prepareLogLine,
+  sequenceLogLine,
+  withoutBatchEnd,
+} from './line-format'
 import type { LogFile } from './log-file'
 import { writeMirrors } from './mirrors'
 import { rangeOf } from './store-arguments'
@@ -230,10 +236,20 @@ export function fileStore(options: FileStoreOptions = {}): StrataStore {
     }
   }
 
-  const readLines = (seqs: readonly number[], lines: readonly string[], options: ReadOptions): Item[] => {
+  const readLines = (
+    seqs: readonly number[],
+    lines: readonly string[],
+    options: ReadOptions,
+    file: LogFile,
+  ): Item[] => {
     const [start, end] = rangeOf(seqs, options)
     const items: Item[] = []
-    for (let index = start; index < end; index += 1) items.push(itemFromLogLine(lines[index]!))
+    // The file's own lines (not a copy filtered after an interrupted archive): their records line up.
+    const parsed = lines === file.lines
+    for (let index = start; index < end; index += 1) {
+      const record = parsed ? file.takeRecord(index) : undefined
+      items.push(record === undefined ? itemFromLogLine(lines[index]!) : itemFromRecord(record))
+    }
     return items
   }
 
@@ -303,8 +319,9 @@ export function fileStore(options: FileStoreOptions = {}): StrataStore {
     async read(threadId: string, options: ReadOptions = {}): Promise<Item[]> {
       assertThreadId(threadId)
       checkReadOptions(options, 'read')
-      const view = await snapshot(threadFiles(threadId))
-      return readLines(view.activeSeqs, view.activeLines, options)
+      const thread = threadFiles(threadId)
+      const view = await snapshot(thread)
+      return readLines(view.activeSeqs, view.activeLines, options, thread.active)
     },
 
     async head(threadId: string): Promise<ThreadHead> {
@@ -349,8 +366,9 @@ export function fileStore(options: FileStoreOptions = {}): StrataStore {
     async readArchive(threadId: string, options: ReadOptions = {}): Promise<Item[]> {
       assertThreadId(threadId)
       checkReadOptions(options, 'readArchive')
-      const view = await snapshot(threadFiles(threadId))
-      return readLines(view.archiveSeqs, view.archiveLines, options)
+      const thread = threadFiles(threadId)
+      const view = await snapshot(thread)
+      return readLines(view.archiveSeqs, view.archiveLines, options, thread.archive)
     },
 
     async putContent(threadId: string, record: ContentRecord): Promise<void> {

@@ -117,7 +117,14 @@ export function parseLogRecord(value: unknown): LogRecord | string {
 
 /** The item a line holds: a fresh object every call. */
 export function itemFromLogLine(line: string): Item {
-  const record = JSON.parse(line) as Record<string, unknown>
+  return itemFromRecord(JSON.parse(line) as Record<string, unknown>)
+}
+
+/**
+ * The item of a line already parsed (by the read that validated it). The record must not be used
+ * again: the item shares its objects.
+ */
+export function itemFromRecord(record: Record<string, unknown>): Item {
   if (hasOwn(record, 'item')) return record.item as Item
   const item: Record<string, unknown> = {}
   const isMessage = record.type === 'message'

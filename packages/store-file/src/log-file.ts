@@ -57,6 +57,12 @@ export class LogFile {
   pending: PendingTail | undefined
   /** Changes whenever the committed content changes, so derived views can be cached. */
   revision = 0
+  /**
+   * The parsed record of each line the last load read, until a read takes it (`takeRecord`): a cold
+   * read then parses each line once, not once to check it and again to build the item. Dropped when
+   * the lines change otherwise, so a process that only appends does not keep them.
+   */
+  private records: (Record<string, unknown> | undefined)[] = []
   private version: FileVersion | undefined
   private committedBytes = 0
   private tailCheck: Buffer = Buffer.alloc(0)
@@ -142,7 +148,9 @@ export class LogFile {
     if (whole) {
       this.lines = parsed.lines
       this.seqs = parsed.seqs
+      this.records = parsed.records
     } else {
+      this.records = []
       for (let index = 0; index < parsed.lines.length; index += 1) {
         this.lines.push(parsed.lines[index]!)
         this.seqs.push(parsed.seqs[index]!)
@@ -172,7 +180,15 @@ export class LogFile {
   }
 
   /** Records lines this process appended (holding the lock), so the next refresh reads nothing. */
+  /** The parsed record of line `index`, once: later calls (and lines appended since a load) get undefined. */
+  takeRecord(index: number): Record<string, unknown> | undefined {
+    const record = this.records[index]
+    if (record !== undefined) this.records[index] = undefined
+    return record
+  }
+
   appended(lines: readonly string[], seqs: readonly number[], written: Buffer, stats: Stats): void {
+    this.records = []
     for (let index = 0; index < lines.length; index += 1) {
       this.lines.push(lines[index]!)
       this.seqs.push(seqs[index]!)
@@ -187,6 +203,7 @@ export class LogFile {
 
   /** Records that the file was replaced with `content` (holding the lock). */
   replaced(lines: string[], seqs: number[], content: Buffer, stats: Stats): void {
+    this.records = []
     this.lines = lines
     this.seqs = seqs
     this.revision += 1
@@ -204,6 +221,7 @@ export class LogFile {
 
   /** Forgets everything: the file is gone. */
   reset(): void {
+    this.records = []
     this.lines = []
     this.seqs = []
     this.pending = undefined
@@ -215,6 +233,8 @@ export class LogFile {
 }
 
 interface ParsedChunk {
+  /** The parsed value of each committed line, in order. */
+  records: Record<string, unknown>[]
   lines: string[]
   seqs: number[]
   /** Bytes of the chunk that are committed lines. */
@@ -237,11 +257,21 @@ interface ChunkContext {
 export function parseChunk(chunk: Buffer, { path, firstLine, previousSeq }: ChunkContext): ParsedChunk {
   const lines: string[] = []
   const seqs: number[] = []
+  const records: Record<string, unknown>[] = []
   let committedBytes = 0
   let position = 0
   let lineNumber = firstLine - 1
   let lastSeq = previousSeq
-  let batch: { start: number; end: number; firstLine: number; lines: string[]; seqs: number[] } | undefined
+  let batch:
+    | {
+        start: number
+        end: number
+        firstLine: number
+        lines: string[]
+        seqs: number[]
+        records: Record<string, unknown>[]
+      }
+    | undefined
 
   while (position < chunk.length) {
     const newline = chunk.indexOf(NEWLINE, position)
@@ -257,6 +287,7 @@ export function parseChunk(chunk: Buffer, { path, firstLine, previousSeq }: Chun
       // Only the very last line may be a torn write; anything followed by more data is corruption.
       if (position === chunk.length) {
         return {
+          records,
           lines,
           seqs,
           committedBytes,
@@ -283,20 +314,23 @@ export function parseChunk(chunk: Buffer, { path, firstLine, previousSeq }: Chun
       throw corruptLog(path, lineNumber, `has batch_end ${batchEnd} below its seq ${seq}`)
     }
     if (batch === undefined && batchEnd !== undefined && batchEnd > seq) {
-      batch = { start: lineStart, end: batchEnd, firstLine: lineNumber, lines: [], seqs: [] }
+      batch = { start: lineStart, end: batchEnd, firstLine: lineNumber, lines: [], seqs: [], records: [] }
     }
     if (batch === undefined) {
       lines.push(text)
       seqs.push(seq)
+      records.push(value as Record<string, unknown>)
       committedBytes = position
       continue
     }
     batch.lines.push(text)
     batch.seqs.push(seq)
+    batch.records.push(value as Record<string, unknown>)
     if (seq === batch.end) {
       for (let index = 0; index < batch.lines.length; index += 1) {
         lines.push(batch.lines[index]!)
         seqs.push(batch.seqs[index]!)
+        records.push(batch.records[index]!)
       }
       batch = undefined
       committedBytes = position
@@ -304,5 +338,5 @@ export function parseChunk(chunk: Buffer, { path, firstLine, previousSeq }: Chun
   }
   const pendingReason: PendingReason | undefined =
     batch !== undefined ? 'incomplete-batch' : position < chunk.length ? 'torn-line' : undefined
-  return { lines, seqs, committedBytes, pendingReason }
+  return { records, lines, seqs, committedBytes, pendingReason }
 }
