@@ -20,7 +20,7 @@ export interface ThreadWithContent {
  * Runs a tool: an error the input caused (any `StrataError`) becomes a {@link MemoryToolError} the
  * model can read and act on; anything else (a store outage) is thrown to the caller.
  */
-async function run<Output>(operation: () => Promise<Output>): Promise<Output | MemoryToolError> {
+export async function runTool<Output>(operation: () => Promise<Output>): Promise<Output | MemoryToolError> {
   try {
     return await operation()
   } catch (error) {
@@ -116,21 +116,21 @@ export function memoryTools(thread: ThreadWithContent): MemoryTools {
       description:
         'Store text (or JSON) in long-term memory outside the conversation and get a memory id back. Use it for material you will need later but not in every turn.',
       inputSchema: storeSchema,
-      execute: (input) => run<MemoryStoreOutput>(() => content().put(input)),
+      execute: (input) => runTool<MemoryStoreOutput>(() => content().put(input)),
     } satisfies MemoryTool<unknown, MemoryStoreOutput>,
     memory_retrieve: {
       name: 'memory_retrieve',
       description:
         'Read back a stored memory by id: a large tool result shown as a citation, something stored with memory_store, or any id memory_query returned. Use a transform to read only part of a large one.',
       inputSchema: retrieveSchema,
-      execute: (input) => run<MemoryRetrieveOutput>(() => content().retrieve(input)),
+      execute: (input) => runTool<MemoryRetrieveOutput>(() => content().retrieve(input)),
     } satisfies MemoryTool<unknown, MemoryRetrieveOutput>,
     memory_query: {
       name: 'memory_query',
       description:
         'Search everything this conversation ever held (stored tool results, earlier messages hidden from the context, archived turns, summaries and facts). Returns ids with a snippet, newest first; read one with memory_retrieve.',
       inputSchema: querySchema,
-      execute: (input) => run<MemoryQueryOutput>(() => content().query(input ?? {})),
+      execute: (input) => runTool<MemoryQueryOutput>(() => content().query(input ?? {})),
     } satisfies MemoryTool<unknown, MemoryQueryOutput>,
   } as MemoryTools
 }

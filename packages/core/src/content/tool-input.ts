@@ -24,17 +24,24 @@ const MAX_N = 100_000
 const MAX_CHARS = 1_000_000
 const MAX_LIMIT = 100
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
+/** A plain object (not an array, not null): what a tool's input must be. */
+export const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
-function invalid(tool: string, message: string, details: Record<string, unknown> = {}): never {
+/** `STRATA_INVALID_OPTIONS` for a tool's input, its message starting with the tool's name. */
+export function invalidToolInput(
+  tool: string,
+  message: string,
+  details: Record<string, unknown> = {},
+): never {
   return invalidOptions(`${tool}: ${message}`, details)
 }
 
-function checkKeys(tool: string, input: Record<string, unknown>, allowed: readonly string[]) {
+/** Refuses parameters a tool does not accept, naming the ones it does. */
+export function checkKeys(tool: string, input: Record<string, unknown>, allowed: readonly string[]) {
   const unknown = Object.keys(input).filter((key) => !allowed.includes(key))
   if (unknown.length > 0) {
-    invalid(
+    invalidToolInput(
       tool,
       `unknown parameter ${unknown.map((key) => `'${key}'`).join(', ')}; accepted: ${allowed.join(', ')}.`,
       {
@@ -48,7 +55,7 @@ function optionalString(tool: string, input: Record<string, unknown>, key: strin
   const value = input[key]
   if (value === undefined) return undefined
   if (typeof value !== 'string' || value.length === 0)
-    invalid(tool, `${key} must be a non-empty string.`, { [key]: value })
+    invalidToolInput(tool, `${key} must be a non-empty string.`, { [key]: value })
   return value as string
 }
 
@@ -62,7 +69,7 @@ function optionalInteger(
   const value = input[key]
   if (value === undefined) return undefined
   if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum || value > maximum) {
-    invalid(
+    invalidToolInput(
       tool,
       `${key} must be a whole number from ${minimum} to ${maximum} (got ${JSON.stringify(value)}).`,
       {
@@ -77,7 +84,7 @@ function optionalTags(tool: string, input: Record<string, unknown>): string[] | 
   const tags = input.tags
   if (tags === undefined) return undefined
   if (!Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string' && tag.length > 0)) {
-    invalid(tool, 'tags must be an array of non-empty strings, e.g. ["pricing"].', { tags })
+    invalidToolInput(tool, 'tags must be an array of non-empty strings, e.g. ["pricing"].', { tags })
   }
   return [...(tags as string[])]
 }
@@ -87,18 +94,22 @@ export function checkStoreInput(
   input: unknown,
 ): Required<Pick<MemoryStoreInput, 'content' | 'type' | 'tags'>> {
   const tool = 'memory_store'
-  if (!isObject(input)) invalid(tool, 'the input must be an object like { "content": "…" }.')
+  if (!isObject(input)) invalidToolInput(tool, 'the input must be an object like { "content": "…" }.')
   checkKeys(tool, input, ['content', 'type', 'tags'])
   if (typeof input.content !== 'string' || input.content.length === 0) {
-    invalid(tool, 'content must be a non-empty string (serialise JSON first and pass type "json").')
+    invalidToolInput(tool, 'content must be a non-empty string (serialise JSON first and pass type "json").')
   }
   const type = optionalString(tool, input, 'type') ?? 'text'
-  if (type.length > 100) invalid(tool, 'type must be at most 100 characters, e.g. "text", "json", "note".')
+  if (type.length > 100)
+    invalidToolInput(tool, 'type must be at most 100 characters, e.g. "text", "json", "note".')
   if (type === 'json') {
     try {
       JSON.parse(input.content as string)
     } catch {
-      invalid(tool, 'type is "json" but content does not parse as JSON; fix it or store it with type "text".')
+      invalidToolInput(
+        tool,
+        'type is "json" but content does not parse as JSON; fix it or store it with type "text".',
+      )
     }
   }
   return { content: input.content as string, type, tags: optionalTags(tool, input) ?? [] }
@@ -107,14 +118,14 @@ export function checkStoreInput(
 /** Checks `memory_retrieve`'s input; returns the id and the transform's parameters. */
 export function checkRetrieveInput(input: unknown): { id: string } & TransformParameters {
   const tool = 'memory_retrieve'
-  if (!isObject(input)) invalid(tool, 'the input must be an object like { "id": "mem_…" }.')
+  if (!isObject(input)) invalidToolInput(tool, 'the input must be an object like { "id": "mem_…" }.')
   checkKeys(tool, input, ['id', 'transform', 'n', 'pattern', 'maxChars'])
   const id = optionalString(tool, input, 'id')
   if (id === undefined)
-    invalid(tool, 'id is required: a memory id from a citation or an id from memory_query.')
+    invalidToolInput(tool, 'id is required: a memory id from a citation or an id from memory_query.')
   const transform = input.transform ?? 'full'
   if (!RETRIEVE_TRANSFORMS.includes(transform as TransformParameters['transform'])) {
-    invalid(
+    invalidToolInput(
       tool,
       `transform must be one of ${RETRIEVE_TRANSFORMS.join(', ')} (got ${JSON.stringify(transform)}).`,
       {
@@ -126,7 +137,10 @@ export function checkRetrieveInput(input: unknown): { id: string } & TransformPa
   const maxChars = optionalInteger(tool, input, 'maxChars', 1, MAX_CHARS)
   const pattern = optionalString(tool, input, 'pattern')
   if (transform === 'filtered' && pattern === undefined) {
-    invalid(tool, 'transform "filtered" needs a pattern: the lines or JSON elements to keep must contain it.')
+    invalidToolInput(
+      tool,
+      'transform "filtered" needs a pattern: the lines or JSON elements to keep must contain it.',
+    )
   }
   // A parameter the transform does not read would be ignored silently: `maxChars` with `full` would
   // send the whole content the model meant to cap. Say so instead.
@@ -137,7 +151,7 @@ export function checkRetrieveInput(input: unknown): { id: string } & TransformPa
   ] as const) {
     const applies = TRANSFORM_PARAMETERS[key]
     if (value !== undefined && !applies.includes(transform as TransformParameters['transform'])) {
-      invalid(
+      invalidToolInput(
         tool,
         `${key} applies to transform ${applies.map((name) => `"${name}"`).join(' or ')}, not "${String(transform)}"; leave ${key} out or use one of those transforms.`,
         { [key]: value, transform },
@@ -165,7 +179,8 @@ export interface CheckedQuery extends Omit<MemoryQueryInput, 'text' | 'limit'> {
 export function checkQueryInput(input: unknown): CheckedQuery {
   const tool = 'memory_query'
   if (input === undefined) input = {}
-  if (!isObject(input)) invalid(tool, 'the input must be an object of filters like { "text": "invoice" }.')
+  if (!isObject(input))
+    invalidToolInput(tool, 'the input must be an object of filters like { "text": "invoice" }.')
   checkKeys(tool, input, ['type', 'source', 'tags', 'fromTs', 'toTs', 'text', 'level', 'limit'])
   const query: CheckedQuery = { words: [], limit: optionalInteger(tool, input, 'limit', 1, MAX_LIMIT) ?? 10 }
   for (const key of ['type', 'source', 'level'] as const) {
@@ -173,7 +188,7 @@ export function checkQueryInput(input: unknown): CheckedQuery {
     if (value !== undefined) query[key] = value
   }
   if (input.text !== undefined) {
-    if (typeof input.text !== 'string') invalid(tool, 'text must be a string of words to look for.')
+    if (typeof input.text !== 'string') invalidToolInput(tool, 'text must be a string of words to look for.')
     query.words = (input.text as string)
       .toLowerCase()
       .split(/\s+/)
@@ -187,14 +202,14 @@ export function checkQueryInput(input: unknown): CheckedQuery {
     const value = input[key]
     if (value === undefined) continue
     if (typeof value !== 'number' || !Number.isFinite(value)) {
-      invalid(tool, `${key} must be a time in epoch milliseconds (got ${JSON.stringify(value)}).`, {
+      invalidToolInput(tool, `${key} must be a time in epoch milliseconds (got ${JSON.stringify(value)}).`, {
         [key]: value,
       })
     }
     query[key] = value as number
   }
   if (query.fromTs !== undefined && query.toTs !== undefined && query.fromTs > query.toTs) {
-    invalid(tool, `fromTs (${query.fromTs}) is after toTs (${query.toTs}); swap them.`)
+    invalidToolInput(tool, `fromTs (${query.fromTs}) is after toTs (${query.toTs}); swap them.`)
   }
   return query
 }

@@ -1,4 +1,4 @@
-import { invalidOptions } from '../errors'
+import { checkKeys, invalidToolInput, isObject } from '../content/tool-input'
 import type { ScopeOutcome } from '../memory'
 import type { EnterScopeInput, ExitScopeInput } from './scope-tool-types'
 
@@ -11,26 +11,9 @@ export const SCOPE_OUTCOMES: readonly ScopeOutcome[] = ['complete', 'cancelled',
 
 const MAX_TITLE = 200
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
-
-function invalid(tool: string, message: string, details: Record<string, unknown> = {}): never {
-  invalidOptions(`${tool}: ${message}`, details)
-}
-
-function checkKeys(tool: string, input: Record<string, unknown>, allowed: readonly string[]) {
-  const unknown = Object.keys(input).filter((key) => !allowed.includes(key))
-  if (unknown.length > 0) {
-    invalid(
-      tool,
-      `unknown parameter ${unknown.map((key) => `'${key}'`).join(', ')}; accepted: ${allowed.join(', ')}.`,
-      { unknown },
-    )
-  }
-}
-
 function nonEmptyString(tool: string, value: unknown, message: string, key: string): string {
-  if (typeof value !== 'string' || value.trim().length === 0) invalid(tool, message, { [key]: value })
+  if (typeof value !== 'string' || value.trim().length === 0)
+    invalidToolInput(tool, message, { [key]: value })
   return value as string
 }
 
@@ -38,11 +21,11 @@ function nonEmptyString(tool: string, value: unknown, message: string, key: stri
 export function checkEnterInput<L extends string>(input: unknown, levels: readonly L[]): EnterScopeInput<L> {
   const tool = 'enter_scope'
   if (!isObject(input)) {
-    invalid(tool, `the input must be an object like { "level": "${levels[0]}", "title": "…" }.`)
+    invalidToolInput(tool, `the input must be an object like { "level": "${levels[0]}", "title": "…" }.`)
   }
   checkKeys(tool, input, ['level', 'title', 'instructions'])
   if (!levels.includes(input.level as L)) {
-    invalid(
+    invalidToolInput(
       tool,
       `level must be one of ${levels.map((level) => `"${level}"`).join(', ')} (got ${JSON.stringify(input.level)}).`,
       { level: input.level },
@@ -55,12 +38,14 @@ export function checkEnterInput<L extends string>(input: unknown, levels: readon
     'title',
   )
   if (title.length > MAX_TITLE) {
-    invalid(tool, `title must be at most ${MAX_TITLE} characters; put the detail in instructions.`)
+    invalidToolInput(tool, `title must be at most ${MAX_TITLE} characters; put the detail in instructions.`)
   }
   const checked: EnterScopeInput<L> = { level: input.level as L, title }
   if (input.instructions !== undefined) {
     if (typeof input.instructions !== 'string') {
-      invalid(tool, 'instructions must be a string (or left out).', { instructions: input.instructions })
+      invalidToolInput(tool, 'instructions must be a string (or left out).', {
+        instructions: input.instructions,
+      })
     }
     checked.instructions = input.instructions as string
   }
@@ -71,12 +56,12 @@ export function checkEnterInput<L extends string>(input: unknown, levels: readon
 export function checkExitInput(input: unknown): Required<ExitScopeInput> {
   const tool = 'exit_scope'
   if (!isObject(input)) {
-    invalid(tool, 'the input must be an object like { "outcome": "complete", "summary": "…" }.')
+    invalidToolInput(tool, 'the input must be an object like { "outcome": "complete", "summary": "…" }.')
   }
   checkKeys(tool, input, ['outcome', 'summary'])
   const outcome = input.outcome ?? 'complete'
   if (!SCOPE_OUTCOMES.includes(outcome as ScopeOutcome)) {
-    invalid(
+    invalidToolInput(
       tool,
       `outcome must be one of ${SCOPE_OUTCOMES.map((name) => `"${name}"`).join(', ')} (got ${JSON.stringify(outcome)}).`,
       { outcome },

@@ -1,5 +1,4 @@
-import type { MemoryToolError } from '../content'
-import { StrataError } from '../errors'
+import { runTool } from '../content/memory-tools'
 import type { JsonObject } from '../items'
 import { DEFAULT_LEVELS } from '../levels'
 import { checkEnterInput, checkExitInput, SCOPE_OUTCOMES } from './scope-tool-input'
@@ -12,20 +11,6 @@ import type {
   ScopeToolsOptions,
   ThreadWithScopes,
 } from './scope-tool-types'
-
-/**
- * Runs a tool: an error the input or the thread's state caused (any `StrataError`: no open scope, a
- * level that cannot be entered from here) becomes a {@link MemoryToolError} the model can read and act
- * on; anything else (a store outage) is thrown to the caller.
- */
-async function run<Output>(operation: () => Promise<Output>): Promise<Output | MemoryToolError> {
-  try {
-    return await operation()
-  } catch (error) {
-    if (StrataError.isInstance(error)) return { error: { code: error.code, message: error.message } }
-    throw error
-  }
-}
 
 const openScopes = <L extends string>(thread: ThreadWithScopes<L>): ScopeToolScope<L>[] =>
   thread.scopes.map(({ level, title }) => ({ level, title }))
@@ -95,7 +80,7 @@ export function scopeTools<L extends string>(
         'Open a focused scope for a self-contained piece of work (a task with several steps or tool calls). Inside it you see only its title, its instructions and its own steps: the broader conversation is hidden until you call exit_scope. Open one level narrower than the current one.',
       inputSchema: enterSchema(enterable),
       execute: (input) =>
-        run<EnterScopeOutput<L>>(async () => {
+        runTool<EnterScopeOutput<L>>(async () => {
           const { level, title, instructions } = checkEnterInput(input, enterable)
           await thread.enter(level, { title, ...(instructions === undefined ? {} : { instructions }) })
           const scopes = openScopes(thread)
@@ -112,7 +97,7 @@ export function scopeTools<L extends string>(
         "Close the innermost open scope when its work is done, cancelled or failed. Your summary replaces the scope's steps and tool calls in the broader view, so put in it every result you will need later. You return to the level the scope was opened from.",
       inputSchema: exitSchema,
       execute: (input) =>
-        run<ExitScopeOutput<L>>(async () => {
+        runTool<ExitScopeOutput<L>>(async () => {
           const { outcome, summary } = checkExitInput(input)
           const closing = thread.scopes.at(-1)
           await thread.exit({ outcome, summary })
