@@ -88,3 +88,37 @@ describe('a ModelMessage with a text tool output', () => {
     expect((await parts('direct')).filter((part) => part.type === 'tool-result')).toEqual(viaMiddleware)
   })
 })
+
+describe('a provider-executed result that looks like an AI SDK typed output', () => {
+  it('is stored by the middleware as the provider gave it (it is core JSON, not an ambiguous input)', async () => {
+    const memory = createMemory()
+    const mock = new MockLanguageModelV4({
+      doGenerate: async () =>
+        generated([
+          {
+            type: 'tool-call',
+            toolCallId: 's1',
+            toolName: 'web_search',
+            input: '{}',
+            providerExecuted: true,
+          },
+          {
+            type: 'tool-result',
+            toolCallId: 's1',
+            toolName: 'web_search',
+            result: { type: 'text', value: 'x' },
+          },
+          { type: 'text', text: 'Found it.' },
+        ]),
+    })
+    const model = wrapLanguageModel({
+      model: mock,
+      middleware: strataMiddleware({ memory, threadId: 'search' }),
+    })
+    await generateText({ model, prompt: 'Search.' })
+    const stored = (await (await memory.thread('search')).items()).flatMap((item) =>
+      item.type === 'message' ? item.content.filter((part) => part.type === 'tool-result') : [],
+    )
+    expect(stored.map((part) => part.output)).toEqual([{ type: 'text', value: 'x' }])
+  })
+})

@@ -124,7 +124,8 @@ async function recordResponse(
   response: ResponseMeta,
 ) {
   const message = fromResponseContent(content, response)
-  if (message !== undefined) await thread.append(message)
+  // Already mapped to core's shape: a provider-executed result is the provider's own JSON, whatever it looks like.
+  if (message !== undefined) await thread.append(message, { format: 'core' })
   await reportUsage(thread, usage)
 }
 
