@@ -4,6 +4,7 @@ export type {
   ItemBase,
   ItemType,
   MessageItem,
+  PartTokens,
   ScopeOpening,
   SeqRange,
   SummaryItem,

@@ -34,6 +34,20 @@ export interface MessageItem<L extends string = string> extends ItemBase<L> {
   content: MessagePart[]
   /** Present on the opening item of a scope (a user message at the scope's level). */
   scope?: ScopeOpening
+  /**
+   * Written by core with the item: each part's tokens as the thread's totals count them (an offloaded
+   * part as what was appended), by the named counter. A thread opened with the same counter trusts
+   * them instead of counting the log again; absent or from another counter, the parts are counted.
+   */
+  tokens?: PartTokens
+}
+
+/** Token counts of a message's parts by one counter ({@link MessageItem.tokens}). */
+export interface PartTokens {
+  /** The `name` of the token counter that counted. */
+  counter: string
+  /** One count per part, in `content` order. */
+  parts: number[]
 }
 
 /** Why a scope ended. */

@@ -1,5 +1,5 @@
 import { referenceOf } from '../content/content-reference'
-import type { Item, SummaryItem } from '../items'
+import type { Item, MessageItem, MessagePart, SummaryItem, UnsequencedItem } from '../items'
 import { startsTurn, turnNumber } from '../items/turns'
 import type { StrataStore } from '../stores'
 import type { TokenCounter } from '../tokens'
@@ -129,9 +129,9 @@ export class ThreadLog<L extends string> {
       if (!archived && startsTurn(item)) this.#lastUserTurn = turnNumber(item.turnId)
       // An offloaded part counts as what was appended, not as the citation that stands in for it.
       this.rawTokens += MESSAGE_OVERHEAD_TOKENS
-      for (const part of item.content) {
-        this.rawTokens += referenceOf(part)?.tokens ?? countPartTokens(part, this.counter)
-      }
+      const stored = storedPartTokens(item, this.counter)
+      if (stored !== undefined) this.rawTokens += stored
+      else for (const part of item.content) this.rawTokens += rawPartTokens(part, this.counter)
       for (const part of item.content) {
         if (part.type === 'tool-call')
           this.calls.set(part.toolCallId, { level: item.level, turnId: item.turnId })
@@ -154,10 +154,51 @@ export class ThreadLog<L extends string> {
   }
 }
 
-function deepFreeze(value: unknown) {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return
+function deepFreeze(value: object) {
+  if (Object.isFrozen(value)) return
   Object.freeze(value)
-  for (const child of Object.values(value)) deepFreeze(child)
+  if (Array.isArray(value)) {
+    for (const child of value) if (typeof child === 'object' && child !== null) deepFreeze(child)
+    return
+  }
+  for (const key in value) {
+    const child = (value as Record<string, unknown>)[key]
+    if (typeof child === 'object' && child !== null) deepFreeze(child)
+  }
+}
+
+/** A part's tokens as the thread's totals count it: an offloaded part as what was appended. */
+const rawPartTokens = (part: MessagePart, counter: TokenCounter) =>
+  referenceOf(part)?.tokens ?? countPartTokens(part, counter)
+
+/**
+ * The sum of the part counts core stored with a message, when they were counted by this counter and
+ * are whole (one non-negative count per part); otherwise undefined, and the caller counts.
+ */
+function storedPartTokens(item: MessageItem, counter: TokenCounter): number | undefined {
+  const tokens = item.tokens
+  if (tokens === undefined || tokens === null || typeof tokens !== 'object') return undefined
+  const { parts } = tokens
+  if (tokens.counter !== counter.name || !Array.isArray(parts) || parts.length !== item.content.length)
+    return undefined
+  let total = 0
+  for (const count of parts) {
+    if (typeof count !== 'number' || !Number.isFinite(count) || count < 0) return undefined
+    total += count
+  }
+  return total
+}
+
+/**
+ * The item with the token counts of its parts ({@link MessageItem.tokens}) when it is a message, so a
+ * later open need not count them again.
+ */
+export function withPartTokens<I extends UnsequencedItem<string>>(item: I, counter: TokenCounter): I {
+  if (item.type !== 'message') return item
+  return {
+    ...item,
+    tokens: { counter: counter.name, parts: item.content.map((part) => rawPartTokens(part, counter)) },
+  }
 }
 
 /**

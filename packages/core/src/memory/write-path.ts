@@ -1,6 +1,6 @@
 import { StrataError } from '../errors'
 import type { Item, JsonObject, UnsequencedItem } from '../items'
-import { loadThreadLog } from './thread-log'
+import { loadThreadLog, withPartTokens } from './thread-log'
 import type { ThreadState } from './thread-state'
 
 /** How many times a write re-reads the log and tries again after another writer got there first. */
@@ -58,7 +58,10 @@ export class WritePath<L extends string> {
     const state = this.#state
     for (let attempt = 1; ; attempt++) {
       // Large tool results and attachments go to the content store; the log keeps their citations.
-      const items = await state.content.offload(await build(), state.log.items)
+      const counter = state.deps.tokenCounter
+      const items = (await state.content.offload(await build(), state.log.items)).map((item) =>
+        withPartTokens(item, counter),
+      )
       if (items.length === 0) return []
       try {
         const stored = await state.deps.store.append(state.id, items, { expectedSeq: state.log.lastSeq })
