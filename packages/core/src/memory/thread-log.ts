@@ -115,6 +115,18 @@ export class ThreadLog<L extends string> {
     }
   }
 
+  #lastTurnId: string | undefined
+  #lastTurnNumber = 0
+
+  /** The number of a turn id; consecutive items mostly share one, so the last is remembered. */
+  #turnOf(turnId: string): number {
+    if (turnId !== this.#lastTurnId) {
+      this.#lastTurnId = turnId
+      this.#lastTurnNumber = turnNumber(turnId)
+    }
+    return this.#lastTurnNumber
+  }
+
   /** Takes in one stored item, in seq order. Archived items count but are not kept in memory. */
   absorb(item: Item<L>, { archived = false }: { archived?: boolean } = {}) {
     // Views hand out these objects without copying; frozen, a caller's mutation cannot corrupt the log.
@@ -124,9 +136,10 @@ export class ThreadLog<L extends string> {
     if (archived) this.archivedCount++
     else this.items.push(item)
     if (!archived && isContextMemoryItem(item)) this.memoryItems.push(item)
-    this.turn = Math.max(this.turn, turnNumber(item.turnId))
+    const turn = this.#turnOf(item.turnId)
+    this.turn = Math.max(this.turn, turn)
     if (item.type === 'message') {
-      if (!archived && startsTurn(item)) this.#lastUserTurn = turnNumber(item.turnId)
+      if (!archived && startsTurn(item)) this.#lastUserTurn = turn
       // An offloaded part counts as what was appended, not as the citation that stands in for it.
       this.rawTokens += MESSAGE_OVERHEAD_TOKENS
       const stored = storedPartTokens(item, this.counter)
