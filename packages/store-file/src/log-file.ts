@@ -96,7 +96,11 @@ export class LogFile {
    */
   refresh(): Promise<void> {
     const inFlight = this.refreshing
-    if (inFlight !== undefined) return inFlight.then(() => this.refresh(), () => this.refresh())
+    if (inFlight !== undefined)
+      return inFlight.then(
+        () => this.refresh(),
+        () => this.refresh(),
+      )
     const refreshing = this.refreshOnce().finally(() => {
       this.refreshing = undefined
     })
