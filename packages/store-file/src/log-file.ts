@@ -85,30 +85,7 @@ export class LogFile {
   }
 
   /** Brings the cache up to date with the file on disk; throws `STRATA_CORRUPT_LOG` for a bad line. */
-  /** The refresh in progress, which callers that come meanwhile share instead of reading again. */
-  private refreshing: Promise<void> | undefined
-
-  /**
-   * Brings the cache up to date with the file. A call made while another is reading waits for that
-   * read, then looks again: only a `stat` when the file has not changed since, so concurrent calls (a
-   * thread's open reads its active log and its archive at once) read and parse the file once, and every
-   * call still sees the file as it was when the call was made (a writer holding the lock relies on it).
-   */
-  refresh(): Promise<void> {
-    const inFlight = this.refreshing
-    if (inFlight !== undefined)
-      return inFlight.then(
-        () => this.refresh(),
-        () => this.refresh(),
-      )
-    const refreshing = this.refreshOnce().finally(() => {
-      this.refreshing = undefined
-    })
-    this.refreshing = refreshing
-    return refreshing
-  }
-
-  private async refreshOnce(): Promise<void> {
+  async refresh(): Promise<void> {
     let current: FileVersion
     try {
       // Synchronous: a stat takes microseconds, less than a round trip through the thread pool, and
