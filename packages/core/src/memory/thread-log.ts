@@ -223,7 +223,10 @@ export async function loadThreadLog<L extends string>(
   threadId: string,
   counter: TokenCounter,
 ): Promise<ThreadLog<L>> {
-  const [archived, active] = await Promise.all([store.readArchive(threadId), store.read(threadId)])
+  // One after the other: a store that looks at both logs on every read (the file store) then reads
+  // and parses them once, where two reads at once would each load them. It costs Redis one round trip.
+  const archived = await store.readArchive(threadId)
+  const active = await store.read(threadId)
   const log = new ThreadLog<L>(counter)
   let a = 0
   let b = 0
