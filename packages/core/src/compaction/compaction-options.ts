@@ -1,4 +1,5 @@
 import { invalidOptions } from '../errors'
+import type { ThreadDependencies, ThreadState } from '../thread/thread-state'
 import type { MiddleLimits, NarrowestLimits } from './auto-transition/auto-transition-plan'
 import { type InputBudgetOptions, inputBudget } from './budget/budget-plan'
 import { modelLimits } from './model-limits'
@@ -203,3 +204,9 @@ export function resolveCompaction({
     retry: { initialMs, maxMs },
   }
 }
+
+/** A thread's shared state as the compaction policies see it: with their resolved options. */
+export type CompactionState<L extends string> = ThreadState<L, ResolvedCompaction>
+
+/** A thread's dependencies with the resolved compaction options. */
+export type CompactionDependencies<L extends string> = ThreadDependencies<L, ResolvedCompaction>

@@ -1,25 +1,25 @@
 import { mergeFacts, renderSnapshot, snapshotTurns } from '../compaction'
 import type { BudgetRunner } from '../compaction/budget/budget-run'
+import type { CompactionState } from '../compaction/compaction-options'
 import { type ContextStats, renderContext } from '../context'
 import { OVERSIZED_SHARE, truncateOversized } from '../context/truncate-oversized'
 import { invalidOptions } from '../errors'
 import type { FactItem, Item } from '../items'
 import { jsonCopy } from '../items/json'
+import type { WritePath } from '../thread/write-path'
 import { countMessageTokens } from '../tokens'
 import { keepRecentScopes, levelView, type ToolInteraction, toolInteractions } from '../views'
-import type { ThreadState } from './thread-state'
 import type { ContextOptions, ThreadContext } from './thread-types'
-import type { WritePath } from './write-path'
 
 /** What a thread shows: level views, model contexts, snapshots, tool interactions and the raw log. */
 export class ContextAssembly<L extends string> {
-  readonly #state: ThreadState<L>
+  readonly #state: CompactionState<L>
   readonly #writes: WritePath<L>
   readonly #budget: BudgetRunner<L>
   /** The tokens of the last context built, for `reportUsage`. */
   lastContextTokens: number | undefined
 
-  constructor(state: ThreadState<L>, writes: WritePath<L>, budget: BudgetRunner<L>) {
+  constructor(state: CompactionState<L>, writes: WritePath<L>, budget: BudgetRunner<L>) {
     this.#state = state
     this.#writes = writes
     this.#budget = budget

@@ -13,9 +13,9 @@ import { createLevelLadder, DEFAULT_LEVELS, type LevelLadder } from '../levels'
 import { inMemoryStore, type StrataStore, type StrataStoreBase } from '../stores'
 import { checkStore } from '../stores/store-check'
 import { patternSummarizer, type Summarizer } from '../summarizers'
+import { loadThreadLog } from '../thread/thread-log'
 import { type TokenCounter, tokenEstimator } from '../tokens'
 import { Thread } from './thread'
-import { loadThreadLog } from './thread-log'
 
 /** The default modes, for the default ladder: the level each mode works at. */
 export const DEFAULT_MODES = { idle: 'task', 'working-solo': 'task', orchestrating: 'project' } as const

@@ -1,3 +1,4 @@
+export type { OpenScope } from '../thread/thread-log'
 export { createMemory, DEFAULT_MODES, type Memory, type MemoryOptions } from './create-memory'
 export {
   type AppendMessageOptions,
@@ -16,4 +17,3 @@ export {
   type ThreadStatus,
   type UsageReport,
 } from './thread'
-export type { OpenScope } from './thread-log'

@@ -1,4 +1,5 @@
 import { autoTransitionItems } from '../compaction/auto-transition/auto-transition-run'
+import type { CompactionState } from '../compaction/compaction-options'
 import { invalidOptions, StrataError } from '../errors'
 import { IncomingConversation } from '../history/message-matching'
 import { alignTail, checkMatchingOptions, DEFAULT_WINDOW } from '../history/unseen-messages'
@@ -11,18 +12,17 @@ import {
   type TransitionItem,
   type UnsequencedItem,
 } from '../items'
-import type { ClosingEvent, ScopeClosing } from './scope-closing'
-import { startsTurn, turnIdOf } from './thread-log'
-import type { ThreadState } from './thread-state'
+import type { ClosingEvent, ScopeClosing } from '../thread/scope-closing'
+import { startsTurn, turnIdOf } from '../thread/thread-log'
+import type { WritePath } from '../thread/write-path'
 import type { AppendUnseenOptions } from './thread-types'
-import type { WritePath } from './write-path'
 
 /**
  * Appending messages: each takes its level and turn (a tool result its call's), with the automatic
  * transition a new request may bring and the reopening of scopes a late tool result would hide.
  */
 export class MessageAppend<L extends string> {
-  readonly #state: ThreadState<L>
+  readonly #state: CompactionState<L>
   readonly #writes: WritePath<L>
   readonly #closing: ScopeClosing<L>
   /** Called after anything was stored (the waterfall starts when a plan is due). */
@@ -37,7 +37,12 @@ export class MessageAppend<L extends string> {
       }
     | undefined
 
-  constructor(state: ThreadState<L>, writes: WritePath<L>, closing: ScopeClosing<L>, afterWrite: () => void) {
+  constructor(
+    state: CompactionState<L>,
+    writes: WritePath<L>,
+    closing: ScopeClosing<L>,
+    afterWrite: () => void,
+  ) {
     this.#state = state
     this.#writes = writes
     this.#closing = closing

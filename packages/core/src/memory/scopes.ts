@@ -6,11 +6,11 @@ import {
   type TransitionItem,
   type TransitionReason,
 } from '../items'
-import { type ClosingEvent, capitalize, type ScopeClosing } from './scope-closing'
-import { turnIdOf } from './thread-log'
-import type { ThreadState } from './thread-state'
+import { type ClosingEvent, capitalize, type ScopeClosing } from '../thread/scope-closing'
+import { turnIdOf } from '../thread/thread-log'
+import type { ThreadState } from '../thread/thread-state'
+import type { WritePath } from '../thread/write-path'
 import type { EnterOptions, ExitOptions, ExitResult, ScopeOutcome } from './thread-types'
-import type { WritePath } from './write-path'
 
 const OUTCOMES: readonly ScopeOutcome[] = ['complete', 'cancelled', 'aborted']
 const REASONS: readonly TransitionReason[] = [

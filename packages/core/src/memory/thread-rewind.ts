@@ -3,10 +3,10 @@ import { invalidOptions, StrataError } from '../errors'
 import { checkMatchingOptions, DEFAULT_WINDOW } from '../history/unseen-messages'
 import { divergencePoint } from '../rewind/divergence-point'
 import { planRewind } from '../rewind/rewind-plan'
+import type { ThreadState } from '../thread/thread-state'
+import type { WritePath } from '../thread/write-path'
 import type { MessageAppend } from './message-append'
-import type { ThreadState } from './thread-state'
 import type { AppendUnseenOptions, Divergence, RewindOptions, RewindResult } from './thread-types'
-import type { WritePath } from './write-path'
 
 /** What `divergence` and `rewind` need from their thread. */
 export interface ThreadRewindParts<L extends string> {

@@ -1,18 +1,18 @@
 import { mergeFacts } from '../compaction'
 import type { BudgetRunner } from '../compaction/budget/budget-run'
+import type { CompactionState } from '../compaction/compaction-options'
 import type { CompactionReport, LastCompaction } from '../compaction/compaction-report'
 import { invalidOptions } from '../errors'
 import type { FactItem, Item, JsonObject, SummaryTier } from '../items'
+import { turnIdOf } from '../thread/thread-log'
+import type { WritePath } from '../thread/write-path'
 import type { TokenCounter } from '../tokens'
 import type { ContextAssembly } from './context-assembly'
-import { turnIdOf } from './thread-log'
-import type { ThreadState } from './thread-state'
 import type { ThreadStatus, UsageReport } from './thread-types'
-import type { WritePath } from './write-path'
 
 /** What `reportUsage` and `status` read and write. */
 export interface ThreadStatusParts<L extends string> {
-  state: ThreadState<L>
+  state: CompactionState<L>
   writes: WritePath<L>
   contexts: ContextAssembly<L>
   budget: BudgetRunner<L>

@@ -12,7 +12,7 @@ import type {
 } from '../items'
 import type { MessageFormat } from '../items/normalize-message'
 import type { DivergencePoint } from '../rewind'
-import type { OpenScope } from './thread-log'
+import type { OpenScope } from '../thread/thread-log'
 
 export type { LastCompaction }
 
@@ -36,7 +36,9 @@ export interface EnterOptions {
   meta?: JsonObject
 }
 
-export type ScopeOutcome = 'complete' | 'cancelled' | 'aborted'
+import type { ScopeOutcome } from '../thread/scope-closing'
+
+export type { ScopeOutcome }
 
 /** Options of {@link Thread.exit}. */
 export interface ExitOptions<L extends string = string> {

@@ -1,18 +1,20 @@
 import { BudgetRunner } from '../compaction/budget/budget-run'
+import type { CompactionDependencies, CompactionState } from '../compaction/compaction-options'
 import { CompactionReport } from '../compaction/compaction-report'
 import { WaterfallRunner } from '../compaction/waterfall/waterfall-run'
 import { type ContentBinding, ThreadContent } from '../content'
 import { invalidOptions } from '../errors'
 import { type Item, type MessageInput, type MessageItem, normalizeMessage } from '../items'
+import { ScopeClosing } from '../thread/scope-closing'
+import type { OpenScope, ThreadLog } from '../thread/thread-log'
+import { ThreadState } from '../thread/thread-state'
+import { WritePath } from '../thread/write-path'
 import { countPartTokens } from '../tokens'
 import type { ToolInteraction } from '../views'
 import { ContextAssembly } from './context-assembly'
 import { MessageAppend } from './message-append'
-import { ScopeClosing } from './scope-closing'
 import { Scopes } from './scopes'
-import type { OpenScope, ThreadLog } from './thread-log'
 import { rewindThread, type ThreadRewindParts, threadDivergence } from './thread-rewind'
-import { type ThreadDependencies, ThreadState } from './thread-state'
 import { reportUsage, type ThreadStatusParts, threadStatus } from './thread-status'
 import type {
   AppendMessageOptions,
@@ -29,9 +31,8 @@ import type {
   ThreadStatus,
   UsageReport,
 } from './thread-types'
-import { WritePath } from './write-path'
 
-export type { ThreadDependencies } from './thread-state'
+export type { ThreadDependencies } from '../thread/thread-state'
 export type * from './thread-types'
 
 /**
@@ -41,7 +42,7 @@ export type * from './thread-types'
  */
 export class Thread<L extends string = string> {
   readonly id: string
-  readonly #state: ThreadState<L>
+  readonly #state: CompactionState<L>
   readonly #writes: WritePath<L>
   readonly #scopes: Scopes<L>
   readonly #append: MessageAppend<L>
@@ -60,7 +61,7 @@ export class Thread<L extends string = string> {
   /** @internal Use `memory.thread(id)`. */
   constructor(
     id: string,
-    deps: ThreadDependencies<L>,
+    deps: CompactionDependencies<L>,
     log: ThreadLog<L>,
     mode: string | undefined,
     binding: ContentBinding = { owner: id, access: 'own' },

@@ -1,7 +1,7 @@
 import type { NormalizedMessage, UnsequencedItem } from '../../items'
 import { startsTurn } from '../../items/turns'
-import type { ClosingEvent, ScopeClosing } from '../../memory/scope-closing'
-import type { ThreadState } from '../../memory/thread-state'
+import type { ClosingEvent, ScopeClosing } from '../../thread/scope-closing'
+import type { CompactionState } from '../compaction-options'
 import { planAutoTransition } from './auto-transition-plan'
 
 /**
@@ -10,7 +10,7 @@ import { planAutoTransition } from './auto-transition-plan'
  * application stays at its level and the scope goes on with a fresh view.
  */
 export async function autoTransitionItems<L extends string>(
-  state: ThreadState<L>,
+  state: CompactionState<L>,
   closing: ScopeClosing<L>,
   messages: readonly NormalizedMessage[],
 ): Promise<{ items: UnsequencedItem<L>[]; event: ClosingEvent } | undefined> {

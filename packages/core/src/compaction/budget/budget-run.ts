@@ -3,9 +3,9 @@ import { StrataError } from '../../errors'
 import type { CompactionTrigger } from '../../events'
 import type { FactItem, UnsequencedItem } from '../../items'
 import { mergeFacts, normalizeFactText } from '../../items/facts'
-import type { ThreadState } from '../../memory/thread-state'
-import { MAX_WRITE_ATTEMPTS, type WritePath } from '../../memory/write-path'
 import type { SummarizedFact, SummarizeResult } from '../../summarizers'
+import { MAX_WRITE_ATTEMPTS, type WritePath } from '../../thread/write-path'
+import type { CompactionState } from '../compaction-options'
 import type { CompactionReport } from '../compaction-report'
 import { planBudgetCompaction, shouldCompact } from './budget-plan'
 
@@ -15,7 +15,7 @@ import { planBudgetCompaction, shouldCompact } from './budget-plan'
  * first; then those turns move to the archive.
  */
 export class BudgetRunner<L extends string> {
-  readonly #state: ThreadState<L>
+  readonly #state: CompactionState<L>
   readonly #writes: WritePath<L>
   readonly #report: CompactionReport<L>
   /** Set by `reportUsage` when the last prompt was over the budget's threshold. */
@@ -30,7 +30,7 @@ export class BudgetRunner<L extends string> {
    */
   #hold: number | undefined
 
-  constructor(state: ThreadState<L>, writes: WritePath<L>, report: CompactionReport<L>) {
+  constructor(state: CompactionState<L>, writes: WritePath<L>, report: CompactionReport<L>) {
     this.#state = state
     this.#writes = writes
     this.#report = report

@@ -1,6 +1,6 @@
 import type { SummaryItem, UnsequencedItem } from '../../items'
-import type { ThreadState } from '../../memory/thread-state'
-import type { WritePath } from '../../memory/write-path'
+import type { WritePath } from '../../thread/write-path'
+import type { CompactionState } from '../compaction-options'
 import type { CompactionReport } from '../compaction-report'
 import { planWaterfall } from './waterfall-plan'
 
@@ -10,13 +10,13 @@ import { planWaterfall } from './waterfall-plan'
  * long-term. Contexts are never made to wait; the next one uses the summaries once they are written.
  */
 export class WaterfallRunner<L extends string> {
-  readonly #state: ThreadState<L>
+  readonly #state: CompactionState<L>
   readonly #writes: WritePath<L>
   readonly #report: CompactionReport<L>
   /** The waterfall compaction running in the background, if any. */
   #run: Promise<void> | undefined
 
-  constructor(state: ThreadState<L>, writes: WritePath<L>, report: CompactionReport<L>) {
+  constructor(state: CompactionState<L>, writes: WritePath<L>, report: CompactionReport<L>) {
     this.#state = state
     this.#writes = writes
     this.#report = report

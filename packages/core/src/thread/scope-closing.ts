@@ -10,9 +10,11 @@ import {
 import { patternSummarizer } from '../summarizers'
 import { type OpenScope, turnIdOf } from './thread-log'
 import type { ThreadState } from './thread-state'
-import type { ScopeOutcome } from './thread-types'
 
 const fallbackSummarizer = patternSummarizer()
+
+/** How a scope ended, as its transition records it. */
+export type ScopeOutcome = 'complete' | 'cancelled' | 'aborted'
 
 export const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
 

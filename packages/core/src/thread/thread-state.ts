@@ -1,4 +1,3 @@
-import type { ResolvedCompaction } from '../compaction'
 import type { ResolvedContentOptions, ThreadContent } from '../content'
 import type { MemoryEventEmitter } from '../events'
 import type {
@@ -17,8 +16,17 @@ import { withTimeout } from '../summarizers'
 import { countPartTokens, MESSAGE_OVERHEAD_TOKENS, type TokenCounter } from '../tokens'
 import { type ThreadLog, turnIdOf } from './thread-log'
 
+/**
+ * What the shared state reads of the compaction options: whether the waterfall narrows the history the
+ * views walk, and the summarizer's timeout. The policies' runners read their own options through `C`.
+ */
+export interface StateCompaction {
+  waterfall: false | object
+  summarizerTimeoutMs: number
+}
+
 /** What a thread needs from its memory. */
-export interface ThreadDependencies<L extends string> {
+export interface ThreadDependencies<L extends string, C extends StateCompaction = StateCompaction> {
   store: StrataStore
   ladder: LevelLadder<L>
   summarizer: Summarizer
@@ -27,7 +35,7 @@ export interface ThreadDependencies<L extends string> {
   events: MemoryEventEmitter
   clock: () => number
   generateId: () => string
-  compaction: ResolvedCompaction
+  compaction: C
   content: ResolvedContentOptions
 }
 
@@ -36,9 +44,9 @@ export interface ThreadDependencies<L extends string> {
  * item builders and token counts every part uses. The write path replaces `log` when it reads the
  * thread again whole.
  */
-export class ThreadState<L extends string> {
+export class ThreadState<L extends string, C extends StateCompaction = StateCompaction> {
   readonly id: string
-  readonly deps: ThreadDependencies<L>
+  readonly deps: ThreadDependencies<L, C>
   log: ThreadLog<L>
   mode: string | undefined
   /** Set by the thread once its content channel exists (it needs the write path). */
@@ -46,7 +54,7 @@ export class ThreadState<L extends string> {
   /** Token counts of stored parts: contexts render the same parts again and again. */
   readonly #partTokens = new WeakMap<MessagePart, number>()
 
-  constructor(id: string, deps: ThreadDependencies<L>, log: ThreadLog<L>, mode: string | undefined) {
+  constructor(id: string, deps: ThreadDependencies<L, C>, log: ThreadLog<L>, mode: string | undefined) {
     this.id = id
     this.deps = deps
     this.log = log
