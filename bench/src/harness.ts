@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
-/** Units of BENCH.md: lower is better for all but `ops/s`. */
-export type BenchUnit = 'ms' | 'ops/s' | 'tokens' | 'bytes'
+/** Units of BENCH.md: lower is better for all but `ops/s` and `share` (a fraction, 0–1). */
+export type BenchUnit = 'ms' | 'ops/s' | 'tokens' | 'bytes' | 'calls' | 'share'
 
 /** A value of a row's `params`. */
 export type ParamValue = string | number | boolean | null
