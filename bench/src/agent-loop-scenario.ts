@@ -231,3 +231,9 @@ export function agentLoopEvents({ seed = 7, cyclesPerTask = 7 }: AgentLoopOption
   if (plants.length > 0) throw new Error(`agentLoopEvents(): ${plants.length} details were not planted`)
   return events
 }
+
+/** The page a step fetched, or undefined for another tool. */
+export function pageOf(event: Extract<LoopEvent, { kind: 'step' }>): string | undefined {
+  const part = (event.messages[1]!.content as ToolResultPart[])[0]!
+  return part.toolName === 'fetch_page' && part.output.type === 'text' ? part.output.value : undefined
+}

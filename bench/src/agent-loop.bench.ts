@@ -6,6 +6,7 @@ import {
   type LoopEvent,
   PLANTED,
   type PlantedDetail,
+  pageOf,
   SYSTEM,
 } from './agent-loop-scenario.ts'
 import {
@@ -42,6 +43,10 @@ interface LoopRun {
     /** For a lost detail of Strata's: the memory_query hits, none of which showed the value. */
     hits?: number
   }[]
+  /** For each call right after a page fetch: whether the context shows that page whole. */
+  freshWhole: boolean[]
+  /** Comparison only: calls at which messages were dropped to fit the budget. */
+  trimmed?: number
 }
 
 /** Strata: the run through thread.append/enter/exit, `thread.context()` before every model call. */
@@ -64,11 +69,15 @@ async function runStrata(
   const thread = await memory.thread(`bench.agent-loop.${budget}.${reportUsage ? 'usage' : 'plain'}`)
   const tokens: number[] = []
   let last: AnyMessage[] = []
+  const freshWhole: boolean[] = []
+  let page: string | undefined
   const modelCall = async () => {
     const { messages } = await thread.context({ system: SYSTEM })
     const count = contextTokens(messages, exact)
     tokens.push(count)
     last = messages
+    if (page !== undefined) freshWhole.push(containsVerbatim(messages, page))
+    page = undefined
     if (reportUsage) await thread.reportUsage({ inputTokens: count })
   }
   for (const event of events) {
@@ -78,8 +87,9 @@ async function runStrata(
     else if (event.kind === 'exit') await thread.exit({ outcome: 'complete', summary: event.summary })
     else {
       await modelCall()
-      if (event.kind === 'step')
-        await thread.append(structuredClone(event.messages) as never, { format: 'ai-sdk' })
+      if (event.kind !== 'step') continue
+      await thread.append(structuredClone(event.messages) as never, { format: 'ai-sdk' })
+      page = pageOf(event)
     }
   }
   const { memory_query } = memoryTools(thread)
@@ -94,7 +104,7 @@ async function runStrata(
     if (JSON.stringify(found).includes(detail.value)) reachable.push({ detail, how: 'memory_query' })
     else reachable.push({ detail, how: 'lost', hits: 'results' in found ? found.results.length : 0 })
   }
-  return { tokens, reachable }
+  return { tokens, reachable, freshWhole }
 }
 
 /** The comparison: the AI SDK history, `pruneMessages`, then the oldest messages dropped to the budget. */
@@ -102,6 +112,9 @@ function runComparison(events: readonly LoopEvent[], budget: number): LoopRun {
   const history: ModelMessage[] = [{ role: 'system', content: SYSTEM }]
   const tokens: number[] = []
   let last: ModelMessage[] = []
+  const freshWhole: boolean[] = []
+  let page: string | undefined
+  let trimmed = 0
   const count = (message: ModelMessage) => messageTokens(message, exact)
   for (const event of events) {
     if (event.kind === 'request') history.push(event.message)
@@ -113,16 +126,22 @@ function runComparison(events: readonly LoopEvent[], budget: number): LoopRun {
       })
     else if (event.kind === 'exit') history.push({ role: 'assistant', content: `Finished: ${event.summary}` })
     else {
-      last = dropOldestToBudget(pruneMessages({ messages: history, ...PRUNE }), { budget, count })
+      const pruned = pruneMessages({ messages: history, ...PRUNE })
+      last = dropOldestToBudget(pruned, { budget, count })
+      if (last.length < pruned.length) trimmed++
       tokens.push(last.reduce((sum, message) => sum + count(message), 0))
-      if (event.kind === 'step') history.push(...structuredClone(event.messages))
+      if (page !== undefined) freshWhole.push(containsVerbatim(last, page))
+      page = undefined
+      if (event.kind !== 'step') continue
+      history.push(...structuredClone(event.messages))
+      page = pageOf(event)
     }
   }
   const reachable = PLANTED.map((detail) => ({
     detail,
     how: containsVerbatim(last, detail.value) ? ('verbatim' as const) : ('lost' as const),
   }))
-  return { tokens, reachable }
+  return { tokens, reachable, freshWhole, trimmed }
 }
 
 const format = (value: number) => Math.round(value).toLocaleString('en-US')
@@ -130,6 +149,7 @@ const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + 
 const overBudget = (run: LoopRun, budget: number) => run.tokens.filter((tokens) => tokens > budget).length
 const reachedShare = (run: LoopRun) =>
   run.reachable.filter((entry) => entry.how !== 'lost').length / run.reachable.length
+const freshShare = (run: LoopRun) => run.freshWhole.filter(Boolean).length / run.freshWhole.length
 const mark = (met: boolean) => (met ? 'met' : 'NOT MET')
 
 /** The summary line of one system at one budget, with the targets marked for Strata's runs. */
@@ -158,6 +178,8 @@ function summary(name: string, run: LoopRun, budget: number, comparison?: LoopRu
   }
   line += `; details reachable ${Math.round(share * 100)}% (${ways.join(', ')})`
   if (comparison) line += ` [target 100%: ${mark(share === 1)}]`
+  line += `; the page just fetched whole at ${run.freshWhole.filter(Boolean).length} of ${run.freshWhole.length} calls`
+  if (run.trimmed !== undefined) line += `; oldest messages dropped at ${run.trimmed} calls`
   return lost.length > 0 ? `${line}; lost: ${lost.join(', ')}` : line
 }
 
@@ -212,6 +234,12 @@ const benchmark: Benchmark = {
             { strata: reachedShare(run), baseline: reachedShare(comparison) },
             { unit: 'share', baselineName: BASELINE },
           ),
+          rowOf(
+            'fresh-page-whole',
+            params,
+            { strata: freshShare(run), baseline: freshShare(comparison) },
+            { unit: 'share', baselineName: BASELINE },
+          ),
         )
       }
       notes.push(
@@ -224,8 +252,8 @@ const benchmark: Benchmark = {
     }
     const steps = events.filter((event) => event.kind === 'step')
     const pages = steps.flatMap((event) => {
-      const part = (event.messages[1]!.content as { toolName: string; output: { value: unknown } }[])[0]!
-      return part.toolName === 'fetch_page' ? [exact.count(String(part.output.value))] : []
+      const page = pageOf(event)
+      return page === undefined ? [] : [exact.count(page)]
     })
     const history = steps.reduce((sum, event) => sum + contextTokens(event.messages, exact), 0)
     notes.unshift(
@@ -236,7 +264,8 @@ const benchmark: Benchmark = {
         `${format(MAX_OUTPUT_TOKENS)} output + ${format(SAFETY_MARGIN)} margin, autoTransitions on, default estimator inside. ` +
         `Comparison: pruneMessages(${JSON.stringify(PRUNE)}), then the oldest messages dropped (system kept, tool pairs whole).`,
       "Reachable: verbatim in the last context, or (Strata) in the answer of one memory_query whose text is a phrase from the detail's sentence, not the value.",
-      "Targets for Strata: 0 calls over budget, 100% of the details reachable, mean context tokens ≤ the comparison's.",
+      "Targets for Strata: 0 calls over budget, 100% of the details reachable, mean context tokens ≤ the comparison's. " +
+        'Row fresh-page-whole (no target): the share of calls right after a fetch whose context shows that page whole.',
     )
     return { rows, notes }
   },
