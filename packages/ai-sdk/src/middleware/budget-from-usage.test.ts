@@ -48,11 +48,18 @@ describe('usage reported through the middleware drives budget compaction', () =>
       }),
     })
 
+    // The provider counts the prompt it was sent (here: about a token per 4 characters); the 7th call
+    // adds 6 000 tokens the memory did not send (tool definitions, say): over the threshold.
     let call = 0
-    const reported = [100, 100, 100, 100, 100, 100, 9_000, 100, 100]
+    const extra = [0, 0, 0, 0, 0, 0, 6_000, 0, 0]
+    const reported: number[] = []
+    const usage = (prompt: LanguageModelV4Prompt) => {
+      reported.push(Math.ceil(JSON.stringify(prompt).length / 4) + extra[call++]!)
+      return { inputTokens: reported.at(-1)! }
+    }
     const chatModel = new MockLanguageModelV4({
-      doGenerate: async () => generated(`answer ${call + 1}`, { inputTokens: reported[call++]! }),
-      doStream: async () => streamed(`answer ${call + 1}`, { inputTokens: reported[call++]! }),
+      doGenerate: async ({ prompt }) => generated(`answer ${call + 1}`, usage(prompt)),
+      doStream: async ({ prompt }) => streamed(`answer ${call + 1}`, usage(prompt)),
     })
     const model = wrapLanguageModel({
       model: chatModel,
@@ -71,14 +78,16 @@ describe('usage reported through the middleware drives budget compaction', () =>
     }
     for (let index = 1; index <= 6; index++) await ask(`question ${index}`, index % 2 === 0)
     expect(summaryModel.doGenerateCalls).toHaveLength(0)
-    // The 7th call streams; its finish part reports 9 000 input tokens: over the threshold.
+    // The 7th call streams; its finish part reports over 6 000 input tokens: over the threshold.
     await ask('question 7', true)
-    expect((await thread.status()).lastUsage).toMatchObject({ inputTokens: 9_000 })
-    expect((await thread.status()).compaction.budgetRequested).toBe('hard')
-    expect(summaryModel.doGenerateCalls).toHaveLength(0)
+    const status = await thread.status()
+    expect(status.lastUsage).toMatchObject({ inputTokens: reported[6] })
+    expect(reported[6]).toBeGreaterThan(5_600)
 
-    // The next call compacts before its context is built: turns older than the raw tail (4 turns and
-    // the current one) are summarized and archived, and the model sees the summary, not those turns.
+    // It compacts as the usage comes in, before the next call's context is built: turns older than the
+    // raw tail (4 turns before the current 7th) are summarized and archived, and the model sees the
+    // summary, not those turns.
+    expect(status.compaction.last).toMatchObject({ trigger: 'budget', itemsArchived: 4 })
     await ask('question 8', false)
     expect(summaryModel.doGenerateCalls).toHaveLength(1)
     expect(summaryModel.doGenerateCalls[0]!.providerOptions).toBeUndefined()
@@ -86,6 +95,8 @@ describe('usage reported through the middleware drives budget compaction', () =>
     expect(sent[0]).toBe('system: [MEMORY:SEMANTIC]\n- The user counts questions')
     expect(sent[1]).toMatch(/^system: \[MEMORY:EPISODIC\]\n1\) .*EPISODE-TEXT/s)
     expect(sent.slice(2)).toEqual([
+      'user: question 3',
+      'assistant: answer 3',
       'user: question 4',
       'assistant: answer 4',
       'user: question 5',
@@ -108,7 +119,7 @@ describe('usage reported through the middleware drives budget compaction', () =>
         `assistant: answer ${index + 1}`,
       ]).flat(),
     )
-    expect(messageTexts(archived)).toHaveLength(6)
+    expect(messageTexts(archived)).toHaveLength(4)
     // The summarizer's prompt and answer were never stored as messages.
     expect(JSON.stringify(active.filter((item) => item.type === 'message'))).not.toContain('EPISODE-TEXT')
     expect(await memory.listThreads()).toEqual(['budget'])

@@ -9,7 +9,8 @@ import type { RetryBackoffOptions } from './retry-backoff'
  * Options of automatic transitions: when the current scope grows past a limit, the thread closes the
  * part of it seen so far (a transition with reason `size-limit`, `time-limit` or `token-budget`, and a
  * scope summary at the enclosing scope's level) and reopens the same scope, so the application stays at its level.
- * Checked when a new user request arrives, so a turn is never cut.
+ * Checked as each message is stored, so a task worked inside one request closes too; never between a
+ * tool call and its result, and idle time counts only when a new request arrives.
  */
 export interface AutoTransitionsOptions {
   /** Limits of the narrowest level; false turns them off. @default { items: 20, toolActions: 10 } */
@@ -40,8 +41,19 @@ export interface WaterfallOptions {
   every?: number
 }
 
-/** Options of token-budget compaction into episodic summaries and semantic facts. */
+/**
+ * Options of the token budget: no context is over the input budget, from the first call (counted with
+ * the memory's token counter, then calibrated by the usage the provider reports), and token-budget
+ * compaction into episodic summaries and semantic facts keeps the thread under it. Give the input
+ * budget as `inputTokens`, or the model's limits (`model`, or `maxContextTokens` and `maxOutputTokens`).
+ */
 export interface BudgetOptions {
+  /**
+   * The most tokens a context (the prompt of one call) may hold. The plain way to give the budget;
+   * instead of `model`, `maxContextTokens`, `maxOutputTokens` and `safetyMargin`, which compute it as
+   * `maxContextTokens − maxOutputTokens − safetyMargin`.
+   */
+  inputTokens?: number
   /**
    * The model the budget is for: its published context window and max output (from `MODEL_LIMITS`)
    * become the defaults of `maxContextTokens` and `maxOutputTokens`. An unknown id needs both given.
@@ -125,6 +137,23 @@ const wholeNumber = (value: number, name: string, minimum: number) => {
 const definedOnly = <T extends object>(value: T): Partial<T> =>
   Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as Partial<T>
 
+/** The input budget from a model's limits: `maxContextTokens − maxOutputTokens − safetyMargin`. */
+function budgetFromLimits(model: string | undefined, given: Partial<InputBudgetOptions>): number {
+  const limits = model === undefined ? undefined : modelLimits(model)
+  if (model !== undefined && limits === undefined && given.maxOutputTokens === undefined) {
+    invalidOptions(
+      `compaction: budget.model '${model}' is not in MODEL_LIMITS; give budget.maxOutputTokens (and maxContextTokens) for it.`,
+    )
+  }
+  if (model === undefined && given.maxOutputTokens === undefined) {
+    invalidOptions(
+      'compaction: budget needs inputTokens (the input budget), maxOutputTokens (the model\'s max output) or a known model, e.g. budget: { inputTokens: 8_000 } or budget: { model: "gpt-4o" }.',
+    )
+  }
+  const sizes = { ...limits, ...definedOnly(given) } as InputBudgetOptions
+  return inputBudget(sizes)
+}
+
 /** Applies the defaults and validates: `STRATA_INVALID_OPTIONS` with what to change. */
 export function resolveCompaction({
   autoTransitions = false,
@@ -151,23 +180,27 @@ export function resolveCompaction({
   }
   let resolvedBudget: ResolvedCompaction['budget'] = false
   if (budget !== false) {
-    const { compactionRatio = 0.8, rawTailTurns = 4, model, ...given } = budget
-    const limits = model === undefined ? undefined : modelLimits(model)
-    if (model !== undefined && limits === undefined && given.maxOutputTokens === undefined) {
-      invalidOptions(
-        `compaction: budget.model '${model}' is not in MODEL_LIMITS; give budget.maxOutputTokens (and maxContextTokens) for it.`,
-      )
-    }
-    if (model === undefined && given.maxOutputTokens === undefined) {
-      invalidOptions(
-        'compaction: budget needs maxOutputTokens (the model\'s max output) or a known model, e.g. budget: { model: "gpt-4o" }.',
-      )
-    }
-    const sizes = { ...limits, ...definedOnly(given) } as InputBudgetOptions
+    if (typeof budget !== 'object' || budget === null)
+      invalidOptions('compaction: budget must be an options object, e.g. { inputTokens: 8_000 }, or false.')
+    const { compactionRatio = 0.8, rawTailTurns = 4, model, inputTokens, ...given } = budget
     if (!(compactionRatio > 0 && compactionRatio <= 1))
       invalidOptions('compaction: budget.compactionRatio must be in (0, 1].')
     wholeNumber(rawTailTurns, 'budget.rawTailTurns', 0)
-    resolvedBudget = { inputBudget: inputBudget(sizes), compactionRatio, rawTailTurns }
+    if (inputTokens !== undefined) {
+      const limitsGiven = [...(model === undefined ? [] : ['model']), ...Object.keys(definedOnly(given))]
+      if (limitsGiven.length > 0) {
+        invalidOptions(
+          `compaction: budget.inputTokens is the input budget itself; leave out ${limitsGiven.join(', ')}, or give the model's limits without inputTokens.`,
+          { inputTokens, given: limitsGiven },
+        )
+      }
+      wholeNumber(inputTokens, 'budget.inputTokens', 1)
+    }
+    resolvedBudget = {
+      inputBudget: inputTokens ?? budgetFromLimits(model, given),
+      compactionRatio,
+      rawTailTurns,
+    }
   }
   let resolvedAuto: ResolvedCompaction['autoTransitions'] = false
   if (autoTransitions !== false) {

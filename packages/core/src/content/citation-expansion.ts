@@ -10,7 +10,19 @@ export interface CitationExpansionOptions {
   options: Pick<ResolvedContentOptions, 'briefAfterTurns' | 'maxCitations'>
   /** A stored record by memory id, or undefined. */
   get: (id: string) => Promise<ContentRecord | undefined>
+  /**
+   * The parts built for earlier contexts, by the log's citation part: stored content does not change,
+   * so a thread shows the same part object again (its token count is then cached, and the store is
+   * not read again).
+   */
+  cache?: CitationCache
 }
+
+/** What {@link expandCitations} built for each citation part of the log. */
+export type CitationCache = WeakMap<
+  MessagePart,
+  { full?: MessagePart; plain?: MessagePart; brief?: MessagePart }
+>
 
 /**
  * The view with its citations shown for a context. Citations that arrived after the last assistant
@@ -22,7 +34,7 @@ export interface CitationExpansionOptions {
 export async function expandCitations<I extends Item>(
   view: readonly I[],
   history: readonly Item[],
-  { options, get }: CitationExpansionOptions,
+  { options, get, cache = new WeakMap() }: CitationExpansionOptions,
 ): Promise<I[]> {
   let answeredThrough = 0
   for (let index = history.length - 1; index >= 0; index--) {
@@ -73,16 +85,23 @@ export async function expandCitations<I extends Item>(
           out.push(item)
         }
         lines.push(storedResultLine(part, reference, inputs.get(part.toolCallId)))
-      } else if (fresh) {
-        const record = await get(reference.id)
-        // A record missing from the store (deleted by hand) leaves the citation in place.
-        content.push(
-          record === undefined
-            ? shownCitation(part, reference, false)
-            : restoredPart(part, reference, record.data),
-        )
       } else {
-        content.push(shownCitation(part, reference, brief))
+        const built = cache.get(part) ?? {}
+        cache.set(part, built)
+        if (fresh && built.full === undefined) {
+          const record = await get(reference.id)
+          // A record missing from the store (deleted by hand) leaves the citation in place.
+          if (record !== undefined) built.full = restoredPart(part, reference, record.data)
+        }
+        if (fresh && built.full !== undefined) {
+          content.push(built.full)
+        } else if (brief) {
+          built.brief ??= shownCitation(part, reference, true)
+          content.push(built.brief)
+        } else {
+          built.plain ??= shownCitation(part, reference, false)
+          content.push(built.plain)
+        }
       }
     }
     if (content.length > 0) out.push({ ...item, content })

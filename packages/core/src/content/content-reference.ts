@@ -42,6 +42,39 @@ export function citationPart(part: MessagePart, citation: string, reference: Con
   return { type: 'text', text: citation, meta }
 }
 
+/** The citation a part shown in a context stands for: the log's citation part and its reference. */
+export interface CitedSource {
+  citation: MessagePart
+  reference: ContentReference
+}
+
+/** Parts built for contexts from citations, to the citation each came from. */
+const citedSources = new WeakMap<MessagePart, CitedSource>()
+
+/**
+ * The citation a context's part was built from (a restored part or a shown citation), so a context cut
+ * to a budget can show its brief form and name the memory id that `memory_retrieve` answers in full.
+ */
+export function citedSourceOf(part: MessagePart): CitedSource | undefined {
+  return citedSources.get(part)
+}
+
+/** The memory id `memory_retrieve` answers with the whole content of a context's part, if it has one. */
+export function memoryIdOf(part: MessagePart): string | undefined {
+  return citedSources.get(part)?.reference.id ?? referenceOf(part)?.id
+}
+
+/** A context's part in its brief form when it was built from a citation that has one; else the part. */
+export function briefPart(part: MessagePart): MessagePart {
+  const source = citedSources.get(part)
+  return source === undefined ? part : shownCitation(source.citation, source.reference, true)
+}
+
+const remember = (shown: MessagePart, citation: MessagePart, reference: ContentReference) => {
+  citedSources.set(shown, { citation, reference })
+  return shown
+}
+
 /**
  * A citation part as a context shows it: in its brief form when asked and it has one, and with the
  * part's own `meta` instead of the content reference (Strata's bookkeeping is not sent to models).
@@ -49,14 +82,18 @@ export function citationPart(part: MessagePart, citation: string, reference: Con
 export function shownCitation(part: MessagePart, reference: ContentReference, brief: boolean): MessagePart {
   const { meta: _reference, ...rest } = part
   const shown = { ...rest, ...(reference.meta === undefined ? {} : { meta: reference.meta }) } as MessagePart
-  if (!brief || reference.brief === undefined) return shown
-  if (shown.type === 'tool-result') return { ...shown, output: reference.brief }
-  if (shown.type === 'text') return { ...shown, text: reference.brief }
-  return shown
+  if (!brief || reference.brief === undefined) return remember(shown, part, reference)
+  if (shown.type === 'tool-result') return remember({ ...shown, output: reference.brief }, part, reference)
+  if (shown.type === 'text') return remember({ ...shown, text: reference.brief }, part, reference)
+  return remember(shown, part, reference)
 }
 
 /** The stored part rebuilt from its citation and the stored data: exactly what was appended. */
 export function restoredPart(part: MessagePart, reference: ContentReference, data: string): MessagePart {
+  return remember(rebuiltPart(part, reference, data), part, reference)
+}
+
+function rebuiltPart(part: MessagePart, reference: ContentReference, data: string): MessagePart {
   const meta = reference.meta === undefined ? {} : { meta: reference.meta }
   if (reference.kind === 'tool-result' && part.type === 'tool-result') {
     const { meta: _citationMeta, ...rest } = part

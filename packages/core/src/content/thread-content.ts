@@ -3,7 +3,7 @@ import type { Item, UnsequencedItem } from '../items'
 import type { ContentRecord } from '../stores'
 import { checkContentRecord } from '../stores/store-arguments'
 import { contentMethods } from '../stores/store-check'
-import { expandCitations } from './citation-expansion'
+import { type CitationCache, expandCitations } from './citation-expansion'
 import type { ContentBinding } from './content-binding'
 import { ContentOffload } from './content-offload'
 import { utf8Length } from './content-size'
@@ -33,6 +33,8 @@ export interface ContentSnapshot {
 export class ThreadContent {
   readonly #spaces: ContentSpaces
   readonly #offload: ContentOffload
+  /** The parts contexts showed for each citation part (stored content does not change). */
+  readonly #shown: CitationCache = new WeakMap()
 
   /** @internal Built by the thread. */
   constructor(deps: ThreadContentDependencies) {
@@ -149,6 +151,10 @@ export class ThreadContent {
    * {@link expandCitations}).
    */
   expand<I extends Item>(view: readonly I[], history: readonly Item[]): Promise<I[]> {
-    return expandCitations(view, history, { options: this.#spaces.deps.options, get: (id) => this.get(id) })
+    return expandCitations(view, history, {
+      options: this.#spaces.deps.options,
+      get: (id) => this.get(id),
+      cache: this.#shown,
+    })
   }
 }

@@ -26,4 +26,11 @@ export interface ContextStats {
   messages: number
   /** The token counter's name. */
   tokenCounter: string
+  /**
+   * Under `compaction.budget`: the most tokens this context could hold (the input budget, calibrated
+   * by the last usage report), which `contextTokens` never exceeds.
+   */
+  inputBudget?: number
+  /** Under `compaction.budget`: view items left out of this context to fit it (they stay stored). */
+  omittedItems?: number
 }

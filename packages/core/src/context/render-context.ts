@@ -7,7 +7,7 @@ import type {
   ToolCallPart,
   ToolResultPart,
 } from '../items'
-import { mergeFacts } from '../items/facts'
+import { mergeFacts, normalizeFactText } from '../items/facts'
 import type { ContextMessage } from './context-message'
 
 /** Caps of the memory slots. */
@@ -33,6 +33,37 @@ function latest(items: readonly Item[], tier: SummaryItem['tier']): SummaryItem 
     if (item.type === 'summary' && item.tier === tier) return item
   }
   return undefined
+}
+
+/**
+ * The context-memory items the memory slots show, oldest first: the latest long-term and short-term
+ * summaries, the items of the newest {@link MAX_FACTS} facts, and the newest episodic summaries.
+ * Rendering them gives the same slots as rendering all of `memoryItems`.
+ */
+export function shownMemoryItems(memoryItems: readonly Item[]): Item[] {
+  const shown = new Set<Item>()
+  const longTerm = latest(memoryItems, 'long-term')
+  if (longTerm) shown.add(longTerm)
+  const shortTerm = latest(memoryItems, 'short-term')
+  if (shortTerm) shown.add(shortTerm)
+  const texts = new Set<string>()
+  let episodic = 0
+  for (let index = memoryItems.length - 1; index >= 0; index--) {
+    const item = memoryItems[index]!
+    if (item.type === 'summary' && item.tier === 'episodic' && episodic < MAX_EPISODIC) {
+      episodic++
+      shown.add(item)
+    } else if (item.type === 'fact') {
+      const key = normalizeFactText(item.text)
+      if (key.length === 0) continue
+      // Every occurrence of a shown fact counts: they merge into the one line (tags, confidence).
+      if (texts.has(key) || texts.size < MAX_FACTS) {
+        texts.add(key)
+        shown.add(item)
+      }
+    }
+  }
+  return memoryItems.filter((item) => shown.has(item))
 }
 
 /**

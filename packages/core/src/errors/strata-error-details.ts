@@ -57,4 +57,14 @@ export interface StrataErrorDetails {
   STRATA_CONTENT_READ_ONLY: Open<{ threadId?: string; owner?: string }>
   /** A rewind that would lose or split what it must keep. */
   STRATA_REWIND_UNSAFE: Open<{ threadId?: string; afterSeq?: number; reason?: string }>
+  /**
+   * Under `compaction.budget`: what a context cannot leave out (the system prompt and the current
+   * request) is over the input budget. The token counts are the memory's counter's.
+   */
+  STRATA_BUDGET_EXCEEDED: Open<{
+    threadId?: string
+    inputBudget: number
+    systemTokens: number
+    requestTokens: number
+  }>
 }

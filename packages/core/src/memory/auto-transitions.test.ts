@@ -78,8 +78,8 @@ describe('automatic transitions at the narrowest level', () => {
     expect(thread.level).toBe('project')
   })
 
-  it('close the task at 10 tool actions, never inside the turn that makes them', async () => {
-    const { thread } = await setup({ autoTransitions: { narrowest: { items: 1_000 } } })
+  it('close the task at 10 tool actions inside the request that makes them, never between a call and its result', async () => {
+    const { thread, transitions } = await setup({ autoTransitions: { narrowest: { items: 1_000 } } })
     await thread.enter('project', { title: 'P' })
     await thread.enter('task', { title: 'T' })
     await thread.append({ role: 'user', content: 'draw twelve shapes' })
@@ -93,15 +93,24 @@ describe('automatic transitions at the narrowest level', () => {
         content: [{ type: 'tool-result', toolCallId: `c${index}`, toolName: 'create_shape', output: 'ok' }],
       })
     }
-    await thread.append({ role: 'assistant', content: 'Done.' })
-    // Twelve actions in one turn: the turn is whole, so nothing closed yet.
-    expect(automatic(await thread.items())).toHaveLength(0)
-    await thread.append({ role: 'user', content: 'thanks' })
-    const [transition] = automatic(await thread.items())
-    expect(transition).toMatchObject({
-      reason: 'size-limit',
-      agentFacingMessage: '[ACTIONS]: <14 task actions filtered for brevity>',
-    })
+    // One request of twelve actions: the task closed after the tenth result, before the eleventh call.
+    const items = await thread.items()
+    const [transition, ...more] = automatic(items)
+    expect(more).toHaveLength(0)
+    expect(transition).toMatchObject({ reason: 'size-limit', fromLevel: 'task' })
+    const seqOf = (id: string, type: 'tool-call' | 'tool-result') =>
+      items.find(
+        (item) =>
+          item.type === 'message' &&
+          item.content.some((part) => part.type === type && part.toolCallId === id),
+      )!.seq
+    expect(transition!.seq).toBeGreaterThan(seqOf('c9', 'tool-result'))
+    expect(transition!.seq).toBeLessThan(seqOf('c10', 'tool-call'))
+    expect(transitions).toHaveLength(1)
+    // The task goes on at its level: the last two actions are in its fresh view.
+    expect((await thread.status()).level).toBe('task')
+    const view = await thread.view()
+    expect(view.filter((item) => item.type === 'message' && item.role === 'assistant')).toHaveLength(2)
   })
 
   it('wait while a tool call has no result yet', async () => {

@@ -71,7 +71,8 @@ describe('compaction keeps tool calls and results together (property, both direc
           summarizer,
           compaction: {
             waterfall: { window: 5, every: 3 },
-            budget: { maxContextTokens: 1_000, maxOutputTokens: 100, safetyMargin: 0, rawTailTurns: 1 },
+            // Small enough that the thread's own estimate asks for compaction, with no usage reported.
+            budget: { inputTokens: 150, rawTailTurns: 1 },
           },
         })
         const thread = await memory.thread('pairs')
@@ -107,9 +108,9 @@ describe('compaction keeps tool calls and results together (property, both direc
             appended.push(message)
             await thread.append(message)
           }
-          await thread.reportUsage({ inputTokens: 950 })
           await thread.compact()
-          const { messages } = await thread.context()
+          const { messages, stats } = await thread.context()
+          expect(stats.contextTokens).toBeLessThanOrEqual(150)
           assertWholePairs(messages)
           // The current turn is never summarized away: its user message is in every context.
           if (lastUser !== undefined) {

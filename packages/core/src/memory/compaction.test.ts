@@ -151,31 +151,44 @@ describe('token budget', () => {
 
   it('the hard limit compacts too; the same fact twice is one fact, and a failure changes nothing', async () => {
     const { summarizer, thread, store, clock, ends } = await tenTurns()
-    await thread.reportUsage({ inputTokens: 9_000 })
-    await thread.context()
+    const system = 'lorem '.repeat(250) // ~350 tokens
+    // The provider counts far more than the memory did (tool definitions, say): over the whole budget.
+    // It compacts, and later contexts keep room for what the provider adds.
+    const first = await thread.context({ system })
+    await thread.reportUsage({ inputTokens: first.stats.contextTokens + 7_500 })
+    const after = await thread.context({ system })
+    expect(summarizer.calls).toHaveLength(1)
+    expect(after.stats.inputBudget).toBe(500)
+    expect(after.stats.contextTokens).toBeLessThanOrEqual(500)
     // The next call's prompt was under the threshold: another over it compacts again at once.
-    await thread.reportUsage({ inputTokens: 3_000 })
+    await thread.reportUsage({ inputTokens: after.stats.contextTokens + 100 })
     for (let index = 20; index < 30; index++) await thread.append(chat(index))
     summarizer.fail = true
-    await thread.reportUsage({ inputTokens: 9_000 })
+    const before = await thread.context({ system })
+    await thread.reportUsage({ inputTokens: before.stats.contextTokens + 7_500 })
     const archivedBefore = await store.readArchive('budget')
     const itemsBefore = await thread.items()
-    await thread.context()
+    await thread.context({ system })
     expect(await store.readArchive('budget')).toEqual(archivedBefore)
     expect(await thread.items()).toEqual(itemsBefore)
     expect(ends.at(-1)).toMatchObject({ trigger: 'budget', retryAt: clock.now + 30_000 })
     summarizer.fail = false
-    // The re-trigger guard: the next turns do not wait on a failing summarizer again until retryAt.
+    // The re-trigger guard: the next writes do not wait on a failing summarizer again until retryAt.
     const attempts = summarizer.calls.length
     clock.now += 29_999
-    await thread.context()
+    await thread.append(chat(30))
+    await thread.context({ system })
     expect(summarizer.calls).toHaveLength(attempts)
     expect((await thread.status()).compaction).toMatchObject({
-      budgetRequested: 'hard',
+      budgetRequested: expect.any(String),
       retryAt: clock.now + 1,
     })
     clock.now += 1
-    const { messages } = await thread.context() // retried: the request is still pending
+    await thread.append(chat(31)) // retried: the request is still pending
+    // The provider's count is close to the memory's again: the whole budget is back.
+    await thread.reportUsage({ inputTokens: (await thread.context({ system })).stats.contextTokens + 100 })
+    const { messages, stats } = await thread.context({ system })
+    expect(stats.inputBudget).toBe(7_900)
     const semantic = messages.find((message) =>
       (message.content[0] as { text: string }).text.startsWith('[MEMORY:SEMANTIC]'),
     )
@@ -197,9 +210,13 @@ describe('token budget', () => {
     memory.on('compaction-end', (event) => ends.push(event))
     const thread = await memory.thread('huge-system')
     await thread.append(chat(0))
+    // About 6 900 tokens: over the threshold (6 400) alone, under the budget.
+    const system = 'lorem '.repeat(5_000)
     for (let turn = 0; turn < 3; turn++) {
-      await thread.reportUsage({ inputTokens: 9_500 })
-      await thread.context({ system: 'x'.repeat(40_000) })
+      const { stats } = await thread.context({ system })
+      expect(stats.contextTokens).toBeGreaterThan(6_400)
+      expect(stats.contextTokens).toBeLessThanOrEqual(8_000)
+      await thread.reportUsage({ inputTokens: stats.contextTokens })
     }
     expect(ends).toEqual([
       expect.objectContaining({
@@ -221,7 +238,6 @@ describe('token budget', () => {
       summaries: { episodic: { count: 0 } },
     })
     await thread.reportUsage({ inputTokens: 7_000 })
-    expect((await thread.status()).compaction.budgetRequested).toBe('early')
     await thread.context()
     const { compaction } = await thread.status()
     expect(compaction.budgetRequested).toBeUndefined()
@@ -230,6 +246,21 @@ describe('token budget', () => {
     expect(compaction.facts).toBe(1)
     expect(compaction.last).toMatchObject({ trigger: 'budget', itemsArchived: 10, itemsWritten: 2 })
     expect(compaction.last!.tokensAfter).toBeLessThan(compaction.last!.tokensBefore)
+  })
+
+  it("with no usage reported, the thread's own count keeps the context under the budget from the first call", async () => {
+    const { summarizer, thread, store } = await tenTurns()
+    const page = 'lorem ipsum dolor sit amet '.repeat(300)
+    for (let index = 20; index < 40; index++) {
+      await thread.append(index % 2 === 0 ? chat(index) : { role: 'assistant', content: `${page} ${index}` })
+      const { stats } = await thread.context()
+      expect(stats.contextTokens).toBeLessThanOrEqual(8_000)
+    }
+    expect(summarizer.calls.length).toBeGreaterThan(0)
+    expect((await store.readArchive('budget')).length).toBeGreaterThan(0)
+    // compact() by hand runs when the estimate is over the threshold, with no usage reported.
+    const { stats } = await thread.context()
+    expect(stats.inputBudget).toBe(8_000)
   })
 
   it('snapshot() renders the memory in the DESIGN format: episodic, semantic, recent turns', async () => {
@@ -299,7 +330,8 @@ describe('compaction keeps every context whole (property)', () => {
           const memory = createMemory({
             compaction: {
               waterfall: { window: 6, every: 4 },
-              budget: { maxContextTokens: 1_000, maxOutputTokens: 100, safetyMargin: 0, rawTailTurns: 1 },
+              // Small enough that the thread's own estimate asks for compaction, with no usage reported.
+              budget: { inputTokens: 150, rawTailTurns: 1 },
             },
           })
           const thread = await memory.thread('random')
@@ -323,9 +355,9 @@ describe('compaction keeps every context whole (property)', () => {
                 content: [{ type: 'tool-result', toolCallId, toolName: 't', output: 'ok' }],
               })
             }
-            await thread.reportUsage({ inputTokens: 899 })
             await thread.compact()
-            const { messages } = await thread.context()
+            const { messages, stats } = await thread.context()
+            expect(stats.contextTokens).toBeLessThanOrEqual(150)
             messages.forEach((message, index) => {
               if (message.role !== 'tool') return
               const previous = messages[index - 1]!
@@ -441,8 +473,10 @@ describe('an item larger than the budget', () => {
     })
     const { messages, stats } = await thread.context()
     const shown = messages.at(-1)!.content[0] as { output: string }
-    expect(shown.output.length).toBeLessThan(page.length / 10)
-    expect(shown.output).toContain(`the full content is item ${result!.id} (seq ${result!.seq})`)
+    // The newest result takes what the budget leaves free, not the whole page.
+    expect(shown.output.length).toBeLessThan(page.length / 5)
+    expect(shown.output.length).toBeGreaterThan(page.length / 20)
+    expect(shown.output).toContain(`memory_retrieve {"id":"${result!.id}"} returns the whole content`)
     expect(stats.contextTokens).toBeLessThan(3_500)
     const stored = (await thread.items()).at(-1)!
     expect((stored as { content: { output: string }[] }).content[0]!.output).toBe(page)
@@ -501,15 +535,19 @@ describe('a summarizer that does not answer', () => {
     })
     expect(ends[0]!.retryAt).toBe(clock.now + 10_000)
     expect((await thread.status()).compaction.last?.error).toMatch(/did not answer within 50 ms/)
-    // Until retryAt, contexts are built at once from the uncompacted log.
+    // Until retryAt, writes do not start it again and contexts are built at once from the uncompacted log.
+    await thread.append(chat(20))
     await thread.context()
     expect(summarizer.calls).toBe(1)
     clock.now += 10_000
+    // The request still stands: the next write starts it again.
+    await thread.append(chat(21))
     await thread.context()
     expect(summarizer.calls).toBe(2)
     // The second failure waits twice as long.
     expect(ends.at(-1)!.retryAt).toBe(clock.now + 20_000)
-    expect(await thread.items()).toEqual(before)
+    expect((await thread.items()).slice(0, before.length)).toEqual(before)
+    expect(await store.readArchive('timeout')).toEqual([])
   })
 
   it('times out a waterfall compaction in the background; appends go on and retries wait for retryAt', async () => {

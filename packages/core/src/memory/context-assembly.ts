@@ -1,9 +1,11 @@
 import { mergeFacts, renderSnapshot, snapshotTurns } from '../compaction'
 import type { BudgetRunner } from '../compaction/budget/budget-run'
 import type { CompactionState } from '../compaction/compaction-options'
+import { briefPart, memoryIdOf } from '../content/content-reference'
 import { type ContextStats, renderContext } from '../context'
-import { OVERSIZED_SHARE, truncateOversized } from '../context/truncate-oversized'
-import { invalidOptions } from '../errors'
+import { fitToBudget } from '../context/budget-fit'
+import { type CutOptions, cutPart } from '../context/cut-part'
+import { invalidOptions, StrataError } from '../errors'
 import type { FactItem, Item } from '../items'
 import { jsonCopy } from '../items/json'
 import type { WritePath } from '../thread/write-path'
@@ -55,9 +57,11 @@ export class ContextAssembly<L extends string> {
     if (options.system !== undefined && typeof options.system !== 'string') {
       invalidOptions('context(): system must be a string.')
     }
+    // Read-only: a compaction the last write or usage report started has run first (it is queued in
+    // the thread's exclusive section ahead of this), and nothing here writes.
     return this.#fresh(async () => {
-      if (this.#budget.due()) await this.#budget.compact('budget')
       const target = level ?? state.level
+      const preview = target !== state.level
       const { budget, autoTransitions } = deps.compaction
       // The content channel shows results the model has not answered yet in full, the rest as citations.
       const fullView = await state.content.expand(
@@ -69,25 +73,23 @@ export class ContextAssembly<L extends string> {
         autoTransitions !== false && target === deps.ladder.broadest
           ? keepRecentScopes(fullView, autoTransitions.keepScopes)
           : fullView
-      // Under a budget no single item may overflow the context: an oversized one is shown cut.
-      const shown =
-        budget === false
-          ? view
-          : truncateOversized(view, {
-              maxTokens: Math.floor(budget.inputBudget * OVERSIZED_SHARE),
-              counter: deps.tokenCounter,
-              countItem: (item) => (item.type === 'message' ? state.countTokens(item) : 0),
-            })
-      const messages = renderContext({
-        ...(options.system === undefined ? {} : { system: options.system }),
-        memoryItems: state.log.memoryItems,
-        view: shown,
-      })
       const counter = deps.tokenCounter
-      const contextTokens = messages.reduce((sum, message) => sum + state.countTokens(message), 0)
       const systemTokens = options.system
         ? countMessageTokens({ content: [{ type: 'text', text: options.system }] }, counter)
         : 0
+      const fitted =
+        budget === false
+          ? {
+              messages: renderContext({
+                ...(options.system === undefined ? {} : { system: options.system }),
+                memoryItems: state.log.memoryItems,
+                view,
+              }),
+              omitted: 0,
+            }
+          : this.#fitted(view, options.system, systemTokens)
+      const { messages } = fitted
+      const contextTokens = messages.reduce((sum, message) => sum + state.countTokens(message), 0)
       const totalTokens = state.log.rawTokens + systemTokens
       const savedTokens = Math.max(0, totalTokens - contextTokens)
       const stats: ContextStats = {
@@ -101,9 +103,51 @@ export class ContextAssembly<L extends string> {
         messages: messages.length,
         tokenCounter: counter.name,
       }
-      this.lastContextTokens = contextTokens
+      if (budget !== false) {
+        stats.inputBudget = this.#budget.effectiveBudget()
+        stats.omittedItems = fitted.omitted
+      }
+      // A preview of another level is not what the next call sends: usage is not compared with it.
+      if (!preview) {
+        this.lastContextTokens = contextTokens
+        this.#budget.systemTokens = systemTokens
+      }
       deps.events.emit('context', { threadId: state.id, level: target, stats })
       return { messages: jsonCopy(messages), stats }
+    })
+  }
+
+  /**
+   * The context fitted to the budget ({@link fitToBudget}): a cut part ends with a note naming the id
+   * `memory_retrieve` returns in full. A typed error when the system prompt and the current request
+   * alone are over it.
+   */
+  #fitted(view: Item<L>[], system: string | undefined, systemTokens: number) {
+    const state = this.#state
+    const budget = this.#budget.effectiveBudget()
+    const cutOptions = { counter: state.deps.tokenCounter, sourceId: memoryIdOf }
+    const fit = fitToBudget({
+      system,
+      memoryItems: state.log.memoryItems,
+      view,
+      budget,
+      countMessage: (message) => state.countTokens(message),
+      shrink: (item, maxTokens, brief) => shrunkItem(item, maxTokens, brief, cutOptions),
+    })
+    if (fit.fits) return fit
+    throw new StrataError({
+      code: 'STRATA_BUDGET_EXCEEDED',
+      message:
+        `The context of thread '${state.id}' cannot fit its input budget of ${budget} tokens: the system ` +
+        `prompt (${fit.systemTokens} tokens) and the current request (${fit.requestTokens} tokens) alone ` +
+        'are over it. Shorten the system prompt or the request (a large attachment can go through the ' +
+        'content channel), or raise compaction.budget.',
+      details: {
+        threadId: state.id,
+        inputBudget: budget,
+        systemTokens: fit.systemTokens ?? systemTokens,
+        requestTokens: fit.requestTokens,
+      },
     })
   }
 
@@ -139,4 +183,16 @@ export class ContextAssembly<L extends string> {
   items(): Promise<Item<L>[]> {
     return this.#fresh(() => jsonCopy(this.#state.log.items))
   }
+}
+
+/** A view item with its long parts cut for a context over its budget; `brief`: a citation shows its brief form. */
+function shrunkItem<I extends Item>(item: I, maxTokens: number, brief: boolean, options: CutOptions): I {
+  if (item.type !== 'message') return item
+  let changed = false
+  const content = item.content.map((part) => {
+    const cut = cutPart(brief ? briefPart(part) : part, maxTokens, item.id, options)
+    if (cut !== part) changed = true
+    return cut
+  })
+  return changed ? { ...item, content } : item
 }

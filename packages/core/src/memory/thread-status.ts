@@ -19,7 +19,10 @@ export interface ThreadStatusParts<L extends string> {
   report: CompactionReport<L>
 }
 
-/** Records a provider's usage report; over the budget's threshold, the next context compacts first. */
+/**
+ * Records a provider's usage report: the budget is calibrated by it (against the tokens the last
+ * context counted), and over the budget's threshold a compaction starts.
+ */
 export async function reportUsage<L extends string>(
   { state, writes, contexts, budget }: ThreadStatusParts<L>,
   usage: UsageReport,
@@ -37,7 +40,7 @@ export async function reportUsage<L extends string>(
     const lastUsage: JsonObject = { inputTokens: usage.inputTokens, ts: state.deps.clock() }
     if (usage.outputTokens !== undefined) lastUsage.outputTokens = usage.outputTokens
     if (contexts.lastContextTokens !== undefined) lastUsage.estimatedTokens = contexts.lastContextTokens
-    budget.reportInputTokens(usage.inputTokens)
+    budget.reportInputTokens(usage.inputTokens, contexts.lastContextTokens)
     await writes.updateState({ lastUsage })
   })
 }

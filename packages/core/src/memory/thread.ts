@@ -76,7 +76,10 @@ export class Thread<L extends string = string> {
     this.#waterfall = new WaterfallRunner(state, writes, report)
     this.#budget = new BudgetRunner(state, writes, report)
     this.#scopes = new Scopes(state, writes, closing)
-    this.#append = new MessageAppend(state, writes, closing, () => this.#waterfall.start())
+    this.#append = new MessageAppend(state, writes, closing, () => {
+      this.#waterfall.start()
+      this.#budget.afterWrite()
+    })
     this.#contexts = new ContextAssembly(state, writes, this.#budget)
     this.#rewindParts = { state, writes, append: this.#append, waterfall: this.#waterfall }
     this.#statusParts = { state, writes, contexts: this.#contexts, budget: this.#budget, report }
@@ -265,8 +268,9 @@ export class Thread<L extends string = string> {
 
   /**
    * Compaction by hand: waits for a running waterfall compaction (starting one when a plan is due) and,
-   * with `force` or when the budget asked for it, compacts old whole turns into an episodic summary and
-   * facts and archives them. Needs the policy enabled in `createMemory({ compaction })`.
+   * with `force` or when the budget asks for it (the current context's estimate, or the last usage
+   * report, over its threshold), compacts old whole turns and old steps of the newest turns into an
+   * episodic summary and facts and archives them. Needs the policy enabled in `createMemory({ compaction })`.
    */
   async compact({ force = false }: { force?: boolean } = {}): Promise<void> {
     const { waterfall, budget } = this.#state.deps.compaction
@@ -279,7 +283,9 @@ export class Thread<L extends string = string> {
       this.#waterfall.start({ manual: true })
       await this.#waterfall.settled()
     }
-    if (budget !== false && (force || this.#budget.requested !== undefined)) {
+    if (budget === false) return
+    await this.#budget.settled()
+    if (force || this.#budget.requested !== undefined || this.#budget.urgency() !== 'none') {
       await this.#writes.exclusive(async () => {
         await this.#writes.refresh()
         await this.#budget.compact('manual')

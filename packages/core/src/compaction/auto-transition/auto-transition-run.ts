@@ -1,14 +1,18 @@
-import type { NormalizedMessage, UnsequencedItem } from '../../items'
+import type { Item, NormalizedMessage, UnsequencedItem } from '../../items'
 import { startsTurn } from '../../items/turns'
 import type { ClosingEvent, ScopeClosing } from '../../thread/scope-closing'
 import type { CompactionState } from '../compaction-options'
 import { planAutoTransition } from './auto-transition-plan'
 
 /**
- * Automatic transitions, checked as a new request arrives (so no turn is ever cut): when the current
- * scope is past a limit, the items that close the part seen so far and reopen the same scope, so the
- * application stays at its level and the scope goes on with a fresh view.
+ * Automatic transitions, checked as each message is stored (an agent may work a whole task inside one
+ * request), never between a tool call and its result: when the current scope is past a limit, the items
+ * that close the part seen so far and reopen the same scope, so the application stays at its level and
+ * the scope goes on with a fresh view. Idle time counts only when a new request arrives.
  */
+/** An idle limit that never fires: between the steps of one request, the scope is not idle. */
+const NEVER = Number.MAX_SAFE_INTEGER
+
 export async function autoTransitionItems<L extends string>(
   state: CompactionState<L>,
   closing: ScopeClosing<L>,
@@ -17,23 +21,42 @@ export async function autoTransitionItems<L extends string>(
   const { deps, log } = state
   const options = deps.compaction.autoTransitions
   const first = messages[0]
-  if (options === false || first === undefined || !startsTurn(first)) return undefined
+  if (options === false || first === undefined) return undefined
+  // A result goes where its call is: never after a transition that closed (or reopened) the call's scope.
+  if (first.content.some((part) => part.type === 'tool-result')) return undefined
   const scope = log.scopes.at(-1)
   if (scope === undefined) return undefined
+  // The scope's view starts at its opening item: the plan needs only the items from there.
+  const items = log.itemsAfter(scope.seq - 1)
   let scopeTokens: number | undefined
   if (options.maxScopeTokens !== undefined) {
     scopeTokens = 0
-    for (const item of log.itemsAfter(scope.seq - 1))
-      if (item.type === 'message') scopeTokens += state.countTokens(item)
+    for (const item of items) if (item.type === 'message') scopeTokens += state.countTokens(item)
   }
-  const plan = planAutoTransition(log.items, deps.ladder, scope.level, {
+  // Not while a call of the scope waits for its result, also one from before a reopening the view starts at.
+  if (waitingCall(items)) return undefined
+  const request = startsTurn(first)
+  const plan = planAutoTransition(items, deps.ladder, scope.level, {
     now: deps.clock(),
     narrowest: options.narrowest,
-    middle: options.middle,
+    middle: options.middle === false || request ? options.middle : { ...options.middle, idleMs: NEVER },
     ...(options.maxScopeTokens === undefined ? {} : { maxScopeTokens: options.maxScopeTokens }),
     ...(scopeTokens === undefined ? {} : { scopeTokens }),
   })
   if (plan === undefined) return undefined
   const closed = await closing.closingItems(scope, { outcome: 'complete', reason: plan.reason })
   return { items: [...closed.items, closing.reopeningItem(scope, scope.seq)], event: closed.event }
+}
+
+/** Whether a tool call among `items` has no result among them. */
+function waitingCall(items: readonly Item[]): boolean {
+  const open = new Set<string>()
+  for (const item of items) {
+    if (item.type !== 'message') continue
+    for (const part of item.content) {
+      if (part.type === 'tool-call') open.add(part.toolCallId)
+      else if (part.type === 'tool-result') open.delete(part.toolCallId)
+    }
+  }
+  return open.size > 0
 }

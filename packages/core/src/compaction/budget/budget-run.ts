@@ -1,18 +1,26 @@
-import { MAX_FACTS } from '../../context/render-context'
+import { MAX_FACTS, shownMemoryItems } from '../../context/render-context'
 import { StrataError } from '../../errors'
 import type { CompactionTrigger } from '../../events'
-import type { FactItem, UnsequencedItem } from '../../items'
+import type { FactItem, Item, UnsequencedItem } from '../../items'
 import { mergeFacts, normalizeFactText } from '../../items/facts'
 import type { SummarizedFact, SummarizeResult } from '../../summarizers'
 import { MAX_WRITE_ATTEMPTS, type WritePath } from '../../thread/write-path'
+import { levelView } from '../../views'
 import type { CompactionState } from '../compaction-options'
 import type { CompactionReport } from '../compaction-report'
 import { planBudgetCompaction, shouldCompact } from './budget-plan'
+import { planStepCompaction } from './step-plan'
+
+/** The share of the budget the newest steps of the current turns keep raw when older steps are compacted. */
+export const KEEP_STEPS_SHARE = 0.5
 
 /**
- * Runs the budget policy for one thread: usage reports ask for a compaction, the next context runs it.
- * Whole turns older than the raw tail become one episodic summary and new semantic facts, written
- * first; then those turns move to the archive.
+ * Runs the budget policy for one thread. After every write the thread's own estimate of the current
+ * context (its counter's tokens, calibrated by the last usage report) is checked against the budget,
+ * and a usage report is checked as it comes; over the threshold, a compaction runs in the background
+ * (contexts wait for it, appends queue behind it). Whole turns older than the raw tail, and old steps
+ * of the newest turns, become one episodic summary and new semantic facts, written first; then they
+ * move to the archive.
  */
 export class BudgetRunner<L extends string> {
   readonly #state: CompactionState<L>
@@ -29,6 +37,15 @@ export class BudgetRunner<L extends string> {
    * every turn; the warning is sent once, until a prompt is under the threshold again.
    */
   #hold: number | undefined
+  /**
+   * What the provider counts beyond the counter (tool definitions, its message framing, a tokenizer that
+   * counts more): the last usage report's input tokens less the counter's tokens of the context it was for.
+   */
+  #overhead = 0
+  /** The tokens of the last context's system prompt, counted into the estimate after a write. */
+  systemTokens = 0
+  /** The compaction running in the background, if any. */
+  #run: Promise<void> | undefined
 
   constructor(state: CompactionState<L>, writes: WritePath<L>, report: CompactionReport<L>) {
     this.#state = state
@@ -36,22 +53,101 @@ export class BudgetRunner<L extends string> {
     this.#report = report
   }
 
-  /** Takes in a provider-reported prompt size: over the threshold, the next context compacts first. */
-  reportInputTokens(inputTokens: number) {
+  /**
+   * The budget in the counter's tokens: the input budget less what the provider counted beyond the
+   * counter in the last usage report (a counter that counts more than the provider is kept as is).
+   */
+  effectiveBudget(): number {
+    const { budget } = this.#state.deps.compaction
+    if (budget === false) return Number.POSITIVE_INFINITY
+    return Math.max(0, budget.inputBudget - this.#overhead)
+  }
+
+  /**
+   * Takes in a provider-reported prompt size, and the counter's tokens of the context it was for (then
+   * the budget is calibrated by their difference): over the threshold, a compaction starts.
+   */
+  reportInputTokens(inputTokens: number, estimatedTokens?: number) {
     const { budget } = this.#state.deps.compaction
     if (budget === false) return
+    if (estimatedTokens !== undefined) this.#overhead = Math.max(0, inputTokens - estimatedTokens)
     const urgency = shouldCompact({
       reportedInputTokens: inputTokens,
       inputBudget: budget.inputBudget,
       compactionRatio: budget.compactionRatio,
     })
-    // Compaction runs before the next context is built, never inside the caller's response.
+    this.#request(urgency, inputTokens - this.#overhead)
+  }
+
+  /** After a write: the estimate of the current level's context against the threshold. */
+  afterWrite() {
+    const { budget } = this.#state.deps.compaction
+    if (budget === false || this.#run !== undefined) return
+    const estimate = this.estimateContextTokens()
+    this.#request(this.urgency(estimate), estimate)
+  }
+
+  /** How the estimate of the current level's context stands against the (calibrated) budget. */
+  urgency(estimate = this.estimateContextTokens()): 'none' | 'early' | 'hard' {
+    const { budget } = this.#state.deps.compaction
+    if (budget === false) return 'none'
+    const effective = this.effectiveBudget()
+    if (estimate > effective) return 'hard'
+    return estimate > budget.compactionRatio * effective ? 'early' : 'none'
+  }
+
+  #request(urgency: 'none' | 'early' | 'hard', countedTokens: number) {
+    const { budget } = this.#state.deps.compaction
+    if (budget === false) return
     if (urgency === 'none') {
       this.#hold = undefined
     } else if (this.#holdReleased(budget)) {
       this.requested = urgency
-      this.#reportedInputTokens = inputTokens
+      this.#reportedInputTokens = countedTokens
     }
+    this.start()
+  }
+
+  /**
+   * The counter's tokens of the current level's context as stored (citations as citations): the system
+   * prompt of the last context, the memory slots and the level view.
+   */
+  estimateContextTokens(): number {
+    const state = this.#state
+    const text = (value: string) => state.countTokens({ content: [{ type: 'text', text: value }] })
+    let total = this.systemTokens
+    for (const item of shownMemoryItems(state.log.memoryItems)) {
+      if (item.type === 'summary' || item.type === 'fact') total += text(item.text)
+    }
+    for (const item of levelView(state.activeWindow(), state.level, state.deps.ladder)) {
+      if (item.type === 'message') total += state.countTokens(item)
+      else if (item.type === 'transition') total += text(item.agentFacingMessage)
+      else if (item.type === 'summary' || item.type === 'fact') total += text(item.text)
+    }
+    return total
+  }
+
+  /** Starts the requested compaction in the background, queued in the thread's exclusive section. */
+  start() {
+    if (this.#run !== undefined || !this.due()) return
+    const writes = this.#writes
+    this.#run = writes
+      .exclusive(async () => {
+        await writes.refresh()
+        await this.compact('budget')
+      })
+      .catch((error: unknown) => {
+        // A store that failed while archiving: reported like a summarizer failure, retried later.
+        this.#report.end('budget', this.#state.historyTokens(), this.#state.deps.clock(), { error })
+      })
+      .finally(() => {
+        this.#run = undefined
+      })
+  }
+
+  /** Settles when the running compaction, if any, has ended. */
+  async settled(): Promise<void> {
+    if (this.#run !== undefined) await this.#run
   }
 
   /** Whether a requested compaction may run now (retries after summarizer failures are spaced out). */
@@ -69,7 +165,7 @@ export class BudgetRunner<L extends string> {
     const rawTailTurns = budget === false ? 4 : budget.rawTailTurns
     const started = state.deps.clock()
     const tokensBefore = state.historyTokens()
-    const plan = planBudgetCompaction(state.log.items, { rawTailTurns })
+    const plan = this.#plan(rawTailTurns)
     if (plan === undefined) {
       this.requested = undefined
       // A prompt that is large without old turns (a huge system prompt) must not re-trigger every turn.
@@ -81,7 +177,7 @@ export class BudgetRunner<L extends string> {
           warning:
             'The prompt is over the compaction threshold but holds no whole turn older than the raw tail: ' +
             'the system prompt, the memory slots or the current turns alone fill the budget. Shorten the ' +
-            'system prompt, lower budget.rawTailTurns or raise budget.maxContextTokens. Budget compaction ' +
+            'system prompt, lower budget.rawTailTurns or raise the budget. Budget compaction ' +
             'waits until the history has grown; reported once until a prompt is under the threshold.',
         })
       }
@@ -107,12 +203,7 @@ export class BudgetRunner<L extends string> {
     }
     const fresh = newFacts(known, recalled, result.facts)
     const written = [
-      state.summaryItem(
-        'episodic',
-        result.summary,
-        plan.range,
-        plan.turns.map((turn) => turn.turnId),
-      ),
+      state.summaryItem('episodic', result.summary, plan.range, plan.turnIds),
       ...fresh.map((fact) => state.factItem(fact)),
     ] as UnsequencedItem<L>[]
     let superseded = false
@@ -155,6 +246,31 @@ export class BudgetRunner<L extends string> {
   }
 
   /**
+   * What to compact: whole turns older than the raw tail, and the old steps of the turns after them
+   * beyond what the budget keeps raw. The opening items of open scopes are never planned: a scope's
+   * view keeps its opening.
+   */
+  #plan(rawTailTurns: number) {
+    const state = this.#state
+    const openings = new Set(state.log.scopes.map((scope) => scope.seq))
+    const turns = planBudgetCompaction(state.log.items, { rawTailTurns })
+    const planned = new Set(turns?.seqs.filter((seq) => !openings.has(seq)))
+    const rest = state.log.items.filter((item) => !planned.has(item.seq))
+    const steps = planStepCompaction(rest, {
+      keepTokens: Math.floor(this.effectiveBudget() * KEEP_STEPS_SHARE),
+      countItem: (item: Item<L>) => (item.type === 'message' ? state.countTokens(item) : 0),
+      keep: openings,
+    })
+    for (const seq of steps?.seqs ?? []) planned.add(seq)
+    if (planned.size === 0) return undefined
+    const seqs = [...planned].sort((a, b) => a - b)
+    const turnIds = [
+      ...new Set([...(turns?.turns.map((turn) => turn.turnId) ?? []), ...(steps?.turnIds ?? [])]),
+    ]
+    return { seqs, turnIds, range: { fromSeq: seqs[0]!, toSeq: seqs.at(-1)! } }
+  }
+
+  /**
    * After a budget compaction: whether the last reported prompt, less what the compaction saved, is still
    * over the threshold. Then compacting again on the next turn would not help (the rest of the prompt
    * alone is over it): budget requests wait for the history to grow, and the first time says why.
@@ -162,7 +278,7 @@ export class BudgetRunner<L extends string> {
   #holdIfStillOver(trigger: CompactionTrigger, tokensBefore: number, tokensAfter: number) {
     const budget = this.#state.deps.compaction.budget
     if (budget === false || trigger !== 'budget') return undefined
-    const threshold = budget.compactionRatio * budget.inputBudget
+    const threshold = budget.compactionRatio * this.effectiveBudget()
     const estimated = this.#reportedInputTokens - (tokensBefore - tokensAfter)
     if (estimated <= threshold) {
       this.#hold = undefined
@@ -175,7 +291,7 @@ export class BudgetRunner<L extends string> {
       `The prompt is still about ${Math.round(estimated)} tokens after compacting, over the threshold of ` +
       `${Math.round(threshold)}: the system prompt, the memory slots and the raw tail alone fill the ` +
       'budget. Budget compaction waits until the history has grown; shorten the system prompt, lower ' +
-      'budget.rawTailTurns or raise budget.maxContextTokens. Reported once until a prompt is under the ' +
+      'budget.rawTailTurns or raise the budget. Reported once until a prompt is under the ' +
       'threshold.'
     )
   }
@@ -186,7 +302,7 @@ export class BudgetRunner<L extends string> {
    */
   #holdReleased(budget: { inputBudget: number; compactionRatio: number }): boolean {
     if (this.#hold === undefined) return true
-    const growth = Math.max(1, (1 - budget.compactionRatio) * budget.inputBudget)
+    const growth = Math.max(1, (1 - budget.compactionRatio) * this.effectiveBudget())
     return this.#state.historyTokens() - this.#hold >= growth
   }
 }
