@@ -1,5 +1,4 @@
-import type { Item, MessageItem, MessagePart } from '../items'
-import { startsTurn } from '../items/turns'
+import type { Item, MessagePart } from '../items'
 import type { ContextMessage } from './context-message'
 import { renderContext, shownMemoryItems } from './render-context'
 
@@ -13,6 +12,11 @@ export interface BudgetFitInput<I extends Item> {
   memoryItems: readonly Item[]
   /** The level view as the context would show it (citations expanded), oldest first. */
   view: readonly I[]
+  /**
+   * The ids of the items a context always keeps: the current request (the newest user message of the
+   * log's view) and the scopes' opening items. Notes built for the context are never among them.
+   */
+  keep: ReadonlySet<string>
   /** The most tokens the context may hold. */
   budget: number
   /** The tokens of a message as the memory counts them (the same count the budget is checked with). */
@@ -81,7 +85,10 @@ export function fitToBudget<I extends Item>(input: BudgetFitInput<I>): BudgetFit
   const view = [...input.view]
   const groups = steps(view)
   const kept = new Array<boolean>(view.length).fill(true)
-  const keeps = protectedItems(view)
+  const keeps = new Set<number>()
+  view.forEach((item, index) => {
+    if (input.keep.has(item.id)) keeps.add(index)
+  })
   const itemTokens = (item: I) => (item.type === 'message' ? countMessage(item) : 0)
   let memory = shownMemoryItems(input.memoryItems)
   const memoryTokens = () => total(render(memory, [], 0))
@@ -189,19 +196,6 @@ function steps(view: readonly Item[]): number[][] {
     for (const part of item.content) if (part.type === 'tool-call') byCall.set(part.toolCallId, group)
   })
   return groups
-}
-
-/** The view indexes a context always keeps: the newest user request and the scopes' opening items. */
-function protectedItems(view: readonly Item[]): Set<number> {
-  const keeps = new Set<number>()
-  let request = -1
-  view.forEach((item, index) => {
-    if (item.type !== 'message') return
-    if (item.scope !== undefined) keeps.add(index)
-    else if (startsTurn(item as MessageItem)) request = index
-  })
-  if (request >= 0) keeps.add(request)
-  return keeps
 }
 
 /**

@@ -8,6 +8,7 @@ import { type CutOptions, cutPart } from '../context/cut-part'
 import { invalidOptions, StrataError } from '../errors'
 import type { FactItem, Item } from '../items'
 import { jsonCopy } from '../items/json'
+import { startsTurn } from '../items/turns'
 import type { WritePath } from '../thread/write-path'
 import { countMessageTokens } from '../tokens'
 import { keepRecentScopes, levelView, type ToolInteraction, toolInteractions } from '../views'
@@ -63,11 +64,9 @@ export class ContextAssembly<L extends string> {
       const target = level ?? state.level
       const preview = target !== state.level
       const { budget, autoTransitions } = deps.compaction
+      const logView = levelView(state.activeWindow(), target, deps.ladder)
       // The content channel shows results the model has not answered yet in full, the rest as citations.
-      const fullView = await state.content.expand(
-        levelView(state.activeWindow(), target, deps.ladder),
-        state.log.items,
-      )
+      const fullView = await state.content.expand(logView, state.log.items)
       // With automatic transitions, the broadest level shows only the newest closed scopes.
       const view =
         autoTransitions !== false && target === deps.ladder.broadest
@@ -87,7 +86,7 @@ export class ContextAssembly<L extends string> {
               }),
               omitted: 0,
             }
-          : this.#fitted(view, options.system, systemTokens)
+          : this.#fitted(view, logView, options.system, systemTokens)
       const { messages } = fitted
       const contextTokens = messages.reduce((sum, message) => sum + state.countTokens(message), 0)
       const totalTokens = state.log.rawTokens + systemTokens
@@ -122,7 +121,7 @@ export class ContextAssembly<L extends string> {
    * `memory_retrieve` returns in full. A typed error when the system prompt and the current request
    * alone are over it.
    */
-  #fitted(view: Item<L>[], system: string | undefined, systemTokens: number) {
+  #fitted(view: Item<L>[], logView: readonly Item<L>[], system: string | undefined, systemTokens: number) {
     const state = this.#state
     const budget = this.#budget.effectiveBudget()
     const cutOptions = { counter: state.deps.tokenCounter, sourceId: memoryIdOf }
@@ -130,6 +129,7 @@ export class ContextAssembly<L extends string> {
       system,
       memoryItems: state.log.memoryItems,
       view,
+      keep: keptIds(logView),
       budget,
       countMessage: (message) => state.countTokens(message),
       shrink: (item, maxTokens, brief) => shrunkItem(item, maxTokens, brief, cutOptions),
@@ -195,4 +195,17 @@ function shrunkItem<I extends Item>(item: I, maxTokens: number, brief: boolean, 
     return cut
   })
   return changed ? { ...item, content } : item
+}
+
+/** The ids of what a context always keeps: the view's newest user request and its scopes' opening items. */
+function keptIds(view: readonly Item[]): Set<string> {
+  const ids = new Set<string>()
+  let request: string | undefined
+  for (const item of view) {
+    if (item.type !== 'message') continue
+    if (item.scope !== undefined) ids.add(item.id)
+    else if (startsTurn(item)) request = item.id
+  }
+  if (request !== undefined) ids.add(request)
+  return ids
 }

@@ -1,0 +1,170 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import type { ContextMessage } from '../context'
+import type { TransitionItem } from '../items'
+import { inMemoryStore } from '../stores'
+import { fetchMessages, makePage } from '../testing'
+import { gptTokenizer } from '../tokenizer'
+import { countMessageTokens } from '../tokens'
+import { createMemory } from './create-memory'
+
+// Contexts are counted with the exact o200k tokenizer, not with the counter the memory budgets with.
+const exact = gptTokenizer()
+const exactTokens = (messages: readonly ContextMessage[]) =>
+  messages.reduce((sum, message) => sum + countMessageTokens(message, exact), 0)
+
+/** Every tool call of a context has its results in the message right after it, and no result is alone. */
+function assertWholePairs(messages: readonly ContextMessage[]) {
+  messages.forEach((message, index) => {
+    const calls = message.content.flatMap((part) =>
+      part.type === 'tool-call' && part.providerExecuted !== true ? [part.toolCallId] : [],
+    )
+    if (message.role === 'assistant' && calls.length > 0) {
+      const next = messages[index + 1]
+      expect(next?.role).toBe('tool')
+      const answered = next!.content.map((part) => (part as { toolCallId: string }).toolCallId)
+      expect(answered).toEqual(calls)
+    }
+    if (message.role === 'tool') {
+      const previous = messages[index - 1]!
+      const asked = previous.content.flatMap((part) => (part.type === 'tool-call' ? [part.toolCallId] : []))
+      for (const part of message.content) expect(asked).toContain((part as { toolCallId: string }).toolCallId)
+    }
+  })
+}
+
+const SYSTEM = 'You are a research agent. Search, fetch pages, take notes; answer with sources.'
+
+describe('a budget inside one long agent turn', () => {
+  it('200 tool steps in one request with an 8k budget: every call under it, no usage reported', async () => {
+    const memory = createMemory({ compaction: { budget: { inputTokens: 8_000 } } })
+    const thread = await memory.thread('loop')
+    await thread.append({ role: 'user', content: 'Research the vendors and write a report. My name is Ada.' })
+    let worst = 0
+    for (let step = 0; step < 200; step++) {
+      const { messages, stats } = await thread.context({ system: SYSTEM })
+      const tokens = exactTokens(messages)
+      worst = Math.max(worst, tokens)
+      expect(tokens).toBeLessThanOrEqual(8_000)
+      expect(stats.contextTokens).toBeLessThanOrEqual(8_000)
+      assertWholePairs(messages)
+      // The request stays in every context.
+      expect(JSON.stringify(messages)).toContain('My name is Ada.')
+      const size = step % 3 === 0 ? 12_000 : 600
+      await thread.append(
+        fetchMessages(`c${step}`, `https://example.com/${step}`, makePage(size, `p${step}`)),
+      )
+    }
+    // The budget was used, not avoided: contexts came close to it, and compaction archived old steps.
+    expect(worst).toBeGreaterThan(2_000)
+    expect((await memory.store.readArchive('loop')).length).toBeGreaterThan(100)
+    const { compaction } = await thread.status()
+    expect(compaction.summaries.episodic.count).toBeGreaterThan(0)
+  })
+
+  it('a task of 30 tool actions inside one request is closed by automatic transitions', async () => {
+    const memory = createMemory({ compaction: { autoTransitions: {} } })
+    const transitions: TransitionItem[] = []
+    memory.on('transition', (event) => transitions.push(event.transition))
+    const thread = await memory.thread('task-actions')
+    await thread.append({ role: 'user', content: 'Draw thirty shapes.' })
+    await thread.enter('project', { title: 'Drawing' })
+    await thread.enter('task', { title: 'Thirty shapes' })
+    for (let action = 0; action < 30; action++) {
+      await thread.append([
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool-call', toolCallId: `s${action}`, toolName: 'create_shape', input: { action } },
+          ],
+        },
+        {
+          role: 'tool',
+          content: [
+            { type: 'tool-result', toolCallId: `s${action}`, toolName: 'create_shape', output: 'ok' },
+          ],
+        },
+      ])
+    }
+    // The default narrowest limit is 10 tool actions: closed after the 10th and the 20th, each time
+    // with every call answered, and the task goes on.
+    expect(transitions.map((transition) => [transition.reason, transition.fromLevel])).toEqual([
+      ['size-limit', 'task'],
+      ['size-limit', 'task'],
+    ])
+    const { level } = await thread.status()
+    expect(level).toBe('task')
+    const { messages } = await thread.context()
+    assertWholePairs(messages)
+    expect(messages.filter((message) => message.role === 'assistant')).toHaveLength(10)
+  })
+})
+
+/** One step of a random agent run. */
+type Step =
+  | { kind: 'search' }
+  | { kind: 'fetch'; bytes: number }
+  | { kind: 'enter'; level: 'project' | 'task' }
+  | { kind: 'exit' }
+  | { kind: 'request' }
+
+const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 6, arbitrary: fc.constant<Step>({ kind: 'search' }) },
+  {
+    weight: 5,
+    arbitrary: fc.integer({ min: 200, max: 60_000 }).map((bytes): Step => ({ kind: 'fetch', bytes })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<Step>({ kind: 'enter', level: 'project' }, { kind: 'enter', level: 'task' }),
+  },
+  { weight: 1, arbitrary: fc.constant<Step>({ kind: 'exit' }) },
+  { weight: 1, arbitrary: fc.constant<Step>({ kind: 'request' }) },
+)
+
+describe('random agent runs under a budget (property)', () => {
+  it('no context over the budget from the first call, no call without its result, the scope opening always shown', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 2_000, max: 32_000 }),
+        fc.array(stepArbitrary, { minLength: 5, maxLength: 60 }),
+        async (budget, steps) => {
+          const memory = createMemory({
+            store: inMemoryStore(),
+            compaction: { budget: { inputTokens: budget }, autoTransitions: {} },
+          })
+          const thread = await memory.thread('run')
+          await thread.append({ role: 'user', content: 'Find what the vendors charge.' })
+          let calls = 0
+          const check = async () => {
+            const { messages } = await thread.context({ system: SYSTEM })
+            expect(exactTokens(messages)).toBeLessThanOrEqual(budget)
+            assertWholePairs(messages)
+            const scope = (await thread.status()).scopes.at(-1)
+            if (scope !== undefined) expect(JSON.stringify(messages)).toContain(scope.title)
+          }
+          await check()
+          for (const step of steps) {
+            const status = await thread.status()
+            if (step.kind === 'search' || step.kind === 'fetch') {
+              const id = `c${calls++}`
+              const output =
+                step.kind === 'search' ? `3 results for query ${id}` : makePage(step.bytes, `page-${id}`)
+              await thread.append(fetchMessages(id, `https://example.com/${id}`, output))
+            } else if (step.kind === 'enter') {
+              const rank = { global: 0, project: 1, task: 2 }
+              if (rank[step.level] > rank[status.level as keyof typeof rank])
+                await thread.enter(step.level, { title: `Scope ${calls} ${step.level}` })
+            } else if (step.kind === 'exit') {
+              if (status.scopes.length > 0) await thread.exit({ summary: `Finished at step ${calls}.` })
+            } else {
+              await thread.append({ role: 'user', content: `Also check vendor ${calls}.` })
+            }
+            await check()
+          }
+        },
+      ),
+      { numRuns: 25 },
+    )
+  }, 120_000)
+})
