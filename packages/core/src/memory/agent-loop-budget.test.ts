@@ -168,3 +168,49 @@ describe('random agent runs under a budget (property)', () => {
     )
   }, 120_000)
 })
+
+describe('the waterfall and a short project view', () => {
+  it("summarizing many task items leaves the project's own short view whole, its opening included", async () => {
+    const memory = createMemory({ compaction: { waterfall: { window: 16, every: 8 } } })
+    const thread = await memory.thread('short-project')
+    await thread.enter('project', { title: 'Website redesign', instructions: 'Keep the brand colours.' })
+    await thread.append({ role: 'user', content: 'Use teal for the header.' })
+    await thread.append({ role: 'assistant', content: 'Teal it is.' })
+    for (let task = 0; task < 6; task++) {
+      await thread.enter('task', { title: `Page ${task}` })
+      await thread.append({ role: 'user', content: `Build page ${task}.` })
+      for (let action = 0; action < 5; action++) {
+        await thread.append([
+          {
+            role: 'assistant',
+            content: [
+              { type: 'tool-call', toolCallId: `t${task}a${action}`, toolName: 'edit', input: { action } },
+            ],
+          },
+          {
+            role: 'tool',
+            content: [
+              { type: 'tool-result', toolCallId: `t${task}a${action}`, toolName: 'edit', output: 'done' },
+            ],
+          },
+        ])
+      }
+      await thread.exit({ summary: `Page ${task} built.` })
+    }
+    await thread.compact()
+    const { compaction } = await thread.status()
+    // The waterfall did summarize: the project's first items are behind its cursor.
+    expect(compaction.summaries['short-term'].count).toBeGreaterThan(0)
+    expect(compaction.waterfall.summarizedThroughSeq).toBeGreaterThan(40)
+    const view = await thread.view()
+    const texts = JSON.stringify(view)
+    // The project's view (its opening, the user's own project messages, six task transitions with their
+    // scope summaries) is 15 items: under the window, so none of it is summarized away.
+    expect(view).toHaveLength(15)
+    expect(texts).toContain('Website redesign')
+    expect(texts).toContain('Use teal for the header.')
+    const { messages } = await thread.context()
+    expect(JSON.stringify(messages)).toContain('Use teal for the header.')
+    expect(JSON.stringify(messages)).toContain('Keep the brand colours.')
+  })
+})

@@ -46,7 +46,7 @@ export class ContextAssembly<L extends string> {
   history() {
     const state = this.#state
     return this.#fresh(() => {
-      const view = levelView(state.activeWindow(), state.level, state.deps.ladder)
+      const view = state.view(state.level)
       return { items: state.log.items, viewIds: new Set(view.map((item) => item.id)), level: state.level }
     })
   }
@@ -64,7 +64,7 @@ export class ContextAssembly<L extends string> {
       const target = level ?? state.level
       const preview = target !== state.level
       const { budget, autoTransitions } = deps.compaction
-      const logView = levelView(state.activeWindow(), target, deps.ladder)
+      const logView = state.view(target)
       // The content channel shows results the model has not answered yet in full, the rest as citations.
       const fullView = await state.content.expand(logView, state.log.items)
       // With automatic transitions, the broadest level shows only the newest closed scopes.
@@ -157,7 +157,7 @@ export class ContextAssembly<L extends string> {
     return this.#fresh(() => {
       const memory = state.log.memoryItems
       const { budget } = state.deps.compaction
-      const view = levelView(state.activeWindow(), target, state.deps.ladder)
+      const view = state.view(target)
       return renderSnapshot({
         episodic: memory.flatMap((item) =>
           item.type === 'summary' && item.tier === 'episodic' ? [item.text] : [],

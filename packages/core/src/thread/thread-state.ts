@@ -14,6 +14,7 @@ import type { StrataStore } from '../stores'
 import type { SummarizedFact, SummarizeOptions, Summarizer } from '../summarizers'
 import { withTimeout } from '../summarizers'
 import { countPartTokens, MESSAGE_OVERHEAD_TOKENS, type TokenCounter } from '../tokens'
+import { isContextMemoryItem, levelView } from '../views'
 import { type ThreadLog, turnIdOf } from './thread-log'
 
 /**
@@ -21,7 +22,7 @@ import { type ThreadLog, turnIdOf } from './thread-log'
  * views walk, and the summarizer's timeout. The policies' runners read their own options through `C`.
  */
 export interface StateCompaction {
-  waterfall: false | object
+  waterfall: false | { window: number }
   summarizerTimeoutMs: number
 }
 
@@ -66,10 +67,42 @@ export class ThreadState<L extends string, C extends StateCompaction = StateComp
     return this.log.scopes.at(-1)?.level ?? this.deps.ladder.broadest
   }
 
-  /** The history the views walk: under the waterfall, only what its summaries do not cover yet. */
+  /** The history the waterfall has not summarized yet (all of it without the waterfall). */
   activeWindow(): Item<L>[] {
     if (this.deps.compaction.waterfall === false) return this.log.items
     return this.log.itemsAfter(this.log.waterfallCursor.summarizedThroughSeq)
+  }
+
+  /**
+   * The level's view as contexts show it. Under the waterfall, the items its summaries cover leave the
+   * view, but never below what the level needs: the newest `window` items of the level's own view, and
+   * its first item when that opens a scope, stay (task items do not summarize a short project view away).
+   */
+  view(level: L): Item<L>[] {
+    const { ladder, compaction } = this.deps
+    const { waterfall } = compaction
+    const items = this.log.items
+    if (waterfall === false) return levelView(items, level, ladder)
+    const through = this.log.waterfallCursor.summarizedThroughSeq
+    const minimum = waterfall.window
+    const target = ladder.rank(level)
+    const kept: Item<L>[] = []
+    let first: Item<L> | undefined
+    for (let index = items.length - 1; index >= 0; index--) {
+      const item = items[index]!
+      if (isContextMemoryItem(item)) continue
+      const rank = ladder.rank(item.level)
+      if (rank < target) break
+      if (rank > target) continue
+      if (item.seq > through || kept.length < minimum) kept.push(item)
+      // The broadest level has no opening item: nothing older is needed.
+      else if (target === 0) break
+      first = item
+    }
+    if (first !== undefined && first.type === 'message' && first.scope !== undefined && kept.at(-1) !== first)
+      kept.push(first)
+    kept.reverse()
+    return kept
   }
 
   countTokens(message: { content: readonly MessagePart[] }): number {

@@ -5,7 +5,6 @@ import type { FactItem, Item, UnsequencedItem } from '../../items'
 import { mergeFacts, normalizeFactText } from '../../items/facts'
 import type { SummarizedFact, SummarizeResult } from '../../summarizers'
 import { MAX_WRITE_ATTEMPTS, type WritePath } from '../../thread/write-path'
-import { levelView } from '../../views'
 import type { CompactionState } from '../compaction-options'
 import type { CompactionReport } from '../compaction-report'
 import { planBudgetCompaction, shouldCompact } from './budget-plan'
@@ -119,7 +118,7 @@ export class BudgetRunner<L extends string> {
     for (const item of shownMemoryItems(state.log.memoryItems)) {
       if (item.type === 'summary' || item.type === 'fact') total += text(item.text)
     }
-    for (const item of levelView(state.activeWindow(), state.level, state.deps.ladder)) {
+    for (const item of state.view(state.level)) {
       if (item.type === 'message') total += state.countTokens(item)
       else if (item.type === 'transition') total += text(item.agentFacingMessage)
       else if (item.type === 'summary' || item.type === 'fact') total += text(item.text)
