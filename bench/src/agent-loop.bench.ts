@@ -20,8 +20,6 @@ import { type Benchmark, type BenchRow, rowOf, significant } from './harness.ts'
 
 /** Input budgets: the prompt tokens each model call may use. */
 const BUDGETS = [8_000, 32_000]
-const MAX_OUTPUT_TOKENS = 4_000
-const SAFETY_MARGIN = 2_000
 /** The AI SDK docs' own example of `pruneMessages`. */
 const PRUNE = {
   reasoning: 'before-last-message',
@@ -57,12 +55,7 @@ async function runStrata(
 ): Promise<LoopRun> {
   const memory = createMemory({
     compaction: {
-      // The input budget is maxContextTokens − maxOutputTokens − safetyMargin = `budget`.
-      budget: {
-        maxContextTokens: budget + MAX_OUTPUT_TOKENS + SAFETY_MARGIN,
-        maxOutputTokens: MAX_OUTPUT_TOKENS,
-        safetyMargin: SAFETY_MARGIN,
-      },
+      budget: { inputTokens: budget },
       autoTransitions: {},
     },
   })
@@ -260,8 +253,8 @@ const benchmark: Benchmark = {
       `Run: 1 request, ${steps.length} tool steps + the answer = ${steps.length + 1} model calls; ${pages.length} pages of ` +
         `${format(Math.min(...pages))}–${format(Math.max(...pages))} tokens; the full history is ${format(history)} tokens. ` +
         `${PLANTED.length} planted details (${PLANTED.filter((detail) => detail.source === 'request').length} in the request, the rest in the first pages).`,
-      `Tokens: exact (gpt-tokenizer o200k_base, ${4} tokens a message). Strata budget: maxContextTokens = budget + ` +
-        `${format(MAX_OUTPUT_TOKENS)} output + ${format(SAFETY_MARGIN)} margin, autoTransitions on, default estimator inside. ` +
+      `Tokens: exact (gpt-tokenizer o200k_base, ${4} tokens a message). Strata: budget: { inputTokens: budget }, ` +
+        'autoTransitions on, default estimator inside. ' +
         `Comparison: pruneMessages(${JSON.stringify(PRUNE)}), then the oldest messages dropped (system kept, tool pairs whole).`,
       "Reachable: verbatim in the last context, or (Strata) in the answer of one memory_query whose text is a phrase from the detail's sentence, not the value.",
       "Targets for Strata: 0 calls over budget, 100% of the details reachable, mean context tokens ≤ the comparison's. " +

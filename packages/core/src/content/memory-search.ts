@@ -111,16 +111,51 @@ export function containsWords(text: string, words: readonly string[]): boolean {
 
 const SNIPPET_CHARS = 160
 
-/** About 160 characters around the first occurrence of the first word (or the start), on one line. */
+/** Occurrences of one word a snippet looks at, at most: a word on every line of a page is not rarer. */
+const MAX_OCCURRENCES = 500
+
+/**
+ * About 160 characters on one line around where the query's words come together: the stretch with the
+ * most distinct words of the query (the earliest such one), so a snippet shows the value next to the
+ * words that name it rather than the first mention of one word; the start when no word occurs.
+ */
 export function snippetOf(text: string, words: readonly string[]): string {
-  let at = 0
-  if (words.length > 0) at = Math.max(0, text.toLowerCase().indexOf(words[0]!))
-  const start = Math.max(0, at - SNIPPET_CHARS / 4)
+  const start = Math.max(0, bestStretch(text.toLowerCase(), words) - SNIPPET_CHARS / 4)
   const slice = text
     .slice(start, start + SNIPPET_CHARS)
     .replace(/\s+/g, ' ')
     .trim()
   return `${start > 0 ? '…' : ''}${slice}${start + SNIPPET_CHARS < text.length ? '…' : ''}`
+}
+
+/** Where the stretch of text holding the most distinct query words begins (0 when none occurs). */
+function bestStretch(lower: string, words: readonly string[]): number {
+  const hits: { at: number; word: number }[] = []
+  words.forEach((word, index) => {
+    if (word.length === 0) return
+    for (let at = lower.indexOf(word), found = 0; at >= 0 && found < MAX_OCCURRENCES; found++) {
+      hits.push({ at, word: index })
+      at = lower.indexOf(word, at + word.length)
+    }
+  })
+  if (hits.length === 0) return 0
+  hits.sort((a, b) => a.at - b.at)
+  // A window over the hits no wider than most of a snippet, counting the distinct words inside it.
+  const width = (SNIPPET_CHARS * 3) / 4
+  const inside = new Map<number, number>()
+  let best = { distinct: 0, at: hits[0]!.at }
+  let left = 0
+  for (const hit of hits) {
+    inside.set(hit.word, (inside.get(hit.word) ?? 0) + 1)
+    while (hit.at - hits[left]!.at > width) {
+      const leaving = hits[left++]!.word
+      const count = inside.get(leaving)! - 1
+      if (count === 0) inside.delete(leaving)
+      else inside.set(leaving, count)
+    }
+    if (inside.size > best.distinct) best = { distinct: inside.size, at: hits[left]!.at }
+  }
+  return best.at
 }
 
 /** Newest first: by timestamp, then by `order` (content before items, later seqs first), then by id. */

@@ -1,0 +1,35 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { snippetOf } from './memory-search'
+
+describe('snippetOf', () => {
+  it('shows where the query words come together, not the first mention of one of them', () => {
+    const page = [
+      'Vendors overview. This page lists vendors, their contacts and reference codes.',
+      'x '.repeat(400),
+      'Lusa Ltd: the vendor reference code is ZX-4471, confirmed by the buyer in March.',
+      'y '.repeat(400),
+    ].join('\n')
+    const snippet = snippetOf(page, ['vendor', 'reference', 'code', 'lusa'])
+    expect(snippet).toContain('ZX-4471')
+    expect(snippet).toContain('Lusa Ltd')
+  })
+
+  it('starts at the text when no word occurs, and is one line of about 160 characters', () => {
+    expect(snippetOf('first line\nsecond line', ['absent'])).toBe('first line second line')
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 2_000 }),
+        fc.array(fc.string({ minLength: 1, maxLength: 6 })),
+        (text, words) => {
+          const snippet = snippetOf(
+            text,
+            words.map((word) => word.toLowerCase()),
+          )
+          expect(snippet).not.toMatch(/\n/)
+          expect(snippet.length).toBeLessThanOrEqual(162)
+        },
+      ),
+    )
+  })
+})
