@@ -1,5 +1,6 @@
 import { createMemory, inMemoryStore } from '@strata-memory/core'
 import { type AgentThreadLevel, LEVELS } from './agent-thread.ts'
+import { budgetContextRows } from './core-budget.ts'
 import { openRows } from './core-open.ts'
 import { fairiesView } from './fairies-view.ts'
 import { agentThreadItems, fillThread } from './fixtures/large-thread.ts'
@@ -20,7 +21,7 @@ const seqs = (items: readonly { seq: number }[]) => items.map((item) => item.seq
 const benchmark: Benchmark = {
   name: 'core-view',
   description:
-    'thread.view and thread.context per level at 1k, 10k and 100k items, against the fairies scan; cold open of file and Redis threads against the bare read and parse of their log',
+    'thread.view and thread.context per level at 1k, 10k and 100k items, against the fairies scan; cold open of file and Redis threads against the bare read and parse of their log; context under a budget on an unchanged thread against the same without one',
   async run({ progress }) {
     const rows: BenchRow[] = []
     const notes: string[] = []
@@ -64,6 +65,10 @@ const benchmark: Benchmark = {
     const open = await openRows(SIZES, progress)
     rows.push(...open.rows)
     notes.push(...open.notes)
+    // A budget must not make an unchanged thread's context cost more (its pages are counted once).
+    const budget = await budgetContextRows(progress)
+    rows.push(...budget.rows)
+    notes.push(...budget.notes)
     const small = taskView.get(SIZES[0]!)!
     const large = taskView.get(SIZES.at(-1)!)!
     notes.push(
