@@ -214,3 +214,33 @@ describe('the waterfall and a short project view', () => {
     expect(JSON.stringify(messages)).toContain('Keep the brand colours.')
   })
 })
+
+describe('calibration by reported usage', () => {
+  it('keeps free what the provider counts beyond the context, also in a process that opens the thread later', async () => {
+    const store = inMemoryStore()
+    const memory = createMemory({ store, compaction: { budget: { inputTokens: 4_000 } } })
+    const thread = await memory.thread('calibrated')
+    await thread.append({ role: 'user', content: 'Compare the vendors.' })
+    const first = await thread.context({ system: SYSTEM })
+    expect(first.stats.inputBudget).toBe(4_000)
+    // The provider counted 1 500 tokens more than the memory did (tool definitions, say).
+    await thread.reportUsage({ inputTokens: first.stats.contextTokens + 1_500 })
+    for (let step = 0; step < 20; step++)
+      await thread.append(
+        fetchMessages(`c${step}`, `https://example.com/${step}`, makePage(3_000, `p${step}`)),
+      )
+    const after = await thread.context({ system: SYSTEM })
+    expect(after.stats.inputBudget).toBe(2_500)
+    expect(after.stats.contextTokens).toBeLessThanOrEqual(2_500)
+    // A fresh memory on the same store (another request of a serverless app) reads the calibration back.
+    const reopened = await createMemory({ store, compaction: { budget: { inputTokens: 4_000 } } }).thread(
+      'calibrated',
+    )
+    const again = await reopened.context({ system: SYSTEM })
+    expect(again.stats.inputBudget).toBe(2_500)
+    expect(again.stats.contextTokens).toBeLessThanOrEqual(2_500)
+    // A report close to the memory's count gives the whole budget back.
+    await reopened.reportUsage({ inputTokens: again.stats.contextTokens })
+    expect((await reopened.context({ system: SYSTEM })).stats.inputBudget).toBe(4_000)
+  })
+})

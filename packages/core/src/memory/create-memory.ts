@@ -179,7 +179,7 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
       store.getState(threadId),
     ])
     const mode = typeof state?.mode === 'string' ? state.mode : undefined
-    return new Thread<L>(threadId, deps, log, mode, binding)
+    return new Thread<L>(threadId, deps, log, mode, binding, state?.lastUsage)
   }
 
   return {

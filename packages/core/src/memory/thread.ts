@@ -65,6 +65,7 @@ export class Thread<L extends string = string> {
     log: ThreadLog<L>,
     mode: string | undefined,
     binding: ContentBinding = { owner: id, access: 'own' },
+    lastUsage?: unknown,
   ) {
     this.id = id
     const state = new ThreadState(id, deps, log, mode)
@@ -75,6 +76,8 @@ export class Thread<L extends string = string> {
     this.#writes = writes
     this.#waterfall = new WaterfallRunner(state, writes, report)
     this.#budget = new BudgetRunner(state, writes, report)
+    // A thread opened anew (a serverless request) keeps the budget calibrated by the last usage report.
+    this.#budget.calibrate(lastUsage)
     this.#scopes = new Scopes(state, writes, closing)
     this.#append = new MessageAppend(state, writes, closing, () => {
       this.#waterfall.start()
@@ -244,7 +247,10 @@ export class Thread<L extends string = string> {
 
   /**
    * The context to send to a model: system prompt, memory slots, then the level view, with every tool
-   * call next to its results. Deterministic: the same log gives a byte-identical result.
+   * call next to its results. Deterministic: the same log gives a byte-identical result. Read-only: a
+   * preview of another level changes nothing. Under `compaction.budget` it is never over the input
+   * budget (fitted as the core README's "Token budget" says); `STRATA_BUDGET_EXCEEDED` when the system
+   * prompt and the current request alone are.
    */
   async context(options: ContextOptions<L> = {}): Promise<ThreadContext> {
     return this.#contexts.context(options)

@@ -63,6 +63,18 @@ export class BudgetRunner<L extends string> {
   }
 
   /**
+   * Takes the calibration of a usage report stored with the thread (`lastUsage`: the provider's input
+   * tokens and the counter's tokens of the context they were for); anything else is ignored.
+   */
+  calibrate(lastUsage: unknown) {
+    if (typeof lastUsage !== 'object' || lastUsage === null) return
+    const { inputTokens, estimatedTokens } = lastUsage as Record<string, unknown>
+    const count = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value >= 0
+    if (count(inputTokens) && count(estimatedTokens))
+      this.#overhead = Math.max(0, (inputTokens as number) - (estimatedTokens as number))
+  }
+
+  /**
    * Takes in a provider-reported prompt size, and the counter's tokens of the context it was for (then
    * the budget is calibrated by their difference): over the threshold, a compaction starts.
    */
