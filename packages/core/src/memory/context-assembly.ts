@@ -103,13 +103,13 @@ export class ContextAssembly<L extends string> {
         tokenCounter: counter.name,
       }
       if (budget !== false) {
-        stats.inputBudget = this.#budget.effectiveBudget()
+        stats.inputBudget = this.#budget.gauge.effectiveBudget()
         stats.omittedItems = fitted.omitted
       }
       // A preview of another level is not what the next call sends: usage is not compared with it.
       if (!preview) {
         this.lastContextTokens = contextTokens
-        this.#budget.systemTokens = systemTokens
+        this.#budget.gauge.systemTokens = systemTokens
       }
       deps.events.emit('context', { threadId: state.id, level: target, stats })
       return { messages: jsonCopy(messages), stats }
@@ -123,7 +123,7 @@ export class ContextAssembly<L extends string> {
    */
   #fitted(view: Item<L>[], logView: readonly Item<L>[], system: string | undefined, systemTokens: number) {
     const state = this.#state
-    const budget = this.#budget.effectiveBudget()
+    const budget = this.#budget.gauge.effectiveBudget()
     const cutOptions = { counter: state.deps.tokenCounter, sourceId: memoryIdOf }
     const fit = fitToBudget({
       system,

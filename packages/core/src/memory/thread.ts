@@ -77,7 +77,7 @@ export class Thread<L extends string = string> {
     this.#waterfall = new WaterfallRunner(state, writes, report)
     this.#budget = new BudgetRunner(state, writes, report)
     // A thread opened anew (a serverless request) keeps the budget calibrated by the last usage report.
-    this.#budget.calibrate(lastUsage)
+    this.#budget.gauge.calibrate(lastUsage)
     this.#scopes = new Scopes(state, writes, closing)
     this.#append = new MessageAppend(state, writes, closing, () => {
       this.#waterfall.start()
@@ -291,7 +291,7 @@ export class Thread<L extends string = string> {
     }
     if (budget === false) return
     await this.#budget.settled()
-    if (force || this.#budget.requested !== undefined || this.#budget.urgency() !== 'none') {
+    if (force || this.#budget.requested !== undefined || this.#budget.gauge.urgency() !== 'none') {
       await this.#writes.exclusive(async () => {
         await this.#writes.refresh()
         await this.#budget.compact('manual')

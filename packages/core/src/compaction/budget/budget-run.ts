@@ -1,12 +1,12 @@
-import { MAX_FACTS, shownMemoryItems } from '../../context/render-context'
 import { StrataError } from '../../errors'
 import type { CompactionTrigger } from '../../events'
 import type { FactItem, Item, UnsequencedItem } from '../../items'
-import { mergeFacts, normalizeFactText } from '../../items/facts'
-import type { SummarizedFact, SummarizeResult } from '../../summarizers'
+import type { SummarizeResult } from '../../summarizers'
 import { MAX_WRITE_ATTEMPTS, type WritePath } from '../../thread/write-path'
 import type { CompactionState } from '../compaction-options'
 import type { CompactionReport } from '../compaction-report'
+import { newFacts, recalledFacts } from './budget-facts'
+import { BudgetGauge } from './budget-gauge'
 import { planBudgetCompaction, shouldCompact } from './budget-plan'
 import { planStepCompaction } from './step-plan'
 
@@ -36,13 +36,8 @@ export class BudgetRunner<L extends string> {
    * every turn; the warning is sent once, until a prompt is under the threshold again.
    */
   #hold: number | undefined
-  /**
-   * What the provider counts beyond the counter (tool definitions, its message framing, a tokenizer that
-   * counts more): the last usage report's input tokens less the counter's tokens of the context it was for.
-   */
-  #overhead = 0
-  /** The tokens of the last context's system prompt, counted into the estimate after a write. */
-  systemTokens = 0
+  /** The budget calibrated by usage, and the thread's estimate of its context. */
+  readonly gauge: BudgetGauge<L>
   /** The compaction running in the background, if any. */
   #run: Promise<void> | undefined
 
@@ -50,61 +45,28 @@ export class BudgetRunner<L extends string> {
     this.#state = state
     this.#writes = writes
     this.#report = report
+    this.gauge = new BudgetGauge(state)
   }
 
-  /**
-   * The budget in the counter's tokens: the input budget less what the provider counted beyond the
-   * counter in the last usage report (a counter that counts more than the provider is kept as is).
-   */
-  effectiveBudget(): number {
-    const { budget } = this.#state.deps.compaction
-    if (budget === false) return Number.POSITIVE_INFINITY
-    return Math.max(0, budget.inputBudget - this.#overhead)
-  }
-
-  /**
-   * Takes the calibration of a usage report stored with the thread (`lastUsage`: the provider's input
-   * tokens and the counter's tokens of the context they were for); anything else is ignored.
-   */
-  calibrate(lastUsage: unknown) {
-    if (typeof lastUsage !== 'object' || lastUsage === null) return
-    const { inputTokens, estimatedTokens } = lastUsage as Record<string, unknown>
-    const count = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value >= 0
-    if (count(inputTokens) && count(estimatedTokens))
-      this.#overhead = Math.max(0, (inputTokens as number) - (estimatedTokens as number))
-  }
-
-  /**
-   * Takes in a provider-reported prompt size, and the counter's tokens of the context it was for (then
-   * the budget is calibrated by their difference): over the threshold, a compaction starts.
-   */
+  /** Takes in a provider-reported prompt size (the gauge calibrates by it): over the threshold, a compaction starts. */
   reportInputTokens(inputTokens: number, estimatedTokens?: number) {
     const { budget } = this.#state.deps.compaction
     if (budget === false) return
-    if (estimatedTokens !== undefined) this.#overhead = Math.max(0, inputTokens - estimatedTokens)
+    this.gauge.observe(inputTokens, estimatedTokens)
     const urgency = shouldCompact({
       reportedInputTokens: inputTokens,
       inputBudget: budget.inputBudget,
       compactionRatio: budget.compactionRatio,
     })
-    this.#request(urgency, inputTokens - this.#overhead)
+    this.#request(urgency, this.gauge.counted(inputTokens))
   }
 
   /** After a write: the estimate of the current level's context against the threshold. */
   afterWrite() {
     const { budget } = this.#state.deps.compaction
     if (budget === false || this.#run !== undefined) return
-    const estimate = this.estimateContextTokens()
-    this.#request(this.urgency(estimate), estimate)
-  }
-
-  /** How the estimate of the current level's context stands against the (calibrated) budget. */
-  urgency(estimate = this.estimateContextTokens()): 'none' | 'early' | 'hard' {
-    const { budget } = this.#state.deps.compaction
-    if (budget === false) return 'none'
-    const effective = this.effectiveBudget()
-    if (estimate > effective) return 'hard'
-    return estimate > budget.compactionRatio * effective ? 'early' : 'none'
+    const estimate = this.gauge.estimate()
+    this.#request(this.gauge.urgency(estimate), estimate)
   }
 
   #request(urgency: 'none' | 'early' | 'hard', countedTokens: number) {
@@ -117,25 +79,6 @@ export class BudgetRunner<L extends string> {
       this.#reportedInputTokens = countedTokens
     }
     this.start()
-  }
-
-  /**
-   * The counter's tokens of the current level's context as stored (citations as citations): the system
-   * prompt of the last context, the memory slots and the level view.
-   */
-  estimateContextTokens(): number {
-    const state = this.#state
-    const text = (value: string) => state.countTokens({ content: [{ type: 'text', text: value }] })
-    let total = this.systemTokens
-    for (const item of shownMemoryItems(state.log.memoryItems)) {
-      if (item.type === 'summary' || item.type === 'fact') total += text(item.text)
-    }
-    for (const item of state.view(state.level)) {
-      if (item.type === 'message') total += state.countTokens(item)
-      else if (item.type === 'transition') total += text(item.agentFacingMessage)
-      else if (item.type === 'summary' || item.type === 'fact') total += text(item.text)
-    }
-    return total
   }
 
   /** Starts the requested compaction in the background, queued in the thread's exclusive section. */
@@ -268,7 +211,7 @@ export class BudgetRunner<L extends string> {
     const planned = new Set(turns?.seqs.filter((seq) => !openings.has(seq)))
     const rest = state.log.items.filter((item) => !planned.has(item.seq))
     const steps = planStepCompaction(rest, {
-      keepTokens: Math.floor(this.effectiveBudget() * KEEP_STEPS_SHARE),
+      keepTokens: Math.floor(this.gauge.effectiveBudget() * KEEP_STEPS_SHARE),
       countItem: (item: Item<L>) => (item.type === 'message' ? state.countTokens(item) : 0),
       keep: openings,
     })
@@ -289,7 +232,7 @@ export class BudgetRunner<L extends string> {
   #holdIfStillOver(trigger: CompactionTrigger, tokensBefore: number, tokensAfter: number) {
     const budget = this.#state.deps.compaction.budget
     if (budget === false || trigger !== 'budget') return undefined
-    const threshold = budget.compactionRatio * this.effectiveBudget()
+    const threshold = budget.compactionRatio * this.gauge.effectiveBudget()
     const estimated = this.#reportedInputTokens - (tokensBefore - tokensAfter)
     if (estimated <= threshold) {
       this.#hold = undefined
@@ -313,44 +256,7 @@ export class BudgetRunner<L extends string> {
    */
   #holdReleased(budget: { inputBudget: number; compactionRatio: number }): boolean {
     if (this.#hold === undefined) return true
-    const growth = Math.max(1, (1 - budget.compactionRatio) * this.effectiveBudget())
+    const growth = Math.max(1, (1 - budget.compactionRatio) * this.gauge.effectiveBudget())
     return this.#state.historyTokens() - this.#hold >= growth
   }
-}
-
-/** The texts of the facts a context shows (the newest {@link MAX_FACTS}, each once). */
-function recalledFacts(known: readonly FactItem[]): string[] {
-  return mergeFacts(known, [])
-    .slice(-MAX_FACTS)
-    .map((fact) => fact.text)
-}
-
-/**
- * The facts worth writing. A fact the thread already knows (same text once normalised) is written again
- * when its confidence changed, or when it had dropped out of the facts a context shows: found again, it
- * is recent again. A fact recalled into the context with the same confidence is not written anew.
- */
-function newFacts(
-  known: readonly FactItem[],
-  recalled: readonly string[],
-  incoming: readonly SummarizedFact[],
-): SummarizedFact[] {
-  const before = new Map<string, FactItem>()
-  for (const fact of mergeFacts(known, [])) before.set(normalizeFactText(fact.text), fact)
-  const shown = new Set(recalled.map(normalizeFactText))
-  const fresh: SummarizedFact[] = []
-  for (const fact of mergeFacts<SummarizedFact>([], incoming)) {
-    const earlier = before.get(normalizeFactText(fact.text))
-    if (earlier === undefined) {
-      fresh.push(fact)
-      continue
-    }
-    const confidence = fact.confidence ?? earlier.confidence
-    const shownAlready = shown.has(normalizeFactText(fact.text))
-    if (shownAlready && confidence === earlier.confidence) continue
-    // Written as the thread first wrote it, with the tags of both and the latest confidence.
-    const [merged] = mergeFacts<SummarizedFact>([{ text: earlier.text, tags: earlier.tags }], [fact])
-    fresh.push({ ...merged!, ...(confidence === undefined ? {} : { confidence }) })
-  }
-  return fresh
 }
