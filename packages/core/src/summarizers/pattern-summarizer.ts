@@ -1,5 +1,9 @@
+import { invalidOptions } from '../errors'
 import type { Item, JsonValue } from '../items'
-import type { SummarizeOptions, SummarizeResult, Summarizer } from './summarizer'
+import { normalizeFactText } from '../items/facts'
+import { layoutSummary } from './pattern-layout'
+import { type FactCandidate, PatternReading } from './pattern-reading'
+import type { SummarizedFact, SummarizeOptions, SummarizeResult, Summarizer } from './summarizer'
 
 /** Options of {@link patternSummarizer}. */
 export interface PatternSummarizerOptions {
@@ -10,10 +14,22 @@ export interface PatternSummarizerOptions {
    */
   actionOf?: (toolName: string, input: JsonValue) => string
   /**
-   * How many distinct actions to list before folding the rest into "N other".
+   * How many distinct actions the headline lists before folding the rest into "N other".
    * @default 12
    */
   maxActions?: number
+  /**
+   * The longest summary, in characters (at least 200). A summary is also never longer than the text
+   * it replaces, unless that is under 300 characters: a short scope keeps its few words.
+   * @default 1200
+   */
+  maxChars?: number
+  /**
+   * The most facts one summary returns: the user's statements first, then identifiers and values
+   * from tool results, the newest of each when there are more.
+   * @default 10
+   */
+  maxFacts?: number
 }
 
 const defaultActionOf = (toolName: string, input: JsonValue): string => {
@@ -25,69 +41,130 @@ const defaultActionOf = (toolName: string, input: JsonValue): string => {
 }
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`
+const outcomeText = { complete: 'completed', cancelled: 'cancelled', aborted: 'aborted' } as const
+/** The size a summary may always reach, however short what it replaces. */
+const FLOOR_CHARS = 300
 
 /**
- * The default summarizer: offline and deterministic. It counts tool calls by action
- * ("15 create_shape, 3 update_shape"), failed calls, messages by role and closed sub-scopes (items of
- * nested scopes are counted too, so a project's summary aggregates its tasks), and ends with a line
- * for the outcome of a scope.
+ * The default summarizer: offline, deterministic and fast (linear in the items; it reads at most the
+ * first 4 000 characters of any text or result). It keeps content, within `maxChars` (1200):
+ *
+ * - a headline: tool calls counted by action ("20 tool calls: 15 create_shape, 5 update_shape"),
+ *   failures, and for a scope its outcome;
+ * - `Identifiers:` ids, codes (`ZX-4471`), emails, URLs, file paths, amounts, dates and names found in
+ *   the user's words, tool calls, results and answers, verbatim;
+ * - `User:` each message's first sentences and every sentence that states a preference, a name or a
+ *   decision; `Tools:` each call with its arguments' gist and its result's first line or fields;
+ *   `Assistant:` the first sentence of each reply; `Earlier:` what summaries among the items said
+ *   (a long-term summary carries its inputs' content forward).
+ *
+ * When room is short the user's first request and newest words go first, then the newest lines. Facts:
+ * the user's statements, quoted (`User said: "I prefer aisle seats."`), and identifiers and values of
+ * tool results (`orderId (lookup_order): A-1234`), each once and none already in `knownFacts`.
  *
  * @example
- * const { summary } = await patternSummarizer().summarize(items, { tier: 'scope' })
+ * const { summary, facts } = await patternSummarizer().summarize(items, { tier: 'episodic' })
  */
 export function patternSummarizer({
   actionOf = defaultActionOf,
   maxActions = 12,
+  maxChars = 1_200,
+  maxFacts = 10,
 }: PatternSummarizerOptions = {}): Summarizer {
+  for (const [name, value, least] of [
+    ['maxActions', maxActions, 0],
+    ['maxChars', maxChars, 200],
+    ['maxFacts', maxFacts, 0],
+  ] as const) {
+    if (!Number.isInteger(value) || value < least) {
+      invalidOptions(
+        `patternSummarizer(): ${name} must be a whole number of at least ${least} (got ${String(value)}).`,
+        { [name]: value },
+      )
+    }
+  }
   return {
     name: 'pattern',
     async summarize(items: readonly Item[], options: SummarizeOptions): Promise<SummarizeResult> {
       options.signal?.throwIfAborted()
-      const actions = new Map<string, number>()
-      let failed = 0
-      let userMessages = 0
-      let assistantMessages = 0
-      let closedScopes = 0
-      for (const item of items) {
-        if (item.type === 'transition') closedScopes++
-        if (item.type !== 'message' || item.scope !== undefined) continue
-        if (item.role === 'user') userMessages++
-        if (item.role === 'assistant' && item.content.some((part) => part.type === 'text'))
-          assistantMessages++
-        for (const part of item.content) {
-          if (part.type === 'tool-call') {
-            const label = actionOf(part.toolName, part.input)
-            actions.set(label, (actions.get(label) ?? 0) + 1)
-          } else if (part.type === 'tool-result' && part.isError) {
-            failed++
-          }
-        }
-      }
-      // Most frequent first; ties by name, so the text is deterministic.
-      const ranked = [...actions].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-      const shown = ranked.slice(0, maxActions).map(([label, count]) => `${count} ${label}`)
-      const others = ranked.slice(maxActions).reduce((sum, [, count]) => sum + count, 0)
-      if (others > 0) shown.push(`${others} other`)
-      const total = ranked.reduce((sum, [, count]) => sum + count, 0)
+      const reading = new PatternReading(actionOf)
+      for (const item of items) reading.read(item)
+      reading.finish()
 
-      const lines: string[] = []
-      lines.push(total > 0 ? `${plural(total, 'tool call')}: ${shown.join(', ')}` : 'No tool calls')
-      if (failed > 0) lines.push(`${plural(failed, 'tool call')} failed`)
-      const talk: string[] = []
-      if (userMessages > 0) talk.push(plural(userMessages, 'user message'))
-      if (assistantMessages > 0) {
-        talk.push(`${assistantMessages} assistant ${assistantMessages === 1 ? 'reply' : 'replies'}`)
+      const headline = headlineOf(reading, maxActions, options)
+      const identifiers = [
+        ...[...reading.identifiers.user.keys()].reverse(),
+        ...[...reading.identifiers.results.keys()]
+          .reverse()
+          .filter((id) => !reading.identifiers.user.has(id)),
+      ]
+      const sections = {
+        earlier: reading.earlier.lines(),
+        user: reading.user.lines(),
+        tools: reading.tools.lines(),
+        assistant: reading.assistant.lines(),
       }
-      if (closedScopes > 0) talk.push(plural(closedScopes, 'closed sub-scope'))
-      if (talk.length > 0) lines.push(talk.join(', '))
-      const scope = options.scope
-      if (scope !== undefined) {
-        const title = scope.title ? ` "${scope.title}"` : ''
-        lines.push(`Outcome: ${scope.level}${title} ${outcomeText[scope.outcome]}`)
-      }
-      return { summary: `${lines.join('. ')}.`, facts: [] }
+      const limit = Math.min(maxChars, Math.max(FLOOR_CHARS, reading.inputChars))
+      const empty = headline.length === 0 && identifiers.length === 0
+      const summary = layoutSummary(
+        {
+          headline:
+            empty && Object.values(sections).every((lines) => lines.length === 0)
+              ? 'Nothing happened.'
+              : headline,
+          identifiers,
+          sections,
+        },
+        limit,
+      )
+      return { summary, facts: chooseFacts(reading.facts, maxFacts, options.knownFacts ?? []) }
     },
   }
 }
 
-const outcomeText = { complete: 'completed', cancelled: 'cancelled', aborted: 'aborted' } as const
+/** Counts of tool calls and failures, and a scope's outcome, as one line of sentences. */
+function headlineOf(reading: PatternReading, maxActions: number, options: SummarizeOptions): string {
+  // Most frequent first; ties by name, so the text is deterministic.
+  const ranked = [...reading.actions].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+  const shown = ranked.slice(0, maxActions).map(([label, count]) => `${count} ${label}`)
+  const others = ranked.slice(maxActions).reduce((sum, [, count]) => sum + count, 0)
+  if (others > 0) shown.push(`${others} other`)
+  const total = ranked.reduce((sum, [, count]) => sum + count, 0)
+  const sentences: string[] = []
+  if (total > 0) sentences.push(`${plural(total, 'tool call')}: ${shown.join(', ')}.`)
+  if (reading.failed > 0) sentences.push(`${plural(reading.failed, 'tool call')} failed.`)
+  const scope = options.scope
+  if (scope !== undefined) {
+    const title = scope.title
+      ? ` "${scope.title.length > 80 ? `${scope.title.slice(0, 79)}…` : scope.title}"`
+      : ''
+    sentences.push(`Outcome: ${scope.level}${title} ${outcomeText[scope.outcome]}.`)
+  }
+  return sentences.join(' ')
+}
+
+/**
+ * At most `maxFacts` facts, each once (by {@link normalizeFactText}) and none the thread already
+ * knows: the newest user statements first, then the newest result facts, returned oldest first.
+ */
+function chooseFacts(
+  candidates: readonly FactCandidate[],
+  maxFacts: number,
+  knownFacts: readonly string[],
+): SummarizedFact[] {
+  const seen = new Set(knownFacts.map(normalizeFactText))
+  const newest = new Map<string, FactCandidate>()
+  for (const candidate of candidates) {
+    const key = normalizeFactText(candidate.fact.text)
+    if (seen.has(key)) continue
+    newest.delete(key)
+    newest.set(key, candidate)
+  }
+  const unique = [...newest.values()]
+  const picked: FactCandidate[] = []
+  for (const source of ['user', 'result'] as const) {
+    const ofSource = unique.filter((candidate) => candidate.source === source)
+    picked.push(...ofSource.slice(Math.max(0, ofSource.length - (maxFacts - picked.length))))
+  }
+  return picked.sort((a, b) => a.order - b.order).map((candidate) => candidate.fact)
+}
