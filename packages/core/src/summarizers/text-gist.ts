@@ -86,16 +86,28 @@ const VALUE_WORD = [
 const NUMBER = /^\d[\d,]*(?:\.\d+)?$/
 const UNIT = /^(?:%|EUR|USD|GBP|CHF|JPY|kg|km|cm|mm|ms|GB|MB|KB|TB|px|°C|°F|€|\$|£)$/u
 const CAPITALISED = /^\p{Lu}\p{Ll}+$/u
+const MAYBE_IDENTIFIER = /[\d@/]/
+/** True when a word ends a sentence: `.`, `!`, `?`, `:` or `;`, maybe before closing quotes. */
+function endsSentence(word: string): boolean {
+  let end = word.length - 1
+  while (end > 0 && `"'”’)»`.includes(word[end]!)) end--
+  return '.!?:;…'.includes(word[end]!)
+}
 /** Longest word looked at: longer ones are data, not identifiers. */
 const MAX_WORD = 200
 
+const OPENING = new Set(['(', '[', '{', '<', '"', "'", '“', '‘', '«'])
+const CLOSING = new Set([')', ']', '}', '>', '"', "'", '”', '’', '»', '.', ',', ';', ':', '!', '?', '…'])
+
 /** A word without the punctuation around it (`(ZX-4471),` → `ZX-4471`, `A-1234's` → `A-1234`). */
 function bare(word: string): string {
-  return word
-    .replace(/^[([{<"'“‘«]+/u, '')
-    .replace(/[)\]}>"'”’»]+$/u, '')
-    .replace(/(?:'s|’s)$/u, '')
-    .replace(/[.,;:!?…)\]}>"'”’»]+$/u, '')
+  let start = 0
+  let end = word.length
+  while (start < end && OPENING.has(word[start]!)) start++
+  while (end > start && CLOSING.has(word[end - 1]!)) end--
+  const apostrophe = word[end - 2]
+  if (end - start > 2 && word[end - 1] === 's' && (apostrophe === "'" || apostrophe === '’')) end -= 2
+  return word.slice(start, end)
 }
 
 /** True when `text` is, as a whole, an identifier ({@link findIdentifiers} would keep it). */
@@ -123,13 +135,24 @@ export function findIdentifiers(text: string, found: (identifier: string) => voi
       endName()
       continue
     }
-    const core = bare(word)
     const startsSentence = sentenceStart
-    sentenceStart = /[.!?:;]["'”’)]*$/u.test(word)
-    if (CAPITALISED.test(core) && !startsSentence) {
+    sentenceStart = endsSentence(word)
+    // Identifiers and values all hold a digit, `@` or `/`; without one a word can only be part of a name.
+    if (!MAYBE_IDENTIFIER.test(word)) {
+      const core = startsSentence ? '' : bare(word)
+      if (core.length > 1 && CAPITALISED.test(core)) {
+        name.push(core)
+        if (!word.endsWith(core)) endName()
+      } else {
+        endName()
+      }
+      continue
+    }
+    const core = bare(word)
+    if (!startsSentence && CAPITALISED.test(core)) {
       name.push(core)
       // Punctuation after the word ends the name ("Ana Lima, Ben Ortiz" are two).
-      if (core !== word.replace(/^[([{<"'“‘«]+/u, '')) endName()
+      if (!word.endsWith(core)) endName()
       continue
     }
     endName()
