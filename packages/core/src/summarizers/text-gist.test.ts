@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { clip, findIdentifiers, isIdentifier, jsonGist, READ_CHARS, sentences, statementKind } from './text-gist'
+import {
+  clip,
+  findIdentifiers,
+  isIdentifier,
+  jsonGist,
+  READ_CHARS,
+  sentences,
+  statementKind,
+} from './text-gist'
 
 const identifiersOf = (text: string) => {
   const found: string[] = []
