@@ -33,6 +33,7 @@ describe('text gist', () => {
     expect(statementKind('Never book red-eye flights.')).toBe('preference')
     expect(statementKind("Let's use Postgres for this.")).toBe('decision')
     expect(statementKind('Where is my parcel?')).toBeUndefined()
+    expect(statementKind('Can we use Redis?')).toBeUndefined()
   })
 
   it('finds identifiers, values and names verbatim, without the punctuation around them', () => {

@@ -55,9 +55,13 @@ const PREFERENCE_CUE =
 const DECISION_CUE =
   /\b(?:let's (?:use|go with|do|keep)|we(?:'ll| will| should) use|use|go with|decided|remember|make sure|my [\w-]+(?: [\w-]+)? (?:is|are)|i(?:'m| am) (?:a|an|the|based|from|in|at|on)|i live|i work)\b/i
 
-/** The kind of statement a sentence makes (a name, a preference, a decision), or undefined. */
+/**
+ * The kind of statement a sentence makes (a name, a preference, a decision), or undefined; a question
+ * states nothing ("Can we use Redis?").
+ */
 export function statementKind(sentence: string): StatementKind | undefined {
   const text = sentence.replace(/[‘’]/g, "'")
+  if (/\?["'”’)]*$/u.test(text)) return undefined
   if (NAME_CUE.test(text)) return 'name'
   if (PREFERENCE_CUE.test(text)) return 'preference'
   if (DECISION_CUE.test(text)) return 'decision'
