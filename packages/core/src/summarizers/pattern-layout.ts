@@ -1,3 +1,17 @@
+/** Lines of one section, each once, in order of first appearance, with how often each came. */
+export class EntryList {
+  readonly #entries = new Map<string, number>()
+
+  add(text: string) {
+    if (text.length > 0) this.#entries.set(text, (this.#entries.get(text) ?? 0) + 1)
+  }
+
+  /** The lines, a repeated one marked `(×N)`. */
+  lines(): string[] {
+    return [...this.#entries].map(([text, count]) => (count > 1 ? `${text} (×${count})` : text))
+  }
+}
+
 /** The sections of a pattern summary, in the order they are written. */
 export const SECTIONS = ['earlier', 'user', 'tools', 'assistant'] as const
 export type SectionName = (typeof SECTIONS)[number]

@@ -1,9 +1,9 @@
 import { invalidOptions } from '../errors'
 import type { Item, JsonValue } from '../items'
-import { normalizeFactText } from '../items/facts'
 import { layoutSummary } from './pattern-layout'
-import { type FactCandidate, PatternReading } from './pattern-reading'
-import type { SummarizedFact, SummarizeOptions, SummarizeResult, Summarizer } from './summarizer'
+import { PatternReading } from './pattern-reading'
+import type { ToolCalls } from './pattern-tools'
+import type { SummarizeOptions, SummarizeResult, Summarizer } from './summarizer'
 
 /** Options of {@link patternSummarizer}. */
 export interface PatternSummarizerOptions {
@@ -91,12 +91,12 @@ export function patternSummarizer({
       for (const item of items) reading.read(item)
       reading.finish()
 
-      const headline = headlineOf(reading, maxActions, options)
+      const headline = headlineOf(reading.calls, maxActions, options)
+      const { user, others } = reading.identifiers
+      // The user's identifiers first, then those of calls, results and answers; the newest first.
       const identifiers = [
-        ...[...reading.identifiers.user.keys()].reverse(),
-        ...[...reading.identifiers.results.keys()]
-          .reverse()
-          .filter((id) => !reading.identifiers.user.has(id)),
+        ...user.newestFirst(),
+        ...others.newestFirst().filter((identifier) => !user.has(identifier)),
       ]
       const sections = {
         earlier: reading.earlier.lines(),
@@ -104,35 +104,31 @@ export function patternSummarizer({
         tools: reading.tools.lines(),
         assistant: reading.assistant.lines(),
       }
+      const nothing =
+        headline.length === 0 &&
+        identifiers.length === 0 &&
+        Object.values(sections).every((lines) => lines.length === 0)
       const limit = Math.min(maxChars, Math.max(FLOOR_CHARS, reading.inputChars))
-      const empty = headline.length === 0 && identifiers.length === 0
       const summary = layoutSummary(
-        {
-          headline:
-            empty && Object.values(sections).every((lines) => lines.length === 0)
-              ? 'Nothing happened.'
-              : headline,
-          identifiers,
-          sections,
-        },
+        { headline: nothing ? 'Nothing happened.' : headline, identifiers, sections },
         limit,
       )
-      return { summary, facts: chooseFacts(reading.facts, maxFacts, options.knownFacts ?? []) }
+      return { summary, facts: reading.facts.choose(maxFacts, options.knownFacts ?? []) }
     },
   }
 }
 
 /** Counts of tool calls and failures, and a scope's outcome, as one line of sentences. */
-function headlineOf(reading: PatternReading, maxActions: number, options: SummarizeOptions): string {
+function headlineOf(calls: ToolCalls, maxActions: number, options: SummarizeOptions): string {
   // Most frequent first; ties by name, so the text is deterministic.
-  const ranked = [...reading.actions].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+  const ranked = [...calls.actions].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
   const shown = ranked.slice(0, maxActions).map(([label, count]) => `${count} ${label}`)
   const others = ranked.slice(maxActions).reduce((sum, [, count]) => sum + count, 0)
   if (others > 0) shown.push(`${others} other`)
   const total = ranked.reduce((sum, [, count]) => sum + count, 0)
   const sentences: string[] = []
   if (total > 0) sentences.push(`${plural(total, 'tool call')}: ${shown.join(', ')}.`)
-  if (reading.failed > 0) sentences.push(`${plural(reading.failed, 'tool call')} failed.`)
+  if (calls.failed > 0) sentences.push(`${plural(calls.failed, 'tool call')} failed.`)
   const scope = options.scope
   if (scope !== undefined) {
     const title = scope.title
@@ -141,30 +137,4 @@ function headlineOf(reading: PatternReading, maxActions: number, options: Summar
     sentences.push(`Outcome: ${scope.level}${title} ${outcomeText[scope.outcome]}.`)
   }
   return sentences.join(' ')
-}
-
-/**
- * At most `maxFacts` facts, each once (by {@link normalizeFactText}) and none the thread already
- * knows: the newest user statements first, then the newest result facts, returned oldest first.
- */
-function chooseFacts(
-  candidates: readonly FactCandidate[],
-  maxFacts: number,
-  knownFacts: readonly string[],
-): SummarizedFact[] {
-  const seen = new Set(knownFacts.map(normalizeFactText))
-  const newest = new Map<string, FactCandidate>()
-  for (const candidate of candidates) {
-    const key = normalizeFactText(candidate.fact.text)
-    if (seen.has(key)) continue
-    newest.delete(key)
-    newest.set(key, candidate)
-  }
-  const unique = [...newest.values()]
-  const picked: FactCandidate[] = []
-  for (const source of ['user', 'result'] as const) {
-    const ofSource = unique.filter((candidate) => candidate.source === source)
-    picked.push(...ofSource.slice(Math.max(0, ofSource.length - (maxFacts - picked.length))))
-  }
-  return picked.sort((a, b) => a.order - b.order).map((candidate) => candidate.fact)
 }
