@@ -92,7 +92,7 @@ describe('patternSummarizer', () => {
         '- Hi, my name is Ana Lima. Where is my order A-1234? I prefer email updates to ana@example.com.',
         '- Thanks. Please open a ticket about the dented lid.',
         'Tools:',
-        '- lookup_order(orderId=A-1234) → orderId: A-1234, status: shipped, trackingCode: ZX-4471, events: Parcel scanned at the Leipzig hub on…',
+        '- lookup_order(orderId=A-1234) → orderId: A-1234, status: shipped, trackingCode: ZX-4471, events: [Parcel scanned at the Leipzig hub on…, …]',
         '- create_ticket(subject=Dented lid, orderId=A-1234) → Created ticket T-5532 in queue support/returns.',
         'Assistant:',
         '- Your order A-1234 has shipped, tracking ZX-4471.',
@@ -215,6 +215,9 @@ describe('patternSummarizer', () => {
     expect(facts.length).toBeLessThanOrEqual(10)
     const defaults = await patternSummarizer().summarize(items, { tier: 'episodic' })
     expect(defaults.summary.length).toBeLessThanOrEqual(1_200)
+    const scope = await patternSummarizer().summarize(items, { tier: 'scope' })
+    expect(scope.summary.length).toBeLessThanOrEqual(600)
+    expect(scope.summary.length).toBeGreaterThan(500)
   })
 
   it('is never longer than a short input than its floor of 300 characters', async () => {
@@ -223,7 +226,7 @@ describe('patternSummarizer', () => {
   })
 
   it('refuses invalid options with STRATA_INVALID_OPTIONS', () => {
-    for (const options of [{ maxChars: 199 }, { maxFacts: -1 }, { maxActions: 1.5 }]) {
+    for (const options of [{ maxChars: 199 }, { maxScopeChars: 0 }, { maxFacts: -1 }, { maxActions: 1.5 }]) {
       let caught: unknown
       try {
         patternSummarizer(options)
@@ -305,11 +308,12 @@ describe('patternSummarizer properties', () => {
         fc.array(part, { maxLength: 30 }),
         fc.integer({ min: 200, max: 2_000 }),
         fc.integer({ min: 0, max: 12 }),
-        async (parts, maxChars, maxFacts) => {
+        fc.constantFrom('scope', 'short-term', 'long-term', 'episodic' as const),
+        async (parts, maxChars, maxFacts, tier) => {
           const items = parts.map((entry) => message(entry.role, entry.content))
-          const summarizer = patternSummarizer({ maxChars, maxFacts })
-          const first = await summarizer.summarize(items, { tier: 'episodic' })
-          expect(await summarizer.summarize(items, { tier: 'episodic' })).toEqual(first)
+          const summarizer = patternSummarizer({ maxChars, maxScopeChars: maxChars, maxFacts })
+          const first = await summarizer.summarize(items, { tier })
+          expect(await summarizer.summarize(items, { tier })).toEqual(first)
           expect(first.summary.length).toBeLessThanOrEqual(maxChars)
           expect(first.summary.length).toBeGreaterThan(0)
           expect(first.facts.length).toBeLessThanOrEqual(maxFacts)

@@ -19,11 +19,17 @@ export interface PatternSummarizerOptions {
    */
   maxActions?: number
   /**
-   * The longest summary, in characters (at least 200). A summary is also never longer than the text
-   * it replaces, unless that is under 300 characters: a short scope keeps its few words.
+   * The longest short-term, long-term or episodic summary, in characters (at least 200). A summary is
+   * also never longer than the text it replaces, unless that is under 300 characters.
    * @default 1200
    */
   maxChars?: number
+  /**
+   * The longest scope summary, in characters (at least 200): a parent's view may show many closed
+   * scopes, each with its summary.
+   * @default 600
+   */
+  maxScopeChars?: number
   /**
    * The most facts one summary returns: the user's statements first, then identifiers and values
    * from tool results, the newest of each when there are more.
@@ -47,7 +53,8 @@ const FLOOR_CHARS = 300
 
 /**
  * The default summarizer: offline, deterministic and fast (linear in the items; it reads at most the
- * first 4 000 characters of any text or result). It keeps content, within `maxChars` (1200):
+ * first 4 000 characters of any text or result). It keeps content, within `maxChars` (1200; a scope
+ * summary `maxScopeChars`, 600):
  *
  * - a headline: tool calls counted by action ("20 tool calls: 15 create_shape, 5 update_shape"),
  *   failures, and for a scope its outcome;
@@ -69,11 +76,13 @@ export function patternSummarizer({
   actionOf = defaultActionOf,
   maxActions = 12,
   maxChars = 1_200,
+  maxScopeChars = 600,
   maxFacts = 10,
 }: PatternSummarizerOptions = {}): Summarizer {
   for (const [name, value, least] of [
     ['maxActions', maxActions, 0],
     ['maxChars', maxChars, 200],
+    ['maxScopeChars', maxScopeChars, 200],
     ['maxFacts', maxFacts, 0],
   ] as const) {
     if (!Number.isInteger(value) || value < least) {
@@ -108,7 +117,8 @@ export function patternSummarizer({
         headline.length === 0 &&
         identifiers.length === 0 &&
         Object.values(sections).every((lines) => lines.length === 0)
-      const limit = Math.min(maxChars, Math.max(FLOOR_CHARS, reading.inputChars))
+      const most = options.tier === 'scope' ? maxScopeChars : maxChars
+      const limit = Math.min(most, Math.max(FLOOR_CHARS, reading.inputChars))
       const summary = layoutSummary(
         { headline: nothing ? 'Nothing happened.' : headline, identifiers, sections },
         limit,

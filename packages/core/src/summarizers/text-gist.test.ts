@@ -69,8 +69,9 @@ describe('text gist', () => {
     expect(jsonGist({ id: 7, user: { name: 'Ana' }, ok: true }, { max: 80, separator: '=' })).toBe(
       'id=7, ok=true, name=Ana',
     )
+    expect(jsonGist({ ids: ['a', 'b', 'c', 'd', 'e'] }, { max: 80, separator: '=' })).toBe('ids=[a, b, c, …]')
     expect(jsonGist([{ sku: 'S-1' }, { sku: 'S-2' }], { max: 80, separator: ': ' })).toBe(
-      '2 items: sku: S-1, sku: S-2',
+      '2 items: sku: [S-1, S-2]',
     )
   })
 })

@@ -83,12 +83,12 @@ const IDENTIFIER_WORD = [
 // Values worth keeping beside them: amounts with a currency or unit, dates, times of day.
 const VALUE_WORD = [
   /^[$€£]\d[\d,]*(?:\.\d+)?$/,
-  /^\d[\d,]*(?:\.\d+)?(?:%|EUR|USD|GBP|CHF|JPY|kg|km|cm|mm|ms|GB|MB|KB|TB|px|°C|°F)$/u,
+  /^\d[\d,]*(?:\.\d+)?(?:%|EUR|USD|GBP|CHF|JPY|kg|km|cm|mm|ms|GB|MB|KB|TB|°C|°F)$/u,
   /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?Z?)?$/,
   /^\d{1,2}:\d{2}$/,
 ]
 const NUMBER = /^\d[\d,]*(?:\.\d+)?$/
-const UNIT = /^(?:%|EUR|USD|GBP|CHF|JPY|kg|km|cm|mm|ms|GB|MB|KB|TB|px|°C|°F|€|\$|£)$/u
+const UNIT = /^(?:%|EUR|USD|GBP|CHF|JPY|kg|km|cm|mm|ms|GB|MB|KB|TB|°C|°F|€|\$|£)$/u
 const CAPITALISED = /^\p{Lu}\p{Ll}+$/u
 const MAYBE_IDENTIFIER = /[\d@/]/
 /** True when a word ends a sentence: `.`, `!`, `?`, `:` or `;`, maybe before closing quotes. */
@@ -203,7 +203,10 @@ export function jsonLeaves(value: JsonValue, limit = 400): JsonLeaf[] {
   return leaves
 }
 
-/** `key: value` pairs of a JSON value's first scalars (or the text itself), for one line of gist. */
+/**
+ * `key: value` pairs of a JSON value's first scalars (or a text's first line), for one line of gist.
+ * The values of one key stand together: `ids=[shape_1, shape_2, …]`.
+ */
 export function jsonGist(value: JsonValue, { max, separator }: { max: number; separator: string }): string {
   if (typeof value === 'string') {
     const line = value
@@ -213,16 +216,34 @@ export function jsonGist(value: JsonValue, { max, separator }: { max: number; se
     return clip(line ?? '', max)
   }
   if (value === null || typeof value !== 'object') return clip(String(value), max)
-  const pairs: string[] = []
+  const byKey = new Map<string, string[]>()
   let length = 0
   for (const leaf of jsonLeaves(value, 64)) {
-    const key = leaf.path.at(-1)
-    const pair = `${key === undefined ? '' : `${key}${separator}`}${clip(String(leaf.value), 40)}`
-    pairs.push(pair)
-    length += pair.length + 2
-    if (pairs.length >= 4 || length >= max) break
+    const key = leaf.path.at(-1) ?? ''
+    const values = byKey.get(key)
+    if (values === undefined && (byKey.size >= 4 || length >= max)) break
+    const text = clip(String(leaf.value), 40)
+    if (values === undefined) byKey.set(key, [text])
+    else if (values.length < 4) values.push(text)
+    length += text.length + key.length + 2
   }
+  const pairs = [...byKey].map(([key, values]) => {
+    const shown = values.length === 1 ? values[0]! : listOf(values)
+    return key === '' ? shown : `${key}${separator}${shown}`
+  })
   const items = Array.isArray(value) ? `${value.length} item${value.length === 1 ? '' : 's'}` : ''
   const body = pairs.join(', ')
   return clip(items && body ? `${items}: ${body}` : items || body, max)
+}
+
+/** `[a, b, c, …]`: as many of the values as fit in 60 characters (at least one), `…` when some are left. */
+function listOf(values: readonly string[]): string {
+  const shown: string[] = [values[0]!]
+  let length = values[0]!.length
+  for (const value of values.slice(1, 3)) {
+    if (length + value.length + 2 > 60) break
+    shown.push(value)
+    length += value.length + 2
+  }
+  return `[${shown.join(', ')}${shown.length < values.length ? ', …' : ''}]`
 }
