@@ -4,6 +4,10 @@ import { EntryList, parseSummaryText } from './pattern-layout'
 import { ToolCalls } from './pattern-tools'
 import { clip, findIdentifiers, jsonLeaves, READ_CHARS, sentences, statementKind } from './text-gist'
 
+/** How many identifiers one argument list, result or answer gives the `Identifiers:` line. */
+const IDENTIFIERS_PER_PART = 6
+/** A user's message keeps its first sentences up to this many characters, then only statements. */
+const OPENING_CHARS = 160
 /** Longest line of each section but the tools', in characters. */
 const LINE_CHARS = { user: 300, assistant: 160, earlier: 240 } as const
 
@@ -41,7 +45,16 @@ export class PatternReading {
   readonly facts = new FactCandidates()
   /** About how many characters the items hold (what the summary replaces). */
   inputChars = 0
-  readonly #foundElsewhere = (identifier: string) => this.identifiers.others.add(identifier)
+  /**
+   * Takes the identifiers of one argument list, result or answer for the `Identifiers:` line: its first
+   * {@link IDENTIFIERS_PER_PART}, so a result listing 500 dates does not crowd out the rest.
+   */
+  #foundElsewhere() {
+    let left = IDENTIFIERS_PER_PART
+    return (identifier: string) => {
+      if (left-- > 0) this.identifiers.others.add(identifier)
+    }
+  }
 
   constructor(actionOf: (toolName: string, input: JsonValue) => string) {
     this.calls = new ToolCalls(actionOf)
@@ -85,11 +98,11 @@ export class PatternReading {
         if (part.filename) texts.push(`[file ${part.filename}]`)
       } else if (part.type === 'tool-call') {
         this.inputChars += sizeOf(part.input)
-        this.calls.call(part.toolCallId, part.toolName, part.input, this.#foundElsewhere)
+        this.calls.call(part.toolCallId, part.toolName, part.input, this.#foundElsewhere())
       } else if (part.type === 'tool-result') {
         this.inputChars += sizeOf(part.output)
         this.calls.result(part.toolCallId, part.toolName, part.output, part.isError === true)
-        if (part.isError !== true) this.facts.toolResult(part.toolName, part.output, this.#foundElsewhere)
+        if (part.isError !== true) this.facts.toolResult(part.toolName, part.output, this.#foundElsewhere())
       }
     }
     const text = texts.join('\n')
@@ -99,13 +112,14 @@ export class PatternReading {
   }
 
   /**
-   * A user's message: its first two sentences say what was asked; later ones stay when they state
-   * something (a name, a preference, a decision: also a fact) or hold an identifier.
+   * A user's message: its first sentences (up to {@link OPENING_CHARS}) say what was asked; later ones
+   * stay when they state something (a name, a preference, a decision: also a fact) or hold an
+   * identifier.
    */
   userText(text: string) {
     const kept: string[] = []
     let length = 0
-    sentences(text).forEach((sentence, index) => {
+    for (const sentence of sentences(text)) {
       const kind = statementKind(sentence)
       let identified = false
       findIdentifiers(sentence, (identifier) => {
@@ -113,11 +127,12 @@ export class PatternReading {
         this.identifiers.user.add(identifier)
       })
       if (kind !== undefined) this.facts.userStatement(sentence, kind)
-      if ((index < 2 || kind !== undefined || identified) && length < LINE_CHARS.user) {
+      const opening = length === 0 || length + sentence.length <= OPENING_CHARS
+      if ((opening || kind !== undefined || identified) && length < LINE_CHARS.user) {
         kept.push(sentence)
         length += sentence.length + 1
       }
-    })
+    }
     this.user.add(clip(kept.join(' '), LINE_CHARS.user))
   }
 
@@ -125,7 +140,7 @@ export class PatternReading {
   assistantText(text: string) {
     const [first] = sentences(text.slice(0, 1_000))
     if (first !== undefined) this.assistant.add(clip(first, LINE_CHARS.assistant))
-    findIdentifiers(text, this.#foundElsewhere)
+    findIdentifiers(text, this.#foundElsewhere())
   }
 
   /** A summary among the items: its lines go back to their sections, its identifiers with the user's. */
