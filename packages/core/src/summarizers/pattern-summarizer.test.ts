@@ -281,7 +281,21 @@ const part = fc.oneof(
     role: 'tool' as const,
     content: [{ type: 'tool-result' as const, toolCallId: 'p', toolName, output: out as JsonValue, isError }],
   })),
+  fc.tuple(fc.constantFrom('lookup', 'run'), sentence).map(([toolName, text]) => ({
+    role: 'assistant' as const,
+    content: [{ type: 'tool-call' as const, toolCallId: 'p', toolName, input: { text } }],
+  })),
+  // A summary among the items (a long-term summary's inputs): a pattern summary's shape, or any text.
+  fc
+    .tuple(
+      fc.constantFrom('', 'Identifiers: A-1, B-2\nUser:\n- ', 'Tools (1 of 2):\n- ', '## Decisions\n- '),
+      sentence,
+    )
+    .map(([head, text]) => ({ summary: `${head}${text}` })),
 )
+const itemOf = (
+  entry: { summary: string } | { role: 'user' | 'assistant' | 'tool'; content: MessagePart[] },
+) => ('summary' in entry ? summaryItem(entry.summary) : message(entry.role, entry.content))
 
 /** Every string and number the items hold, whitespace collapsed: where a fact's value must be found. */
 function haystack(items: readonly Item[]): string[] {
@@ -311,7 +325,7 @@ describe('patternSummarizer properties', () => {
         fc.integer({ min: 0, max: 12 }),
         fc.constantFrom('scope', 'short-term', 'long-term', 'episodic' as const),
         async (parts, maxChars, maxFacts, tier) => {
-          const items = parts.map((entry) => message(entry.role, entry.content))
+          const items = parts.map(itemOf)
           const summarizer = patternSummarizer({ maxChars, maxScopeChars: maxChars, maxFacts })
           const first = await summarizer.summarize(items, { tier })
           expect(await summarizer.summarize(items, { tier })).toEqual(first)
