@@ -1,4 +1,8 @@
+import { invalidOptions } from '../errors'
 import type { Item, JsonValue } from '../items'
+import { layoutSummary } from './pattern-layout'
+import { PatternReading } from './pattern-reading'
+import type { ToolCalls } from './pattern-tools'
 import type { SummarizeOptions, SummarizeResult, Summarizer } from './summarizer'
 
 /** Options of {@link patternSummarizer}. */
@@ -10,10 +14,28 @@ export interface PatternSummarizerOptions {
    */
   actionOf?: (toolName: string, input: JsonValue) => string
   /**
-   * How many distinct actions to list before folding the rest into "N other".
+   * How many distinct actions the headline lists before folding the rest into "N other".
    * @default 12
    */
   maxActions?: number
+  /**
+   * The longest short-term, long-term or episodic summary, in characters (at least 200). A summary is
+   * also never longer than the text it replaces, unless that is under 300 characters.
+   * @default 1200
+   */
+  maxChars?: number
+  /**
+   * The longest scope summary, in characters (at least 200): a parent's view may show many closed
+   * scopes, each with its summary.
+   * @default 600
+   */
+  maxScopeChars?: number
+  /**
+   * The most facts one summary returns: the user's statements first, then identifiers and values
+   * from tool results, the newest of each when there are more.
+   * @default 10
+   */
+  maxFacts?: number
 }
 
 const defaultActionOf = (toolName: string, input: JsonValue): string => {
@@ -25,69 +47,104 @@ const defaultActionOf = (toolName: string, input: JsonValue): string => {
 }
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`
+const outcomeText = { complete: 'completed', cancelled: 'cancelled', aborted: 'aborted' } as const
+/** The size a summary may always reach, however short what it replaces. */
+const FLOOR_CHARS = 300
 
 /**
- * The default summarizer: offline and deterministic. It counts tool calls by action
- * ("15 create_shape, 3 update_shape"), failed calls, messages by role and closed sub-scopes (items of
- * nested scopes are counted too, so a project's summary aggregates its tasks), and ends with a line
- * for the outcome of a scope.
+ * The default summarizer: offline, deterministic and fast (linear in the items; it reads at most the
+ * first 4 000 characters of any text or result). It keeps content, within `maxChars` (1200; a scope
+ * summary `maxScopeChars`, 600):
+ *
+ * - a headline: tool calls counted by action ("20 tool calls: 15 create_shape, 5 update_shape"),
+ *   failures, and for a scope its outcome;
+ * - `Identifiers:` ids, codes (`ZX-4471`), emails, URLs, file paths, amounts, dates and names found in
+ *   the user's words, tool calls, results and answers, verbatim;
+ * - `User:` each message's first sentences and every sentence that states a preference, a name or a
+ *   decision; `Tools:` each call with its arguments' gist and its result's first line or fields;
+ *   `Assistant:` the first sentence of each reply; `Earlier:` what summaries among the items said
+ *   (a long-term summary carries its inputs' content forward).
+ *
+ * When room is short the user's first request and newest words go first, then the newest lines. Facts:
+ * the user's statements, quoted (`User said: "I prefer aisle seats."`), and identifiers and values of
+ * tool results (`orderId (lookup_order): A-1234`), each once and none already in `knownFacts`.
  *
  * @example
- * const { summary } = await patternSummarizer().summarize(items, { tier: 'scope' })
+ * const { summary, facts } = await patternSummarizer().summarize(items, { tier: 'episodic' })
  */
 export function patternSummarizer({
   actionOf = defaultActionOf,
   maxActions = 12,
+  maxChars = 1_200,
+  maxScopeChars = 600,
+  maxFacts = 10,
 }: PatternSummarizerOptions = {}): Summarizer {
+  for (const [name, value, least] of [
+    ['maxActions', maxActions, 0],
+    ['maxChars', maxChars, 200],
+    ['maxScopeChars', maxScopeChars, 200],
+    ['maxFacts', maxFacts, 0],
+  ] as const) {
+    if (!Number.isInteger(value) || value < least) {
+      invalidOptions(
+        `patternSummarizer(): ${name} must be a whole number of at least ${least} (got ${String(value)}).`,
+        { [name]: value },
+      )
+    }
+  }
   return {
     name: 'pattern',
     async summarize(items: readonly Item[], options: SummarizeOptions): Promise<SummarizeResult> {
       options.signal?.throwIfAborted()
-      const actions = new Map<string, number>()
-      let failed = 0
-      let userMessages = 0
-      let assistantMessages = 0
-      let closedScopes = 0
-      for (const item of items) {
-        if (item.type === 'transition') closedScopes++
-        if (item.type !== 'message' || item.scope !== undefined) continue
-        if (item.role === 'user') userMessages++
-        if (item.role === 'assistant' && item.content.some((part) => part.type === 'text'))
-          assistantMessages++
-        for (const part of item.content) {
-          if (part.type === 'tool-call') {
-            const label = actionOf(part.toolName, part.input)
-            actions.set(label, (actions.get(label) ?? 0) + 1)
-          } else if (part.type === 'tool-result' && part.isError) {
-            failed++
-          }
-        }
-      }
-      // Most frequent first; ties by name, so the text is deterministic.
-      const ranked = [...actions].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-      const shown = ranked.slice(0, maxActions).map(([label, count]) => `${count} ${label}`)
-      const others = ranked.slice(maxActions).reduce((sum, [, count]) => sum + count, 0)
-      if (others > 0) shown.push(`${others} other`)
-      const total = ranked.reduce((sum, [, count]) => sum + count, 0)
+      const reading = new PatternReading(actionOf)
+      for (const item of items) reading.read(item)
+      reading.finish()
 
-      const lines: string[] = []
-      lines.push(total > 0 ? `${plural(total, 'tool call')}: ${shown.join(', ')}` : 'No tool calls')
-      if (failed > 0) lines.push(`${plural(failed, 'tool call')} failed`)
-      const talk: string[] = []
-      if (userMessages > 0) talk.push(plural(userMessages, 'user message'))
-      if (assistantMessages > 0) {
-        talk.push(`${assistantMessages} assistant ${assistantMessages === 1 ? 'reply' : 'replies'}`)
+      const headline = headlineOf(reading.calls, maxActions, options)
+      const { user, others } = reading.identifiers
+      // The user's identifiers first, then those of calls, results and answers; the newest first.
+      const identifiers = [
+        ...user.newestFirst(),
+        ...others.newestFirst().filter((identifier) => !user.has(identifier)),
+      ]
+      const sections = {
+        earlier: reading.earlier.lines(),
+        user: reading.user.lines(),
+        tools: reading.tools.lines(),
+        assistant: reading.assistant.lines(),
       }
-      if (closedScopes > 0) talk.push(plural(closedScopes, 'closed sub-scope'))
-      if (talk.length > 0) lines.push(talk.join(', '))
-      const scope = options.scope
-      if (scope !== undefined) {
-        const title = scope.title ? ` "${scope.title}"` : ''
-        lines.push(`Outcome: ${scope.level}${title} ${outcomeText[scope.outcome]}`)
-      }
-      return { summary: `${lines.join('. ')}.`, facts: [] }
+      const nothing =
+        headline.length === 0 &&
+        identifiers.length === 0 &&
+        Object.values(sections).every((lines) => lines.length === 0)
+      const most = options.tier === 'scope' ? maxScopeChars : maxChars
+      const limit = Math.min(most, Math.max(FLOOR_CHARS, reading.inputChars))
+      const summary = layoutSummary(
+        { headline: nothing ? 'Nothing happened.' : headline, identifiers, sections },
+        limit,
+      )
+      return { summary, facts: reading.facts.choose(maxFacts, options.knownFacts ?? []) }
     },
   }
 }
 
-const outcomeText = { complete: 'completed', cancelled: 'cancelled', aborted: 'aborted' } as const
+/** Counts of tool calls and failures, and a scope's outcome, as one line of sentences. */
+function headlineOf(calls: ToolCalls, maxActions: number, options: SummarizeOptions): string {
+  // Most frequent first; ties by name, so the text is deterministic.
+  const ranked = [...calls.actions].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+  const shown = ranked.slice(0, maxActions).map(([label, count]) => `${count} ${label}`)
+  const others = ranked.slice(maxActions).reduce((sum, [, count]) => sum + count, 0)
+  if (others > 0) shown.push(`${others} other`)
+  const total = ranked.reduce((sum, [, count]) => sum + count, 0)
+  const sentences: string[] = []
+  if (total > 0) sentences.push(`${plural(total, 'tool call')}: ${shown.join(', ')}.`)
+  if (calls.failed > 0) sentences.push(`${plural(calls.failed, 'tool call')} failed.`)
+  const scope = options.scope
+  if (scope !== undefined) {
+    const title = scope.title
+      ? ` "${scope.title.length > 80 ? `${scope.title.slice(0, 79)}…` : scope.title}"`
+      : ''
+    sentences.push(`Outcome: ${scope.level}${title} ${outcomeText[scope.outcome]}.`)
+  }
+  return sentences.join(' ')
+}

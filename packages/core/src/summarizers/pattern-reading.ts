@@ -1,0 +1,164 @@
+import type { Item, JsonValue, MessageItem } from '../items'
+import { FactCandidates } from './pattern-facts'
+import { EntryList, parseSummaryText } from './pattern-layout'
+import { ToolCalls } from './pattern-tools'
+import { clip, findIdentifiers, jsonLeaves, READ_CHARS, sentences, statementKind } from './text-gist'
+
+/** How many identifiers one argument list, result or answer gives the `Identifiers:` line. */
+const IDENTIFIERS_PER_PART = 6
+/** A user's message keeps its first sentences up to this many characters, then only statements. */
+const OPENING_CHARS = 160
+/** Longest line of each section but the tools', in characters. */
+const LINE_CHARS = { user: 300, assistant: 160, earlier: 240 } as const
+
+/** Identifiers, each once, in order of last mention (a mention again moves it to the end). */
+export class RecentSet {
+  readonly #values = new Map<string, true>()
+
+  add(value: string) {
+    this.#values.delete(value)
+    this.#values.set(value, true)
+  }
+
+  has(value: string): boolean {
+    return this.#values.has(value)
+  }
+
+  /** Newest first. */
+  newestFirst(): string[] {
+    return [...this.#values.keys()].reverse()
+  }
+}
+
+/**
+ * What the pattern summarizer reads from the items, in one pass: the lines of each section, the tool
+ * calls, the identifiers (the user's apart from the rest, since theirs come first) and the fact
+ * candidates. Each text, argument and result costs at most {@link READ_CHARS} characters of reading.
+ */
+export class PatternReading {
+  readonly user = new EntryList()
+  readonly tools = new EntryList()
+  readonly assistant = new EntryList()
+  readonly earlier = new EntryList()
+  readonly calls: ToolCalls
+  readonly identifiers = { user: new RecentSet(), others: new RecentSet() }
+  readonly facts = new FactCandidates()
+  /** About how many characters the items hold (what the summary replaces). */
+  inputChars = 0
+  /**
+   * Takes the identifiers of one argument list, result or answer for the `Identifiers:` line: its first
+   * {@link IDENTIFIERS_PER_PART}, so a result listing 500 dates does not crowd out the rest.
+   */
+  #foundElsewhere() {
+    let left = IDENTIFIERS_PER_PART
+    return (identifier: string) => {
+      if (left-- > 0) this.identifiers.others.add(identifier)
+    }
+  }
+
+  constructor(actionOf: (toolName: string, input: JsonValue) => string) {
+    this.calls = new ToolCalls(actionOf)
+  }
+
+  read(item: Item) {
+    switch (item.type) {
+      case 'message':
+        if (item.scope === undefined) {
+          this.message(item)
+        } else {
+          this.inputChars += item.scope.title.length
+          this.earlier.add(clip(`Opened ${item.level} "${item.scope.title}".`, LINE_CHARS.earlier))
+        }
+        break
+      case 'summary':
+        this.inputChars += item.text.length
+        this.summary(item.text)
+        break
+      case 'fact':
+        this.inputChars += item.text.length
+        break
+      case 'transition':
+        // The nested scope's summary item, beside its transition, carries what it did.
+        break
+    }
+  }
+
+  /** Ends the reading: the tool lines join their section, after the lines of summaries read. */
+  finish() {
+    for (const line of this.calls.lines()) this.tools.add(line)
+  }
+
+  message(item: MessageItem) {
+    const texts: string[] = []
+    for (const part of item.content) {
+      if (part.type === 'text') {
+        this.inputChars += part.text.length
+        texts.push(part.text)
+      } else if (part.type === 'file') {
+        if (part.filename) texts.push(`[file ${part.filename}]`)
+      } else if (part.type === 'tool-call') {
+        this.inputChars += sizeOf(part.input)
+        this.calls.call(part.toolCallId, part.toolName, part.input, this.#foundElsewhere())
+      } else if (part.type === 'tool-result') {
+        this.inputChars += sizeOf(part.output)
+        this.calls.result(part.toolCallId, part.toolName, part.output, part.isError === true)
+        if (part.isError !== true) this.facts.toolResult(part.toolName, part.output, this.#foundElsewhere())
+      }
+    }
+    const text = texts.join('\n')
+    if (text.trim().length === 0) return
+    if (item.role === 'user') this.userText(text)
+    else if (item.role === 'assistant') this.assistantText(text)
+  }
+
+  /**
+   * A user's message: its first sentences (up to {@link OPENING_CHARS}) say what was asked; later ones
+   * stay when they state something (a name, a preference, a decision: also a fact) or hold an
+   * identifier.
+   */
+  userText(text: string) {
+    const kept: string[] = []
+    let length = 0
+    for (const sentence of sentences(text)) {
+      const kind = statementKind(sentence)
+      let identified = false
+      findIdentifiers(sentence, (identifier) => {
+        identified = true
+        this.identifiers.user.add(identifier)
+      })
+      if (kind !== undefined) this.facts.userStatement(sentence, kind)
+      const opening = length === 0 || length + sentence.length <= OPENING_CHARS
+      if ((opening || kind !== undefined || identified) && length < LINE_CHARS.user) {
+        kept.push(sentence)
+        length += sentence.length + 1
+      }
+    }
+    this.user.add(clip(kept.join(' '), LINE_CHARS.user))
+  }
+
+  /** An answer: its first sentence, and its identifiers. */
+  assistantText(text: string) {
+    const [first] = sentences(text.slice(0, 1_000))
+    if (first !== undefined) this.assistant.add(clip(first, LINE_CHARS.assistant))
+    findIdentifiers(text, this.#foundElsewhere())
+  }
+
+  /** A summary among the items: its lines go back to their sections, its identifiers with the user's. */
+  summary(text: string) {
+    const parsed = parseSummaryText(text)
+    for (const line of parsed.earlier) this.earlier.add(clip(line, LINE_CHARS.earlier))
+    for (const line of parsed.user) this.user.add(line)
+    for (const line of parsed.tools) this.tools.add(line)
+    for (const line of parsed.assistant) this.assistant.add(line)
+    for (const identifier of parsed.identifiers) this.identifiers.user.add(identifier)
+  }
+}
+
+/** About the characters of a JSON value (its scalars and keys, a bounded walk). */
+function sizeOf(value: JsonValue): number {
+  if (typeof value === 'string') return value.length
+  if (value === null || typeof value !== 'object') return String(value).length
+  let size = 0
+  for (const leaf of jsonLeaves(value)) size += String(leaf.value).length + (leaf.path.at(-1)?.length ?? 0)
+  return Math.min(size, READ_CHARS * 4)
+}
