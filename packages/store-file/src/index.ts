@@ -1,3 +1,4 @@
+export { contentFileName } from './content-files'
 export { fileStore } from './file-store'
 export type { FileStoreEvent, FileStoreOptions } from './file-store-options'
 export type { PendingReason } from './log-file'

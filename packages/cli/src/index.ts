@@ -1,0 +1,2 @@
+export { runCli } from './cli/run-cli'
+export { defineConfig, type StrataConfig } from './config/strata-config'

@@ -1,0 +1,56 @@
+import pc from 'picocolors'
+
+/** Colour functions; plain identity functions when colours are off. */
+export type Colours = ReturnType<typeof pc.createColors>
+
+/**
+ * Where a command writes: JSON for scripts (`--json`: one JSON document on stdout), or readable
+ * text with colours when the terminal has them. Notes go to stderr, so stdout stays parseable.
+ */
+export class Output {
+  readonly json: boolean
+  readonly colours: Colours
+  readonly #stdout: NodeJS.WritableStream
+  readonly #stderr: NodeJS.WritableStream
+
+  constructor({
+    json = false,
+    colour = pc.isColorSupported,
+    stdout = process.stdout,
+    stderr = process.stderr,
+  }: {
+    json?: boolean
+    colour?: boolean
+    stdout?: NodeJS.WritableStream
+    stderr?: NodeJS.WritableStream
+  } = {}) {
+    this.json = json
+    this.colours = pc.createColors(colour && !json)
+    this.#stdout = stdout
+    this.#stderr = stderr
+  }
+
+  /** Writes `data` as JSON with `--json`, else the text `text()` renders. */
+  result(data: unknown, text: () => string): void {
+    this.write(this.json ? `${JSON.stringify(data, null, 2)}\n` : ensureNewline(text()))
+  }
+
+  /** Writes raw text to stdout. */
+  write(text: string): boolean {
+    return this.#stdout.write(text)
+  }
+
+  /** Waits until stdout has taken what was written (large exports). */
+  async drain(): Promise<void> {
+    await new Promise<void>((resolve) => this.#stdout.write('', () => resolve()))
+  }
+
+  /** A note for people on stderr (never with `--json`, which keeps stderr for errors). */
+  note(text: string): void {
+    if (!this.json) this.#stderr.write(`${this.colours.dim(text)}\n`)
+  }
+}
+
+function ensureNewline(text: string): string {
+  return text.endsWith('\n') ? text : `${text}\n`
+}

@@ -1,0 +1,90 @@
+import { existsSync, statSync } from 'node:fs'
+import { createMemory, isValidThreadId, type Memory, type StrataStore } from '@strata-memory/core'
+import { fileStore } from '@strata-memory/store-file'
+import { redisStore } from '@strata-memory/store-redis'
+import { createClient, type RedisClientType } from 'redis'
+import { CliError } from '../cli/cli-error'
+import { firstLine } from '../config/load-config'
+import type { StrataConfig } from '../config/strata-config'
+import { describeStoreTarget, type StoreTarget } from './store-target'
+
+/** An open store, and how to release it. */
+export interface OpenStore {
+  target: StoreTarget
+  store: StrataStore
+  /** The CLI's own Redis client (Redis targets only), for the read-only checks of `verify`. */
+  redis?: RedisClientType
+  close(): Promise<void>
+}
+
+/** Connects a Redis client that fails at once, rather than retrying, when the server is not there. */
+export async function connectRedis(url: string): Promise<RedisClientType> {
+  const client = createClient({
+    url,
+    socket: { reconnectStrategy: false, connectTimeout: 5_000 },
+  }) as RedisClientType
+  client.on('error', () => undefined)
+  try {
+    await client.connect()
+  } catch (error) {
+    const shown = new URL(url)
+    if (shown.password !== '') shown.password = '***'
+    throw new CliError(`Cannot connect to Redis at ${shown.toString()}: ${firstLine(error)}`)
+  }
+  return client
+}
+
+/**
+ * Opens the store of a target. A file target whose folder does not exist is an error (the CLI never
+ * creates an empty memory by looking at it), unless `create` is set (import).
+ */
+export async function openStore(
+  target: StoreTarget,
+  { create = false }: { create?: boolean } = {},
+): Promise<OpenStore> {
+  if (target.kind === 'file') {
+    if (!create && !(existsSync(target.dir) && statSync(target.dir).isDirectory())) {
+      throw new CliError(`No memory folder at ${target.dir}: pass --store <folder> or set STRATA_MEMORY_DIR.`)
+    }
+    return { target, store: fileStore({ dir: target.dir }), close: async () => undefined }
+  }
+  const redis = await connectRedis(target.url)
+  return {
+    target,
+    store: redisStore({ client: redis, prefix: target.prefix }),
+    redis,
+    close: async () => {
+      await redis.close()
+    },
+  }
+}
+
+/** A memory over the open store with the config's options. */
+export function memoryOf(open: OpenStore, config: StrataConfig): Memory<string> {
+  const { system: _system, ...options } = config
+  try {
+    return createMemory({ ...options, store: open.store })
+  } catch (error) {
+    throw new CliError(`Bad memory options: ${firstLine(error)}`)
+  }
+}
+
+/** Checks a thread id before anything reads it: a path or other characters are a one-line error. */
+export function checkThreadId(threadId: string): void {
+  if (isValidThreadId(threadId)) return
+  const why = /[/\\]/.test(threadId)
+    ? 'a thread id is a name, not a path'
+    : 'use 1–128 characters of A–Z a–z 0–9 _ . -, not starting with a dot'
+  throw new CliError(`Bad thread id '${threadId}': ${why}.`)
+}
+
+/** Fails with a one-line error when the thread has never been written. */
+export async function requireThread(open: OpenStore, threadId: string): Promise<void> {
+  checkThreadId(threadId)
+  const head = await open.store.head(threadId)
+  if (head.lastSeq === 0) {
+    throw new CliError(
+      `Thread '${threadId}' not found in ${describeStoreTarget(open.target)}: \`strata threads\` lists the threads there.`,
+    )
+  }
+}
