@@ -51,7 +51,7 @@ export class CommandContext {
       ...(this.options.levels !== undefined ? { levels: this.options.levels } : {}),
     }).then((loaded) => {
       if (loaded.path === undefined) {
-        this.output.note(
+        this.output.noteWithResult(
           `No strata.config.{ts,mjs,js} here: using the default memory options${this.options.levels ? ` with levels ${loaded.config.levels?.join(', ')}` : ''} (--config to load the app's).`,
         )
       }

@@ -12,6 +12,8 @@ export class Output {
   readonly colours: Colours
   readonly #stdout: NodeJS.WritableStream
   readonly #stderr: NodeJS.WritableStream
+  /** Notes shown only once the command has something to print, so an error stays one line. */
+  #pending: string[] = []
 
   constructor({
     json = false,
@@ -37,12 +39,21 @@ export class Output {
 
   /** Writes raw text to stdout. */
   write(text: string): boolean {
+    if (this.#pending.length > 0) {
+      for (const note of this.#pending) this.note(note)
+      this.#pending = []
+    }
     return this.#stdout.write(text)
   }
 
   /** Waits until stdout has taken what was written (large exports). */
   async drain(): Promise<void> {
     await new Promise<void>((resolve) => this.#stdout.write('', () => resolve()))
+  }
+
+  /** A note shown with the command's output, not before an error. */
+  noteWithResult(text: string): void {
+    this.#pending.push(text)
   }
 
   /** A note for people on stderr (never with `--json`, which keeps stderr for errors). */
