@@ -165,5 +165,12 @@ export type {
   WithTimeoutOptions,
 } from './summarizers'
 export { patternSummarizer, promptSummarizer, withTimeout } from './summarizers'
+export type {
+  TelemetryAttributes,
+  TelemetryAttributeValue,
+  TelemetryOptions,
+  TelemetrySpan,
+  TelemetryTracer,
+} from './telemetry'
 export { type TokenCounter, type TokenEstimatorOptions, tokenEstimator } from './tokens'
 export type { ToolInteraction } from './views'

@@ -13,6 +13,7 @@ import { createLevelLadder, DEFAULT_LEVELS, type LevelLadder } from '../levels'
 import { inMemoryStore, type StrataStore, type StrataStoreBase } from '../stores'
 import { checkStore } from '../stores/store-check'
 import { patternSummarizer, type Summarizer } from '../summarizers'
+import { type TelemetryOptions, tracedStore } from '../telemetry'
 import { loadThreadLog } from '../thread/thread-log'
 import { type TokenCounter, tokenEstimator } from '../tokens'
 import { Thread } from './thread'
@@ -71,6 +72,12 @@ export interface MemoryOptions<L extends string = string> {
    * @default { offloadAboveBytes: 4096, plugins: [webPagePlugin()], attachments: true }
    */
   content?: ContentOptions | false
+  /**
+   * OpenTelemetry: `{ tracer }` (e.g. `trace.getTracer('my-app')`) starts spans for context builds,
+   * compactions, summarizer calls and store operations. Without a tracer no span work is done.
+   * @default {}
+   */
+  telemetry?: TelemetryOptions
 }
 
 /** A memory: threads, their shared configuration and events. */
@@ -126,7 +133,9 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
   } = options
   checkStore(givenStore, { content: options.content !== false })
   // Core reaches the content methods only through contentMethods(), which checks that they are there.
-  const store = givenStore as StrataStore
+  const tracer = options.telemetry?.tracer
+  const store =
+    tracer === undefined ? (givenStore as StrataStore) : tracedStore(givenStore as StrataStore, tracer)
   const ladder = createLevelLadder(levels)
   const usesDefaultLadder =
     levels.length === DEFAULT_LEVELS.length && levels.every((level, index) => level === DEFAULT_LEVELS[index])
@@ -169,6 +178,7 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
     generateId,
     compaction,
     content,
+    tracer,
   }
   /** The content binding each open thread was opened with. */
   const bindings = new Map<string, ContentBinding>()

@@ -5,6 +5,7 @@ import { WaterfallRunner } from '../compaction/waterfall/waterfall-run'
 import { type ContentBinding, ThreadContent } from '../content'
 import { invalidOptions } from '../errors'
 import { type Item, type MessageInput, type MessageItem, normalizeMessage } from '../items'
+import { contextSpanAttributes, traceCompaction, traced } from '../telemetry'
 import { ScopeClosing } from '../thread/scope-closing'
 import type { OpenScope, ThreadLog } from '../thread/thread-log'
 import { ThreadState } from '../thread/thread-state'
@@ -253,7 +254,14 @@ export class Thread<L extends string = string> {
    * prompt and the current request alone are.
    */
   async context(options: ContextOptions<L> = {}): Promise<ThreadContext> {
-    return this.#contexts.context(options)
+    const { tracer } = this.#state.deps
+    if (tracer === undefined) return this.#contexts.context(options)
+    const attributes = { 'strata.thread.id': this.id, 'strata.level': options.level ?? this.level }
+    return traced(tracer, 'strata.context', attributes, async (span) => {
+      const built = await this.#contexts.context(options)
+      span?.setAttributes(contextSpanAttributes(built.stats))
+      return built
+    })
   }
 
   /**
@@ -294,7 +302,15 @@ export class Thread<L extends string = string> {
     if (force || this.#budget.requested !== undefined || this.#budget.gauge.urgency() !== 'none') {
       await this.#writes.exclusive(async () => {
         await this.#writes.refresh()
-        await this.#budget.compact('manual')
+        const span = {
+          threadId: this.id,
+          policy: 'budget',
+          trigger: 'manual',
+          items: () => this.#state.log.items.length,
+        }
+        await traceCompaction(this.#state.deps.tracer, this.#state.deps.events, span, () =>
+          this.#budget.compact('manual'),
+        )
       })
     }
   }

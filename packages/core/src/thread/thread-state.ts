@@ -13,6 +13,7 @@ import type { LevelLadder } from '../levels'
 import type { StrataStore } from '../stores'
 import type { SummarizedFact, SummarizeOptions, Summarizer } from '../summarizers'
 import { withTimeout } from '../summarizers'
+import { type TelemetryTracer, traced } from '../telemetry'
 import { countPartTokens, MESSAGE_OVERHEAD_TOKENS, type TokenCounter } from '../tokens'
 import { isContextMemoryItem, levelView } from '../views'
 import { type ThreadLog, turnIdOf } from './thread-log'
@@ -38,6 +39,8 @@ export interface ThreadDependencies<L extends string, C extends StateCompaction 
   generateId: () => string
   compaction: C
   content: ResolvedContentOptions
+  /** Spans of the memory's work, when the app gave a tracer (`createMemory({ telemetry })`). */
+  tracer?: TelemetryTracer | undefined
 }
 
 /**
@@ -127,9 +130,22 @@ export class ThreadState<L extends string, C extends StateCompaction = StateComp
 
   /** The memory's summarizer under the compaction's timeout. */
   summarize(items: readonly Item<L>[], options: SummarizeOptions) {
-    return withTimeout(this.deps.summarizer, {
-      timeoutMs: this.deps.compaction.summarizerTimeoutMs,
-    }).summarize(items, options)
+    const { summarizer, tracer } = this.deps
+    const attributes = {
+      'strata.summarizer.name': summarizer.name,
+      'strata.summarize.tier': options.tier,
+      'strata.summarize.items': items.length,
+    }
+    return traced(tracer, 'strata.summarize', attributes, async (span) => {
+      const started = Date.now()
+      try {
+        return await withTimeout(summarizer, {
+          timeoutMs: this.deps.compaction.summarizerTimeoutMs,
+        }).summarize(items, options)
+      } finally {
+        span?.setAttribute('strata.summarize.duration_ms', Date.now() - started)
+      }
+    })
   }
 
   newMessageItem(message: NormalizedMessage, level: L, turnId: string): Omit<MessageItem<L>, 'seq'> {

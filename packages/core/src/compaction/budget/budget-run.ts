@@ -2,6 +2,7 @@ import { StrataError } from '../../errors'
 import type { CompactionTrigger } from '../../events'
 import type { FactItem, Item, UnsequencedItem } from '../../items'
 import type { SummarizeResult } from '../../summarizers'
+import { traceCompaction } from '../../telemetry'
 import { MAX_WRITE_ATTEMPTS, type WritePath } from '../../thread/write-path'
 import type { CompactionState } from '../compaction-options'
 import type { CompactionReport } from '../compaction-report'
@@ -88,7 +89,14 @@ export class BudgetRunner<L extends string> {
     this.#run = writes
       .exclusive(async () => {
         await writes.refresh()
-        await this.compact('budget')
+        const state = this.#state
+        const span = {
+          threadId: state.id,
+          policy: 'budget',
+          trigger: 'budget',
+          items: () => state.log.items.length,
+        }
+        await traceCompaction(state.deps.tracer, state.deps.events, span, () => this.compact('budget'))
       })
       .catch((error: unknown) => {
         // A store that failed while archiving: reported like a summarizer failure, retried later.

@@ -1,4 +1,5 @@
 import type { SummaryItem, UnsequencedItem } from '../../items'
+import { traceCompaction } from '../../telemetry'
 import type { WritePath } from '../../thread/write-path'
 import type { CompactionState } from '../compaction-options'
 import type { CompactionReport } from '../compaction-report'
@@ -101,7 +102,13 @@ export class WaterfallRunner<L extends string> {
         this.#report.end('waterfall', tokensBefore, started, { error })
       }
     }
-    this.#run = run().finally(() => {
+    const span = {
+      threadId: state.id,
+      policy: 'waterfall',
+      trigger: 'waterfall',
+      items: () => state.log.items.length,
+    }
+    this.#run = traceCompaction(state.deps.tracer, state.deps.events, span, run).finally(() => {
       this.#run = undefined
     })
   }
