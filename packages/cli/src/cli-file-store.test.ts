@@ -238,6 +238,12 @@ describe('strata verify on the file store', { timeout: 60_000 }, () => {
     expect(json.threads[0]?.problems.map((problem) => problem.kind)).toEqual(['torn-tail'])
     expect(json.threads[0]?.problems[0]?.repair).toContain('--repair')
     expect(readFileSync(path)).toEqual(before)
+    // export reads the files itself too: the torn tail is left out, and left where it is.
+    const exported = await runStrata([...store(), 'export', 'torn'])
+    expect(exported.code).toBe(0)
+    expect(exported.stdout).not.toContain('itm_x')
+    expect(exported.stderr).toContain('left out a torn tail')
+    expect(readFileSync(path)).toEqual(before)
     const text = await runStrata([...store(), 'verify', 'torn'])
     expect(text.stdout).toMatch(/✗ torn: 1 problem/)
     expect(text.stdout).toMatch(/repair: .*strata verify --repair/)

@@ -1,5 +1,6 @@
 export { contentFileName } from './content-files'
 export { fileStore } from './file-store'
 export type { FileStoreEvent, FileStoreOptions } from './file-store-options'
+export { itemFromRecord as itemFromLogRecord } from './line-format'
 export type { PendingReason } from './log-file'
 export type { LockHolder } from './thread-lock'

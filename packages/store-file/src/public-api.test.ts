@@ -23,7 +23,7 @@ function typeExports(entry: string): string[] {
 // Every public name, listed here so that a new export (or a lost one) is a decision.
 describe('the public surface of @strata-memory/store-file', () => {
   it('exports exactly these runtime names', () => {
-    expect(Object.keys(api).sort()).toEqual(['fileStore'])
+    expect(Object.keys(api).sort()).toEqual(['contentFileName', 'fileStore', 'itemFromLogRecord'])
   })
 
   it('exports exactly these types', () => {

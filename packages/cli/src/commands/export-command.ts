@@ -1,10 +1,10 @@
-import type { ContentRecord, Item } from '@strata-memory/core'
+import type { Item } from '@strata-memory/core'
 import { CliError } from '../cli/cli-error'
 import type { CommandContext } from '../cli/command-context'
 import { progress } from '../output/progress'
 import { itemKind, itemText, seqRanges } from '../output/render-item'
-import { requireThread } from '../store/open-store'
 import type { ContentLine, ThreadExportHeader } from './thread-export-format'
+import { readThreadItems } from './thread-items'
 
 const CHUNK = 2_000
 
@@ -21,20 +21,16 @@ export async function exportCommand(
   if (format !== 'jsonl' && format !== 'markdown') {
     throw new CliError(`Unknown --format '${format}': use jsonl or markdown.`)
   }
-  const open = await context.store()
-  await requireThread(open, threadId)
-  const { store } = open
-  const head = await store.head(threadId)
-  const active = await store.read(threadId)
-  const archived = options.archive ? await store.readArchive(threadId) : []
+  const { active, archived, lastSeq, records } = await readThreadItems(context, threadId, {
+    archive: options.archive === true,
+  })
   const archivedSeqs = new Set(archived.map((item) => item.seq))
   const items = archived.length === 0 ? active : mergeBySeq(active, archived)
-  const records: ContentRecord[] = store.queryContent ? await store.queryContent(threadId) : []
   const header: ThreadExportHeader = {
     format: 'strata-thread',
     version: 1,
     threadId,
-    lastSeq: head.lastSeq,
+    lastSeq,
     withArchive: options.archive === true,
     archived: seqRanges(archived.map((item) => item.seq)),
   }
@@ -52,7 +48,7 @@ export async function exportCommand(
       output.write(`${JSON.stringify({ format: 'strata-content', record } satisfies ContentLine)}\n`)
   } else {
     output.write(
-      `# Thread ${threadId}\n\n${items.length} items, last seq ${head.lastSeq}${options.archive ? `, ${archived.length} archived` : ''}.\n`,
+      `# Thread ${threadId}\n\n${items.length} items, last seq ${lastSeq}${options.archive ? `, ${archived.length} archived` : ''}.\n`,
     )
     for (let start = 0; start < items.length; start += CHUNK) {
       let text = ''

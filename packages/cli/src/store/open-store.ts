@@ -1,8 +1,7 @@
 import { existsSync, statSync } from 'node:fs'
 import { createMemory, isValidThreadId, type Memory, type StrataStore } from '@strata-memory/core'
 import { fileStore } from '@strata-memory/store-file'
-import { redisStore } from '@strata-memory/store-redis'
-import { createClient, type RedisClientType } from 'redis'
+import type { RedisClientType } from 'redis'
 import { CliError } from '../cli/cli-error'
 import { firstLine } from '../config/load-config'
 import type { StrataConfig } from '../config/strata-config'
@@ -19,6 +18,8 @@ export interface OpenStore {
 
 /** Connects a Redis client that fails at once, rather than retrying, when the server is not there. */
 export async function connectRedis(url: string): Promise<RedisClientType> {
+  // Loaded only for a Redis store, so file store commands start faster.
+  const { createClient } = await import('redis')
   const client = createClient({
     url,
     socket: { reconnectStrategy: false, connectTimeout: 5_000 },
@@ -49,6 +50,7 @@ export async function openStore(
     return { target, store: fileStore({ dir: target.dir }), close: async () => undefined }
   }
   const redis = await connectRedis(target.url)
+  const { redisStore } = await import('@strata-memory/store-redis')
   return {
     target,
     store: redisStore({ client: redis, prefix: target.prefix }),

@@ -1,12 +1,17 @@
 import { readFile } from 'node:fs/promises'
-import type { LogAudit, LogSource } from './log-audit'
+import type { LogSource } from './log-audit'
+import type { ProblemKind } from './verify-problem'
 
-/** The item a line holds: the line itself, or the item under `item` for the wrapped form. */
-function itemOf(line: Record<string, unknown>): Record<string, unknown> {
-  const wrapped = line.item
-  return typeof wrapped === 'object' && wrapped !== null && !Array.isArray(wrapped)
-    ? (wrapped as Record<string, unknown>)
-    : line
+/** What a log reader feeds: each committed line's record, and each problem found. */
+export interface LogSink {
+  report(kind: ProblemKind, message: string, where?: { file?: string; line?: number; seq?: number }): void
+  /** A committed line, parsed: the store's line format (see `@strata-memory/store-file`). */
+  add(
+    source: LogSource,
+    seq: number,
+    record: Record<string, unknown>,
+    where: { file: string; line: number },
+  ): void
 }
 
 async function readIfThere(path: string): Promise<Buffer | undefined> {
@@ -26,13 +31,13 @@ interface PendingLine {
 
 /**
  * Reads one JSONL log file of the file store by itself, read-only (never through the store, which
- * would move a torn tail aside), and feeds its items to the audit. Reports a torn tail (bytes without
+ * would move a torn tail aside), and feeds its lines to `audit` (the checks of verify, or an export's collector). Reports a torn tail (bytes without
  * a final newline, an unparseable last line, a batch without its last line), a corrupt line in the
  * middle (not JSON, not an object with a whole-number seq, a seq that does not increase, a broken
  * batch). Calls `progress` with the bytes read so far.
  */
 export async function readLogFile(
-  audit: LogAudit,
+  audit: LogSink,
   source: LogSource,
   path: string,
   name: string,
@@ -116,13 +121,13 @@ export async function readLogFile(
     }
     if (lineBatchEnd !== undefined && lineBatchEnd !== seq) {
       batchEnd = lineBatchEnd
-      batch.push({ seq, item: itemOf(record), line: lineNumber })
+      batch.push({ seq, item: record, line: lineNumber })
       continue
     }
     for (const pending of batch)
       audit.add(source, pending.seq, pending.item, { file: name, line: pending.line })
     batch = []
-    audit.add(source, seq, itemOf(record), { file: name, line: lineNumber })
+    audit.add(source, seq, record, { file: name, line: lineNumber })
   }
   if (batch.length > 0) {
     audit.report(

@@ -67,13 +67,21 @@ export class LogAudit {
     })
   }
 
-  /** One item as read from the log or the archive (its fields as the store's line format writes them). */
+  /**
+   * One item as read from the log or the archive: a file store line (the item's fields as the store's
+   * line format writes them, or the item under `item`) or a Redis element.
+   */
   add(
     source: LogSource,
     seq: number,
-    item: Record<string, unknown>,
+    record: Record<string, unknown>,
     where: { file: string; line: number },
   ): void {
+    const wrapped = record.item
+    const item =
+      typeof wrapped === 'object' && wrapped !== null && !Array.isArray(wrapped)
+        ? (wrapped as Record<string, unknown>)
+        : record
     if (seq >= this.#seen.length) {
       const grown = new Uint8Array(Math.max(seq + 1, this.#seen.length * 2))
       grown.set(this.#seen)

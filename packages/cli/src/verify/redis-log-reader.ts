@@ -1,4 +1,4 @@
-import { RESP_TYPES, type RedisClientType } from 'redis'
+import type { RedisClientType } from 'redis'
 import type { LogAudit } from './log-audit'
 
 const CHUNK = 5_000
@@ -24,6 +24,7 @@ export async function readRedisLog(
 ): Promise<number> {
   const keys = redisThreadKeys(prefix, threadId)
   const length = await client.lLen(keys.log)
+  const { RESP_TYPES } = await import('redis')
   const bitmap = (await client
     .withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer })
     .get(keys.archived)) as Buffer | null
