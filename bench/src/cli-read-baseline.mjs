@@ -21,7 +21,8 @@ if (kind === 'file') {
   await client.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer }).get(`${prefix}:{${threadId}}:archived`)
   const length = await client.lLen(key)
   for (let start = 1; start < length; start += 5_000) {
-    for (const element of await client.lRange(key, start, start + 4_999)) if (JSON.parse(element).seq > 0) parsed++
+    for (const element of await client.lRange(key, start, start + 4_999))
+      if (JSON.parse(element).seq > 0) parsed++
   }
   await client.close()
 }

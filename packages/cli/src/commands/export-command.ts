@@ -40,7 +40,7 @@ export async function exportCommand(
     output.write(`${JSON.stringify(header)}\n`)
     for (let start = 0; start < items.length; start += CHUNK) {
       let text = ''
-      for (const item of items.slice(start, start + CHUNK)) text += `${JSON.stringify(item)}\n`
+      for (const entry of items.slice(start, start + CHUNK)) text += `${entry.json()}\n`
       if (!output.write(text)) await output.drain()
       bar.update(Math.min(items.length, start + CHUNK))
     }
@@ -52,8 +52,8 @@ export async function exportCommand(
     )
     for (let start = 0; start < items.length; start += CHUNK) {
       let text = ''
-      for (const item of items.slice(start, start + CHUNK))
-        text += markdownItem(item, archivedSeqs.has(item.seq))
+      for (const entry of items.slice(start, start + CHUNK))
+        text += markdownItem(entry.item(), archivedSeqs.has(entry.seq))
       if (!output.write(text)) await output.drain()
       bar.update(Math.min(items.length, start + CHUNK))
     }
@@ -74,15 +74,15 @@ function markdownItem(item: Item, archived: boolean): string {
 }
 
 /** Two seq-sorted lists as one; a seq in both (an archive interrupted) is taken once, as archived. */
-export function mergeBySeq(active: readonly Item[], archived: readonly Item[]): Item[] {
-  const merged: Item[] = []
+export function mergeBySeq<T extends { seq: number }>(active: readonly T[], archived: readonly T[]): T[] {
+  const merged: T[] = []
   let a = 0
   let b = 0
   while (a < active.length || b < archived.length) {
     const left = active[a]
     const right = archived[b]
     if (right === undefined || (left !== undefined && left.seq < right.seq)) {
-      merged.push(left as Item)
+      merged.push(left as T)
       a++
     } else {
       if (left !== undefined && left.seq === right.seq) a++

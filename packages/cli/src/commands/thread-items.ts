@@ -7,11 +7,53 @@ import type { CommandContext } from '../cli/command-context'
 import { checkThreadId, requireThread } from '../store/open-store'
 import { describeStoreTarget } from '../store/store-target'
 import { readLogFile } from '../verify/file-log-reader'
+import { itemJsonFromLine } from './item-json'
+
+/** One item of a thread: its seq, the item as the store reads it, and its JSON. */
+export interface ThreadEntry {
+  seq: number
+  item(): Item
+  json(): string
+}
+
+/** An entry of an item already read (Redis). */
+class ReadEntry implements ThreadEntry {
+  readonly seq: number
+  readonly #item: Item
+  constructor(item: Item) {
+    this.seq = item.seq
+    this.#item = item
+  }
+  item(): Item {
+    return this.#item
+  }
+  json(): string {
+    return JSON.stringify(this.#item)
+  }
+}
+
+/** An entry of a file store line: the JSON is cut from the line when it can be ({@link itemJsonFromLine}). */
+class LineEntry implements ThreadEntry {
+  readonly seq: number
+  readonly #line: string
+  readonly #record: Record<string, unknown>
+  constructor(seq: number, line: string, record: Record<string, unknown>) {
+    this.seq = seq
+    this.#line = line
+    this.#record = record
+  }
+  item(): Item {
+    return itemFromLogRecord(this.#record)
+  }
+  json(): string {
+    return itemJsonFromLine(this.#line, this.#record) ?? JSON.stringify(this.item())
+  }
+}
 
 /** A thread's items as the store reads them, active and archived, and its content records. */
 export interface ThreadItems {
-  active: Item[]
-  archived: Item[]
+  active: ThreadEntry[]
+  archived: ThreadEntry[]
   lastSeq: number
   records: ContentRecord[]
 }
@@ -37,7 +79,12 @@ export async function readThreadItems(
       store.read(threadId),
       archive ? store.readArchive(threadId) : Promise.resolve([]),
     ])
-    return { active, archived, lastSeq: head.lastSeq, records: await store.queryContent(threadId) }
+    return {
+      active: active.map((item) => new ReadEntry(item)),
+      archived: archived.map((item) => new ReadEntry(item)),
+      lastSeq: head.lastSeq,
+      records: await store.queryContent(threadId),
+    }
   }
   const folder = join(target.dir, 'agents', threadId)
   if (!existsSync(folder)) {
@@ -45,7 +92,7 @@ export async function readThreadItems(
       `Thread '${threadId}' not found in ${describeStoreTarget(target)}: \`strata threads\` lists the threads there.`,
     )
   }
-  const items: Record<'active' | 'archive', Item[]> = { active: [], archive: [] }
+  const items: Record<'active' | 'archive', ThreadEntry[]> = { active: [], archive: [] }
   let lastSeq = 0
   let torn = false
   const sink = {
@@ -56,8 +103,8 @@ export async function readThreadItems(
       }
       throw new CliError(`${threadId}: ${message} Run \`strata verify ${threadId}\` for how to repair it.`)
     },
-    add(source: 'active' | 'archive', seq: number, record: Record<string, unknown>) {
-      items[source].push(itemFromLogRecord(record))
+    add(source: 'active' | 'archive', seq: number, record: Record<string, unknown>, where: { text: string }) {
+      items[source].push(new LineEntry(seq, where.text, record))
       if (seq > lastSeq) lastSeq = seq
     },
   }

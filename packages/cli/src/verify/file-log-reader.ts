@@ -10,7 +10,7 @@ export interface LogSink {
     source: LogSource,
     seq: number,
     record: Record<string, unknown>,
-    where: { file: string; line: number },
+    where: { file: string; line: number; text: string },
   ): void
 }
 
@@ -27,6 +27,7 @@ interface PendingLine {
   seq: number
   item: Record<string, unknown>
   line: number
+  text: string
 }
 
 /**
@@ -116,18 +117,18 @@ export async function readLogFile(
         seq,
       })
       for (const pending of batch)
-        audit.add(source, pending.seq, pending.item, { file: name, line: pending.line })
+        audit.add(source, pending.seq, pending.item, { file: name, line: pending.line, text: pending.text })
       batch = []
     }
     if (lineBatchEnd !== undefined && lineBatchEnd !== seq) {
       batchEnd = lineBatchEnd
-      batch.push({ seq, item: record, line: lineNumber })
+      batch.push({ seq, item: record, line: lineNumber, text: raw })
       continue
     }
     for (const pending of batch)
-      audit.add(source, pending.seq, pending.item, { file: name, line: pending.line })
+      audit.add(source, pending.seq, pending.item, { file: name, line: pending.line, text: pending.text })
     batch = []
-    audit.add(source, seq, record, { file: name, line: lineNumber })
+    audit.add(source, seq, record, { file: name, line: lineNumber, text: raw })
   }
   if (batch.length > 0) {
     audit.report(

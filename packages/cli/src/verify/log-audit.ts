@@ -94,7 +94,8 @@ export class LogAudit {
     if (before !== 0) {
       if (source === 'archive' || before === 2) {
         this.report('archive-pending', `seq ${seq} is in both the active log and the archive.`, {
-          ...where,
+          file: where.file,
+          line: where.line,
           seq,
         })
       }
