@@ -1,12 +1,13 @@
 import type { Item } from '@strata-memory/core'
 import { CliError } from '../cli/cli-error'
 import type { CommandContext } from '../cli/command-context'
-import { progress } from '../output/progress'
+import { type Progress, progress } from '../output/progress'
 import { itemKind, itemText, seqRanges } from '../output/render-item'
 import type { ContentLine, ThreadExportHeader } from './thread-export-format'
 import { readThreadItems } from './thread-items'
 
-const CHUNK = 2_000
+/** Output is written in strings of about this many characters. */
+const CHUNK_CHARACTERS = 1 << 20
 
 /**
  * `strata export <thread> [--format jsonl|markdown] [--archive]`: the active log (and with `--archive`
@@ -21,49 +22,61 @@ export async function exportCommand(
   if (format !== 'jsonl' && format !== 'markdown') {
     throw new CliError(`Unknown --format '${format}': use jsonl or markdown.`)
   }
-  const { active, archived, lastSeq, records } = await readThreadItems(context, threadId, {
-    archive: options.archive === true,
+  const withArchive = options.archive === true
+  let bar: Progress | undefined
+  const { entries, records } = await readThreadItems(context, threadId, {
+    progress: (done, total) => {
+      bar ??= progress({ total, label: 'export', enabled: !context.output.json })
+      bar.update(done)
+    },
   })
-  const archivedSeqs = new Set(archived.map((item) => item.seq))
-  const items = archived.length === 0 ? active : mergeBySeq(active, archived)
-  const header: ThreadExportHeader = {
-    format: 'strata-thread',
-    version: 1,
-    threadId,
-    lastSeq,
-    withArchive: options.archive === true,
-    archived: seqRanges(archived.map((item) => item.seq)),
+  // The items are rendered first, the header (which names the last seq and the archived ranges) then
+  // goes before them: a corrupt line found on the way fails the export before anything is written.
+  const chunks: string[] = []
+  let chunk = ''
+  let lastSeq = 0
+  let count = 0
+  const archivedSeqs: number[] = []
+  for (const entry of entries) {
+    if (entry.seq > lastSeq) lastSeq = entry.seq
+    if (entry.archived) {
+      if (!withArchive) continue
+      archivedSeqs.push(entry.seq)
+    }
+    count++
+    chunk += format === 'jsonl' ? `${entry.json()}\n` : markdownItem(entry.item(), entry.archived)
+    if (chunk.length >= CHUNK_CHARACTERS) {
+      chunks.push(chunk)
+      chunk = ''
+    }
   }
-  const bar = progress({ total: items.length, label: 'export', enabled: !context.output.json })
+  chunks.push(chunk)
+  bar?.stop()
   const output = context.output
   if (format === 'jsonl') {
-    output.write(`${JSON.stringify(header)}\n`)
-    for (let start = 0; start < items.length; start += CHUNK) {
-      let text = ''
-      for (const entry of items.slice(start, start + CHUNK)) text += `${entry.json()}\n`
-      if (!output.write(text)) await output.drain()
-      bar.update(Math.min(items.length, start + CHUNK))
+    const header: ThreadExportHeader = {
+      format: 'strata-thread',
+      version: 1,
+      threadId,
+      lastSeq,
+      withArchive,
+      archived: seqRanges(archivedSeqs),
     }
-    for (const record of records)
-      output.write(`${JSON.stringify({ format: 'strata-content', record } satisfies ContentLine)}\n`)
+    output.write(`${JSON.stringify(header)}\n`)
   } else {
     output.write(
-      `# Thread ${threadId}\n\n${items.length} items, last seq ${lastSeq}${options.archive ? `, ${archived.length} archived` : ''}.\n`,
+      `# Thread ${threadId}\n\n${count} items, last seq ${lastSeq}${withArchive ? `, ${archivedSeqs.length} archived` : ''}.\n`,
     )
-    for (let start = 0; start < items.length; start += CHUNK) {
-      let text = ''
-      for (const entry of items.slice(start, start + CHUNK))
-        text += markdownItem(entry.item(), archivedSeqs.has(entry.seq))
-      if (!output.write(text)) await output.drain()
-      bar.update(Math.min(items.length, start + CHUNK))
-    }
-    if (records.length > 0) {
-      output.write(
-        `\n## Content\n\n${records.map((record) => `- \`${record.id}\` ${record.type}, ${record.size} bytes`).join('\n')}\n`,
-      )
-    }
   }
-  bar.stop()
+  for (const text of chunks) if (!output.write(text)) await output.drain()
+  if (format === 'jsonl') {
+    for (const record of records)
+      output.write(`${JSON.stringify({ format: 'strata-content', record } satisfies ContentLine)}\n`)
+  } else if (records.length > 0) {
+    output.write(
+      `\n## Content\n\n${records.map((record) => `- \`${record.id}\` ${record.type}, ${record.size} bytes`).join('\n')}\n`,
+    )
+  }
   await output.drain()
   return 0
 }
@@ -71,24 +84,4 @@ export async function exportCommand(
 function markdownItem(item: Item, archived: boolean): string {
   const scope = item.type === 'message' && item.scope ? ` — ${item.scope.title}` : ''
   return `\n## #${item.seq} · ${item.level} · ${itemKind(item)}${scope}${archived ? ' (archived)' : ''}\n\n${itemText(item)}\n`
-}
-
-/** Two seq-sorted lists as one; a seq in both (an archive interrupted) is taken once, as archived. */
-export function mergeBySeq<T extends { seq: number }>(active: readonly T[], archived: readonly T[]): T[] {
-  const merged: T[] = []
-  let a = 0
-  let b = 0
-  while (a < active.length || b < archived.length) {
-    const left = active[a]
-    const right = archived[b]
-    if (right === undefined || (left !== undefined && left.seq < right.seq)) {
-      merged.push(left as T)
-      a++
-    } else {
-      if (left !== undefined && left.seq === right.seq) a++
-      merged.push(right)
-      b++
-    }
-  }
-  return merged
 }

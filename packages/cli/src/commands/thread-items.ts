@@ -6,12 +6,14 @@ import { CliError } from '../cli/cli-error'
 import type { CommandContext } from '../cli/command-context'
 import { checkThreadId, requireThread } from '../store/open-store'
 import { describeStoreTarget } from '../store/store-target'
-import { readLogFile } from '../verify/file-log-reader'
+import { type CommittedLine, committedLines, readLogText } from '../verify/file-log-reader'
+import type { ProblemKind } from '../verify/verify-problem'
 import { itemJsonFromLine } from './item-json'
 
-/** One item of a thread: its seq, the item as the store reads it, and its JSON. */
+/** One item of a thread, active or archived: its seq, the item as the store reads it, and its JSON. */
 export interface ThreadEntry {
   seq: number
+  archived: boolean
   item(): Item
   json(): string
 }
@@ -19,9 +21,11 @@ export interface ThreadEntry {
 /** An entry of an item already read (Redis). */
 class ReadEntry implements ThreadEntry {
   readonly seq: number
+  readonly archived: boolean
   readonly #item: Item
-  constructor(item: Item) {
+  constructor(item: Item, archived: boolean) {
     this.seq = item.seq
+    this.archived = archived
     this.#item = item
   }
   item(): Item {
@@ -35,56 +39,79 @@ class ReadEntry implements ThreadEntry {
 /** An entry of a file store line: the JSON is cut from the line when it can be ({@link itemJsonFromLine}). */
 class LineEntry implements ThreadEntry {
   readonly seq: number
-  readonly #line: string
-  readonly #record: Record<string, unknown>
-  constructor(seq: number, line: string, record: Record<string, unknown>) {
-    this.seq = seq
+  readonly archived: boolean
+  readonly #line: CommittedLine
+  constructor(line: CommittedLine, archived: boolean) {
+    this.seq = line.seq
+    this.archived = archived
     this.#line = line
-    this.#record = record
   }
   item(): Item {
-    return itemFromLogRecord(this.#record)
+    return itemFromLogRecord(this.#line.record)
   }
   json(): string {
-    return itemJsonFromLine(this.#line, this.#record) ?? JSON.stringify(this.item())
+    return itemJsonFromLine(this.#line.text, this.#line.record) ?? JSON.stringify(this.item())
   }
 }
 
-/** A thread's items as the store reads them, active and archived, and its content records. */
+/** A thread's items in seq order, active and archived (a seq in both is archived), and its content. */
 export interface ThreadItems {
-  active: ThreadEntry[]
-  archived: ThreadEntry[]
-  lastSeq: number
+  entries: Iterable<ThreadEntry>
+  /** Characters (file store) or items (Redis) the entries cover, for a progress bar. */
+  size: number
   records: ContentRecord[]
 }
 
+/** Two seq-ordered sequences as one; a seq in both (an archive interrupted) is taken once, from the archive. */
+function* mergeBySeq<T extends { seq: number }>(active: Iterator<T>, archive: Iterator<T>): Generator<T> {
+  let left = active.next()
+  let right = archive.next()
+  while (!left.done || !right.done) {
+    if (right.done || (!left.done && left.value.seq < right.value.seq)) {
+      yield left.value as T
+      left = active.next()
+      continue
+    }
+    if (!left.done && left.value.seq === right.value.seq) left = active.next()
+    yield right.value
+    right = archive.next()
+  }
+}
+
 /**
- * Reads a thread for an export. A file store thread is read from its files directly, read-only, with
- * the store's own line decoding (`itemFromLogRecord`): a torn tail is left out (it was never
+ * Reads a thread for an export. A file store thread is read from its files directly, read-only, line
+ * by line with the store's own decoding (`itemFromLogRecord`): a torn tail is left out (it was never
  * acknowledged) and left where it is, and a corrupt line is an error pointing to `strata verify`.
  * A Redis thread is read through the store.
  */
 export async function readThreadItems(
   context: CommandContext,
   threadId: string,
-  { archive }: { archive: boolean },
+  { progress = () => undefined }: { progress?: (done: number, total: number) => void } = {},
 ): Promise<ThreadItems> {
   checkThreadId(threadId)
   const open = await context.store()
   const { store, target } = open
   if (target.kind === 'redis') {
     await requireThread(open, threadId)
-    const [head, active, archived] = await Promise.all([
-      store.head(threadId),
+    const [active, archived, records] = await Promise.all([
       store.read(threadId),
-      archive ? store.readArchive(threadId) : Promise.resolve([]),
+      store.readArchive(threadId),
+      store.queryContent(threadId),
     ])
-    return {
-      active: active.map((item) => new ReadEntry(item)),
-      archived: archived.map((item) => new ReadEntry(item)),
-      lastSeq: head.lastSeq,
-      records: await store.queryContent(threadId),
-    }
+    const total = active.length + archived.length
+    const merged = mergeBySeq(
+      active.map((item) => new ReadEntry(item, false)).values(),
+      archived.map((item) => new ReadEntry(item, true)).values(),
+    )
+    const entries = (function* () {
+      let done = 0
+      for (const entry of merged) {
+        if (++done % 16_384 === 0) progress(done, total)
+        yield entry
+      }
+    })()
+    return { entries, size: active.length + archived.length, records }
   }
   const folder = join(target.dir, 'agents', threadId)
   if (!existsSync(folder)) {
@@ -92,41 +119,31 @@ export async function readThreadItems(
       `Thread '${threadId}' not found in ${describeStoreTarget(target)}: \`strata threads\` lists the threads there.`,
     )
   }
-  const items: Record<'active' | 'archive', ThreadEntry[]> = { active: [], archive: [] }
-  let lastSeq = 0
-  let torn = false
-  const sink = {
-    report(kind: string, message: string) {
-      if (kind === 'torn-tail') {
-        torn = true
-        return
-      }
-      throw new CliError(`${threadId}: ${message} Run \`strata verify ${threadId}\` for how to repair it.`)
-    },
-    add(source: 'active' | 'archive', seq: number, record: Record<string, unknown>, where: { text: string }) {
-      items[source].push(new LineEntry(seq, where.text, record))
-      if (seq > lastSeq) lastSeq = seq
-    },
+  const [activeText = '', archiveText = ''] = await Promise.all([
+    readLogText(join(folder, 'raw_traces.jsonl')),
+    readLogText(join(folder, 'raw_traces_archive.jsonl')),
+  ])
+  const report = (kind: ProblemKind, message: string) => {
+    if (kind === 'torn-tail') {
+      context.output.note(`${threadId}: left out a torn tail (an append never acknowledged): ${message}`)
+      return
+    }
+    throw new CliError(`${threadId}: ${message} Run \`strata verify ${threadId}\` for how to repair it.`)
   }
-  await readLogFile(sink, 'active', join(folder, 'raw_traces.jsonl'), 'raw_traces.jsonl')
-  if (archive)
-    await readLogFile(sink, 'archive', join(folder, 'raw_traces_archive.jsonl'), 'raw_traces_archive.jsonl')
-  else {
-    // The last seq is the newest line of either file: read the archive's only for it.
-    await readLogFile(
-      { report: sink.report, add: (_source, seq) => (lastSeq = Math.max(lastSeq, seq)) },
-      'archive',
-      join(folder, 'raw_traces_archive.jsonl'),
-      'raw_traces_archive.jsonl',
-    )
+  const total = activeText.length + archiveText.length
+  function* lines(text: string, name: string, archived: boolean): Generator<ThreadEntry> {
+    // Both files are read side by side: the characters read of each add up to how far the export is.
+    const offset = archived ? 0 : archiveText.length
+    const seen = (characters: number) => progress(Math.min(total, offset + characters), total)
+    for (const line of committedLines(text, name, report, seen)) yield new LineEntry(line, archived)
   }
-  if (torn)
-    context.output.note(
-      `${threadId}: left out a torn tail (an append never acknowledged); see \`strata verify\`.`,
-    )
-  // A seq in both files (an archive interrupted) is archived, as the store reads it.
-  const archivedSeqs = new Set(items.archive.map((item) => item.seq))
-  const active =
-    archivedSeqs.size === 0 ? items.active : items.active.filter((item) => !archivedSeqs.has(item.seq))
-  return { active, archived: items.archive, lastSeq, records: await store.queryContent(threadId) }
+  const entries = mergeBySeq<ThreadEntry>(
+    lines(activeText, 'raw_traces.jsonl', false),
+    lines(archiveText, 'raw_traces_archive.jsonl', true),
+  )
+  return {
+    entries,
+    size: activeText.length + archiveText.length,
+    records: await store.queryContent(threadId),
+  }
 }

@@ -23,33 +23,29 @@ async function readIfThere(path: string): Promise<Buffer | undefined> {
   }
 }
 
-interface PendingLine {
+/** A committed line of a log file: its seq, the parsed record, the raw text and the 1-based line number. */
+export interface CommittedLine {
   seq: number
-  item: Record<string, unknown>
-  line: number
+  record: Record<string, unknown>
   text: string
+  line: number
 }
 
 /**
- * Reads one JSONL log file of the file store by itself, read-only (never through the store, which
- * would move a torn tail aside), and feeds its lines to `audit` (the checks of verify, or an export's collector). Reports a torn tail (bytes without
- * a final newline, an unparseable last line, a batch without its last line), a corrupt line in the
- * middle (not JSON, not an object with a whole-number seq, a seq that does not increase, a broken
- * batch). Calls `progress` with the bytes read so far.
+ * The committed lines of a JSONL log file's text, in order; problems go to `report`: a torn tail
+ * (bytes without a final newline, an unparseable last line, a batch without its last line), a corrupt
+ * line in the middle (not JSON, not an object with a whole-number seq, a broken batch), a seq that does
+ * not increase. Lines of a batch are held back until the batch's last line.
  */
-export async function readLogFile(
-  audit: LogSink,
-  source: LogSource,
-  path: string,
+export function* committedLines(
+  text: string,
   name: string,
-  progress: (bytes: number) => void = () => undefined,
-): Promise<number> {
-  const buffer = await readIfThere(path)
-  if (buffer === undefined) return 0
-  const text = buffer.toString('utf8')
+  report: LogSink['report'],
+  progress: (characters: number) => void = () => undefined,
+): Generator<CommittedLine> {
   const lastNewline = text.lastIndexOf('\n')
   if (lastNewline < text.length - 1) {
-    audit.report(
+    report(
       'torn-tail',
       `${name} ends with ${text.length - lastNewline - 1} characters without a final newline.`,
       {
@@ -58,7 +54,7 @@ export async function readLogFile(
     )
   }
   let previousSeq = 0
-  let batch: PendingLine[] = []
+  let batch: CommittedLine[] = []
   let batchEnd = 0
   let start = 0
   let lineNumber = 0
@@ -68,75 +64,95 @@ export async function readLogFile(
     const raw = text.slice(start, end)
     start = end + 1
     if ((lineNumber & 0x3fff) === 0) progress(start)
-    const isLast = start > lastNewline
-    let line: unknown
+    let value: unknown
     try {
-      line = JSON.parse(raw)
+      value = JSON.parse(raw)
     } catch {
-      if (isLast && batch.length === 0) {
-        audit.report('torn-tail', `${name} line ${lineNumber} (the last) does not parse.`, {
+      if (start > lastNewline && batch.length === 0) {
+        report('torn-tail', `${name} line ${lineNumber} (the last) does not parse.`, {
           file: name,
           line: lineNumber,
         })
       } else {
-        audit.report('corrupt-line', `${name} line ${lineNumber} does not parse as JSON.`, {
+        report('corrupt-line', `${name} line ${lineNumber} does not parse as JSON.`, {
           file: name,
           line: lineNumber,
         })
       }
       continue
     }
-    if (
-      typeof line !== 'object' ||
-      line === null ||
-      Array.isArray(line) ||
-      !Number.isSafeInteger((line as { seq?: unknown }).seq)
-    ) {
-      audit.report('corrupt-line', `${name} line ${lineNumber} is not an object with a whole-number seq.`, {
+    const seq = (value as { seq?: unknown } | null)?.seq
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || !Number.isSafeInteger(seq)) {
+      report('corrupt-line', `${name} line ${lineNumber} is not an object with a whole-number seq.`, {
         file: name,
         line: lineNumber,
       })
       continue
     }
-    const record = line as Record<string, unknown>
-    const seq = record.seq as number
-    if (seq <= previousSeq) {
-      audit.report('seq-order', `${name} line ${lineNumber} has seq ${seq} after seq ${previousSeq}.`, {
+    const record = value as Record<string, unknown>
+    const committed: CommittedLine = { seq: seq as number, record, text: raw, line: lineNumber }
+    if (committed.seq <= previousSeq) {
+      report('seq-order', `${name} line ${lineNumber} has seq ${committed.seq} after seq ${previousSeq}.`, {
         file: name,
         line: lineNumber,
-        seq,
+        seq: committed.seq,
       })
       continue
     }
-    previousSeq = seq
+    previousSeq = committed.seq
     const lineBatchEnd = typeof record.batch_end === 'number' ? record.batch_end : undefined
     if (batch.length > 0 && lineBatchEnd !== batchEnd) {
-      audit.report('corrupt-line', `${name} line ${lineNumber} breaks the batch ending at seq ${batchEnd}.`, {
+      report('corrupt-line', `${name} line ${lineNumber} breaks the batch ending at seq ${batchEnd}.`, {
         file: name,
         line: lineNumber,
-        seq,
+        seq: committed.seq,
       })
-      for (const pending of batch)
-        audit.add(source, pending.seq, pending.item, { file: name, line: pending.line, text: pending.text })
+      yield* batch
       batch = []
     }
-    if (lineBatchEnd !== undefined && lineBatchEnd !== seq) {
+    if (lineBatchEnd !== undefined && lineBatchEnd !== committed.seq) {
       batchEnd = lineBatchEnd
-      batch.push({ seq, item: record, line: lineNumber, text: raw })
+      batch.push(committed)
       continue
     }
-    for (const pending of batch)
-      audit.add(source, pending.seq, pending.item, { file: name, line: pending.line, text: pending.text })
-    batch = []
-    audit.add(source, seq, record, { file: name, line: lineNumber, text: raw })
+    if (batch.length > 0) {
+      yield* batch
+      batch = []
+    }
+    yield committed
   }
   if (batch.length > 0) {
-    audit.report(
+    report(
       'torn-tail',
       `${name} ends with ${batch.length} lines of a batch (seq ${batch[0]?.seq}–${batchEnd}) without its last line.`,
       { file: name, line: batch[0]?.line ?? lineNumber },
     )
   }
-  progress(buffer.length)
-  return buffer.length
+}
+
+/** A log file's text, or undefined when there is no such file. */
+export async function readLogText(path: string): Promise<string | undefined> {
+  return (await readIfThere(path))?.toString('utf8')
+}
+
+/**
+ * Reads one JSONL log file of the file store by itself, read-only (never through the store, which
+ * would move a torn tail aside), and feeds its committed lines and problems to `sink` (see
+ * {@link committedLines}). Returns the file's size in characters.
+ */
+export async function readLogFile(
+  sink: LogSink,
+  source: LogSource,
+  path: string,
+  name: string,
+  progress: (characters: number) => void = () => undefined,
+): Promise<number> {
+  const text = await readLogText(path)
+  if (text === undefined) return 0
+  const report = sink.report.bind(sink)
+  for (const line of committedLines(text, name, report, progress)) {
+    sink.add(source, line.seq, line.record, { file: name, line: line.line, text: line.text })
+  }
+  progress(text.length)
+  return text.length
 }
