@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { contentFileName, fileStore } from '@strata-memory/store-file'
@@ -42,16 +42,19 @@ function fileVerifier(dir: string): Verifier {
     async verify(threadId, showProgress) {
       const folder = join(agents, threadId)
       const audit = new LogAudit(threadId)
-      const bar = progress({ total: 2, label: `verify ${threadId}`, enabled: showProgress })
-      await readLogFile(audit, 'active', join(folder, 'raw_traces.jsonl'), 'raw_traces.jsonl')
-      bar.update(1)
-      await readLogFile(
-        audit,
-        'archive',
-        join(folder, 'raw_traces_archive.jsonl'),
-        'raw_traces_archive.jsonl',
+      const active = join(folder, 'raw_traces.jsonl')
+      const archive = join(folder, 'raw_traces_archive.jsonl')
+      const sizeOf = (path: string) => (existsSync(path) ? statSync(path).size : 0)
+      const activeSize = sizeOf(active)
+      const bar = progress({
+        total: activeSize + sizeOf(archive),
+        label: `verify ${threadId}`,
+        enabled: showProgress,
+      })
+      await readLogFile(audit, 'active', active, 'raw_traces.jsonl', (done) => bar.update(done))
+      await readLogFile(audit, 'archive', archive, 'raw_traces_archive.jsonl', (done) =>
+        bar.update(activeSize + done),
       )
-      bar.update(2)
       bar.stop()
       audit.finish()
       await audit.checkContent(async (ids) => {
