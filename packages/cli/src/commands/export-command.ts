@@ -32,7 +32,8 @@ export async function exportCommand(
   })
   // The items are rendered first, the header (which names the last seq and the archived ranges) then
   // goes before them: a corrupt line found on the way fails the export before anything is written.
-  const chunks: string[] = []
+  // Flat bytes: a chunk kept as a string would keep every line it was cut from alive (a rope of slices).
+  const chunks: Buffer[] = []
   let chunk = ''
   let lastSeq = 0
   let count = 0
@@ -46,11 +47,11 @@ export async function exportCommand(
     count++
     chunk += format === 'jsonl' ? `${entry.json()}\n` : markdownItem(entry.item(), entry.archived)
     if (chunk.length >= CHUNK_CHARACTERS) {
-      chunks.push(chunk)
+      chunks.push(Buffer.from(chunk))
       chunk = ''
     }
   }
-  chunks.push(chunk)
+  chunks.push(Buffer.from(chunk))
   bar?.stop()
   const output = context.output
   if (format === 'jsonl') {

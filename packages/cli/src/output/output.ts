@@ -38,7 +38,7 @@ export class Output {
   }
 
   /** Writes raw text to stdout. */
-  write(text: string): boolean {
+  write(text: string | Uint8Array): boolean {
     if (this.#pending.length > 0) {
       for (const note of this.#pending) this.note(note)
       this.#pending = []
