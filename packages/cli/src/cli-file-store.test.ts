@@ -206,6 +206,20 @@ describe('strata on the file store (the built binary)', { timeout: 60_000 }, () 
     expect(run.code).toBe(0)
     expect(run.json.messages[0]?.content[0]?.text).toBe('You are a clerk.')
     expect(run.stderr).toBe('')
+    const typed = mkdtempSync(join(tmpdir(), 'strata-cli-config-ts-'))
+    writeFileSync(
+      join(typed, 'strata.config.ts'),
+      "const config: { levels: string[]; system: string } = { levels: ['org', 'case'], system: 'Typed clerk.' }\nexport default config\n",
+    )
+    const fromTs = await runStrataJson<{ messages: { content: { text: string }[] }[] }>(
+      ['context', 'custom-ladder'],
+      {
+        cwd: typed,
+        env: { STRATA_MEMORY_DIR: dir },
+      },
+    )
+    expect(fromTs.json.messages[0]?.content[0]?.text).toBe('Typed clerk.')
+    rmSync(typed, { recursive: true, force: true })
     const levels = await runStrataJson<{ level: string }>(
       ['view', 'custom-ladder', '--levels', 'org,case', '--level', 'case'],
       {

@@ -105,6 +105,31 @@ describe('strata on Redis (the built binary)', { timeout: 60_000 }, () => {
     expect(all.stdout).toMatch(/✗ damaged: 3 problems/)
   })
 
+  it('compact --force compacts a thread on Redis', async () => {
+    const { createMemory } = await import('@strata-memory/core')
+    const writer = redisStore({ url: redis.url, prefix })
+    const thread = await createMemory({ store: writer }).thread('to-compact')
+    for (let turn = 1; turn <= 6; turn++) {
+      await thread.append({ role: 'user', content: `Question ${turn}: ${'is the parcel here? '.repeat(20)}` })
+      await thread.append({
+        role: 'assistant',
+        content: `Answer ${turn}: ${'not yet, tomorrow. '.repeat(20)}`,
+      })
+    }
+    await writer.close?.()
+    const { code, json } = await runStrataJson<{ compacted: boolean; last: { itemsArchived: number } }>([
+      ...store(),
+      'compact',
+      'to-compact',
+      '--force',
+    ])
+    expect(code).toBe(0)
+    expect(json.compacted).toBe(true)
+    expect(json.last.itemsArchived).toBeGreaterThan(0)
+    const verify = await runStrata([...store(), 'verify', 'to-compact'])
+    expect(verify.code).toBe(0)
+  })
+
   it('a server that is not there, an unknown thread and a bad id are one-line errors', async () => {
     const cases: [string[], RegExp][] = [
       [

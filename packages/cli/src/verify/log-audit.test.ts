@@ -1,0 +1,61 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { LogAudit } from './log-audit'
+
+const message = (role: string, content: unknown[]) => ({ type: 'message', role, content })
+const where = { file: 'test', line: 1 }
+
+describe('LogAudit', () => {
+  it('reports exactly the seqs in neither the active log nor the archive, as ranges', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('active', 'archive', 'both', 'missing'), { minLength: 1, maxLength: 60 }),
+        (placements) => {
+          // The newest seq is present: a gap is a hole below the last seq.
+          placements.push('active')
+          const audit = new LogAudit('t')
+          placements.forEach((placement, index) => {
+            if (placement === 'active' || placement === 'both')
+              audit.add('active', index + 1, message('user', []), where)
+          })
+          placements.forEach((placement, index) => {
+            if (placement === 'archive' || placement === 'both')
+              audit.add('archive', index + 1, message('user', []), where)
+          })
+          const problems = audit.finish()
+          const missing = placements.flatMap((placement, index) =>
+            placement === 'missing' ? [index + 1] : [],
+          )
+          const gaps = problems.filter((problem) => problem.kind === 'seq-gap')
+          const reported = gaps.flatMap((gap) => {
+            const range = /seqs? (\d+)(?:–(\d+))?/.exec(gap.message)
+            const from = Number(range?.[1])
+            const to = Number(range?.[2] ?? from)
+            return Array.from({ length: to - from + 1 }, (_value, offset) => from + offset)
+          })
+          expect(reported).toEqual(missing)
+          expect(problems.filter((problem) => problem.kind === 'archive-pending').length).toBe(
+            placements.filter((placement) => placement === 'both').length,
+          )
+          expect(audit.items).toBe(placements.length - missing.length)
+        },
+      ),
+    )
+  })
+
+  it('pairs tool calls and results across the log and the archive; the newest message may still wait', () => {
+    const audit = new LogAudit('t')
+    const call = (id: string) => ({ type: 'tool-call', toolCallId: id, toolName: 'lookup', input: {} })
+    const result = (id: string) => ({ type: 'tool-result', toolCallId: id, toolName: 'lookup', output: 'ok' })
+    audit.add('archive', 1, message('assistant', [call('a')]), where)
+    audit.add('active', 2, message('tool', [result('a')]), where)
+    audit.add('active', 3, message('assistant', [call('b')]), where)
+    audit.add('active', 4, message('user', [{ type: 'text', text: 'and?' }]), where)
+    audit.add('active', 5, message('tool', [result('z')]), where)
+    audit.add('active', 6, message('assistant', [call('c')]), where)
+    expect(audit.finish().map((problem) => [problem.kind, problem.seq])).toEqual([
+      ['orphan-tool-call', 3],
+      ['orphan-tool-result', 5],
+    ])
+  })
+})
