@@ -9,36 +9,40 @@
 export function itemJsonFromLine(line: string, record: Record<string, unknown>): string | undefined {
   const seq = record.seq
   if (typeof seq !== 'number' || Object.hasOwn(record, 'item')) return undefined
-  const keys = Object.keys(record)
-  if (keys[0] !== 'seq') return undefined
+  // A line that starts so has `seq` as its first key (the store writes it first).
   const head = `{"seq":${seq},`
   if (!line.startsWith(head)) return undefined
+  // One pass over the keys: the last two, and whether an object comes before turn_id.
+  let last: string | undefined
+  let beforeLast: string | undefined
+  let objectBeforeTurnId = false
+  let turnIdSeen = false
+  for (const key in record) {
+    beforeLast = last
+    last = key
+    if (key === 'turn_id') turnIdSeen = true
+    else if (!turnIdSeen && typeof record[key] === 'object' && record[key] !== null) objectBeforeTurnId = true
+  }
   // Where the top-level "turn_id" key starts. While the keys before it hold scalars, the first
   // `"turn_id":` of the line is that key: inside a JSON string its quotes would be escaped.
   let turnIdAt = -1
-  if (Object.hasOwn(record, 'turn_id')) {
-    for (const key of keys) {
-      if (key === 'turn_id') break
-      const value = record[key]
-      if (typeof value === 'object' && value !== null) return undefined
-    }
+  if (turnIdSeen) {
+    if (objectBeforeTurnId) return undefined
     turnIdAt = line.indexOf('"turn_id":', head.length)
-    if (turnIdAt === -1 || line[turnIdAt - 1] !== ',') return undefined
+    if (turnIdAt === -1 || line.charCodeAt(turnIdAt - 1) !== 44 /* , */) return undefined
   }
-  const nonMessageContent = record.type !== 'message' && Object.hasOwn(record, 'content')
   let end = line.length - 1
-  if (line[end] !== '}') return undefined
-  let last = keys.length - 1
-  if (keys[last] === 'batch_end') {
+  if (line.charCodeAt(end) !== 125 /* } */) return undefined
+  if (last === 'batch_end') {
     const suffix = `,"batch_end":${JSON.stringify(record.batch_end)}`
-    if (line.slice(end - suffix.length, end) !== suffix) return undefined
+    if (!line.endsWith(suffix, end)) return undefined
     end -= suffix.length
-    last--
+    last = beforeLast
   } else if (Object.hasOwn(record, 'batch_end')) return undefined
-  if (nonMessageContent) {
-    if (keys[last] !== 'content') return undefined
+  if (record.type !== 'message' && Object.hasOwn(record, 'content')) {
+    if (last !== 'content') return undefined
     const suffix = `,"content":${JSON.stringify(record.content)}`
-    if (line.slice(end - suffix.length, end) !== suffix) return undefined
+    if (!line.endsWith(suffix, end)) return undefined
     end -= suffix.length
   }
   if (turnIdAt === -1) return `{${line.slice(head.length, end)},"seq":${seq}}`

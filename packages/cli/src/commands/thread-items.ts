@@ -62,18 +62,25 @@ export interface ThreadItems {
   records: ContentRecord[]
 }
 
-/** Two seq-ordered sequences as one; a seq in both (an archive interrupted) is taken once, from the archive. */
-function* mergeBySeq<T extends { seq: number }>(active: Iterator<T>, archive: Iterator<T>): Generator<T> {
+/**
+ * Two seq-ordered sequences as one sequence of entries; a seq in both (an archive interrupted) is
+ * taken once, from the archive.
+ */
+function* mergeBySeq<T extends { seq: number }>(
+  active: Iterator<T>,
+  archive: Iterator<T>,
+  entry: (value: T, archived: boolean) => ThreadEntry,
+): Generator<ThreadEntry> {
   let left = active.next()
   let right = archive.next()
   while (!left.done || !right.done) {
     if (right.done || (!left.done && left.value.seq < right.value.seq)) {
-      yield left.value as T
+      yield entry(left.value as T, false)
       left = active.next()
       continue
     }
     if (!left.done && left.value.seq === right.value.seq) left = active.next()
-    yield right.value
+    yield entry(right.value, true)
     right = archive.next()
   }
 }
@@ -101,8 +108,9 @@ export async function readThreadItems(
     ])
     const total = active.length + archived.length
     const merged = mergeBySeq(
-      active.map((item) => new ReadEntry(item, false)).values(),
-      archived.map((item) => new ReadEntry(item, true)).values(),
+      active.values(),
+      archived.values(),
+      (item, isArchived) => new ReadEntry(item, isArchived),
     )
     const entries = (function* () {
       let done = 0
@@ -131,15 +139,19 @@ export async function readThreadItems(
     throw new CliError(`${threadId}: ${message} Run \`strata verify ${threadId}\` for how to repair it.`)
   }
   const total = activeText.length + archiveText.length
-  function* lines(text: string, name: string, archived: boolean): Generator<ThreadEntry> {
-    // Both files are read side by side: the characters read of each add up to how far the export is.
-    const offset = archived ? 0 : archiveText.length
-    const seen = (characters: number) => progress(Math.min(total, offset + characters), total)
-    for (const line of committedLines(text, name, report, seen)) yield new LineEntry(line, archived)
-  }
-  const entries = mergeBySeq<ThreadEntry>(
-    lines(activeText, 'raw_traces.jsonl', false),
-    lines(archiveText, 'raw_traces_archive.jsonl', true),
+  // Both files are read side by side: the characters read of each add up to how far the export is.
+  let activeRead = 0
+  let archiveRead = 0
+  const entries = mergeBySeq(
+    committedLines(activeText, 'raw_traces.jsonl', report, (characters) => {
+      activeRead = characters
+      progress(activeRead + archiveRead, total)
+    }),
+    committedLines(archiveText, 'raw_traces_archive.jsonl', report, (characters) => {
+      archiveRead = characters
+      progress(activeRead + archiveRead, total)
+    }),
+    (line, archived) => new LineEntry(line, archived),
   )
   return {
     entries,
