@@ -1,4 +1,8 @@
-import { SingleBar } from 'cli-progress'
+import { createRequire } from 'node:module'
+import type { SingleBar } from 'cli-progress'
+
+// Loaded (synchronously: cli-progress is CommonJS) only when a bar is shown, so quick commands start faster.
+const load = () => createRequire(import.meta.url)('cli-progress') as typeof import('cli-progress')
 
 /** A progress counter that shows a bar on stderr only once the work has taken about a second. */
 export interface Progress {
@@ -30,7 +34,7 @@ export function progress({
     update(done) {
       if (bar === undefined) {
         if (Date.now() - started < SHOW_AFTER_MS) return
-        bar = new SingleBar({
+        bar = new (load().SingleBar)({
           format: `${label} [{bar}] {percentage}% | {value}/{total}`,
           stream: process.stderr,
           hideCursor: true,
