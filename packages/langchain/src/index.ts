@@ -1,0 +1,12 @@
+export {
+  type CoreMessage,
+  fromLangChainMessage,
+} from './messages/from-langchain'
+export type { LangChainMessageMeta, LangChainPartMeta } from './messages/langchain-meta'
+export {
+  type StrataKwargs,
+  type StrataMessageKind,
+  type ToLangChainOptions,
+  toLangChainMessage,
+  toLangChainMessages,
+} from './messages/to-langchain'
