@@ -10,3 +10,5 @@ export {
   toLangChainMessage,
   toLangChainMessages,
 } from './messages/to-langchain'
+export { type StrataMiddlewareOptions, strataMiddleware } from './middleware/strata-middleware'
+export { type MemoryTransitionEvent, memoryTransitionEvent } from './middleware/transitions'

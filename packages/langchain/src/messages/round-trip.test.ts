@@ -181,7 +181,7 @@ describe('LangChain messages → core → LangChain', () => {
         const memory = createMemory({ content: false })
         const thread = await memory.thread('round-trip')
         await thread.append(originals.map(fromLangChainMessage), { format: 'core' })
-        const items = (await thread.items()).filter((item): item is MessageItem => item.type === 'message')
+        const items = (await thread.items()).filter((item) => item.type === 'message') as MessageItem[]
         const back = items.flatMap((item) => toLangChainMessage(item))
         expect(back.map(fieldsOf)).toEqual(originals.map(fieldsOf))
       }),
