@@ -12,3 +12,10 @@ export {
 } from './messages/to-langchain'
 export { type StrataMiddlewareOptions, strataMiddleware } from './middleware/strata-middleware'
 export { type MemoryTransitionEvent, memoryTransitionEvent } from './middleware/transitions'
+export {
+  type LangchainSummarizerOptions,
+  langchainSummarizer,
+  SUMMARIZER_TAGS,
+} from './summarizer/langchain-summarizer'
+export { memoryToolSchemas } from './tools/memory-tool-schemas'
+export { type StrataToolsOptions, strataTools } from './tools/strata-tools'

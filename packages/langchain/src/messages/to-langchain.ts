@@ -17,10 +17,12 @@ import { type LangChainMessageMeta, messageMetaOf, readPartMeta } from './langch
 
 /**
  * What Strata's own messages in a context are (they were not mapped from LangChain messages): a memory
- * slot (`[MEMORY:…]` system messages), a scope summary, a fact, a note the context adds (`[MEMORY:OMITTED]`,
- * `[STORED RESULTS]`), or a transition, a scope's opening or any other message the thread holds.
+ * slot (`[MEMORY:…]` system messages, the thread's system prompt), a scope summary, a fact, a note the
+ * context adds (`[MEMORY:OMITTED]`, `[STORED RESULTS]`), a transition (`[ACTIONS]: …`), or `scope`: a
+ * scope's opening, a transition with its own agent-facing text, or a message appended to the thread
+ * without this adapter.
  */
-export type StrataMessageKind = 'memory' | 'summary' | 'fact' | 'note' | 'transition'
+export type StrataMessageKind = 'memory' | 'summary' | 'fact' | 'note' | 'transition' | 'scope'
 
 /** What {@link toLangChainMessages} writes into `additional_kwargs` of Strata's own messages. */
 export interface StrataKwargs {
@@ -108,7 +110,8 @@ function kindOf(message: ContextMessage): StrataMessageKind {
   if (text.startsWith('[SUMMARY]: ')) return 'summary'
   if (text.startsWith('[FACT]: ')) return 'fact'
   if (text.startsWith('[MEMORY:') || text.startsWith('[STORED RESULTS]')) return 'note'
-  return 'transition'
+  if (text.startsWith('[ACTIONS]')) return 'transition'
+  return 'scope'
 }
 
 /**
