@@ -1,4 +1,8 @@
 export {
+  StrataChatMessageHistory,
+  type StrataChatMessageHistoryOptions,
+} from './history/strata-chat-message-history'
+export {
   type CoreMessage,
   fromLangChainMessage,
 } from './messages/from-langchain'
