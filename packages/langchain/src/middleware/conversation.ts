@@ -1,14 +1,15 @@
 import type { BaseMessage } from '@langchain/core/messages'
-import type { MessageRole } from '@strata-memory/core'
-import { fromLangChainMessage, messageType } from '../messages/from-langchain'
+import type { MessagePart, MessageRole } from '@strata-memory/core'
+import { type CoreMessage, fromLangChainMessage, messageType } from '../messages/from-langchain'
 
 /**
- * A LangChain message with the role core's matching reads on every message it compares (LangChain's
- * messages have no `role`); the message itself is mapped only when compared or stored.
+ * One message of the conversation as core's matching reads it (LangChain's messages have no `role`):
+ * a LangChain message, or the run of `ToolMessage`s that answer one step's calls, which core keeps as
+ * one tool message (each result keeps its own message's fields). Mapped only when compared or stored.
  */
 export interface RoledMessage {
   role: MessageRole
-  message: BaseMessage
+  messages: BaseMessage[]
 }
 
 const ROLES = { human: 'user', ai: 'assistant', system: 'system', tool: 'tool' } as const
@@ -19,11 +20,20 @@ export function splitRequestMessages(messages: readonly BaseMessage[]) {
   const conversation: RoledMessage[] = []
   for (const message of messages) {
     const role = ROLES[messageType(message)]
-    if (role === 'system') system.push(message)
-    else conversation.push({ role, message })
+    if (role === 'system') {
+      system.push(message)
+      continue
+    }
+    const last = conversation.at(-1)
+    if (role === 'tool' && last?.role === 'tool') last.messages.push(message)
+    else conversation.push({ role, messages: [message] })
   }
   return { system, conversation }
 }
 
-/** Maps a roled message for `followHistory`. */
-export const toCoreMessage = (roled: RoledMessage) => fromLangChainMessage(roled.message)
+/** Maps a roled message for `followHistory`: a run of tool messages becomes one tool message. */
+export function toCoreMessage(roled: RoledMessage): CoreMessage {
+  if (roled.messages.length === 1) return fromLangChainMessage(roled.messages[0]!)
+  const content: MessagePart[] = roled.messages.flatMap((message) => fromLangChainMessage(message).content)
+  return { role: 'tool', content }
+}

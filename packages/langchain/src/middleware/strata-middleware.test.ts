@@ -101,6 +101,53 @@ describe('strataMiddleware in a createAgent tool loop', () => {
     ])
   })
 
+  it('stores parallel tool results as one tool message with both results, and recognises them when re-sent', async () => {
+    const memory = createMemory()
+    const model = scriptedModel([
+      {
+        calls: [
+          { name: 'weather', args: { city: 'Paris' }, id: 'p1' },
+          { name: 'weather', args: { city: 'Oslo' }, id: 'p2' },
+        ],
+      },
+      'Both sunny.',
+      'Bye.',
+    ])
+    const agent = createAgent({
+      model,
+      tools: [weather],
+      checkpointer: new MemorySaver(),
+      middleware: [strataMiddleware({ memory })],
+    })
+    const config = { configurable: { thread_id: 'parallel-1' } }
+    await agent.invoke({ messages: [new HumanMessage('Paris and Oslo?')] }, config)
+    await agent.invoke({ messages: [new HumanMessage('Thanks.')] }, config)
+    expect(await storedMessages(await memory.thread('parallel-1'))).toEqual([
+      'user:Paris and Oslo?',
+      'assistant: →weather#p1 →weather#p2',
+      'tool:#p1#p2',
+      'assistant:Both sunny.',
+      'user:Thanks.',
+      'assistant:Bye.',
+    ])
+    // The model gets one ToolMessage per result, each with its own status and name.
+    const sent = model.calls[2]!.messages
+    expect(sent.map(brief)).toEqual([
+      'human:Paris and Oslo?',
+      'ai: →weather#p1 →weather#p2',
+      'tool:{"city":"Paris","forecast":"Sunny in Paris"}#p1',
+      'tool:{"city":"Oslo","forecast":"Sunny in Oslo"}#p2',
+      'ai:Both sunny.',
+      'human:Thanks.',
+    ])
+    expect(
+      sent.filter((m) => m.type === 'tool').map((m) => [m.name, (m as { status?: string }).status]),
+    ).toEqual([
+      ['weather', 'success'],
+      ['weather', 'success'],
+    ])
+  })
+
   it('without a checkpointer, invokes that send only the new message continue the thread', async () => {
     const memory = createMemory()
     const model = scriptedModel(['Hello Ann.', 'Your name is Ann.'])
