@@ -1,4 +1,4 @@
-import { HumanMessage } from '@langchain/core/messages'
+import { AIMessage, HumanMessage, SystemMessage } from '@langchain/core/messages'
 import { MemorySaver } from '@langchain/langgraph'
 import { createMemory, StrataError } from '@strata-memory/core'
 import { createAgent, MiddlewareError } from 'langchain'
@@ -164,6 +164,40 @@ describe('strataMiddleware in a createAgent tool loop', () => {
       'human:What is my name?',
     ])
     expect(await storedMessages(await memory.thread('new-only'))).toHaveLength(4)
+  })
+})
+
+describe('strataMiddleware and the request it is given', () => {
+  it('never changes request.messages (the graph state): the handler gets a copy', async () => {
+    const memory = createMemory()
+    const middleware = strataMiddleware({ memory, threadId: 'frozen-1' })
+    const first = new HumanMessage({ content: 'Hi', id: 'h1' })
+    const messages = Object.freeze([first]) as unknown as HumanMessage[]
+    const systemMessage = new SystemMessage('Be kind.')
+    const request = {
+      messages,
+      systemMessage,
+      systemPrompt: 'Be kind.',
+      tools: [],
+      state: { messages },
+      runtime: {},
+    }
+    let received: unknown
+    const wrap = middleware.wrapModelCall as unknown as (
+      request: unknown,
+      handler: (request: { messages: unknown; systemMessage: SystemMessage }) => Promise<AIMessage>,
+    ) => Promise<AIMessage>
+    await wrap(request, async (copy) => {
+      received = copy
+      return new AIMessage('Hello.')
+    })
+    expect(received).not.toBe(request)
+    expect((received as { messages: unknown }).messages).not.toBe(messages)
+    expect(request.messages).toBe(messages)
+    expect(messages).toEqual([first])
+    expect(first.additional_kwargs).toEqual({})
+    expect(request.systemMessage).toBe(systemMessage)
+    expect(systemMessage.text).toBe('Be kind.')
   })
 })
 
