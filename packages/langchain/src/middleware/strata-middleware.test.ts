@@ -1,7 +1,8 @@
 import { AIMessage, HumanMessage, SystemMessage } from '@langchain/core/messages'
+import { fakeModel } from '@langchain/core/testing'
 import { MemorySaver } from '@langchain/langgraph'
 import { createMemory, StrataError } from '@strata-memory/core'
-import { createAgent, MiddlewareError } from 'langchain'
+import { createAgent, MiddlewareError, modelRetryMiddleware } from 'langchain'
 import { describe, expect, it } from 'vitest'
 import { brief, scriptedModel, storedMessages, weather } from '../testing/agent'
 import { strataMiddleware } from './strata-middleware'
@@ -164,6 +165,29 @@ describe('strataMiddleware in a createAgent tool loop', () => {
       'human:What is my name?',
     ])
     expect(await storedMessages(await memory.thread('new-only'))).toHaveLength(4)
+  })
+})
+
+describe('strataMiddleware and retries', () => {
+  it("stores a retried call's messages and answer once, also with history: 'new'", async () => {
+    for (const history of ['new', 'auto'] as const) {
+      const memory = createMemory()
+      const model = fakeModel().respond(new Error('overloaded')).respond(new AIMessage('Hello.'))
+      const agent = createAgent({
+        model,
+        tools: [],
+        middleware: [
+          modelRetryMiddleware({ maxRetries: 1, initialDelayMs: 0, jitter: false }),
+          strataMiddleware({ memory, threadId: `retry-${history}`, history }),
+        ],
+      })
+      await agent.invoke({ messages: [new HumanMessage('Hi')] })
+      expect(model.callCount, history).toBe(2)
+      expect(await storedMessages(await memory.thread(`retry-${history}`)), history).toEqual([
+        'user:Hi',
+        'assistant:Hello.',
+      ])
+    }
   })
 })
 

@@ -55,6 +55,9 @@ export interface StrataMiddlewareOptions<L extends string = string> {
 const DIVERGENCE_HANDLINGS: readonly DivergenceHandling[] = ['rewind', 'reject']
 const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
 
+/** How many threads with a failed last call a middleware remembers (a bound, not a tuning knob). */
+const MAX_FAILED_THREADS = 10_000
+
 /** What a request's runtime holds that the middleware reads. */
 interface RuntimeLike {
   configurable?: { thread_id?: unknown }
@@ -136,6 +139,16 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
     return typeof id === 'string' ? id : undefined
   }
 
+  // Threads whose last model call failed before its answer was stored. A retry (modelRetryMiddleware,
+  // the app invoking again) sends the same messages: in 'new' mode the last one would be stored twice,
+  // so the next call of such a thread tells re-sent messages as 'auto' does.
+  const failedThreads = new Set<string>()
+  const failed = (id: string) => {
+    failedThreads.delete(id)
+    failedThreads.add(id)
+    if (failedThreads.size > MAX_FAILED_THREADS) failedThreads.delete(failedThreads.values().next().value!)
+  }
+
   return createMiddleware({
     name: 'StrataMemory',
 
@@ -150,7 +163,8 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
       const thread = await memory.thread(id)
       return withTransitions(memory, thread.id, runtime.writer, async () => {
         const { system: requestSystem, conversation } = splitRequestMessages(request.messages)
-        await followHistory(thread, conversation, { history, toMessage: toCoreMessage, onDivergence })
+        const mode = history === 'new' && failedThreads.has(thread.id) ? 'auto' : history
+        await followHistory(thread, conversation, { history: mode, toMessage: toCoreMessage, onDivergence })
         const context = await thread.context({
           ...(level === undefined ? {} : { level }),
           ...(system === undefined ? {} : { system }),
@@ -161,12 +175,19 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
           ...requestSystem,
           ...toLangChainMessages(rest, { level: context.stats.level }),
         ]
-        const response = await handler({
-          ...request,
-          messages,
-          systemMessage: systemMessageWith(request.systemMessage, threadSystem),
-        })
+        let response: AIMessage
+        try {
+          response = await handler({
+            ...request,
+            messages,
+            systemMessage: systemMessageWith(request.systemMessage, threadSystem),
+          })
+        } catch (error) {
+          failed(thread.id)
+          throw error
+        }
         await recordResponse(thread, response)
+        failedThreads.delete(thread.id)
         return response
       })
     },
