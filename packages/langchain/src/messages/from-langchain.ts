@@ -14,7 +14,7 @@ import { type LangChainMessageMeta, type LangChainMessageType, plain, withMeta }
 export type CoreMessage = MessageInput & { content: MessagePart[] }
 
 /** The keys this adapter writes into `additional_kwargs` of the messages it hands out; dropped on the way in. */
-export const OWN_KWARGS = ['memory_level', 'memory_id', 'strata'] as const
+export const OWN_KWARGS = ['memory_level', 'memory_id', 'memory_ids', 'strata'] as const
 
 const ROLES: Record<LangChainMessageType, MessageRole> = {
   human: 'user',
@@ -125,7 +125,7 @@ function toolCallParts(message: AnyMessage): MessagePart[] {
  * `additional_kwargs`, `response_metadata`, usage, invalid tool calls and a tool message's status,
  * artifact and metadata are kept in `meta.langchain` of its first part; content blocks become text,
  * reasoning and file parts (other blocks are kept whole); tool calls become tool-call parts. The keys
- * this adapter adds to `additional_kwargs` (`memory_level`, `memory_id`, `strata`) are dropped.
+ * this adapter adds to `additional_kwargs` (`memory_level`, `memory_id`, `memory_ids`, `strata`) are dropped.
  */
 export function fromLangChainMessage(message: BaseMessage): CoreMessage {
   const type = messageType(message)

@@ -13,7 +13,7 @@ import { toLangChainMessage, toLangChainMessages } from './to-langchain'
 
 const key = fc
   .string({ minLength: 1, maxLength: 8 })
-  .filter((k) => !['memory_level', 'memory_id', 'strata', '__proto__'].includes(k))
+  .filter((k) => !['memory_level', 'memory_id', 'memory_ids', 'strata', '__proto__'].includes(k))
 const scalar = fc.oneof(fc.string({ maxLength: 12 }), fc.integer(), fc.boolean())
 const record = fc.dictionary(key, fc.oneof(scalar, fc.dictionary(key, scalar, { maxKeys: 2 })), {
   maxKeys: 3,

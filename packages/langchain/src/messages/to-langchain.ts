@@ -137,13 +137,28 @@ export function toLangChainMessage(message: ContextMessage, extra: JsonObject = 
 
 /**
  * A thread's context (or any core messages) as LangChain messages; see {@link toLangChainMessage}.
- * With `level`, every message carries it in `additional_kwargs.memory_level` (never in `name`, which
- * providers receive).
+ * With `level`, every message carries it in `additional_kwargs.memory_level`, and a message whose
+ * citations name offloaded content carries their ids in `additional_kwargs.memory_ids` (never in
+ * `name`, which providers receive).
  */
 export function toLangChainMessages(
   messages: readonly ContextMessage[],
   { level }: ToLangChainOptions = {},
 ): BaseMessage[] {
   const extra: JsonObject = level === undefined ? {} : { memory_level: level }
-  return messages.flatMap((message) => toLangChainMessage(message, extra))
+  const mapped = messages.flatMap((message) => toLangChainMessage(message, extra))
+  for (const message of mapped) {
+    const ids = memoryIdsOf(message)
+    if (ids.length > 0) message.additional_kwargs.memory_ids = ids
+  }
+  return mapped
+}
+
+const MEMORY_ID = /Memory id: (mem_[A-Za-z0-9_-]+)/g
+
+/** The content-channel memory ids a message's citations name, in order, each once. */
+function memoryIdsOf(message: BaseMessage): string[] {
+  const text = message.text
+  if (!text.includes('Memory id: mem_')) return []
+  return [...new Set([...text.matchAll(MEMORY_ID)].map((match) => match[1]!))]
 }

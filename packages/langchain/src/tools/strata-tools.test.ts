@@ -89,6 +89,9 @@ describe('strataTools', () => {
     expect(memoryId).toMatch(/^mem_/)
     // The third call saw the citation, not the page.
     expect(model.calls[2]!.messages.map((m) => m.text).join('\n')).not.toContain('line 33: lorem')
+    // The citation's ToolMessage names the memory id in additional_kwargs.
+    const cited = model.calls[2]!.messages.find((m) => m.type === 'tool')!
+    expect(cited.additional_kwargs).toMatchObject({ memory_level: 'global', memory_ids: [memoryId] })
     const [found, missing] = toolResults(result.messages, 'memory_retrieve')
     expect(JSON.parse(found!.text)).toMatchObject({ id: memoryId, content: 'line 33: lorem ipsum dolor' })
     expect(JSON.parse(missing!.text)).toMatchObject({ error: { code: expect.stringMatching(/^STRATA_/) } })
