@@ -171,9 +171,10 @@ const benchmark: Benchmark = {
       progress(`langchain: ${size.toLocaleString('en-US')} items measured`)
     }
     notes.push(
-      "trimMessages' time: with strategy 'last' it calls the counter once per message it drops, each time on all the " +
-        'messages it keeps so far, so even with a memoised counter it sums O(n²) counts on a long history; Strata compares ' +
-        'the stored tail with the end of the history and renders the level view, which does not grow with the thread.',
+      "trimMessages' time: with strategy 'last' it calls the counter about once per message it drops, each time on every " +
+        'message not yet dropped (counted on this machine: 8,735 calls and 40 million message counts for 9,000 messages), ' +
+        'so even a memoised counter sums O(n²) counts on a long history; it also copies every message it is given. Strata ' +
+        'compares the stored tail with the end of the history and renders the level view, which does not grow with the thread.',
     )
     return { rows, notes }
   },
