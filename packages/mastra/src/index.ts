@@ -7,6 +7,7 @@ export {
   type MastraPrompt,
   toPrompt,
 } from './messages/prompt-messages'
+export { type MastraSummarizerOptions, mastraSummarizer } from './summarizer/mastra-summarizer'
 export {
   escapeThreadId,
   isHashedThreadId,

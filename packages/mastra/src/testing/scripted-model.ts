@@ -5,8 +5,14 @@ export type ScriptedStep =
   | { text: string; inputTokens?: number }
   | { toolCalls: { id: string; name: string; input: object }[]; inputTokens?: number }
 
+type StreamPart =
+  Awaited<ReturnType<MastraLanguageModelV2Mock['doStream']>>['stream'] extends ReadableStream<infer P>
+    ? P
+    : never
 type CallOptions = Parameters<MastraLanguageModelV2Mock['doGenerate']>[0]
-type Prompt = CallOptions['prompt']
+/** A prompt the model received. */
+export type ReceivedPrompt = CallOptions['prompt']
+type Prompt = ReceivedPrompt
 
 const usageOf = (step: ScriptedStep) => ({
   inputTokens: step.inputTokens ?? 100,
@@ -28,7 +34,10 @@ const contentOf = (step: ScriptedStep) =>
  * A Mastra language model (the AI SDK's v2 model mock Mastra ships) that answers with the scripted
  * steps in order, by generate or by stream, and records every prompt it received.
  */
-export function scriptedModel(steps: readonly ScriptedStep[]) {
+export function scriptedModel(steps: readonly ScriptedStep[]): {
+  model: MastraLanguageModelV2Mock
+  prompts: ReceivedPrompt[]
+} {
   const prompts: Prompt[] = []
   let next = 0
   const take = (options: CallOptions) => {
@@ -51,7 +60,7 @@ export function scriptedModel(steps: readonly ScriptedStep[]) {
     },
     doStream: async (options) => {
       const step = take(options)
-      const parts: unknown[] = [{ type: 'stream-start', warnings: [] }]
+      const parts: StreamPart[] = [{ type: 'stream-start', warnings: [] }]
       if ('text' in step) {
         parts.push(
           { type: 'text-start', id: 't1' },
@@ -59,7 +68,7 @@ export function scriptedModel(steps: readonly ScriptedStep[]) {
           { type: 'text-end', id: 't1' },
         )
       } else {
-        for (const call of contentOf(step)) parts.push(call)
+        for (const call of contentOf(step)) parts.push(call as StreamPart)
       }
       parts.push({
         type: 'finish',
