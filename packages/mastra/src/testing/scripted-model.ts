@@ -1,9 +1,12 @@
 import { MastraLanguageModelV2Mock } from '@mastra/core/test-utils/llm-mock'
 
 /** One scripted model response: text, or tool calls (`input` as an object). */
-export type ScriptedStep =
+export type ScriptedResponse =
   | { text: string; inputTokens?: number }
   | { toolCalls: { id: string; name: string; input: object }[]; inputTokens?: number }
+
+/** A response, or a function of the prompt received that gives one. */
+export type ScriptedStep = ScriptedResponse | ((prompt: ReceivedPrompt) => ScriptedResponse)
 
 type StreamPart =
   Awaited<ReturnType<MastraLanguageModelV2Mock['doStream']>>['stream'] extends ReadableStream<infer P>
@@ -14,13 +17,13 @@ type CallOptions = Parameters<MastraLanguageModelV2Mock['doGenerate']>[0]
 export type ReceivedPrompt = CallOptions['prompt']
 type Prompt = ReceivedPrompt
 
-const usageOf = (step: ScriptedStep) => ({
+const usageOf = (step: ScriptedResponse) => ({
   inputTokens: step.inputTokens ?? 100,
   outputTokens: 10,
   totalTokens: (step.inputTokens ?? 100) + 10,
 })
 
-const contentOf = (step: ScriptedStep) =>
+const contentOf = (step: ScriptedResponse) =>
   'text' in step
     ? [{ type: 'text' as const, text: step.text }]
     : step.toolCalls.map((call) => ({
@@ -40,12 +43,13 @@ export function scriptedModel(steps: readonly ScriptedStep[]): {
 } {
   const prompts: Prompt[] = []
   let next = 0
-  const take = (options: CallOptions) => {
-    prompts.push(structuredClone(options.prompt))
+  const take = (options: CallOptions): ScriptedResponse => {
+    const prompt = structuredClone(options.prompt)
+    prompts.push(prompt)
     const step = steps[next++]
     if (step === undefined)
       throw new Error(`The scripted model has no step ${next} (it has ${steps.length}).`)
-    return step
+    return typeof step === 'function' ? step(prompt) : step
   }
   const model = new MastraLanguageModelV2Mock({
     modelId: 'scripted',
