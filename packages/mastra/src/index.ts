@@ -1,3 +1,4 @@
+export { strataErrorOf } from './errors/strata-error-of'
 export { StrataMemory, type StrataMemoryOptions } from './memory/strata-memory'
 export { INTERNAL_CALL_KEY, StrataProcessor } from './memory/strata-processor'
 export { type MemoryTransitionData, type StrataMessageMetadata, toDBMessages } from './messages/db-messages'
