@@ -1,6 +1,6 @@
 export { strataErrorOf } from './errors/strata-error-of'
 export { StrataMemory, type StrataMemoryOptions } from './memory/strata-memory'
-export { INTERNAL_CALL_KEY, StrataProcessor } from './memory/strata-processor'
+export { INTERNAL_CALL_KEY } from './memory/strata-processor'
 export { type MemoryTransitionData, type StrataMessageMetadata, toDBMessages } from './messages/db-messages'
 export {
   fromPromptMessage,
