@@ -7,8 +7,9 @@ import type {
   Processor,
 } from '@mastra/core/processors'
 import type { RequestContext } from '@mastra/core/request-context'
-import type { HistoryMode, Thread, UsageReport } from '@strata-memory/core'
+import type { HistoryMode, Thread } from '@strata-memory/core'
 import { fromPromptMessage, type MastraPrompt, toPrompt } from '../messages/prompt-messages'
+import { stepMessage } from '../messages/step-message'
 
 /** The request-context key that marks Strata's own model calls (the summarizer's): nothing of them is stored. */
 export const INTERNAL_CALL_KEY = 'strata.internal'
@@ -31,8 +32,6 @@ export interface ProcessorHost {
 interface RunState {
   /** How many conversation messages of the run's prompt are stored. */
   stored?: number
-  /** The last step's usage, reported once the step's messages are stored. */
-  usage?: UsageReport
   /** The run's Strata thread id, once known (for `running`). */
   threadId?: string
 }
@@ -50,12 +49,13 @@ const count = (value: unknown) =>
  * The one writer of a `StrataMemory` thread, as an input and output processor of the agent:
  *
  * - `processLLMRequest` (each step): stores the prompt's messages the thread has not stored (the
- *   run's input at the first step, then each step's tool calls and results), reports the previous
- *   step's usage, and replaces the prompt with the thread's context. The message list Mastra keeps is
- *   untouched: what Mastra returns is what happened.
- * - `processOutputStep`: keeps the step's usage (the step's own, not the run's sum).
- * - `processOutputResult`: stores the answer (and a last step's calls and results), then reports the
- *   last step's input tokens.
+ *   run's input at the first step, then the previous step's tool results), and replaces the prompt
+ *   with the thread's context. The message list Mastra keeps is untouched: what Mastra returns is
+ *   what happened.
+ * - `processOutputStep` (after each model response, before its tools run): stores the response (text,
+ *   reasoning, tool calls), then reports the step's own input tokens (not the run's sum).
+ * - `processOutputResult`: stores what the last step left (the results of a loop cut off by
+ *   `maxSteps`).
  */
 export class StrataProcessor implements Processor<'strata-memory'> {
   readonly id = 'strata-memory'
@@ -89,14 +89,31 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     return { prompt: [...system, ...toPrompt(context.messages)] }
   }
 
-  processOutputStep({ usage, state, requestContext, messageList }: ProcessOutputStepArgs): MessageList {
-    if (!isInternal(requestContext)) {
-      const inputTokens = count(usage?.inputTokens)
-      const outputTokens = count(usage?.outputTokens)
-      ;(state as RunState).usage =
-        inputTokens === undefined
-          ? undefined
-          : { inputTokens, ...(outputTokens === undefined ? {} : { outputTokens }) }
+  async processOutputStep({
+    usage,
+    state,
+    requestContext,
+    messageList,
+    steps,
+    stepNumber,
+    toolCalls,
+    text,
+  }: ProcessOutputStepArgs): Promise<MessageList> {
+    const run = state as RunState
+    if (isInternal(requestContext) || run.stored === undefined) return messageList
+    const thread = await this.#host.threadOf(requestContext)
+    if (thread === undefined) return messageList
+    // Stored before its tools run, as the model gave it: a scope tool's call stands before the scope
+    // it opens or closes, and the next step's prompt finds it stored.
+    const message = stepMessage(steps[stepNumber], toolCalls, text)
+    if (message !== undefined) {
+      await thread.append(message)
+      run.stored += 1
+    }
+    const inputTokens = count(usage?.inputTokens)
+    const outputTokens = count(usage?.outputTokens)
+    if (inputTokens !== undefined) {
+      await thread.reportUsage({ inputTokens, ...(outputTokens === undefined ? {} : { outputTokens }) })
     }
     return messageList
   }
@@ -120,7 +137,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     return messageList
   }
 
-  /** Stores what follows the stored part of the run's conversation, then the pending usage. */
+  /** Stores what follows the stored part of the run's conversation. */
   async #store(thread: Thread, conversation: MastraPrompt, run: RunState, first: boolean) {
     const stored = first ? 0 : (run.stored ?? 0)
     const fresh = conversation.slice(stored)
@@ -133,9 +150,5 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       await thread.append(fresh.map((message) => fromPromptMessage(message as never)))
     }
     run.stored = conversation.length
-    if (run.usage !== undefined) {
-      await thread.reportUsage(run.usage)
-      run.usage = undefined
-    }
   }
 }
