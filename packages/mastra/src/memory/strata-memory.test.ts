@@ -110,6 +110,26 @@ describe('StrataMemory on a Mastra agent', () => {
     ])
   })
 
+  it('agent.stream runs a tool loop the same way: each call and result stored once, in order', async () => {
+    const memory = createMemory()
+    const { agent, prompts, strata } = strataAgent(memory, [
+      { toolCalls: [{ id: 's1', name: 'weather', input: { city: 'Braga' } }], inputTokens: 90 },
+      { text: 'Braga is sunny.', inputTokens: 95 },
+    ])
+    const stream = await agent.stream('Weather in Braga?', { ...call, maxSteps: 3 })
+    expect(await stream.text).toBe('Braga is sunny.')
+    const thread = await strata.thread(THREAD)
+    const stored = storedLines(await thread.items())
+    expect(stored).toEqual([
+      'user: Weather in Braga?',
+      'assistant: call weather s1',
+      'tool: result weather s1',
+      'assistant: Braga is sunny.',
+    ])
+    expect(promptLines(prompts[1]!).slice(1)).toEqual(stored.slice(0, 3))
+    expect((await thread.status()).lastUsage).toMatchObject({ inputTokens: 95 })
+  })
+
   it('stores nothing in any Mastra storage; Mastra’s memory API answers from Strata', async () => {
     const storage = new InMemoryStore()
     const memory = createMemory()

@@ -98,8 +98,8 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
   readonly strata: Memory<L>
   readonly #processor: StrataProcessor
   readonly #tools: Record<string, MastraTool>
-  /** Strata thread ids with an agent run writing to them, and how many runs. */
-  readonly #running = new Map<string, number>()
+  /** Ids of the Mastra messages of agent runs in progress: the processor stores them, never `saveMessages`. */
+  readonly #claimed = new Set<string>()
 
   constructor(options: StrataMemoryOptions<L>) {
     const {
@@ -141,10 +141,12 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       level,
       system,
       history,
-      running: (threadId, delta) => {
-        const runs = (this.#running.get(threadId) ?? 0) + delta
-        if (runs > 0) this.#running.set(threadId, runs)
-        else this.#running.delete(threadId)
+      onTransition: (listener) => memory.on('transition', listener),
+      claim: (messageIds, claimed) => {
+        for (const id of messageIds) {
+          if (claimed) this.#claimed.add(id)
+          else this.#claimed.delete(id)
+        }
       },
     }
     this.#processor = new StrataProcessor(host)
@@ -310,14 +312,14 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
   }
 
   /**
-   * Stores messages given outside an agent run (an import, a seeded thread) in their threads. During
-   * a run the processors are the thread's one writer: Mastra's own saves of that run's messages
+   * Stores messages given outside an agent run (an import, a seeded thread) in their threads. A run's
+   * own messages are the processor's to store: Mastra's saves of them while the run goes on
    * (`savePerStep`, a suspended tool) store nothing, so nothing is stored twice.
    */
   override async saveMessages({ messages }: { messages: MastraDBMessage[]; memoryConfig?: MemoryConfig }) {
     const byThread = new Map<string, MastraDBMessage[]>()
     for (const message of messages) {
-      if (message.role === 'system' || message.role === 'signal') continue
+      if (message.role === 'system' || message.role === 'signal' || this.#claimed.has(message.id)) continue
       if (typeof message.threadId !== 'string') {
         invalidOptions('StrataMemory.saveMessages(): every message needs its threadId.', { id: message.id })
       }
@@ -325,7 +327,6 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     }
     for (const [threadId, list] of byThread) {
       const { strataId } = await this.#existing(threadId, 'saveMessages')
-      if (this.#running.has(strataId)) continue
       const models = new MessageList({ threadId }).add(list, 'memory').get.all.aiV5.model()
       const thread = await this.strata.thread(strataId)
       await thread.append(models, { format: 'ai-sdk' })

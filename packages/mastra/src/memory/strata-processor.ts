@@ -5,9 +5,11 @@ import type {
   ProcessOutputResultArgs,
   ProcessOutputStepArgs,
   Processor,
+  ProcessorStreamWriter,
 } from '@mastra/core/processors'
 import type { RequestContext } from '@mastra/core/request-context'
-import type { HistoryMode, Thread } from '@strata-memory/core'
+import type { HistoryMode, Thread, TransitionEvent } from '@strata-memory/core'
+import { type MemoryTransitionData, memoryTransitionData } from '../messages/db-messages'
 import { fromPromptMessage, type MastraPrompt, toPrompt } from '../messages/prompt-messages'
 import { stepMessage } from '../messages/step-message'
 
@@ -24,16 +26,38 @@ export interface ProcessorHost {
   system: string | undefined
   /** What the first step's messages hold. */
   history: HistoryMode
-  /** Marks a thread as being written by a run (so `saveMessages` leaves it to the processor). */
-  running(threadId: string, delta: 1 | -1): void
+  /**
+   * Marks Mastra messages as a run's (`true`) or lets them go (`false`): `saveMessages` leaves a
+   * running run's messages to the processor, so Mastra's own saves during the run store nothing twice.
+   */
+  claim(messageIds: Iterable<string>, claimed: boolean): void
+  /** Listens to the memory's transitions; returns the function that stops listening. */
+  onTransition(listener: (event: TransitionEvent) => void): () => void
 }
 
 /** What the processor remembers of one agent run, in Mastra's per-request processor state. */
 interface RunState {
   /** How many conversation messages of the run's prompt are stored. */
   stored?: number
-  /** The run's Strata thread id, once known (for `running`). */
+  /** The run's Strata thread id, once known. */
   threadId?: string
+  /** The ids of the run's Mastra messages, claimed for the run. */
+  messageIds?: Set<string>
+  /** Transitions of the run's thread not yet written to the stream. */
+  transitions?: MemoryTransitionData[]
+  /** Stops listening to transitions. */
+  stopListening?: () => void
+}
+
+/**
+ * Writes the transitions a run's thread went through (a scope tool closed a task, an automatic
+ * transition) to the stream as transient `data-memory-transition` chunks: UIs show them while the
+ * answer streams; Strata has stored them already, so Mastra need not.
+ */
+async function flushTransitions(run: RunState, writer: ProcessorStreamWriter | undefined) {
+  const pending = run.transitions?.splice(0) ?? []
+  if (writer === undefined) return
+  for (const data of pending) await writer.custom({ type: 'data-memory-transition', data, transient: true })
 }
 
 const isInternal = (requestContext: RequestContext | undefined) =>
@@ -71,15 +95,23 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     requestContext,
     state,
     stepNumber,
+    writer,
+    messageList,
   }: ProcessLLMRequestArgs): Promise<ProcessLLMRequestResult> {
     if (isInternal(requestContext)) return undefined
     const thread = await this.#host.threadOf(requestContext)
     if (thread === undefined) return undefined
     const run = state as RunState
+    this.#claim(run, messageList)
     if (run.threadId === undefined) {
       run.threadId = thread.id
-      this.#host.running(thread.id, 1)
+      const transitions: MemoryTransitionData[] = []
+      run.transitions = transitions
+      run.stopListening = this.#host.onTransition((event) => {
+        if (event.threadId === thread.id) transitions.push(memoryTransitionData(event.transition))
+      })
     }
+    await flushTransitions(run, writer)
     await this.#store(thread, conversationOf(prompt), run, stepNumber === 0)
     const context = await thread.context({
       ...(this.#host.level === undefined ? {} : { level: this.#host.level }),
@@ -101,6 +133,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
   }: ProcessOutputStepArgs): Promise<MessageList> {
     const run = state as RunState
     if (isInternal(requestContext) || run.stored === undefined) return messageList
+    this.#claim(run, messageList)
     const thread = await this.#host.threadOf(requestContext)
     if (thread === undefined) return messageList
     // Stored before its tools run, as the model gave it: a scope tool's call stands before the scope
@@ -122,6 +155,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     messageList,
     requestContext,
     state,
+    writer,
   }: ProcessOutputResultArgs): Promise<MessageList> {
     const run = state as RunState
     if (isInternal(requestContext)) return messageList
@@ -130,11 +164,26 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       if (thread === undefined) return messageList
       const prompt = await messageList.get.all.aiV5.llmPrompt()
       await this.#store(thread, conversationOf(prompt), run, run.stored === undefined)
+      await flushTransitions(run, writer)
     } finally {
-      if (run.threadId !== undefined) this.#host.running(run.threadId, -1)
+      if (run.messageIds !== undefined) this.#host.claim(run.messageIds, false)
+      run.stopListening?.()
       run.threadId = undefined
+      run.stopListening = undefined
     }
     return messageList
+  }
+
+  /** Claims the run's messages Mastra may save itself while the run goes on. */
+  #claim(run: RunState, messageList: MessageList | undefined) {
+    if (messageList === undefined) return
+    run.messageIds ??= new Set()
+    const fresh = messageList.get.all
+      .db()
+      .map((message) => message.id)
+      .filter((id) => !run.messageIds!.has(id))
+    for (const id of fresh) run.messageIds.add(id)
+    this.#host.claim(fresh, true)
   }
 
   /** Stores what follows the stored part of the run's conversation. */

@@ -85,19 +85,19 @@ function partsOf(item: MessageItem): DBPart[] {
   return parts
 }
 
+/** A transition item as the data of a `data-memory-transition` part. */
+export const memoryTransitionData = (item: TransitionItem): MemoryTransitionData => ({
+  text: item.userFacingMessage,
+  agentFacingMessage: item.agentFacingMessage,
+  fromLevel: item.fromLevel,
+  level: item.level,
+  reason: item.reason,
+  fromSeq: item.range.fromSeq,
+  toSeq: item.range.toSeq,
+})
+
 const transitionPart = (item: TransitionItem): DBPart =>
-  ({
-    type: 'data-memory-transition',
-    data: {
-      text: item.userFacingMessage,
-      agentFacingMessage: item.agentFacingMessage,
-      fromLevel: item.fromLevel,
-      level: item.level,
-      reason: item.reason,
-      fromSeq: item.range.fromSeq,
-      toSeq: item.range.toSeq,
-    } satisfies MemoryTransitionData,
-  }) as unknown as DBPart
+  ({ type: 'data-memory-transition', data: memoryTransitionData(item) }) as unknown as DBPart
 
 /**
  * A thread's log as Mastra's stored messages, as Mastra itself stores them: a tool result joins its

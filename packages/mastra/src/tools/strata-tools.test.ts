@@ -101,4 +101,31 @@ describe('the memory tools on a Mastra agent', () => {
     )
     expect(weather?.level).toBe('task')
   })
+
+  it('agent.stream writes each transition of the run as a data-memory-transition chunk', async () => {
+    const memory = createMemory()
+    const { agent } = strataAgent(
+      memory,
+      [
+        {
+          toolCalls: [
+            { id: 's1', name: 'enter_scope', input: { level: 'task', title: 'Check the weather' } },
+          ],
+        },
+        { toolCalls: [{ id: 's2', name: 'exit_scope', input: { summary: 'Done.' } }] },
+        { text: 'Done.' },
+      ],
+      { tools: { scopes: true } },
+    )
+    const stream = await agent.stream('Do it as a task.', call)
+    const chunks: { type: string; data?: unknown }[] = []
+    for await (const chunk of stream.fullStream) chunks.push(chunk as { type: string; data?: unknown })
+    const transitions = chunks.filter((chunk) => chunk.type === 'data-memory-transition')
+    expect(transitions).toHaveLength(1)
+    expect(transitions[0]!.data).toMatchObject({
+      fromLevel: 'task',
+      level: 'global',
+      reason: 'task-complete',
+    })
+  })
 })
