@@ -128,4 +128,17 @@ describe('the memory tools on a Mastra agent', () => {
       reason: 'task-complete',
     })
   })
+
+  it('a call without a thread stores nothing and gets no memory tools', async () => {
+    const memory = createMemory()
+    const { agent, prompts } = strataAgent(memory, [
+      { toolCalls: [{ id: 'q1', name: 'memory_query', input: { text: 'anything' } }] },
+      { text: 'No memory here.' },
+    ])
+    const result = await agent.generate('Search your memory.', { maxSteps: 3 })
+    expect(result.text).toBe('No memory here.')
+    // Mastra offers memory tools only to a call with a thread: the model is told the tool is not there.
+    expect(JSON.stringify(prompts[1])).toContain('Tool \\"memory_query\\" not found')
+    expect(await memory.listThreads()).toEqual([])
+  })
 })
