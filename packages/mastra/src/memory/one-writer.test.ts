@@ -62,4 +62,28 @@ describe('one writer', () => {
     const { messages: page } = await strata.recall({ threadId: 'imported', perPage: 1, page: 1 })
     expect(page.map((message) => message.role)).toEqual(['assistant'])
   })
+
+  it("with history: 'full', an app that re-sends the whole conversation stores each message once", async () => {
+    const memory = createMemory()
+    const { agent, prompts, strata } = strataAgent(
+      memory,
+      [{ text: 'First answer.' }, { text: 'Second answer.' }],
+      {
+        history: 'full',
+      },
+    )
+    const resend = { memory: { thread: 'resend', resource: 'ana' } }
+    await agent.generate([{ role: 'user', content: 'First question' }], resend)
+    await agent.generate(
+      [
+        { role: 'user', content: 'First question' },
+        { role: 'assistant', content: 'First answer.' },
+        { role: 'user', content: 'Second question' },
+      ],
+      resend,
+    )
+    const thread = await strata.thread('resend')
+    expect(messageCount(await thread.items())).toBe(4)
+    expect(prompts[1]!.filter((message) => message.role !== 'system')).toHaveLength(3)
+  })
 })
