@@ -9,6 +9,8 @@ import type {
 } from '@ai-sdk/provider'
 import {
   assertThreadId,
+  type DivergenceHandling,
+  followHistory,
   type HistoryMode,
   invalidOptions,
   type Memory,
@@ -22,7 +24,6 @@ import {
   toProviderPrompt,
 } from '../messages/provider-prompt'
 import { readCallOptions, type StrataCallOptions } from './call-options'
-import { type DivergenceHandling, followDivergence, noDivergencePoint } from './diverged-history'
 
 /** Options of {@link strataMiddleware}. */
 export interface StrataMiddlewareOptions<L extends string = string> {
@@ -329,16 +330,15 @@ export function strataMiddleware<L extends string = string>(
       const thread = await threadOf(call)
       const requested = call.history ?? history
       const mode = requested === 'new' && failedThreads.has(thread.id) ? 'auto' : requested
-      // A regenerated or edited history rewinds the thread to where it leaves it, or is refused.
-      await followDivergence(thread, conversation, mode, onDivergence)
-      // Matching and appending are one step in the thread, so racing calls store a message once; only
-      // the messages near the end of the prompt are mapped, so a re-sent history of thousands of
-      // messages costs what its last few dozen cost.
-      await thread
-        .appendUnseen(conversation, { history: mode, toMessage: fromProviderMessage })
-        .catch((error: unknown) => {
-          throw noDivergencePoint(error, thread.id, mode)
-        })
+      // A regenerated or edited history rewinds the thread to where it leaves it, or is refused; then
+      // the messages it has not seen are stored. Matching and appending are one step in the thread, so
+      // racing calls store a message once; only the messages near the end of the prompt are mapped, so
+      // a re-sent history of thousands of messages costs what its last few dozen cost.
+      await followHistory(thread, conversation, {
+        history: mode,
+        toMessage: fromProviderMessage,
+        onDivergence,
+      })
       const context = await thread.context({
         ...(target === undefined ? {} : { level: target as L }),
         ...(system === undefined ? {} : { system }),

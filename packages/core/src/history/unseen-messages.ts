@@ -111,13 +111,17 @@ export function unseenMessages<T extends { role: string }>(
 
 /**
  * The stored conversation's last `window` messages, newest first, as the matchers compare them. Only
- * the active log's tail is read, so budget compaction archiving old turns does not disturb it.
+ * the active log's unbroken tail is read: it stops where items were archived (a gap in the seqs), so
+ * budget compaction archiving old turns, or old tool steps inside a turn, does not disturb it — the
+ * incoming list still holds what was archived, where the active log no longer does.
  */
 export function storedTail(stored: readonly Item[], window: number): StoredPattern[] {
   const tail: StoredPattern[] = []
   for (let index = stored.length - 1; index >= 0 && tail.length < window; index--) {
     const item = stored[index]!
     if (isConversation(item)) tail.push(storedPatternOf(item))
+    const older = stored[index - 1]
+    if (older !== undefined && older.seq !== item.seq - 1) break
   }
   return tail
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ContextMessage } from '../context'
-import type { TransitionItem } from '../items'
+import type { MessageInput, TransitionItem } from '../items'
 import { inMemoryStore } from '../stores'
 import { fetchMessages, makePage } from '../testing'
 import { gptTokenizer } from '../tokenizer'
@@ -242,5 +242,29 @@ describe('calibration by reported usage', () => {
     // A report close to the memory's count gives the whole budget back.
     await reopened.reportUsage({ inputTokens: again.stats.contextTokens })
     expect((await reopened.context({ system: SYSTEM })).stats.inputBudget).toBe(4_000)
+  })
+})
+
+describe('a re-sent history after compaction inside a turn', () => {
+  it('an app that re-sends the whole conversation every step goes on after old steps were archived', async () => {
+    const memory = createMemory({ compaction: { budget: { inputTokens: 3_000 } } })
+    const thread = await memory.thread('resent')
+    const conversation: MessageInput[] = [{ role: 'user', content: 'Read the vendor pages.' }]
+    await thread.appendUnseen(conversation, { history: 'full' })
+    for (let step = 0; step < 30; step++) {
+      conversation.push(
+        ...fetchMessages(`c${step}`, `https://example.com/${step}`, makePage(2_000, `p${step}`)),
+      )
+      // The app (an AI SDK route with history: 'full') sends everything it has, every call.
+      await thread.appendUnseen(conversation, { history: 'full' })
+      await thread.context()
+    }
+    // Old steps of the one turn were archived, and every message is stored once.
+    const archived = await memory.store.readArchive('resent')
+    expect(archived.length).toBeGreaterThan(0)
+    const stored = [...archived, ...(await memory.store.read('resent'))].filter(
+      (item) => item.type === 'message',
+    )
+    expect(stored).toHaveLength(conversation.length)
   })
 })

@@ -1,5 +1,6 @@
 export type { OpenScope } from '../thread/thread-log'
 export { createMemory, DEFAULT_MODES, type Memory, type MemoryOptions } from './create-memory'
+export { type DivergenceHandling, type FollowHistoryOptions, followHistory } from './follow-history'
 export {
   type AppendMessageOptions,
   type AppendUnseenOptions,

@@ -1,6 +1,7 @@
-import { createMemory, StrataError } from '@strata-memory/core'
 import { describe, expect, it } from 'vitest'
-import { noDivergencePoint } from './diverged-history'
+import { StrataError } from '../errors'
+import { createMemory } from './create-memory'
+import { noDivergencePoint } from './follow-history'
 
 describe('noDivergencePoint', () => {
   it("words the thread's not-continuing refusal as the middleware's, and leaves every other error alone", async () => {

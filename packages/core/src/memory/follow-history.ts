@@ -1,0 +1,120 @@
+import { StrataError } from '../errors'
+import type { HistoryMode } from '../history'
+import type { MessageInput, MessageItem } from '../items'
+import type { RewindRefusal } from '../rewind'
+import type { Thread } from './thread'
+
+/** What an adapter does with a history that does not continue its thread. */
+export type DivergenceHandling = 'rewind' | 'reject'
+
+/** Options of {@link followHistory}. */
+export interface FollowHistoryOptions<T> {
+  /** What the messages hold (see `unseenMessages`). @default 'auto' */
+  history?: HistoryMode
+  /** Maps a framework message to core's message input. @default the message itself */
+  toMessage?: (message: T) => MessageInput
+  /**
+   * `'rewind'`: a history that leaves the thread rewinds it to where it leaves it; `'reject'`: such a
+   * history is refused. @default 'rewind'
+   */
+  onDivergence?: DivergenceHandling
+}
+
+/** Why a rewind was refused, in the words of someone who regenerated or edited a message. */
+const UNSAFE: Record<RewindRefusal, string> = {
+  compacted: 'the messages from there on are already compacted into a summary.',
+  'scope-changed': 'a scope was opened or closed after that point.',
+  'tool-call-split': 'it would split a tool call from its result.',
+}
+
+const NOT_CONTINUING =
+  'its last stored message is not among them, though earlier ones are (a regenerated answer or an edited message?).'
+
+/**
+ * Before anything is stored: a history that does not continue the thread (a regenerated answer, an
+ * edited message, a fork from an earlier checkpoint) makes the thread rewind to where the history
+ * leaves it (`'rewind'`: the messages after that point move to the archive), or is refused with
+ * `STRATA_INVALID_MESSAGE` (`'reject'`). Both questions are positional: the stored tail must line up
+ * with the end of the history (`thread.divergence`, `unseenMessages`). A rewind that is not safe (the
+ * point lies in a compacted range, a scope was opened or closed after it, it would split a tool call
+ * from its result) is refused the same way, with the reason; a writer that appended meanwhile makes it
+ * `STRATA_SEQ_CONFLICT`. Refused, nothing is stored or archived.
+ */
+async function followDivergence<T extends { role: string }>(
+  thread: Thread,
+  messages: readonly T[],
+  history: HistoryMode,
+  handling: DivergenceHandling,
+  toMessage: ((message: T) => MessageInput) | undefined,
+): Promise<void> {
+  if (history === 'new' || messages.length === 0) return
+  const divergence = await thread.divergence(messages, { history, ...(toMessage ? { toMessage } : {}) })
+  const refuse = (why: string, details: Record<string, unknown> = {}, cause?: unknown): never => {
+    throw new StrataError({
+      code: 'STRATA_INVALID_MESSAGE',
+      message: `The messages sent do not continue thread '${thread.id}': ${why} Nothing was stored: send the history the thread holds, or go on in a new thread.`,
+      details: { threadId: thread.id, ...details },
+      ...(cause === undefined ? {} : { cause }),
+    })
+  }
+  // No point to rewind to: the history continues the thread, holds only new messages, or neither; the
+  // append that follows tells them apart on the thread's own log (see noDivergencePoint).
+  if (divergence === undefined) return
+  const where = { lastStoredSeq: divergence.lastSeq }
+  if (handling === 'reject') {
+    refuse(
+      `${NOT_CONTINUING} The adapter was created with onDivergence: 'reject', so the thread is not rewound to where they leave it.`,
+      where,
+    )
+  }
+  try {
+    await thread.rewind({ afterSeq: divergence.afterSeq, expectedLastSeq: divergence.lastSeq })
+  } catch (error) {
+    if (!StrataError.isInstance(error, 'STRATA_REWIND_UNSAFE')) throw error
+    const reason = error.details.reason as RewindRefusal
+    refuse(
+      `they leave it after seq ${divergence.lastKeptSeq} (a regenerated answer or an edited message), and it cannot be rewound there: ${UNSAFE[reason] ?? error.message}`,
+      { ...where, reason, afterSeq: divergence.afterSeq },
+      error,
+    )
+  }
+}
+
+/**
+ * The refusal of a history that neither continues its thread nor has a point to rewind it to, from the
+ * thread's own refusal to store it (`appendUnseen`'s `STRATA_INVALID_MESSAGE` with reason
+ * `not-continuing`), in an adapter's words; any other error (a malformed message among them) as it is.
+ */
+export function noDivergencePoint(error: unknown, threadId: string, history: HistoryMode): unknown {
+  if (!StrataError.isInstance(error, 'STRATA_INVALID_MESSAGE') || error.details.reason !== 'not-continuing') {
+    return error
+  }
+  return new StrataError({
+    code: 'STRATA_INVALID_MESSAGE',
+    message: `The messages sent do not continue thread '${threadId}': ${NOT_CONTINUING} No stored message they still hold in order was found to rewind the thread to (the first message edited, one more than 256 messages back, stored messages before it left out, or another conversation sent with history: '${history}'?). Nothing was stored: send the history the thread holds, or go on in a new thread.`,
+    details: { threadId, history, reason: 'no-divergence-point' },
+    cause: error,
+  })
+}
+
+/**
+ * What every adapter does with the history a framework sends: a history that does not continue the
+ * thread rewinds it (or is refused, see `onDivergence`), then the messages the thread has not seen are
+ * stored (`thread.appendUnseen`). Returns the stored items. Refused, nothing is stored.
+ *
+ * @example
+ * await followHistory(thread, request.messages, { history: 'auto', toMessage: fromFrameworkMessage })
+ */
+export async function followHistory<T extends { role: string }, L extends string = string>(
+  thread: Thread<L>,
+  messages: readonly T[],
+  options: FollowHistoryOptions<T> = {},
+): Promise<MessageItem<L>[]> {
+  const { history = 'auto', toMessage, onDivergence = 'rewind' } = options
+  await followDivergence(thread as unknown as Thread, messages, history, onDivergence, toMessage)
+  return thread
+    .appendUnseen(messages, { history, ...(toMessage ? { toMessage } : {}) })
+    .catch((error: unknown) => {
+      throw noDivergencePoint(error, thread.id, history)
+    })
+}

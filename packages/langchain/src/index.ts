@@ -1,0 +1,25 @@
+export {
+  StrataChatMessageHistory,
+  type StrataChatMessageHistoryOptions,
+} from './history/strata-chat-message-history'
+export {
+  type CoreMessage,
+  fromLangChainMessage,
+} from './messages/from-langchain'
+export type { LangChainMessageMeta, LangChainPartMeta } from './messages/langchain-meta'
+export {
+  type StrataKwargs,
+  type StrataMessageKind,
+  type ToLangChainOptions,
+  toLangChainMessage,
+  toLangChainMessages,
+} from './messages/to-langchain'
+export { type StrataMiddlewareOptions, strataMiddleware } from './middleware/strata-middleware'
+export { type MemoryTransitionEvent, memoryTransitionEvent } from './middleware/transitions'
+export {
+  type LangchainSummarizerOptions,
+  langchainSummarizer,
+  SUMMARIZER_TAGS,
+} from './summarizer/langchain-summarizer'
+export { memoryToolSchemas } from './tools/memory-tool-schemas'
+export { type StrataToolsOptions, strataTools } from './tools/strata-tools'

@@ -1,0 +1,202 @@
+import { type AIMessage, type BaseMessage, SystemMessage } from '@langchain/core/messages'
+import {
+  assertThreadId,
+  type ContextMessage,
+  type DivergenceHandling,
+  followHistory,
+  type HistoryMode,
+  invalidOptions,
+  type Memory,
+  type Thread,
+} from '@strata-memory/core'
+import { createMiddleware } from 'langchain'
+import { fromLangChainMessage } from '../messages/from-langchain'
+import { toLangChainMessages } from '../messages/to-langchain'
+import { splitRequestMessages, toCoreMessage } from './conversation'
+import { withTransitions } from './transitions'
+
+/** Options of {@link strataMiddleware}. */
+export interface StrataMiddlewareOptions<L extends string = string> {
+  /** The memory whose threads the model calls read and write. */
+  memory: Memory<L>
+  /**
+   * The thread of every call.
+   * @default LangGraph's `configurable.thread_id` (the id the app's checkpointer already uses)
+   */
+  threadId?: string
+  /**
+   * The level whose context is sent.
+   * @default the thread's current level
+   */
+  level?: NoInfer<L>
+  /**
+   * The thread's system prompt, sent after the agent's own system prompt, with the memory slots.
+   * @default none
+   */
+  system?: string
+  /**
+   * What the requests' messages hold: `'full'` when the agent re-sends the whole history (a
+   * checkpointer), `'new'` when each invoke sends only new messages and nothing keeps state, `'auto'`
+   * to tell from the stored tail (both work). See `unseenMessages` in core.
+   * @default 'auto'
+   */
+  history?: HistoryMode
+  /**
+   * What a call does whose history shares messages with the thread but does not continue it (a fork
+   * from an earlier checkpoint, an edited message). `'rewind'`: the messages the thread stored after
+   * the last one the history still holds move to the archive, then the history's new messages are
+   * stored; a rewind that is not safe is refused with `STRATA_INVALID_MESSAGE`. `'reject'`: every such
+   * call is refused. Refused, nothing is stored.
+   * @default 'rewind'
+   */
+  onDivergence?: DivergenceHandling
+}
+
+const DIVERGENCE_HANDLINGS: readonly DivergenceHandling[] = ['rewind', 'reject']
+const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
+
+/** How many threads with a failed last call a middleware remembers (a bound, not a tuning knob). */
+const MAX_FAILED_THREADS = 10_000
+
+/** What a request's runtime holds that the middleware reads. */
+interface RuntimeLike {
+  configurable?: { thread_id?: unknown }
+  writer?: ((chunk: unknown) => void) | undefined
+}
+
+/** A usage count the thread can take: a non-negative integer, or nothing. */
+const count = (value: unknown) =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined
+
+const textOf = (message: ContextMessage) =>
+  message.content.map((part) => (part.type === 'text' || part.type === 'reasoning' ? part.text : '')).join('')
+
+/** The request's system message followed by the thread's (its system prompt and memory slots). */
+function systemMessageWith(own: SystemMessage, thread: readonly ContextMessage[]): SystemMessage {
+  if (thread.length === 0) return own
+  const text = thread.map(textOf).join('\n\n')
+  if (own.text.length === 0) return new SystemMessage(text)
+  return own.concat(
+    typeof own.content === 'string'
+      ? `\n\n${text}`
+      : new SystemMessage({ content: [{ type: 'text', text: `\n\n${text}` }] }),
+  )
+}
+
+/**
+ * Stores the model's answer (tool calls included), then reports its `usage_metadata.input_tokens`:
+ * the message first, so a budget compaction the usage asks for sees it.
+ */
+async function recordResponse(thread: Thread, response: AIMessage) {
+  await thread.append(fromLangChainMessage(response), { format: 'core' })
+  const usage = response.usage_metadata
+  const inputTokens = count(usage?.input_tokens)
+  if (inputTokens === undefined) return
+  const outputTokens = count(usage?.output_tokens)
+  await thread.reportUsage({ inputTokens, ...(outputTokens === undefined ? {} : { outputTokens }) })
+}
+
+/**
+ * A `createAgent` middleware: each model call stores the messages of the request the thread has not
+ * seen and calls the model with a copy of the request whose messages are the thread's context (the
+ * agent's state and checkpoints keep the whole history), then stores the answer and reports its usage.
+ * Transitions are also written to LangGraph's custom stream.
+ *
+ * @example
+ * const agent = createAgent({ model, tools, checkpointer, middleware: [strataMiddleware({ memory })] })
+ * await agent.invoke({ messages: [new HumanMessage('Hi')] }, { configurable: { thread_id: 'user-42.chat-7' } })
+ */
+export function strataMiddleware<L extends string = string>(options: StrataMiddlewareOptions<L>) {
+  const {
+    memory,
+    threadId,
+    level,
+    system,
+    history = 'auto',
+    onDivergence = 'rewind',
+  } = options ?? ({} as StrataMiddlewareOptions<L>)
+  if (typeof memory?.thread !== 'function') {
+    invalidOptions('strataMiddleware() needs { memory }: pass the memory from createMemory().')
+  }
+  if (threadId !== undefined) assertThreadId(threadId)
+  if (!HISTORY_MODES.includes(history)) {
+    invalidOptions(
+      `strataMiddleware(): history must be 'auto', 'full' or 'new' (got ${JSON.stringify(history)}).`,
+    )
+  }
+  if (!DIVERGENCE_HANDLINGS.includes(onDivergence)) {
+    invalidOptions(
+      `strataMiddleware(): onDivergence must be 'rewind' or 'reject' (got ${JSON.stringify(onDivergence)}).`,
+    )
+  }
+  if (level !== undefined) memory.ladder.assert(level)
+  if (system !== undefined && typeof system !== 'string')
+    invalidOptions('strataMiddleware(): system must be a string.')
+
+  const threadIdOf = (runtime: RuntimeLike | undefined): string | undefined => {
+    if (threadId !== undefined) return threadId
+    const id = runtime?.configurable?.thread_id
+    return typeof id === 'string' ? id : undefined
+  }
+
+  // Threads whose last model call failed before its answer was stored. A retry (modelRetryMiddleware,
+  // the app invoking again) sends the same messages: in 'new' mode the last one would be stored twice,
+  // so the next call of such a thread tells re-sent messages as 'auto' does.
+  const failedThreads = new Set<string>()
+  const failed = (id: string) => {
+    failedThreads.delete(id)
+    failedThreads.add(id)
+    if (failedThreads.size > MAX_FAILED_THREADS) failedThreads.delete(failedThreads.values().next().value!)
+  }
+
+  return createMiddleware({
+    name: 'StrataMemory',
+
+    wrapModelCall: async (request, handler) => {
+      const runtime = request.runtime as RuntimeLike
+      const id = threadIdOf(runtime)
+      if (id === undefined) {
+        invalidOptions(
+          "No thread id for this model call: invoke the agent with { configurable: { thread_id: 'user-42.chat-7' } } (the id a checkpointer uses), or pass strataMiddleware({ memory, threadId }).",
+        )
+      }
+      const thread = await memory.thread(id)
+      return withTransitions(memory, thread.id, runtime.writer, async () => {
+        const { system: requestSystem, conversation } = splitRequestMessages(request.messages)
+        const mode = history === 'new' && failedThreads.has(thread.id) ? 'auto' : history
+        await followHistory(thread, conversation, { history: mode, toMessage: toCoreMessage, onDivergence })
+        const context = await thread.context({
+          ...(level === undefined ? {} : { level }),
+          ...(system === undefined ? {} : { system }),
+        })
+        const threadSystem = context.messages.filter((message) => message.role === 'system')
+        const rest = context.messages.filter((message) => message.role !== 'system')
+        const messages: BaseMessage[] = [
+          ...requestSystem,
+          ...toLangChainMessages(rest, { level: context.stats.level }),
+        ]
+        let response: AIMessage
+        try {
+          response = await handler({
+            ...request,
+            messages,
+            systemMessage: systemMessageWith(request.systemMessage, threadSystem),
+          })
+        } catch (error) {
+          failed(thread.id)
+          throw error
+        }
+        await recordResponse(thread, response)
+        failedThreads.delete(thread.id)
+        return response
+      })
+    },
+
+    wrapToolCall: async (request, handler) => {
+      const runtime = request.runtime as RuntimeLike | undefined
+      const id = threadIdOf(runtime)
+      if (id === undefined) return handler(request)
+      return withTransitions(memory, id, runtime?.writer, async () => handler(request))
+    },
+  })
+}

@@ -1,0 +1,86 @@
+import { createMemory, StrataError } from '@strata-memory/core'
+import { describe, expect, it } from 'vitest'
+import { StrataMemory } from '../memory/strata-memory'
+import { mastraSummarizer } from '../summarizer/mastra-summarizer'
+import { strataAgent } from '../testing/agent-harness'
+import { strataErrorOf } from './strata-error-of'
+
+const codeOf = async (run: () => unknown) => {
+  try {
+    await run()
+  } catch (error) {
+    return strataErrorOf(error)?.code
+  }
+  return 'no error'
+}
+
+describe('typed errors', () => {
+  it('malformed options are STRATA_INVALID_OPTIONS (a bad level STRATA_INVALID_LEVEL) at construction', async () => {
+    const memory = createMemory()
+    expect(await codeOf(() => new StrataMemory(undefined as never))).toBe('STRATA_INVALID_OPTIONS')
+    expect(await codeOf(() => new StrataMemory({ memory: {} as never }))).toBe('STRATA_INVALID_OPTIONS')
+    expect(await codeOf(() => new StrataMemory({ memory, history: 'all' as never }))).toBe(
+      'STRATA_INVALID_OPTIONS',
+    )
+    expect(await codeOf(() => new StrataMemory({ memory, tools: 'yes' as never }))).toBe(
+      'STRATA_INVALID_OPTIONS',
+    )
+    expect(await codeOf(() => new StrataMemory({ memory, system: 7 as never }))).toBe(
+      'STRATA_INVALID_OPTIONS',
+    )
+    expect(await codeOf(() => new StrataMemory({ memory, level: 'room' as never }))).toBe(
+      'STRATA_INVALID_LEVEL',
+    )
+    expect(await codeOf(() => mastraSummarizer({} as never))).toBe('STRATA_INVALID_OPTIONS')
+  })
+
+  it('a missing thread is STRATA_INVALID_THREAD_ID where Mastra expects one to exist', async () => {
+    const strata = new StrataMemory({ memory: createMemory() })
+    expect(await strata.getThreadById({ threadId: 'nobody/here' })).toBeNull()
+    let caught: unknown
+    try {
+      await strata.updateThread({ id: 'nobody/here', title: 'x' })
+    } catch (error) {
+      caught = error
+    }
+    expect(StrataError.isInstance(caught, 'STRATA_INVALID_THREAD_ID')).toBe(true)
+    expect((caught as StrataError).details).toMatchObject({ threadId: 'nobody/here', reason: 'not-found' })
+    expect(
+      await codeOf(() => strata.updateThreadResourceId({ threadId: 'nobody/here', resourceId: 'r' })),
+    ).toBe('STRATA_INVALID_THREAD_ID')
+  })
+
+  it('what an append-only log cannot do is refused with its reason', async () => {
+    const strata = new StrataMemory({ memory: createMemory() })
+    for (const run of [
+      () => strata.deleteMessages(['m1']),
+      () => strata.cloneThread({ sourceThreadId: 't' }),
+      () => strata.updateWorkingMemory(),
+      () => strata.__experimental_updateWorkingMemoryVNext(),
+    ]) {
+      let caught: unknown
+      try {
+        await run()
+      } catch (error) {
+        caught = error
+      }
+      expect(StrataError.isInstance(caught, 'STRATA_INVALID_OPTIONS')).toBe(true)
+      expect((caught as StrataError).details).toMatchObject({ reason: 'unsupported' })
+    }
+  })
+
+  it('through an agent: an unmappable thread id, and a call-time error from the processor, stay typed', async () => {
+    const { agent } = strataAgent(createMemory(), [{ text: 'never' }])
+    expect(await codeOf(() => agent.generate('Hi', { memory: { thread: 'a\uD800b', resource: 'r' } }))).toBe(
+      'STRATA_INVALID_THREAD_ID',
+    )
+    const tight = strataAgent(createMemory({ compaction: { budget: { inputTokens: 50 } } }), [
+      { text: 'never' },
+    ])
+    expect(
+      await codeOf(() =>
+        tight.agent.generate('word '.repeat(400), { memory: { thread: 't', resource: 'r' } }),
+      ),
+    ).toBe('STRATA_BUDGET_EXCEEDED')
+  })
+})

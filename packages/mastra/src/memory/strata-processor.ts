@@ -1,0 +1,203 @@
+import type { MessageList } from '@mastra/core/agent/message-list'
+import type {
+  ProcessLLMRequestArgs,
+  ProcessLLMRequestResult,
+  ProcessOutputResultArgs,
+  ProcessOutputStepArgs,
+  Processor,
+  ProcessorStreamWriter,
+} from '@mastra/core/processors'
+import type { RequestContext } from '@mastra/core/request-context'
+import type { HistoryMode, Thread, TransitionEvent } from '@strata-memory/core'
+import { type MemoryTransitionData, memoryTransitionData } from '../messages/db-messages'
+import { fromPromptMessage, type MastraPrompt, toPrompt } from '../messages/prompt-messages'
+import { stepMessage } from '../messages/step-message'
+
+/** The request-context key that marks Strata's own model calls (the summarizer's): nothing of them is stored. */
+export const INTERNAL_CALL_KEY = 'strata.internal'
+
+/** What the processor needs from the memory that owns it. */
+export interface ProcessorHost {
+  /** The Strata thread of a run, from Mastra's memory context; undefined for a run without a thread. */
+  threadOf(requestContext: RequestContext | undefined): Promise<Thread | undefined>
+  /** The level whose context is sent; undefined: the thread's current level. */
+  level: string | undefined
+  /** The thread's system prompt, first in its context. */
+  system: string | undefined
+  /** What the first step's messages hold. */
+  history: HistoryMode
+  /**
+   * Marks Mastra messages as a run's (`true`) or lets them go (`false`): `saveMessages` leaves a
+   * running run's messages to the processor, so Mastra's own saves during the run store nothing twice.
+   */
+  claim(messageIds: Iterable<string>, claimed: boolean): void
+  /** Listens to the memory's transitions; returns the function that stops listening. */
+  onTransition(listener: (event: TransitionEvent) => void): () => void
+}
+
+/** What the processor remembers of one agent run, in Mastra's per-request processor state. */
+interface RunState {
+  /** How many conversation messages of the run's prompt are stored. */
+  stored?: number
+  /** The run's Strata thread id, once known. */
+  threadId?: string
+  /** The ids of the run's Mastra messages, claimed for the run. */
+  messageIds?: Set<string>
+  /** Transitions of the run's thread not yet written to the stream. */
+  transitions?: MemoryTransitionData[]
+  /** Stops listening to transitions. */
+  stopListening?: () => void
+}
+
+/**
+ * Writes the transitions a run's thread went through (a scope tool closed a task, an automatic
+ * transition) to the stream as transient `data-memory-transition` chunks: UIs show them while the
+ * answer streams; Strata has stored them already, so Mastra need not.
+ */
+async function flushTransitions(run: RunState, writer: ProcessorStreamWriter | undefined) {
+  const pending = run.transitions?.splice(0) ?? []
+  if (writer === undefined) return
+  for (const data of pending) await writer.custom({ type: 'data-memory-transition', data, transient: true })
+}
+
+const isInternal = (requestContext: RequestContext | undefined) =>
+  requestContext?.get(INTERNAL_CALL_KEY) === true
+
+const conversationOf = (prompt: MastraPrompt) => prompt.filter((message) => message.role !== 'system')
+
+/** A provider count Strata takes: a non-negative integer, or nothing. */
+const count = (value: unknown) =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined
+
+/**
+ * The one writer of a `StrataMemory` thread, as an input and output processor of the agent:
+ *
+ * - `processLLMRequest` (each step): stores the prompt's messages the thread has not stored (the
+ *   run's input at the first step, then the previous step's tool results), and replaces the prompt
+ *   with the thread's context. The message list Mastra keeps is untouched: what Mastra returns is
+ *   what happened.
+ * - `processOutputStep` (after each model response, before its tools run): stores the response (text,
+ *   reasoning, tool calls), then reports the step's own input tokens (not the run's sum).
+ * - `processOutputResult`: stores what the last step left (the results of a loop cut off by
+ *   `maxSteps`).
+ */
+export class StrataProcessor implements Processor<'strata-memory'> {
+  readonly id = 'strata-memory'
+  readonly name = 'Strata memory'
+  readonly #host: ProcessorHost
+
+  constructor(host: ProcessorHost) {
+    this.#host = host
+  }
+
+  async processLLMRequest({
+    prompt,
+    requestContext,
+    state,
+    stepNumber,
+    writer,
+    messageList,
+  }: ProcessLLMRequestArgs): Promise<ProcessLLMRequestResult> {
+    if (isInternal(requestContext)) return undefined
+    const thread = await this.#host.threadOf(requestContext)
+    if (thread === undefined) return undefined
+    const run = state as RunState
+    this.#claim(run, messageList)
+    if (run.threadId === undefined) {
+      run.threadId = thread.id
+      const transitions: MemoryTransitionData[] = []
+      run.transitions = transitions
+      run.stopListening = this.#host.onTransition((event) => {
+        if (event.threadId === thread.id) transitions.push(memoryTransitionData(event.transition))
+      })
+    }
+    await flushTransitions(run, writer)
+    await this.#store(thread, conversationOf(prompt), run, stepNumber === 0)
+    const context = await thread.context({
+      ...(this.#host.level === undefined ? {} : { level: this.#host.level }),
+      ...(this.#host.system === undefined ? {} : { system: this.#host.system }),
+    })
+    const system = prompt.filter((message) => message.role === 'system')
+    return { prompt: [...system, ...toPrompt(context.messages)] }
+  }
+
+  async processOutputStep({
+    usage,
+    state,
+    requestContext,
+    messageList,
+    steps,
+    stepNumber,
+    toolCalls,
+    text,
+  }: ProcessOutputStepArgs): Promise<MessageList> {
+    const run = state as RunState
+    if (isInternal(requestContext) || run.stored === undefined) return messageList
+    this.#claim(run, messageList)
+    const thread = await this.#host.threadOf(requestContext)
+    if (thread === undefined) return messageList
+    // Stored before its tools run, as the model gave it: a scope tool's call stands before the scope
+    // it opens or closes, and the next step's prompt finds it stored.
+    const message = stepMessage(steps[stepNumber], toolCalls, text)
+    if (message !== undefined) {
+      await thread.append(message)
+      run.stored += 1
+    }
+    const inputTokens = count(usage?.inputTokens)
+    const outputTokens = count(usage?.outputTokens)
+    if (inputTokens !== undefined) {
+      await thread.reportUsage({ inputTokens, ...(outputTokens === undefined ? {} : { outputTokens }) })
+    }
+    return messageList
+  }
+
+  async processOutputResult({
+    messageList,
+    requestContext,
+    state,
+    writer,
+  }: ProcessOutputResultArgs): Promise<MessageList> {
+    const run = state as RunState
+    if (isInternal(requestContext)) return messageList
+    try {
+      const thread = await this.#host.threadOf(requestContext)
+      if (thread === undefined) return messageList
+      const prompt = await messageList.get.all.aiV5.llmPrompt()
+      await this.#store(thread, conversationOf(prompt), run, run.stored === undefined)
+      await flushTransitions(run, writer)
+    } finally {
+      if (run.messageIds !== undefined) this.#host.claim(run.messageIds, false)
+      run.stopListening?.()
+      run.threadId = undefined
+      run.stopListening = undefined
+    }
+    return messageList
+  }
+
+  /** Claims the run's messages Mastra may save itself while the run goes on. */
+  #claim(run: RunState, messageList: MessageList | undefined) {
+    if (messageList === undefined) return
+    run.messageIds ??= new Set()
+    const fresh = messageList.get.all
+      .db()
+      .map((message) => message.id)
+      .filter((id) => !run.messageIds!.has(id))
+    for (const id of fresh) run.messageIds.add(id)
+    this.#host.claim(fresh, true)
+  }
+
+  /** Stores what follows the stored part of the run's conversation. */
+  async #store(thread: Thread, conversation: MastraPrompt, run: RunState, first: boolean) {
+    const stored = first ? 0 : (run.stored ?? 0)
+    const fresh = conversation.slice(stored)
+    if (first) {
+      await thread.appendUnseen(fresh as Exclude<MastraPrompt[number], { role: 'system' }>[], {
+        history: this.#host.history,
+        toMessage: fromPromptMessage,
+      })
+    } else if (fresh.length > 0) {
+      await thread.append(fresh.map((message) => fromPromptMessage(message as never)))
+    }
+    run.stored = conversation.length
+  }
+}
