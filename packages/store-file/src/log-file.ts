@@ -1,5 +1,6 @@
 import { type Stats, statSync } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
+import { ChunkLines } from './chunk-lines'
 import { readRange } from './durable-fs'
 import { corruptLog, isMissing, storeFailed } from './file-errors'
 import { parseLogRecord } from './line-format'
@@ -273,12 +274,13 @@ export function parseChunk(chunk: Buffer, { path, firstLine, previousSeq }: Chun
       }
     | undefined
 
+  const texts = new ChunkLines(chunk)
   while (position < chunk.length) {
     const newline = chunk.indexOf(NEWLINE, position)
     if (newline === -1) break
     lineNumber += 1
     const lineStart = position
-    const text = chunk.toString('utf8', position, newline)
+    const text = texts.line(position, newline)
     position = newline + 1
     let value: unknown
     try {

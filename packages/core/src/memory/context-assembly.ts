@@ -6,6 +6,7 @@ import { OVERSIZED_SHARE, truncateOversized } from '../context/truncate-oversize
 import { invalidOptions } from '../errors'
 import type { FactItem, Item } from '../items'
 import { jsonCopy } from '../items/json'
+import { freezeItems } from '../thread/thread-log'
 import type { WritePath } from '../thread/write-path'
 import { countMessageTokens } from '../tokens'
 import { keepRecentScopes, levelView, type ToolInteraction, toolInteractions } from '../views'
@@ -36,7 +37,8 @@ export class ContextAssembly<L extends string> {
   view(level?: L): Promise<Item<L>[]> {
     const state = this.#state
     const target = level === undefined ? state.level : state.deps.ladder.assert(level)
-    return this.#fresh(() => levelView(state.log.items, target, state.deps.ladder))
+    // Only the view's items are handed out: only they need freezing, not the whole log.
+    return this.#fresh(() => freezeItems(levelView(state.log.unfrozenItems, target, state.deps.ladder)))
   }
 
   /** The level view of the active window, with the items and view ids the content channel reads. */
@@ -60,9 +62,10 @@ export class ContextAssembly<L extends string> {
       const target = level ?? state.level
       const { budget, autoTransitions } = deps.compaction
       // The content channel shows results the model has not answered yet in full, the rest as citations.
+      // Nothing below hands out a stored item (the messages are copies): the log need not be frozen.
       const fullView = await state.content.expand(
-        levelView(state.activeWindow(), target, deps.ladder),
-        state.log.items,
+        levelView(state.unfrozenWindow(), target, deps.ladder),
+        state.log.unfrozenItems,
       )
       // With automatic transitions, the broadest level shows only the newest closed scopes.
       const view =
@@ -113,7 +116,8 @@ export class ContextAssembly<L extends string> {
     return this.#fresh(() => {
       const memory = state.log.memoryItems
       const { budget } = state.deps.compaction
-      const view = levelView(state.activeWindow(), target, state.deps.ladder)
+      // Rendered to text: nothing of the log is handed out.
+      const view = levelView(state.unfrozenWindow(), target, state.deps.ladder)
       return renderSnapshot({
         episodic: memory.flatMap((item) =>
           item.type === 'summary' && item.tier === 'episodic' ? [item.text] : [],
@@ -137,6 +141,7 @@ export class ContextAssembly<L extends string> {
   }
 
   items(): Promise<Item<L>[]> {
-    return this.#fresh(() => jsonCopy(this.#state.log.items))
+    // A copy: the log's items need not be frozen for it.
+    return this.#fresh(() => jsonCopy(this.#state.log.unfrozenItems as Item<L>[]))
   }
 }

@@ -67,9 +67,18 @@ export class ThreadState<L extends string, C extends StateCompaction = StateComp
   }
 
   /** The history the views walk: under the waterfall, only what its summaries do not cover yet. */
-  activeWindow(): Item<L>[] {
+  activeWindow(): readonly Item<L>[] {
     if (this.deps.compaction.waterfall === false) return this.log.items
     return this.log.itemsAfter(this.log.waterfallCursor.summarizedThroughSeq)
+  }
+
+  /**
+   * {@link activeWindow} with items maybe not yet frozen (see `ThreadLog.unfrozenItems`): for reads
+   * that hand none of them out, such as building a context, which renders copies.
+   */
+  unfrozenWindow(): readonly Item<L>[] {
+    if (this.deps.compaction.waterfall === false) return this.log.unfrozenItems
+    return this.log.unfrozenItemsAfter(this.log.waterfallCursor.summarizedThroughSeq)
   }
 
   countTokens(message: { content: readonly MessagePart[] }): number {

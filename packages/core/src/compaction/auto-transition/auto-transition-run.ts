@@ -26,7 +26,8 @@ export async function autoTransitionItems<L extends string>(
     for (const item of log.itemsAfter(scope.seq - 1))
       if (item.type === 'message') scopeTokens += state.countTokens(item)
   }
-  const plan = planAutoTransition(log.items, deps.ladder, scope.level, {
+  // The plan only counts: the log's items need not be frozen for it.
+  const plan = planAutoTransition(log.unfrozenItems, deps.ladder, scope.level, {
     now: deps.clock(),
     narrowest: options.narrowest,
     middle: options.middle,
