@@ -6,7 +6,6 @@ import { OVERSIZED_SHARE, truncateOversized } from '../context/truncate-oversize
 import { invalidOptions } from '../errors'
 import type { FactItem, Item } from '../items'
 import { jsonCopy } from '../items/json'
-import { freezeItems } from '../thread/thread-log'
 import type { WritePath } from '../thread/write-path'
 import { countMessageTokens } from '../tokens'
 import { keepRecentScopes, levelView, type ToolInteraction, toolInteractions } from '../views'
@@ -38,7 +37,7 @@ export class ContextAssembly<L extends string> {
     const state = this.#state
     const target = level === undefined ? state.level : state.deps.ladder.assert(level)
     // Only the view's items are handed out: only they need freezing, not the whole log.
-    return this.#fresh(() => freezeItems(levelView(state.log.unfrozenItems, target, state.deps.ladder)))
+    return this.#fresh(() => state.log.handOut(levelView(state.log.unfrozenItems, target, state.deps.ladder)))
   }
 
   /** The level view of the active window, with the items and view ids the content channel reads. */

@@ -5,6 +5,7 @@ import type { StrataStore } from '../stores'
 import type { TokenCounter } from '../tokens'
 import { countPartTokens, MESSAGE_OVERHEAD_TOKENS } from '../tokens'
 import { isContextMemoryItem } from '../views'
+import { deepFreeze, FrozenItems } from './frozen-items'
 import { ItemIndex } from './item-index'
 
 /** A scope opened by `enter` and not yet closed. */
@@ -27,13 +28,12 @@ export { startsTurn } from '../items/turns'
  * processes on one thread agree once each has read the other's writes.
  */
 export class ThreadLog<L extends string> {
-  /** Active items, oldest first; the first `#frozenCount` are known to be deep-frozen. */
-  readonly #items: Item<L>[] = []
-  #frozenCount = 0
+  /** The active items, oldest first, frozen as they are handed out. */
+  readonly #active = new FrozenItems<Item<L>>()
   readonly memoryItems: Item<L>[] = []
   readonly scopes: OpenScope<L>[] = []
   /** The ids and tool calls of every item the thread ever held, for the checks of an append. */
-  readonly index = new ItemIndex<L>(() => this.#items)
+  readonly index = new ItemIndex<L>(() => this.#active.all)
   lastSeq = 0
   /** The highest turn number any item ever had, archived ones included: new turns count on from it. */
   turn = 0
@@ -48,13 +48,11 @@ export class ThreadLog<L extends string> {
   /**
    * The active items, oldest first, each deep-frozen: views hand these objects out without copying,
    * and frozen, a caller's mutation cannot corrupt the log. An open does not freeze (a long thread's
-   * context need not pay for it); the first read through here does, once.
+   * context need not pay for it); reads through here and the other frozen reads do, each item once.
    */
   get items(): readonly Item<L>[] {
-    const items = this.#items
-    for (let index = this.#frozenCount; index < items.length; index++) deepFreeze(items[index]!)
-    this.#frozenCount = items.length
-    return items
+    this.#active.freezeFrom(0)
+    return this.#active.all
   }
 
   /**
@@ -62,7 +60,7 @@ export class ThreadLog<L extends string> {
    * (the context renders copies) and do not change them.
    */
   get unfrozenItems(): readonly Item<L>[] {
-    return this.#items
+    return this.#active.all
   }
 
   /**
@@ -70,18 +68,21 @@ export class ThreadLog<L extends string> {
    * for a reader of the tail only, which may keep what it reads of it.
    */
   tailFrozen(count: number, counts: (item: Item<L>) => boolean): readonly Item<L>[] {
-    const items = this.#items
-    let found = 0
-    for (let index = items.length - 1; index >= this.#frozenCount && found < count; index--) {
-      const item = items[index]!
-      deepFreeze(item)
-      if (counts(item)) found++
-    }
+    const items = this.#active.all
+    let from = items.length
+    for (let found = 0; from > 0 && found < count; ) if (counts(items[--from]!)) found++
+    this.#active.freezeFrom(from)
     return items
   }
 
+  /** Freezes the items of a view of this log (its own items, oldest first) before it is handed out. */
+  handOut(view: Item<L>[]): Item<L>[] {
+    if (view.length > 0) this.#active.freezeFrom(this.#indexAfter(view[0]!.seq - 1))
+    return view
+  }
+
   get activeCount(): number {
-    return this.#items.length
+    return this.#active.all.length
   }
 
   /**
@@ -93,19 +94,24 @@ export class ThreadLog<L extends string> {
   }
 
   get itemsTotal() {
-    return this.#items.length + this.archivedCount
+    return this.#active.all.length + this.archivedCount
   }
 
   /** Active items with a seq above `seq`, oldest first, frozen; a binary search, so closing a scope stays cheap. */
   itemsAfter(seq: number): Item<L>[] {
-    const items = this.unfrozenItemsAfter(seq)
-    for (const item of items) deepFreeze(item)
-    return items
+    const from = this.#indexAfter(seq)
+    this.#active.freezeFrom(from)
+    return this.#active.all.slice(from)
   }
 
   /** {@link itemsAfter} without freezing: the same terms as {@link unfrozenItems}. */
   unfrozenItemsAfter(seq: number): Item<L>[] {
-    const items = this.#items
+    return this.#active.all.slice(this.#indexAfter(seq))
+  }
+
+  /** The index of the first active item with a seq above `seq`. */
+  #indexAfter(seq: number): number {
+    const items = this.#active.all
     let low = 0
     let high = items.length
     while (low < high) {
@@ -113,7 +119,7 @@ export class ThreadLog<L extends string> {
       if (items[middle]!.seq <= seq) low = middle + 1
       else high = middle
     }
-    return items.slice(low)
+    return low
   }
 
   /** The newest summary of a tier among the context-memory items. */
@@ -140,25 +146,11 @@ export class ThreadLog<L extends string> {
 
   /** Drops items the store has archived from the active items; they still count in the totals. */
   removeArchived(seqs: ReadonlySet<number>) {
-    const items = this.#items
-    const removed: Item<L>[] = []
-    let kept = 0
-    let frozen = 0
-    for (let index = 0; index < items.length; index++) {
-      const item = items[index]!
-      if (seqs.has(item.seq)) {
-        this.archivedCount++
-        removed.push(item)
-        continue
-      }
-      if (index < this.#frozenCount) frozen++
-      items[kept++] = item
-    }
-    items.length = kept
-    // The kept items of the frozen prefix stay a prefix: order is kept.
-    this.#frozenCount = frozen
+    const removed = this.#active.removeWhere((item) => seqs.has(item.seq))
+    this.archivedCount += removed.length
     this.index.archived(removed)
     this.#lastUserTurn = undefined
+    const items = this.#active.all
     for (let index = items.length - 1; index >= 0; index--) {
       const item = items[index]!
       if (item.type === 'message' && startsTurn(item)) {
@@ -183,8 +175,7 @@ export class ThreadLog<L extends string> {
   /** Takes in one stored active item, in seq order, frozen: the caller may hand it out. */
   absorb(item: Item<L>) {
     deepFreeze(item)
-    if (this.#frozenCount === this.#items.length) this.#frozenCount++
-    this.take(item, false)
+    this.#take(item, false, true)
   }
 
   /**
@@ -192,16 +183,21 @@ export class ThreadLog<L extends string> {
    * count but are not kept in memory.
    */
   take(item: Item<L>, archived: boolean) {
+    this.#take(item, archived, false)
+  }
+
+  #take(item: Item<L>, archived: boolean, frozen: boolean) {
     if (item.seq > this.lastSeq) this.lastSeq = item.seq
     this.index.added(item, archived)
     if (archived) this.archivedCount++
     else {
-      this.#items.push(item)
       // Few, and read by the context as they are: frozen now.
-      if (isContextMemoryItem(item)) {
+      const memory = isContextMemoryItem(item)
+      if (memory) {
         deepFreeze(item)
         this.memoryItems.push(item)
       }
+      this.#active.push(item, frozen || memory)
     }
     const turn = this.#turnOf(item.turnId)
     if (turn > this.turn) this.turn = turn
@@ -241,25 +237,6 @@ export class ThreadLog<L extends string> {
       if (this.scopes[index]!.level === level) return index
     }
     return -1
-  }
-}
-
-/** Deep-freezes stored items the log holds before they are handed out; returns them. */
-export function freezeItems<I extends Item<string>>(items: I[]): I[] {
-  for (const item of items) deepFreeze(item)
-  return items
-}
-
-function deepFreeze(value: object) {
-  if (Object.isFrozen(value)) return
-  Object.freeze(value)
-  if (Array.isArray(value)) {
-    for (const child of value) if (typeof child === 'object' && child !== null) deepFreeze(child)
-    return
-  }
-  for (const key in value) {
-    const child = (value as Record<string, unknown>)[key]
-    if (typeof child === 'object' && child !== null) deepFreeze(child)
   }
 }
 
