@@ -100,6 +100,22 @@ describe('POST /api/chat (the route handler on its own)', () => {
     expect(writes(after)).toBe(writes(before))
   })
 
+  it('shows a scope closed between responses at the start of the next response, once', async () => {
+    const first = [user('u1', 'Build the Acme landing page')]
+    const answer = await send(first, 'web.between')
+    // The app closes the project between requests (a control on the page could do the same).
+    const thread = await memory.thread('web.between')
+    await thread.exit({ outcome: 'complete', summary: 'Landing page delivered.' })
+    const second = [...first, answer, user('u2', 'What did you build?')]
+    const next = await send(second, 'web.between')
+    const titles = (message: StrataUIMessage) =>
+      message.parts.flatMap((part) => (part.type === 'data-memory-transition' ? [part.data.title] : []))
+    expect(titles(next)).toEqual(['Landing page for Acme Rockets'])
+    // Shown once: the next request re-sends it in the chat, and it is not written again.
+    const third = await send([...second, next, user('u3', 'Thanks')], 'web.between')
+    expect(titles(third)).toEqual([])
+  })
+
   it('starts an unknown thread fresh, with only what this request holds', async () => {
     await send([user('u1', 'Build the Acme landing page')], 'web.other')
     await send([user('u1', 'Build the Acme landing page')], 'web.unknown')

@@ -80,7 +80,10 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
   const stream = createUIMessageStream<StrataUIMessage>({
     originalMessages: messages,
     execute: async ({ writer }) => {
-      // Scopes closed between responses (a control on the page, an automatic transition) first.
+      // The message starts here, so that the parts written before the model's own are kept (a client
+      // resets a message whose start chunk comes after its first parts); then scopes closed between
+      // responses (a control on the page, an automatic transition).
+      writer.write({ type: 'start' })
       await writeMissedTransitions({ writer, memory, threadId, messages })
       const stop = writeMemoryParts({ writer, memory, threadId })
       try {
@@ -91,7 +94,7 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
           stopWhen: stepCountIs(maxSteps),
           providerOptions: { strata: { threadId } },
         })
-        writer.merge(result.toUIMessageStream<StrataUIMessage>({ onError: strataOnError }))
+        writer.merge(result.toUIMessageStream<StrataUIMessage>({ onError: strataOnError, sendStart: false }))
         await result.consumeStream({ onError: () => {} })
       } finally {
         stop()

@@ -105,6 +105,11 @@ export function nextStep(prompt: LanguageModelV4Prompt): AgentStep {
   }
   if (openScope(prompt, 'Project') !== undefined) return inProject(prompt, last)
   if (last?.role === 'tool') return { text: 'Done.' }
+  // A closed project stands in the broadest view as its transition and summary: the work is done.
+  const summary = userTexts(prompt).findLast((text) => text.startsWith('[SUMMARY]'))
+  if (summary !== undefined) {
+    return { text: `The project is closed. ${summary.replace(/^\[SUMMARY\]:?\s*/, '')}` }
+  }
   return {
     text: PROJECT.announcement,
     calls: [

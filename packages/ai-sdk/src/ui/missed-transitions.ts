@@ -29,11 +29,14 @@ function shownSeqs(messages: readonly UIMessage[]): Set<number> {
  * Writes a `data-memory-transition` part for each transition of the thread that the chat's messages
  * do not show yet: a scope closed between responses (by the app, a control on the page, or an
  * automatic transition) then reaches the chat at the start of the next response. Call it in
- * `execute` before the model streams (transitions made while it streams come from `writeMemoryParts`).
+ * `execute` before the model streams (transitions made while it streams come from `writeMemoryParts`),
+ * after writing the message's `start` chunk, and merge the model's stream with `sendStart: false`: a
+ * client resets a message whose `start` chunk (carrying the message id) comes after its first parts.
  * Transitions whose user-facing text is `null` are not written. Resolves to the number written.
  *
  * @example
  * execute: async ({ writer }) => {
+ *   writer.write({ type: 'start' })
  *   await writeMissedTransitions({ writer, memory, threadId, messages })
  *   const stop = writeMemoryParts({ writer, memory, threadId })
  *   …
