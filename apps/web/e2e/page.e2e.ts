@@ -115,6 +115,8 @@ describe('the web app in Chromium', () => {
       .toBeGreaterThanOrEqual(0.75)
     expect(await page.getByTestId('saved').textContent()).toMatch(/^\d+% saved$/)
     await page.screenshot({ path: `${screenshots}2-project-done.png`, fullPage: true })
+    // A small copy for the README (docs/screenshot.jpg is this file, committed).
+    await page.screenshot({ path: `${screenshots}readme.jpg`, type: 'jpeg', quality: 70 })
 
     // A control: preview the global level's context (read-only), then come back.
     await page.getByTestId('preview-level').selectOption('global')
