@@ -130,6 +130,11 @@ describe('the web app in Chromium', () => {
     await expect
       .poll(async () => (await page.getByTestId('last-compaction').textContent()) ?? '', { timeout: 30_000 })
       .not.toBe('none yet')
+    // The timeline marks what the compaction archived, and its episodic summary.
+    await expect
+      .poll(() => page.getByTestId('archived-range').count(), { timeout: 10_000 })
+      .toBeGreaterThan(0)
+    expect(await page.locator('[data-testid=timeline-item][data-type=summary]').count()).toBeGreaterThan(3)
     await page.screenshot({ path: `${screenshots}4-compacted.png`, fullPage: true })
 
     await page.close()
