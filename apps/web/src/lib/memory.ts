@@ -3,11 +3,14 @@ import { createMemory, type Memory, type StrataStore } from '@strata-memory/core
 import { fileStore } from '@strata-memory/store-file'
 import { redisStore } from '@strata-memory/store-redis'
 
+/** The environment variables the app reads (process.env by default). */
+type Environment = Readonly<Record<string, string | undefined>>
+
 /**
  * The app's store: Redis when `REDIS_URL` is set, else the file store in the app's own folder
  * (`.strata/`, or `STRATA_MEMORY_DIR`): embedded, nothing to start.
  */
-export function appStore(env: NodeJS.ProcessEnv = process.env): StrataStore {
+export function appStore(env: Environment = process.env): StrataStore {
   if (env.REDIS_URL) return redisStore({ url: env.REDIS_URL, prefix: 'strata-web' })
   return fileStore({ dir: env.STRATA_MEMORY_DIR ?? join(process.cwd(), '.strata'), fsync: false })
 }

@@ -3,8 +3,11 @@ import { createOpenAI } from '@ai-sdk/openai'
 import type { LanguageModelV4 } from '@ai-sdk/provider'
 import { ScriptedAgentModel } from './scripted-agent'
 
+/** The environment variables the app reads (process.env by default). */
+type Environment = Readonly<Record<string, string | undefined>>
+
 /** Which model drives the app, for the page's header. */
-export function modelName(env: NodeJS.ProcessEnv = process.env): string {
+export function modelName(env: Environment = process.env): string {
   if (env.OPENAI_API_KEY) return `openai:${env.OPENAI_MODEL ?? 'gpt-4.1-mini'}`
   if (env.ANTHROPIC_API_KEY) return `anthropic:${env.ANTHROPIC_MODEL ?? 'claude-sonnet-4-5'}`
   return 'scripted (offline)'
@@ -15,7 +18,7 @@ export function modelName(env: NodeJS.ProcessEnv = process.env): string {
  * from `OPENAI_MODEL` / `ANTHROPIC_MODEL`), else the offline scripted agent, whose steps are spaced by
  * `STRATA_WEB_STEP_MS` (default 120 ms) so a person can follow them.
  */
-export function appModel(env: NodeJS.ProcessEnv = process.env): LanguageModelV4 {
+export function appModel(env: Environment = process.env): LanguageModelV4 {
   if (env.OPENAI_API_KEY) {
     return createOpenAI({ apiKey: env.OPENAI_API_KEY })(env.OPENAI_MODEL ?? 'gpt-4.1-mini')
   }
