@@ -125,6 +125,24 @@ describe('the web app in Chromium', () => {
     await page.getByTestId('preview-level').selectOption('project')
     await expect.poll(() => page.getByTestId('context').getAttribute('data-level')).toBe('project')
 
+    // A reload keeps the chat (the browser keeps it per thread) and the thread goes on: the re-sent
+    // history is recognised, the question is answered from the summaries.
+    await page.reload()
+    await expect.poll(() => page.getByTestId('transition').count(), { timeout: 10_000 }).toBe(3)
+    await page.getByLabel('Message').fill('What did you build?')
+    await page.getByTestId('send').click()
+    await expect
+      .poll(async () => (await page.getByTestId('message-assistant').last().textContent()) ?? '', {
+        timeout: 30_000,
+      })
+      .toContain('So far: Hero done')
+    await page
+      .getByTestId('chat-status')
+      .filter({ hasText: /^ready$/ })
+      .waitFor({ timeout: 30_000 })
+    expect(await page.getByTestId('chat-error').count()).toBe(0)
+    await page.screenshot({ path: `${screenshots}4-after-reload.png`, fullPage: true })
+
     // Compact now: the status panel reports the compaction.
     await page.getByTestId('compact').click()
     await expect
@@ -135,7 +153,7 @@ describe('the web app in Chromium', () => {
       .poll(() => page.getByTestId('archived-range').count(), { timeout: 10_000 })
       .toBeGreaterThan(0)
     expect(await page.locator('[data-testid=timeline-item][data-type=summary]').count()).toBeGreaterThan(3)
-    await page.screenshot({ path: `${screenshots}4-compacted.png`, fullPage: true })
+    await page.screenshot({ path: `${screenshots}5-compacted.png`, fullPage: true })
 
     await page.close()
     expect(problems, app.output()).toEqual([])

@@ -10,10 +10,36 @@ import { StatusPanel } from './status-panel'
 import { TimelinePanel } from './timeline-panel'
 import { usePanel } from './use-panel'
 
-/** The page: chat on the left; timeline, what the model sees, controls and status on the right. */
+/** Where the browser keeps a thread's chat, so a reload continues it (the route re-sends it whole). */
+const chatKey = (threadId: string) => `strata-web.chat.${threadId}`
+
+/** The page, once the chat kept in the browser for this thread is read. */
 export function AppShell({ threadId, model }: { threadId: string; model: string }) {
+  const [saved, setSaved] = useState<StrataUIMessage[] | undefined>()
+  useEffect(() => {
+    try {
+      setSaved(JSON.parse(localStorage.getItem(chatKey(threadId)) ?? '[]') as StrataUIMessage[])
+    } catch {
+      setSaved([])
+    }
+  }, [threadId])
+  if (saved === undefined) return <main className="muted">Loading…</main>
+  return <Page threadId={threadId} model={model} saved={saved} />
+}
+
+/** Chat on the left; what the model sees and status in the middle; the timeline on the right. */
+function Page({ threadId, model, saved }: { threadId: string; model: string; saved: StrataUIMessage[] }) {
   const transport = useMemo(() => new DefaultChatTransport<StrataUIMessage>({ api: '/api/chat' }), [])
-  const { messages, sendMessage, status, error, stop } = useChat<StrataUIMessage>({ id: threadId, transport })
+  const { messages, sendMessage, status, error, stop } = useChat<StrataUIMessage>({
+    id: threadId,
+    transport,
+    messages: saved,
+  })
+  useEffect(() => {
+    if (status === 'ready' && messages.length > 0) {
+      localStorage.setItem(chatKey(threadId), JSON.stringify(messages))
+    }
+  }, [status, messages, threadId])
   const [preview, setPreview] = useState<string | undefined>()
   const [controlsVersion, setControlsVersion] = useState(0)
   const [compacting, setCompacting] = useState(false)
