@@ -116,11 +116,8 @@ describe('POST /api/chat (the route handler on its own)', () => {
     expect(titles(third)).toEqual([])
   })
 
-  // Known bug, outside this app (core's history alignment): once a compaction archived tool steps of the
-  // newest turn, the re-sent history no longer aligns with the active log and the next request is
-  // refused with STRATA_INVALID_MESSAGE ("they leave it after seq 1 … a scope was opened or closed").
-  // `it.fails` passes while the bug is there; when it is fixed, this test fails: make it `it` then.
-  it.fails('continues a re-sent history after a forced compaction archived steps of the last turn', async () => {
+  // A compaction that archived tool steps of the newest turn: the re-sent history still lines up.
+  it('continues a re-sent history after a forced compaction archived steps of the last turn', async () => {
     const first = [user('u1', 'Build the Acme landing page')]
     const answer = await send(first, 'web.compacted')
     await (await memory.thread('web.compacted')).compact({ force: true })
