@@ -10,6 +10,7 @@ export {
 } from './messages/provider-prompt'
 export { readCallOptions, type StrataCallOptions } from './middleware/call-options'
 export { type StrataMiddlewareOptions, strataMiddleware } from './middleware/strata-middleware'
+export { strataErrorResponse, strataErrorStatus, strataOnError } from './route/route-errors'
 export { type AiSdkSummarizerOptions, aiSdkSummarizer } from './summarizer/ai-sdk-summarizer'
 export {
   memoryToolSchemas,
@@ -28,3 +29,4 @@ export {
   type WriteMemoryPartsOptions,
   writeMemoryParts,
 } from './ui/memory-ui-parts'
+export { type WriteMissedTransitionsOptions, writeMissedTransitions } from './ui/missed-transitions'

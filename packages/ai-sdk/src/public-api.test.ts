@@ -32,10 +32,14 @@ describe('the public surface of @strata-memory/ai-sdk', () => {
       'memoryToolSchemas',
       'memoryTransitionChunk',
       'readCallOptions',
+      'strataErrorResponse',
+      'strataErrorStatus',
       'strataMiddleware',
+      'strataOnError',
       'strataTools',
       'toProviderPrompt',
       'writeMemoryParts',
+      'writeMissedTransitions',
     ])
   })
 
@@ -56,6 +60,7 @@ describe('the public surface of @strata-memory/ai-sdk', () => {
       'StrataToolsOptions',
       'StrataUIMessage',
       'WriteMemoryPartsOptions',
+      'WriteMissedTransitionsOptions',
     ])
   })
 

@@ -27,14 +27,15 @@ interface Trial {
 
 /**
  * Starts a worker and SIGKILLs it `delayMs` after it prints `trigger`: `ready` (a random point among its
- * appends), or `phase archive` (a random point inside its first archive, which takes a few ms:
+ * appends), `phase append` (a point inside its first append), or `phase archive` (a random point inside
+ * its first archive, which takes a few ms:
  * waiting for it makes sure the archive trials really cut archives short, not only the appends
  * between them).
  */
 function runAndKill(
   dir: string,
   mode: 'append' | 'archive',
-  trigger: 'ready' | 'phase archive',
+  trigger: 'ready' | 'phase append' | 'phase archive',
   delayMs: number,
 ): Promise<Trial> {
   return new Promise((resolve, reject) => {
@@ -110,12 +111,15 @@ describe('crash safety', () => {
     const threadDirectory = join(dir, 'agents', THREAD)
     try {
       for (let trial = 0; trial < TRIALS; trial += 1) {
-        // Even trials: appends only, killed anywhere in the first 40 ms. Odd trials: appends and
-        // archives, killed up to 6 ms into an archive (one takes about 4 ms on a disk with fsync).
+        // Even trials: appends only, killed anywhere in the first 40 ms, or (every other one) up to 2 ms
+        // into an append, so enough kills cut appends short on a loaded machine too. Odd trials: appends
+        // and archives, killed up to 6 ms into an archive (one takes about 4 ms on a disk with fsync).
         const result =
-          trial % 2 === 0
+          trial % 4 === 0
             ? await runAndKill(dir, 'append', 'ready', Math.floor(Math.random() * 40))
-            : await runAndKill(dir, 'archive', 'phase archive', Math.random() * 6)
+            : trial % 4 === 2
+              ? await runAndKill(dir, 'append', 'phase append', Math.random() * 2)
+              : await runAndKill(dir, 'archive', 'phase archive', Math.random() * 6)
         for (const [seq, id] of result.acknowledged) acknowledged.set(seq, id)
         childEvents.push(...result.events)
         killedDuring[result.phase] += 1

@@ -40,13 +40,7 @@ import { appendFileDurably, readRange, syncDirectory, writeFileAtomic, writeFull
 import { isMissing, storeFailed } from './file-errors'
 import { type FileStoreOptions, resolveFileStoreOptions } from './file-store-options'
 import { readJsonObject } from './json-file'
-import {
-  itemFromLogLine,
-  itemFromRecord,
-  prepareLogLine,
-  sequenceLogLine,
-  withoutBatchEnd,
-} from './line-format'
+import { itemFromLogLine, prepareLogLine, sequenceLogLine, withoutBatchEnd } from './line-format'
 import type { LogFile } from './log-file'
 import { writeMirrors } from './mirrors'
 import { rangeOf } from './store-arguments'
@@ -244,11 +238,10 @@ export function fileStore(options: FileStoreOptions = {}): StrataStore {
   ): Item[] => {
     const [start, end] = rangeOf(seqs, options)
     const items: Item[] = []
-    // The file's own lines (not a copy filtered after an interrupted archive): their records line up.
+    // The file's own lines (not a copy filtered after an interrupted archive): their items line up.
     const parsed = lines === file.lines
     for (let index = start; index < end; index += 1) {
-      const record = parsed ? file.takeRecord(index) : undefined
-      items.push(record === undefined ? itemFromLogLine(lines[index]!) : itemFromRecord(record))
+      items.push((parsed ? file.takeItem(index) : undefined) ?? itemFromLogLine(lines[index]!))
     }
     return items
   }

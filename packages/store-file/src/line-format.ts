@@ -128,9 +128,14 @@ export function itemFromRecord(record: Record<string, unknown>): Item {
   if (hasOwn(record, 'item')) return record.item as Item
   const item: Record<string, unknown> = {}
   const isMessage = record.type === 'message'
-  for (const key of Object.keys(record)) {
+  // Runs once per item of a cold read: plain assignments, the rare `__proto__` key aside.
+  const keys = Object.keys(record)
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index]!
     if (key === 'seq' || key === 'batch_end' || (key === 'content' && !isMessage)) continue
-    setKey(item, key === 'turn_id' ? 'turnId' : key, record[key])
+    if (key === 'turn_id') item.turnId = record[key]
+    else if (key === '__proto__') setKey(item, key, record[key])
+    else item[key] = record[key]
   }
   // The store appends `seq` after the caller's keys, as `{ ...item, seq }` would.
   item.seq = record.seq

@@ -1,8 +1,10 @@
 import { type Stats, statSync } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
+import type { Item } from '@strata-memory/core'
+import { ChunkLines } from './chunk-lines'
 import { readRange } from './durable-fs'
 import { corruptLog, isMissing, storeFailed } from './file-errors'
-import { parseLogRecord } from './line-format'
+import { itemFromRecord, parseLogRecord } from './line-format'
 
 /** Why the end of a log file is not (yet) part of the log. */
 export type PendingReason = 'torn-line' | 'unparseable-last-line' | 'incomplete-batch'
@@ -58,11 +60,12 @@ export class LogFile {
   /** Changes whenever the committed content changes, so derived views can be cached. */
   revision = 0
   /**
-   * The parsed record of each line the last load read, until a read takes it (`takeRecord`): a cold
-   * read then parses each line once, not once to check it and again to build the item. Dropped when
-   * the lines change otherwise, so a process that only appends does not keep them.
+   * The item of each line the last whole load read, until a read takes it (`takeItem`): a cold read
+   * then parses each line once, not once to check it and again to build the item, and the parsed line
+   * is dropped at once (only the item lives on). Dropped when the lines change otherwise, so a process
+   * that only appends does not keep them.
    */
-  private records: (Record<string, unknown> | undefined)[] = []
+  private items: (Item | undefined)[] = []
   private version: FileVersion | undefined
   private committedBytes = 0
   private tailCheck: Buffer = Buffer.alloc(0)
@@ -143,14 +146,15 @@ export class LogFile {
       path: this.path,
       firstLine: whole ? 1 : this.lines.length + 1,
       previousSeq: whole ? 0 : this.lastSeq,
+      keepItems: whole,
     })
     // Parsing succeeded: only now does the cache change.
     if (whole) {
       this.lines = parsed.lines
       this.seqs = parsed.seqs
-      this.records = parsed.records
+      this.items = parsed.items
     } else {
-      this.records = []
+      this.items = []
       for (let index = 0; index < parsed.lines.length; index += 1) {
         this.lines.push(parsed.lines[index]!)
         this.seqs.push(parsed.seqs[index]!)
@@ -180,15 +184,15 @@ export class LogFile {
   }
 
   /** Records lines this process appended (holding the lock), so the next refresh reads nothing. */
-  /** The parsed record of line `index`, once: later calls (and lines appended since a load) get undefined. */
-  takeRecord(index: number): Record<string, unknown> | undefined {
-    const record = this.records[index]
-    if (record !== undefined) this.records[index] = undefined
-    return record
+  /** The item of line `index`, once: later calls (and lines appended since a load) get undefined. */
+  takeItem(index: number): Item | undefined {
+    const item = this.items[index]
+    if (item !== undefined) this.items[index] = undefined
+    return item
   }
 
   appended(lines: readonly string[], seqs: readonly number[], written: Buffer, stats: Stats): void {
-    this.records = []
+    this.items = []
     for (let index = 0; index < lines.length; index += 1) {
       this.lines.push(lines[index]!)
       this.seqs.push(seqs[index]!)
@@ -203,7 +207,7 @@ export class LogFile {
 
   /** Records that the file was replaced with `content` (holding the lock). */
   replaced(lines: string[], seqs: number[], content: Buffer, stats: Stats): void {
-    this.records = []
+    this.items = []
     this.lines = lines
     this.seqs = seqs
     this.revision += 1
@@ -221,7 +225,7 @@ export class LogFile {
 
   /** Forgets everything: the file is gone. */
   reset(): void {
-    this.records = []
+    this.items = []
     this.lines = []
     this.seqs = []
     this.pending = undefined
@@ -233,8 +237,8 @@ export class LogFile {
 }
 
 interface ParsedChunk {
-  /** The parsed value of each committed line, in order. */
-  records: Record<string, unknown>[]
+  /** The item of each committed line, in order, when the context asks to keep them (else empty). */
+  items: Item[]
   lines: string[]
   seqs: number[]
   /** Bytes of the chunk that are committed lines. */
@@ -248,16 +252,21 @@ interface ChunkContext {
   firstLine: number
   /** The seq of the last committed line before the chunk. */
   previousSeq: number
+  /** Whether to build each line's item (a whole load, which a read takes them from). */
+  keepItems: boolean
 }
 
 /**
  * Splits a chunk into committed lines and a pending tail. Lines of a multi-item append are held back
  * until the batch's last line (`batch_end === seq`) is read; a batch cut short by a crash is pending.
  */
-export function parseChunk(chunk: Buffer, { path, firstLine, previousSeq }: ChunkContext): ParsedChunk {
+export function parseChunk(
+  chunk: Buffer,
+  { path, firstLine, previousSeq, keepItems }: ChunkContext,
+): ParsedChunk {
   const lines: string[] = []
   const seqs: number[] = []
-  const records: Record<string, unknown>[] = []
+  const items: Item[] = []
   let committedBytes = 0
   let position = 0
   let lineNumber = firstLine - 1
@@ -269,16 +278,17 @@ export function parseChunk(chunk: Buffer, { path, firstLine, previousSeq }: Chun
         firstLine: number
         lines: string[]
         seqs: number[]
-        records: Record<string, unknown>[]
+        items: Item[]
       }
     | undefined
 
+  const texts = new ChunkLines(chunk)
   while (position < chunk.length) {
     const newline = chunk.indexOf(NEWLINE, position)
     if (newline === -1) break
     lineNumber += 1
     const lineStart = position
-    const text = chunk.toString('utf8', position, newline)
+    const text = texts.line(position, newline)
     position = newline + 1
     let value: unknown
     try {
@@ -287,7 +297,7 @@ export function parseChunk(chunk: Buffer, { path, firstLine, previousSeq }: Chun
       // Only the very last line may be a torn write; anything followed by more data is corruption.
       if (position === chunk.length) {
         return {
-          records,
+          items,
           lines,
           seqs,
           committedBytes,
@@ -314,23 +324,23 @@ export function parseChunk(chunk: Buffer, { path, firstLine, previousSeq }: Chun
       throw corruptLog(path, lineNumber, `has batch_end ${batchEnd} below its seq ${seq}`)
     }
     if (batch === undefined && batchEnd !== undefined && batchEnd > seq) {
-      batch = { start: lineStart, end: batchEnd, firstLine: lineNumber, lines: [], seqs: [], records: [] }
+      batch = { start: lineStart, end: batchEnd, firstLine: lineNumber, lines: [], seqs: [], items: [] }
     }
     if (batch === undefined) {
       lines.push(text)
       seqs.push(seq)
-      records.push(value as Record<string, unknown>)
+      if (keepItems) items.push(itemFromRecord(value as Record<string, unknown>))
       committedBytes = position
       continue
     }
     batch.lines.push(text)
     batch.seqs.push(seq)
-    batch.records.push(value as Record<string, unknown>)
+    if (keepItems) batch.items.push(itemFromRecord(value as Record<string, unknown>))
     if (seq === batch.end) {
       for (let index = 0; index < batch.lines.length; index += 1) {
         lines.push(batch.lines[index]!)
         seqs.push(batch.seqs[index]!)
-        records.push(batch.records[index]!)
+        if (keepItems) items.push(batch.items[index]!)
       }
       batch = undefined
       committedBytes = position
@@ -338,5 +348,5 @@ export function parseChunk(chunk: Buffer, { path, firstLine, previousSeq }: Chun
   }
   const pendingReason: PendingReason | undefined =
     batch !== undefined ? 'incomplete-batch' : position < chunk.length ? 'torn-line' : undefined
-  return { records, lines, seqs, committedBytes, pendingReason }
+  return { items, lines, seqs, committedBytes, pendingReason }
 }

@@ -306,4 +306,20 @@ describe('reads after archiving anywhere', () => {
     ])
     expect(await store.head('t')).toEqual({ lastSeq: 2_000, activeCount: 11, archivedCount: 1_989 })
   })
+
+  it('reads runs that cover whole bytes of the archived bitmap, up to a limit and bounds', async () => {
+    const store = open()
+    const model = inMemoryStore()
+    const items = makeItems(70)
+    await store.append('t', items, { expectedSeq: 0 })
+    await model.append('t', items, { expectedSeq: 0 })
+    // Seqs 8 to 31 fill bytes 1 to 3 of the bitmap; 45 leaves one byte mixed.
+    const seqs = [...Array.from({ length: 24 }, (_, index) => index + 8), 45]
+    expect(await store.archive('t', { seqs })).toBe(await model.archive('t', { seqs }))
+    const ranges = [{}, { limit: 9 }, { limit: 8 }, { limit: 16 }, { fromSeq: 3, limit: 30 }]
+    for (const options of [...ranges, { fromSeq: 32, limit: 8 }, { fromSeq: 9, toSeq: 40 }, { toSeq: 63 }]) {
+      expect(await store.read('t', options)).toStrictEqual(await model.read('t', options))
+      expect(await store.readArchive('t', options)).toStrictEqual(await model.readArchive('t', options))
+    }
+  })
 })

@@ -326,8 +326,36 @@ local seq = low
 while seq <= high do
   local position = math.floor(seq / 8) - from_byte + 1
   if want == 1 and position > #bits then break end
+  if want == 0 and position > #bits then
+    -- Past the bitmap's end every seq is active (a thread never archived has no bitmap): the rest
+    -- of the range, up to the limit, is one run.
+    local through = high
+    if limit >= 0 and through - seq + 1 > limit - found then through = seq + limit - found - 1 end
+    if run_last ~= seq - 1 then
+      if run_first then
+        reply[#reply + 1] = run_first
+        reply[#reply + 1] = run_last
+      end
+      run_first = seq
+    end
+    run_last = through
+    break
+  end
   local byte = string.byte(bits, position) or 0
   if byte == none and seq % 8 == 0 then
+    seq = seq + 8
+  elseif byte == 255 - none and seq % 8 == 0 and seq + 7 <= high and (limit < 0 or found + 8 < limit) then
+    -- A byte that holds only wanted seqs (a long log's usual case): all eight join the run at once.
+    if run_last == seq - 1 then
+      run_last = seq + 7
+    else
+      if run_first then
+        reply[#reply + 1] = run_first
+        reply[#reply + 1] = run_last
+      end
+      run_first, run_last = seq, seq + 7
+    end
+    found = found + 8
     seq = seq + 8
   else
     if math.floor(byte / 2 ^ (7 - seq % 8)) % 2 == want then

@@ -23,10 +23,11 @@ export class ContentOffload {
   }
 
   /**
-   * The items with their large parts stored and replaced by citations. `history` is the active log,
-   * where a result's call is looked up for plugins that read the call's input.
+   * The items with their large parts stored and replaced by citations. `history` gives the active log,
+   * where a result's call is looked up for plugins that read the call's input; it is asked only when a
+   * result is stored.
    */
-  async offload<I extends UnsequencedItem>(items: I[], history: readonly Item[]): Promise<I[]> {
+  async offload<I extends UnsequencedItem>(items: I[], history: () => readonly Item[]): Promise<I[]> {
     if (!this.#spaces.deps.options.offload) return items
     const out: I[] = []
     for (const item of items) {
@@ -50,7 +51,7 @@ export class ContentOffload {
     item: MessageToAppend,
     part: MessagePart,
     batch: readonly UnsequencedItem[],
-    history: readonly Item[],
+    history: () => readonly Item[],
   ): Promise<MessagePart> {
     const done = this.#offloaded.get(part)
     if (done !== undefined) return done
@@ -170,7 +171,7 @@ function offloadCandidate(
 function findCall(
   toolCallId: string,
   batch: readonly UnsequencedItem[],
-  history: readonly Item[],
+  history: () => readonly Item[],
 ): JsonValue | undefined {
   const search = (items: readonly UnsequencedItem[]) => {
     for (let index = items.length - 1; index >= 0; index--) {
@@ -182,5 +183,5 @@ function findCall(
     }
     return undefined
   }
-  return search(batch) ?? search(history)
+  return search(batch) ?? search(history())
 }

@@ -139,10 +139,10 @@ export class ThreadContent {
 
   /**
    * @internal Used by the thread before it appends: large tool results (and attachments) of the items
-   * are stored, and each is replaced in the item by its citation. `history` is the active log, where
-   * a result's call is looked up for plugins that read the call's input.
+   * are stored, and each is replaced in the item by its citation. `history` gives the active log, where
+   * a result's call is looked up for plugins that read the call's input (only when a result is stored).
    */
-  offload<I extends UnsequencedItem>(items: I[], history: readonly Item[]): Promise<I[]> {
+  offload<I extends UnsequencedItem>(items: I[], history: () => readonly Item[]): Promise<I[]> {
     return this.#offload.offload(items, history)
   }
 

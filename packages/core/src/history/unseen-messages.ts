@@ -111,9 +111,10 @@ export function unseenMessages<T extends { role: string }>(
 
 /**
  * The stored conversation's last `window` messages, newest first, as the matchers compare them. Only
- * the active log's unbroken tail is read: it stops where items were archived (a gap in the seqs), so
- * budget compaction archiving old turns, or old tool steps inside a turn, does not disturb it — the
- * incoming list still holds what was archived, where the active log no longer does.
+ * the active log is read, back to where compaction archived items (a gap in the seqs that an episodic
+ * summary covers): the incoming list still holds what budget compaction archived — old turns, or old
+ * tool steps inside a turn — where the active log no longer does. A gap a rewind left (no summary
+ * covers it) is walked over: the list no longer holds what was rewound either.
  */
 export function storedTail(stored: readonly Item[], window: number): StoredPattern[] {
   const tail: StoredPattern[] = []
@@ -121,9 +122,20 @@ export function storedTail(stored: readonly Item[], window: number): StoredPatte
     const item = stored[index]!
     if (isConversation(item)) tail.push(storedPatternOf(item))
     const older = stored[index - 1]
-    if (older !== undefined && older.seq !== item.seq - 1) break
+    if (older !== undefined && older.seq !== item.seq - 1 && compacted(stored, older.seq, item.seq)) break
   }
   return tail
+}
+
+/** Whether an episodic summary among `stored` covers seqs strictly between `after` and `before`. */
+function compacted(stored: readonly Item[], after: number, before: number): boolean {
+  return stored.some(
+    (item) =>
+      item.type === 'summary' &&
+      item.tier === 'episodic' &&
+      item.range.fromSeq < before &&
+      item.range.toSeq > after,
+  )
 }
 
 /** How an incoming list lines up with the stored tail (see {@link alignTail}). */

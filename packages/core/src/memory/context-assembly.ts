@@ -39,7 +39,8 @@ export class ContextAssembly<L extends string> {
   view(level?: L): Promise<Item<L>[]> {
     const state = this.#state
     const target = level === undefined ? state.level : state.deps.ladder.assert(level)
-    return this.#fresh(() => levelView(state.log.items, target, state.deps.ladder))
+    // Only the view's items are handed out: only they need freezing, not the whole log.
+    return this.#fresh(() => state.log.handOut(levelView(state.log.unfrozenItems, target, state.deps.ladder)))
   }
 
   /** The level view of the active window, with the items and view ids the content channel reads. */
@@ -66,7 +67,7 @@ export class ContextAssembly<L extends string> {
       const { budget, autoTransitions } = deps.compaction
       const logView = state.view(target)
       // The content channel shows results the model has not answered yet in full, the rest as citations.
-      const fullView = await state.content.expand(logView, state.log.items)
+      const fullView = await state.content.expand(logView, state.log.unfrozenItems)
       // With automatic transitions, the broadest level shows only the newest closed scopes.
       const view =
         autoTransitions !== false && target === deps.ladder.broadest
@@ -181,7 +182,8 @@ export class ContextAssembly<L extends string> {
   }
 
   items(): Promise<Item<L>[]> {
-    return this.#fresh(() => jsonCopy(this.#state.log.items))
+    // A copy: the log's items need not be frozen for it.
+    return this.#fresh(() => jsonCopy(this.#state.log.unfrozenItems as Item<L>[]))
   }
 }
 

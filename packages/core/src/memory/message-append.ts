@@ -1,7 +1,7 @@
 import { autoTransitionItems } from '../compaction/auto-transition/auto-transition-run'
 import type { CompactionState } from '../compaction/compaction-options'
 import { invalidOptions, StrataError } from '../errors'
-import { IncomingConversation } from '../history/message-matching'
+import { IncomingConversation, isConversation } from '../history/message-matching'
 import { alignTail, checkMatchingOptions, DEFAULT_WINDOW } from '../history/unseen-messages'
 import {
   type MessageInput,
@@ -60,7 +60,9 @@ export class MessageAppend<L extends string> {
     const messages = this.incomingConversation(incoming, toMessage)
     const id = this.#state.id
     return this.appendMessages(() => {
-      const { indexes, aligned } = alignTail(this.#state.log.items, messages, history, window)
+      // The alignment reads only the stored tail of `window` messages: only it need be frozen.
+      const stored = this.#state.log.tailFrozen(window, isConversation)
+      const { indexes, aligned } = alignTail(stored, messages, history, window)
       if (!aligned) {
         throw new StrataError({
           code: 'STRATA_INVALID_MESSAGE',
@@ -173,7 +175,7 @@ export class MessageAppend<L extends string> {
     const name = (index: number) => (messages.length === 1 ? 'the message' : `message[${index}]`)
     return messages.map((message, index) => {
       if (message.id !== undefined) {
-        if (log.ids.has(message.id) || ids.has(message.id)) {
+        if (log.index.hasId(message.id) || ids.has(message.id)) {
           throw new StrataError({
             code: 'STRATA_DUPLICATE_ITEM_ID',
             message: `${name(index)} has id '${message.id}', which is already in thread '${state.id}': ids must be unique; omit id to have one generated.`,
@@ -190,7 +192,7 @@ export class MessageAppend<L extends string> {
       }
       const result = message.content.find((part) => part.type === 'tool-result')
       if (result !== undefined) {
-        const origin = batchCalls.get(result.toolCallId) ?? log.calls.get(result.toolCallId)
+        const origin = batchCalls.get(result.toolCallId) ?? log.index.callOrigin(result.toolCallId)
         if (origin === undefined) {
           throw new StrataError({
             code: 'STRATA_UNKNOWN_TOOL_CALL',

@@ -57,7 +57,9 @@ export function threadStatus<L extends string>({
     const { log, deps } = state
     const byLevel: Record<string, number> = {}
     const byType: Record<string, number> = {}
-    for (const item of log.items) {
+    // Counts only: the log's items need not be frozen for them.
+    const items = log.unfrozenItems
+    for (const item of items) {
       byLevel[item.level] = (byLevel[item.level] ?? 0) + 1
       byType[item.type] = (byType[item.type] ?? 0) + 1
     }
@@ -69,7 +71,7 @@ export function threadStatus<L extends string>({
       scopes: log.scopes.map((scope) => ({ ...scope })),
       lastSeq: log.lastSeq,
       turnId: turnIdOf(log.currentTurn),
-      items: { active: log.items.length, archived: log.archivedCount, byLevel, byType },
+      items: { active: items.length, archived: log.archivedCount, byLevel, byType },
       tokens: { total: log.rawTokens, counter: deps.tokenCounter.name },
       store: {
         name: deps.store.name,
@@ -77,7 +79,7 @@ export function threadStatus<L extends string>({
         shared: deps.store.flags.shared,
       },
       compaction: {
-        summaries: summaryCounts(log.items, deps.tokenCounter),
+        summaries: summaryCounts(items, deps.tokenCounter),
         // The same fact written again with a later confidence is one fact.
         facts: mergeFacts(
           log.memoryItems.filter((item): item is FactItem<L> => item.type === 'fact'),

@@ -315,6 +315,16 @@ export class Thread<L extends string = string> {
     }
   }
 
+  /**
+   * Settles when the thread's background work has ended: a waterfall or budget compaction started after
+   * a write. Never rejects (a failed compaction is reported on `compaction-end` and retried). Hand it to
+   * the platform so a serverless function is not stopped before it ends, e.g. `after(thread.settled())`
+   * in a Next.js route, or `ctx.waitUntil(thread.settled())`.
+   */
+  async settled(): Promise<void> {
+    await Promise.all([this.#waterfall.settled(), this.#budget.settled()])
+  }
+
   /** Counts, open scopes, tokens and the last reported usage. */
   async status(): Promise<ThreadStatus<L>> {
     return threadStatus(this.#statusParts)

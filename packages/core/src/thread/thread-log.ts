@@ -5,6 +5,8 @@ import type { StrataStore } from '../stores'
 import type { TokenCounter } from '../tokens'
 import { countPartTokens, MESSAGE_OVERHEAD_TOKENS } from '../tokens'
 import { isContextMemoryItem } from '../views'
+import { deepFreeze, FrozenItems } from './frozen-items'
+import { ItemIndex } from './item-index'
 
 /** A scope opened by `enter` and not yet closed. */
 export interface OpenScope<L extends string = string> {
@@ -13,12 +15,6 @@ export interface OpenScope<L extends string = string> {
   instructions?: string
   /** The seq of the scope's opening item. */
   seq: number
-}
-
-/** Where a tool call stands, so its result can take the same level and turn. */
-interface CallOrigin<L extends string> {
-  level: L
-  turnId: string
 }
 
 export const turnIdOf = (turn: number) => `turn_${String(turn).padStart(4, '0')}`
@@ -32,11 +28,12 @@ export { startsTurn } from '../items/turns'
  * processes on one thread agree once each has read the other's writes.
  */
 export class ThreadLog<L extends string> {
-  readonly items: Item<L>[] = []
+  /** The active items, oldest first, frozen as they are handed out. */
+  readonly #active = new FrozenItems<Item<L>>()
   readonly memoryItems: Item<L>[] = []
   readonly scopes: OpenScope<L>[] = []
-  readonly ids = new Set<string>()
-  readonly calls = new Map<string, CallOrigin<L>>()
+  /** The ids and tool calls of every item the thread ever held, for the checks of an append. */
+  readonly index = new ItemIndex<L>(() => this.#active.all)
   lastSeq = 0
   /** The highest turn number any item ever had, archived ones included: new turns count on from it. */
   turn = 0
@@ -49,6 +46,46 @@ export class ThreadLog<L extends string> {
   constructor(private readonly counter: TokenCounter) {}
 
   /**
+   * The active items, oldest first, each deep-frozen: views hand these objects out without copying,
+   * and frozen, a caller's mutation cannot corrupt the log. An open does not freeze (a long thread's
+   * context need not pay for it); reads through here and the other frozen reads do, each item once.
+   */
+  get items(): readonly Item<L>[] {
+    this.#active.freezeFrom(0)
+    return this.#active.all
+  }
+
+  /**
+   * The active items as they are, maybe not yet frozen: only for reads that hand none of them out
+   * (the context renders copies) and do not change them.
+   */
+  get unfrozenItems(): readonly Item<L>[] {
+    return this.#active.all
+  }
+
+  /**
+   * The active items with the newest frozen, back to the `count`-th one `counts` holds for (or all):
+   * for a reader of the tail only, which may keep what it reads of it.
+   */
+  tailFrozen(count: number, counts: (item: Item<L>) => boolean): readonly Item<L>[] {
+    const items = this.#active.all
+    let from = items.length
+    for (let found = 0; from > 0 && found < count; ) if (counts(items[--from]!)) found++
+    this.#active.freezeFrom(from)
+    return items
+  }
+
+  /** Freezes the items of a view of this log (its own items, oldest first) before it is handed out. */
+  handOut(view: Item<L>[]): Item<L>[] {
+    if (view.length > 0) this.#active.freezeFrom(this.#indexAfter(view[0]!.seq - 1))
+    return view
+  }
+
+  get activeCount(): number {
+    return this.#active.all.length
+  }
+
+  /**
    * The turn new items that do not start one belong to: the newest active user message's. It is the
    * highest turn but after a rewind archived later turns; those turns' numbers are never used again.
    */
@@ -57,19 +94,32 @@ export class ThreadLog<L extends string> {
   }
 
   get itemsTotal() {
-    return this.items.length + this.archivedCount
+    return this.#active.all.length + this.archivedCount
   }
 
-  /** Active items with a seq above `seq`, oldest first; a binary search, so closing a scope stays cheap. */
+  /** Active items with a seq above `seq`, oldest first, frozen; a binary search, so closing a scope stays cheap. */
   itemsAfter(seq: number): Item<L>[] {
+    const from = this.#indexAfter(seq)
+    this.#active.freezeFrom(from)
+    return this.#active.all.slice(from)
+  }
+
+  /** {@link itemsAfter} without freezing: the same terms as {@link unfrozenItems}. */
+  unfrozenItemsAfter(seq: number): Item<L>[] {
+    return this.#active.all.slice(this.#indexAfter(seq))
+  }
+
+  /** The index of the first active item with a seq above `seq`. */
+  #indexAfter(seq: number): number {
+    const items = this.#active.all
     let low = 0
-    let high = this.items.length
+    let high = items.length
     while (low < high) {
       const middle = (low + high) >>> 1
-      if (this.items[middle]!.seq <= seq) low = middle + 1
+      if (items[middle]!.seq <= seq) low = middle + 1
       else high = middle
     }
-    return this.items.slice(low)
+    return low
   }
 
   /** The newest summary of a tier among the context-memory items. */
@@ -96,18 +146,13 @@ export class ThreadLog<L extends string> {
 
   /** Drops items the store has archived from the active items; they still count in the totals. */
   removeArchived(seqs: ReadonlySet<number>) {
-    let kept = 0
-    for (const item of this.items) {
-      if (seqs.has(item.seq)) {
-        this.archivedCount++
-        continue
-      }
-      this.items[kept++] = item
-    }
-    this.items.length = kept
+    const removed = this.#active.removeWhere((item) => seqs.has(item.seq))
+    this.archivedCount += removed.length
+    this.index.archived(removed)
     this.#lastUserTurn = undefined
-    for (let index = this.items.length - 1; index >= 0; index--) {
-      const item = this.items[index]!
+    const items = this.#active.all
+    for (let index = items.length - 1; index >= 0; index--) {
+      const item = items[index]!
       if (item.type === 'message' && startsTurn(item)) {
         this.#lastUserTurn = turnNumber(item.turnId)
         break
@@ -127,56 +172,71 @@ export class ThreadLog<L extends string> {
     return this.#lastTurnNumber
   }
 
-  /** Takes in one stored item, in seq order. Archived items count but are not kept in memory. */
-  absorb(item: Item<L>, { archived = false }: { archived?: boolean } = {}) {
-    // Views hand out these objects without copying; frozen, a caller's mutation cannot corrupt the log.
+  /** Takes in one stored active item, in seq order, frozen: the caller may hand it out. */
+  absorb(item: Item<L>) {
     deepFreeze(item)
-    this.lastSeq = Math.max(this.lastSeq, item.seq)
-    this.ids.add(item.id)
+    this.#take(item, false, true)
+  }
+
+  /**
+   * Takes in one stored item, in seq order, without freezing it (see {@link items}). Archived items
+   * count but are not kept in memory.
+   */
+  take(item: Item<L>, archived: boolean) {
+    this.#take(item, archived, false)
+  }
+
+  #take(item: Item<L>, archived: boolean, frozen: boolean) {
+    if (item.seq > this.lastSeq) this.lastSeq = item.seq
+    this.index.added(item, archived)
     if (archived) this.archivedCount++
-    else this.items.push(item)
-    if (!archived && isContextMemoryItem(item)) this.memoryItems.push(item)
+    else {
+      // Few, and read by the context as they are: frozen now.
+      const memory = isContextMemoryItem(item)
+      if (memory) {
+        deepFreeze(item)
+        this.memoryItems.push(item)
+      }
+      this.#active.push(item, frozen || memory)
+    }
     const turn = this.#turnOf(item.turnId)
-    this.turn = Math.max(this.turn, turn)
-    if (item.type === 'message') {
-      if (!archived && startsTurn(item)) this.#lastUserTurn = turn
-      // An offloaded part counts as what was appended, not as the citation that stands in for it.
-      this.rawTokens += MESSAGE_OVERHEAD_TOKENS
-      const stored = storedPartTokens(item, this.counter)
-      if (stored !== undefined) this.rawTokens += stored
-      else for (const part of item.content) this.rawTokens += rawPartTokens(part, this.counter)
-      for (const part of item.content) {
-        if (part.type === 'tool-call')
-          this.calls.set(part.toolCallId, { level: item.level, turnId: item.turnId })
-      }
-      // A reopening of a scope that is still open (after a late tool result) leaves it as it is; one
-      // after an automatic transition, which closed it, opens it again from here.
-      const continued = item.scope?.continuedFrom
-      const stillOpen =
-        continued !== undefined &&
-        this.scopes.some((scope) => scope.level === item.level && scope.seq === continued)
-      if (item.scope !== undefined && !stillOpen) {
-        const scope: OpenScope<L> = { level: item.level, title: item.scope.title, seq: item.seq }
-        if (item.scope.instructions !== undefined) scope.instructions = item.scope.instructions
-        this.scopes.push(scope)
-      }
-    } else if (item.type === 'transition') {
-      const open = this.scopes.findLastIndex((scope) => scope.level === item.fromLevel)
+    if (turn > this.turn) this.turn = turn
+    if (item.type === 'message') this.#takeMessage(item, turn, archived)
+    else if (item.type === 'transition') {
+      const open = this.#openScopeIndex(item.fromLevel)
       if (open >= 0) this.scopes.splice(open)
     }
   }
-}
 
-function deepFreeze(value: object) {
-  if (Object.isFrozen(value)) return
-  Object.freeze(value)
-  if (Array.isArray(value)) {
-    for (const child of value) if (typeof child === 'object' && child !== null) deepFreeze(child)
-    return
+  #takeMessage(item: MessageItem<L>, turn: number, archived: boolean) {
+    if (!archived && startsTurn(item)) this.#lastUserTurn = turn
+    // An offloaded part counts as what was appended, not as the citation that stands in for it.
+    this.rawTokens += MESSAGE_OVERHEAD_TOKENS
+    const stored = storedPartTokens(item, this.counter)
+    if (stored !== undefined) this.rawTokens += stored
+    else for (const part of item.content) this.rawTokens += rawPartTokens(part, this.counter)
+    const opening = item.scope
+    if (opening === undefined) return
+    // A reopening of a scope that is still open (after a late tool result) leaves it as it is; one
+    // after an automatic transition, which closed it, opens it again from here.
+    const continued = opening.continuedFrom
+    if (continued !== undefined && this.#isOpen(item.level, continued)) return
+    const scope: OpenScope<L> = { level: item.level, title: opening.title, seq: item.seq }
+    if (opening.instructions !== undefined) scope.instructions = opening.instructions
+    this.scopes.push(scope)
   }
-  for (const key in value) {
-    const child = (value as Record<string, unknown>)[key]
-    if (typeof child === 'object' && child !== null) deepFreeze(child)
+
+  #isOpen(level: L, seq: number): boolean {
+    for (const scope of this.scopes) if (scope.level === level && scope.seq === seq) return true
+    return false
+  }
+
+  /** The index of the innermost open scope of `level`, or -1. */
+  #openScopeIndex(level: L): number {
+    for (let index = this.scopes.length - 1; index >= 0; index--) {
+      if (this.scopes[index]!.level === level) return index
+    }
+    return -1
   }
 }
 
@@ -232,8 +292,8 @@ export async function loadThreadLog<L extends string>(
   let b = 0
   while (a < archived.length || b < active.length) {
     const takeArchived = b >= active.length || (a < archived.length && archived[a]!.seq < active[b]!.seq)
-    if (takeArchived) log.absorb(archived[a++] as Item<L>, { archived: true })
-    else log.absorb(active[b++] as Item<L>)
+    if (takeArchived) log.take(archived[a++] as Item<L>, true)
+    else log.take(active[b++] as Item<L>, false)
   }
   return log
 }

@@ -70,10 +70,19 @@ export class ThreadState<L extends string, C extends StateCompaction = StateComp
     return this.log.scopes.at(-1)?.level ?? this.deps.ladder.broadest
   }
 
-  /** The history the waterfall has not summarized yet (all of it without the waterfall). */
-  activeWindow(): Item<L>[] {
+  /** The history the waterfall has not summarized yet (all of it without the waterfall), frozen. */
+  activeWindow(): readonly Item<L>[] {
     if (this.deps.compaction.waterfall === false) return this.log.items
     return this.log.itemsAfter(this.log.waterfallCursor.summarizedThroughSeq)
+  }
+
+  /**
+   * {@link activeWindow} with items maybe not yet frozen (see `ThreadLog.unfrozenItems`): for reads
+   * that hand none of them out, such as counting tokens.
+   */
+  unfrozenWindow(): readonly Item<L>[] {
+    if (this.deps.compaction.waterfall === false) return this.log.unfrozenItems
+    return this.log.unfrozenItemsAfter(this.log.waterfallCursor.summarizedThroughSeq)
   }
 
   /**
@@ -84,7 +93,8 @@ export class ThreadState<L extends string, C extends StateCompaction = StateComp
   view(level: L): Item<L>[] {
     const { ladder, compaction } = this.deps
     const { waterfall } = compaction
-    const items = this.log.items
+    // Walked, not handed out: a caller that hands items of the view out freezes them (`log.handOut`).
+    const items = this.log.unfrozenItems
     if (waterfall === false) return levelView(items, level, ladder)
     const through = this.log.waterfallCursor.summarizedThroughSeq
     const minimum = waterfall.window

@@ -40,10 +40,10 @@ export class WritePath<L extends string> {
     const state = this.#state
     const { store } = state.deps
     const head = await store.head(state.id)
-    if (head.lastSeq === state.log.lastSeq && head.activeCount === state.log.items.length) return
+    if (head.lastSeq === state.log.lastSeq && head.activeCount === state.log.activeCount) return
     const fresh =
       head.lastSeq > state.log.lastSeq ? await store.read(state.id, { fromSeq: state.log.lastSeq + 1 }) : []
-    if (state.log.items.length + fresh.length !== head.activeCount) {
+    if (state.log.activeCount + fresh.length !== head.activeCount) {
       state.log = await loadThreadLog<L>(store, state.id, state.deps.tokenCounter)
       return
     }
@@ -59,7 +59,7 @@ export class WritePath<L extends string> {
     for (let attempt = 1; ; attempt++) {
       // Large tool results and attachments go to the content store; the log keeps their citations.
       const counter = state.deps.tokenCounter
-      const items = (await state.content.offload(await build(), state.log.items)).map((item) =>
+      const items = (await state.content.offload(await build(), () => state.log.items)).map((item) =>
         withPartTokens(item, counter),
       )
       if (items.length === 0) return []

@@ -27,7 +27,8 @@ export async function autoTransitionItems<L extends string>(
   const scope = log.scopes.at(-1)
   if (scope === undefined) return undefined
   // The scope's view starts at its opening item: the plan needs only the items from there.
-  const items = log.itemsAfter(scope.seq - 1)
+  // The plan only counts: the items need not be frozen for it.
+  const items = log.unfrozenItemsAfter(scope.seq - 1)
   let scopeTokens: number | undefined
   if (options.maxScopeTokens !== undefined) {
     scopeTokens = 0

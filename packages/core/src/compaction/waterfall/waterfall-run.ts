@@ -35,7 +35,8 @@ export class WaterfallRunner<L extends string> {
   #tokens(): number {
     const state = this.#state
     let total = 0
-    for (const item of state.activeWindow()) if (item.type === 'message') total += state.countTokens(item)
+    // Counts only: the window's items need not be frozen for it.
+    for (const item of state.unfrozenWindow()) if (item.type === 'message') total += state.countTokens(item)
     for (const tier of ['short-term', 'long-term'] as const) {
       const summary = state.log.latestSummary(tier)
       if (summary !== undefined)
@@ -50,7 +51,8 @@ export class WaterfallRunner<L extends string> {
     const options = state.deps.compaction.waterfall
     if (options === false || this.#run !== undefined) return
     if (!manual && !this.#report.retry.ready(state.deps.clock())) return
-    const plan = planWaterfall(state.log.items, { ...options, ...state.log.waterfallCursor })
+    // Planned after every append; the plan holds seqs only, so the log's items need not be frozen for it.
+    const plan = planWaterfall(state.log.unfrozenItems, { ...options, ...state.log.waterfallCursor })
     if (plan === undefined) return
     const run = async () => {
       const started = state.deps.clock()

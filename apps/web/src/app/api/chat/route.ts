@@ -1,0 +1,12 @@
+import { after } from 'next/server'
+import { handleChat } from '../../../lib/chat-handler'
+import { appMemory } from '../../../lib/memory'
+import { appModel } from '../../../lib/model'
+
+export const runtime = 'nodejs'
+export const dynamic = 'force-dynamic'
+
+/** The chat: see lib/chat-handler.ts, the recipe this route runs. */
+export async function POST(request: Request): Promise<Response> {
+  return handleChat(request, { memory: appMemory(), model: appModel(), waitUntil: (work) => after(work) })
+}

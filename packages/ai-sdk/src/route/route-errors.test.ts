@@ -1,0 +1,70 @@
+import { createMemory, StrataError } from '@strata-memory/core'
+import { createUIMessageStream, streamText, wrapLanguageModel } from 'ai'
+import { MockLanguageModelV4 } from 'ai/test'
+import { describe, expect, it } from 'vitest'
+import { strataMiddleware } from '../middleware/strata-middleware'
+import { streamed } from '../testing/model-results'
+import { strataTools } from '../tools/strata-tools'
+import { strataErrorResponse, strataErrorStatus, strataOnError } from './route-errors'
+
+describe('strataOnError', () => {
+  it('gives a Strata error its code and message, and hides any other error', () => {
+    const error = new StrataError({ code: 'STRATA_INVALID_MESSAGE', message: 'History diverged.' })
+    expect(strataOnError(error)).toBe('STRATA_INVALID_MESSAGE: History diverged.')
+    expect(strataOnError(new Error('database password is hunter2'))).toBe('An error occurred.')
+    expect(strataOnError('a string')).toBe('An error occurred.')
+  })
+
+  it('puts the Strata code in the error chunk of a UI message stream whose model call failed', async () => {
+    const memory = createMemory()
+    const model = wrapLanguageModel({
+      model: new MockLanguageModelV4({ doStream: async () => streamed('unused') }),
+      middleware: strataMiddleware({ memory }),
+    })
+    const stream = createUIMessageStream({
+      execute: async ({ writer }) => {
+        // No thread id anywhere: the middleware refuses the call with STRATA_INVALID_OPTIONS.
+        const result = streamText({ model, prompt: 'Hello' })
+        writer.merge(result.toUIMessageStream({ onError: strataOnError }))
+        await result.consumeStream({ onError: () => {} })
+      },
+      onError: strataOnError,
+    })
+    const chunks: { type: string; errorText?: string }[] = []
+    const reader = stream.getReader()
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      chunks.push(value as { type: string; errorText?: string })
+    }
+    const errors = chunks.filter((chunk) => chunk.type === 'error')
+    expect(errors.length).toBeGreaterThan(0)
+    expect(errors[0]!.errorText).toMatch(/^STRATA_INVALID_OPTIONS: /)
+  })
+})
+
+describe('strataErrorResponse', () => {
+  it('turns the synchronous throw of strataTools on a bad thread id into a 400 with Strata message', async () => {
+    const memory = createMemory()
+    let response: Response | undefined
+    try {
+      strataTools(memory, { threadId: '../etc/passwd', scopes: true })
+    } catch (error) {
+      response = strataErrorResponse(error)
+    }
+    expect(response?.status).toBe(400)
+    const body = (await response!.json()) as { error: { code: string; message: string } }
+    expect(body.error.code).toBe('STRATA_INVALID_THREAD_ID')
+    expect(body.error.message).toMatch(/thread id/i)
+  })
+
+  it('keeps the message of an error that is not Strata private, with status 500; a seq conflict is 409', async () => {
+    const response = strataErrorResponse(new Error('secret detail'))
+    expect(response.status).toBe(500)
+    expect(JSON.stringify(await response.json())).not.toContain('secret')
+    const conflict = new StrataError({ code: 'STRATA_SEQ_CONFLICT', message: 'Send it again.' })
+    expect(strataErrorStatus(conflict)).toBe(409)
+    const failed = new StrataError({ code: 'STRATA_STORE_FAILED', message: 'Disk full.' })
+    expect(strataErrorStatus(failed)).toBe(500)
+  })
+})

@@ -1,0 +1,63 @@
+import { StrataError, type StrataErrorCode } from '@strata-memory/core'
+
+/** Errors that say something about the request (its thread id, its messages, its options): HTTP 400. */
+const REQUEST_ERRORS: ReadonlySet<StrataErrorCode> = new Set<StrataErrorCode>([
+  'STRATA_INVALID_THREAD_ID',
+  'STRATA_INVALID_MESSAGE',
+  'STRATA_INVALID_OPTIONS',
+  'STRATA_INVALID_LEVEL',
+  'STRATA_INVALID_SCOPE',
+  'STRATA_NO_OPEN_SCOPE',
+  'STRATA_NOT_SERIALIZABLE',
+  'STRATA_UNKNOWN_MODE',
+  'STRATA_UNKNOWN_TOOL_CALL',
+  'STRATA_REWIND_UNSAFE',
+  'STRATA_SCOPE_MISMATCH',
+])
+
+/** The text the AI SDK shows for an error it is not told about; kept for errors that are not Strata's. */
+const HIDDEN = 'An error occurred.'
+
+/**
+ * The `onError` of a UI message stream (`createUIMessageStream({ onError })`,
+ * `result.toUIMessageStream({ onError })`): a Strata error reaches the page as `CODE: message`; any other
+ * error stays hidden behind the AI SDK's default text, as it would without this helper.
+ *
+ * @example
+ * const stream = createUIMessageStream<StrataUIMessage>({ execute, onError: strataOnError })
+ */
+export function strataOnError(error: unknown): string {
+  if (StrataError.isInstance(error)) return `${error.code}: ${error.message}`
+  return HIDDEN
+}
+
+/**
+ * The HTTP status of an error a route caught before streaming: 400 for a Strata error the request
+ * caused (a bad thread id, malformed messages or options), 409 for `STRATA_SEQ_CONFLICT` (send it
+ * again), 500 for anything else.
+ */
+export function strataErrorStatus(error: unknown): number {
+  if (!StrataError.isInstance(error)) return 500
+  if (error.code === 'STRATA_SEQ_CONFLICT') return 409
+  return REQUEST_ERRORS.has(error.code) ? 400 : 500
+}
+
+/**
+ * A JSON `Response` for an error a route caught before it started streaming (`strataTools` and
+ * `memory.thread` throw synchronously or reject on a bad thread id): `{ error: { code, message } }`
+ * with {@link strataErrorStatus}'s status. Errors that are not Strata's keep their message private.
+ *
+ * @example
+ * try {
+ *   tools = strataTools(memory, { threadId: id, scopes: true })
+ * } catch (error) {
+ *   return strataErrorResponse(error) // 400 { error: { code: 'STRATA_INVALID_THREAD_ID', message } }
+ * }
+ */
+export function strataErrorResponse(error: unknown): Response {
+  const status = strataErrorStatus(error)
+  const body = StrataError.isInstance(error)
+    ? { error: { code: error.code, message: error.message } }
+    : { error: { code: 'INTERNAL_ERROR', message: HIDDEN } }
+  return Response.json(body, { status })
+}

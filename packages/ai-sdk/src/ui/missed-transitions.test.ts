@@ -1,0 +1,76 @@
+import { createMemory } from '@strata-memory/core'
+import { createUIMessageStream, type UIMessage } from 'ai'
+import { describe, expect, it } from 'vitest'
+import { writeMissedTransitions } from './missed-transitions'
+
+type Chunk = { type: string; id?: string; data?: { seq: number; title: string; text: string } }
+
+async function chunksOf(stream: ReadableStream<unknown>): Promise<Chunk[]> {
+  const chunks: Chunk[] = []
+  const reader = stream.getReader()
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) return chunks
+    chunks.push(value as Chunk)
+  }
+}
+
+describe('writeMissedTransitions', () => {
+  it('writes the transitions made between responses that the chat does not show, once', async () => {
+    const memory = createMemory()
+    const thread = await memory.thread('between')
+    await thread.append({ role: 'user', content: 'Plan the garden' })
+    await thread.enter('project', { title: 'Garden' })
+    await thread.enter('task', { title: 'Dig the beds' })
+    await thread.exit({ outcome: 'complete', summary: 'Dug two beds.' }) // closed by the app, between responses
+    const run = async (messages: UIMessage[]) => {
+      let written = -1
+      const chunks = await chunksOf(
+        createUIMessageStream({
+          execute: async ({ writer }) => {
+            written = await writeMissedTransitions({ writer, memory, threadId: 'between', messages })
+          },
+        }),
+      )
+      return { written, parts: chunks.filter((chunk) => chunk.type === 'data-memory-transition') }
+    }
+    const first = await run([{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Plan the garden' }] }])
+    expect(first.written).toBe(1)
+    const [part] = first.parts
+    expect(part!.data!.title).toBe('Dig the beds')
+    expect(part!.data!.text).toMatch(/Dig the beds/)
+    const transition = (await thread.items()).find((item) => item.type === 'transition')!
+    expect(part!.data!.seq).toBe(transition.seq)
+
+    // The chat now holds that part (useChat re-sends it): nothing is written again.
+    const shown: UIMessage = {
+      id: 'a1',
+      role: 'assistant',
+      parts: [{ type: 'data-memory-transition', id: part!.id, data: part!.data }],
+    }
+    const again = await run([{ id: 'u1', role: 'user', parts: [] }, shown])
+    expect(again.written).toBe(0)
+    expect(again.parts).toEqual([])
+
+    // A second scope closed after that: only it is written.
+    await thread.exit({ outcome: 'complete', summary: 'Garden planned.' })
+    const next = await run([shown])
+    expect(next.parts.map((chunk) => chunk.data!.title)).toEqual(['Garden'])
+  })
+
+  it('refuses a call without the chat messages or with a bad thread id, with typed errors', async () => {
+    const memory = createMemory()
+    await chunksOf(
+      createUIMessageStream({
+        execute: async ({ writer }) => {
+          await expect(
+            writeMissedTransitions({ writer, memory, threadId: 'ok', messages: undefined as never }),
+          ).rejects.toMatchObject({ code: 'STRATA_INVALID_OPTIONS' })
+          await expect(
+            writeMissedTransitions({ writer, memory, threadId: '../bad', messages: [] }),
+          ).rejects.toMatchObject({ code: 'STRATA_INVALID_THREAD_ID' })
+        },
+      }),
+    )
+  })
+})

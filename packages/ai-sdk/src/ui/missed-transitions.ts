@@ -1,0 +1,87 @@
+import { assertThreadId, invalidOptions, type Memory, type TransitionItem } from '@strata-memory/core'
+import type { UIMessage, UIMessageStreamWriter } from 'ai'
+import type { StrataUIMessage } from './memory-ui-parts'
+
+/** Options of {@link writeMissedTransitions}. */
+export interface WriteMissedTransitionsOptions {
+  /** The `createUIMessageStream` writer. */
+  writer: UIMessageStreamWriter<StrataUIMessage> | UIMessageStreamWriter<UIMessage>
+  memory: Memory
+  threadId: string
+  /** The chat's messages as the request sent them (useChat re-sends its history, data parts included). */
+  messages: readonly UIMessage[]
+}
+
+/** The seqs of the transitions a chat already shows. */
+function shownSeqs(messages: readonly UIMessage[]): Set<number> {
+  const seqs = new Set<number>()
+  for (const message of messages) {
+    for (const part of message.parts ?? []) {
+      if (part.type !== 'data-memory-transition') continue
+      const seq = (part as { data?: { seq?: unknown } }).data?.seq
+      if (typeof seq === 'number') seqs.add(seq)
+    }
+  }
+  return seqs
+}
+
+/**
+ * Writes a `data-memory-transition` part for each transition of the thread that the chat's messages
+ * do not show yet: a scope closed between responses (by the app, a control on the page, or an
+ * automatic transition) then reaches the chat at the start of the next response. Call it in
+ * `execute` before the model streams (transitions made while it streams come from `writeMemoryParts`),
+ * after writing the message's `start` chunk, and merge the model's stream with `sendStart: false`: a
+ * client resets a message whose `start` chunk (carrying the message id) comes after its first parts.
+ * Transitions whose user-facing text is `null` are not written. Resolves to the number written.
+ *
+ * @example
+ * execute: async ({ writer }) => {
+ *   writer.write({ type: 'start' })
+ *   await writeMissedTransitions({ writer, memory, threadId, messages })
+ *   const stop = writeMemoryParts({ writer, memory, threadId })
+ *   …
+ * }
+ */
+export async function writeMissedTransitions(options: WriteMissedTransitionsOptions): Promise<number> {
+  const { writer, memory, threadId, messages } = options ?? ({} as WriteMissedTransitionsOptions)
+  if (typeof writer?.write !== 'function') {
+    invalidOptions(
+      'writeMissedTransitions() needs { writer }: the writer createUIMessageStream passes to execute.',
+    )
+  }
+  if (typeof memory?.thread !== 'function') {
+    invalidOptions('writeMissedTransitions() needs { memory }: the memory from createMemory().')
+  }
+  assertThreadId(threadId)
+  if (!Array.isArray(messages)) {
+    invalidOptions('writeMissedTransitions() needs { messages }: the UI messages the request sent.')
+  }
+  const shown = shownSeqs(messages)
+  const thread = await memory.thread(threadId)
+  const target = writer as UIMessageStreamWriter<StrataUIMessage>
+  const items = await thread.items()
+  // The title of a closed scope is on its opening item, the first of the range the transition covers.
+  const titles = new Map<number, string>()
+  for (const item of items) if (item.type === 'message' && item.scope) titles.set(item.seq, item.scope.title)
+  let written = 0
+  for (const item of items) {
+    if (item.type !== 'transition' || shown.has(item.seq)) continue
+    const transition = item as TransitionItem
+    if (transition.userFacingMessage === null) continue
+    target.write({
+      type: 'data-memory-transition',
+      id: transition.id,
+      data: {
+        threadId,
+        fromLevel: transition.fromLevel,
+        level: transition.level,
+        reason: transition.reason,
+        title: titles.get(transition.range.fromSeq) ?? '',
+        text: transition.userFacingMessage,
+        seq: transition.seq,
+      },
+    })
+    written++
+  }
+  return written
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest'
+import type { Item } from '../items'
+import type { SummarizeOptions, Summarizer } from '../summarizers'
+import { createMemory } from './create-memory'
+
+/** A summarizer that answers only when the test lets it, so background work stays pending until then. */
+function gated() {
+  let open: () => void = () => {}
+  const gate = new Promise<void>((resolve) => {
+    open = resolve
+  })
+  const summarizer: Summarizer = {
+    name: 'gated',
+    async summarize(items: readonly Item[], options: SummarizeOptions) {
+      await gate
+      return { summary: `${options.tier} ${items[0]?.seq}-${items.at(-1)?.seq}`, facts: [] }
+    },
+  }
+  return { summarizer, open: () => open() }
+}
+
+const chat = (index: number) => ({
+  role: index % 2 === 0 ? ('user' as const) : ('assistant' as const),
+  content: `message ${index}`,
+})
+
+describe('thread.settled()', () => {
+  it('settles at once when nothing runs in the background', async () => {
+    const thread = await createMemory().thread('settled-idle')
+    await thread.append(chat(0))
+    await expect(thread.settled()).resolves.toBeUndefined()
+  })
+
+  it('settles only after the background compaction a write started has written its summary', async () => {
+    const { summarizer, open } = gated()
+    const memory = createMemory({ summarizer, compaction: { waterfall: { window: 4, every: 4 } } })
+    const thread = await memory.thread('settled-waterfall')
+    const ended: string[] = []
+    memory.on('compaction-end', (event) => ended.push(event.trigger))
+    for (let index = 0; index < 12; index++) await thread.append(chat(index))
+    let settled = false
+    const pending = thread.settled().then(() => {
+      settled = true
+    })
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(settled).toBe(false)
+    expect(ended).toEqual([])
+    open()
+    await pending
+    expect(ended).toContain('waterfall')
+    const summaries = (await thread.items()).filter((item) => item.type === 'summary')
+    expect(summaries.length).toBeGreaterThan(0)
+  })
+})

@@ -1,0 +1,68 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { deepFreeze, FrozenItems } from './frozen-items'
+
+interface Entry {
+  id: number
+  nested: { list: { value: number }[] }
+}
+
+const entry = (id: number): Entry => ({ id, nested: { list: [{ value: id }] } })
+const deeplyFrozen = (item: Entry) =>
+  Object.isFrozen(item) &&
+  Object.isFrozen(item.nested) &&
+  Object.isFrozen(item.nested.list) &&
+  Object.isFrozen(item.nested.list[0])
+
+describe('frozen items', () => {
+  it('freezes deeply every item from where a read asks, whatever was pushed, frozen or removed before', () => {
+    const operation = fc.oneof(
+      fc.record({ kind: fc.constant('push' as const), frozen: fc.boolean() }),
+      fc.record({ kind: fc.constant('freeze' as const), from: fc.nat(30) }),
+      fc.record({ kind: fc.constant('remove' as const), every: fc.integer({ min: 2, max: 5 }) }),
+    )
+    fc.assert(
+      fc.property(fc.array(operation, { maxLength: 40 }), (operations) => {
+        const items = new FrozenItems<Entry>()
+        // The model: the items a read asked to freeze (or pushed frozen), which must stay frozen.
+        const mustBeFrozen = new Set<Entry>()
+        let next = 0
+        for (const step of operations) {
+          if (step.kind === 'push') {
+            const item = entry(next++)
+            if (step.frozen) {
+              deepFreeze(item)
+              mustBeFrozen.add(item)
+            }
+            items.push(item, step.frozen)
+          } else if (step.kind === 'freeze') {
+            items.freezeFrom(step.from)
+            for (const item of items.all.slice(step.from)) mustBeFrozen.add(item)
+          } else {
+            const removed = items.removeWhere((item) => item.id % step.every === 0)
+            expect(removed.every((item) => item.id % step.every === 0)).toBe(true)
+            expect(items.all.every((item) => item.id % step.every !== 0)).toBe(true)
+          }
+          expect(items.all.map((item) => item.id)).toEqual(
+            [...items.all.map((item) => item.id)].sort((a, b) => a - b),
+          )
+          for (const item of items.all) expect(deeplyFrozen(item)).toBe(mustBeFrozen.has(item))
+        }
+        items.freezeFrom(0)
+        expect(items.all.every(deeplyFrozen)).toBe(true)
+      }),
+    )
+  })
+
+  it('leaves items before the asked index unfrozen', () => {
+    const items = new FrozenItems<Entry>()
+    for (let id = 0; id < 5; id++) items.push(entry(id), false)
+    items.freezeFrom(3)
+    expect(items.all.map(deeplyFrozen)).toEqual([false, false, false, true, true])
+    items.push(entry(5), false)
+    items.freezeFrom(4)
+    expect(items.all.map(deeplyFrozen)).toEqual([false, false, false, true, true, true])
+    items.freezeFrom(0)
+    expect(items.all.map(deeplyFrozen)).toEqual([true, true, true, true, true, true])
+  })
+})
