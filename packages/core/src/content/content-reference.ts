@@ -42,32 +42,33 @@ export function citationPart(part: MessagePart, citation: string, reference: Con
   return { type: 'text', text: citation, meta }
 }
 
-/** The citation a part shown in a context stands for: the log's citation part and its reference. */
-export interface CitedSource {
+/**
+ * The citation a part shown in a context stands for: the log's citation part and its reference, and
+ * its brief form once a context asked for it.
+ */
+interface CitedSource {
   citation: MessagePart
   reference: ContentReference
+  brief?: MessagePart
 }
 
 /** Parts built for contexts from citations, to the citation each came from. */
 const citedSources = new WeakMap<MessagePart, CitedSource>()
-
-/**
- * The citation a context's part was built from (a restored part or a shown citation), so a context cut
- * to a budget can show its brief form and name the memory id that `memory_retrieve` answers in full.
- */
-export function citedSourceOf(part: MessagePart): CitedSource | undefined {
-  return citedSources.get(part)
-}
 
 /** The memory id `memory_retrieve` answers with the whole content of a context's part, if it has one. */
 export function memoryIdOf(part: MessagePart): string | undefined {
   return citedSources.get(part)?.reference.id ?? referenceOf(part)?.id
 }
 
-/** A context's part in its brief form when it was built from a citation that has one; else the part. */
+/**
+ * A context's part in its brief form when it was built from a citation (restored or shown, so a
+ * context cut to a budget can show it briefly); else the part. The same part gives the same object.
+ */
 export function briefPart(part: MessagePart): MessagePart {
   const source = citedSources.get(part)
-  return source === undefined ? part : shownCitation(source.citation, source.reference, true)
+  if (source === undefined) return part
+  source.brief ??= shownCitation(source.citation, source.reference, true)
+  return source.brief
 }
 
 const remember = (shown: MessagePart, citation: MessagePart, reference: ContentReference) => {

@@ -8,6 +8,8 @@ export const CUT_RESULT_TOKENS = 64
 /** What {@link fitToBudget} works on and with. */
 export interface BudgetFitInput<I extends Item> {
   system: string | undefined
+  /** The system prompt's tokens, as `countMessage` counts it (the caller has counted it already). */
+  systemTokens: number
   /** The context-memory items (summaries and facts) the context would show. */
   memoryItems: readonly Item[]
   /** The level view as the context would show it (citations expanded), oldest first. */
@@ -69,7 +71,7 @@ export function omittedNote(count: number): ContextMessage {
  * answer says so with the numbers.
  */
 export function fitToBudget<I extends Item>(input: BudgetFitInput<I>): BudgetFit {
-  const { system, budget, countMessage } = input
+  const { system, systemTokens, budget, countMessage } = input
   const render = (memoryItems: readonly Item[], view: readonly I[], omitted: number) => {
     const messages = renderContext({ ...(system === undefined ? {} : { system }), memoryItems, view })
     if (omitted > 0) messages.splice(firstViewMessage(messages), 0, omittedNote(omitted))
@@ -93,7 +95,7 @@ export function fitToBudget<I extends Item>(input: BudgetFitInput<I>): BudgetFit
   let memory = shownMemoryItems(input.memoryItems)
   const memoryTokens = () => total(render(memory, [], 0))
   let estimate = memoryTokens() + view.reduce((sum, item) => sum + itemTokens(item), 0)
-  estimate += system === undefined || system.length === 0 ? 0 : countMessage(textMessage(system))
+  estimate += systemTokens
   const note = countMessage(omittedNote(view.length))
   let omitted = 0
 
@@ -146,7 +148,6 @@ export function fitToBudget<I extends Item>(input: BudgetFitInput<I>): BudgetFit
     const bareTokens = total(bare)
     if (bareTokens <= budget) return { fits: true, messages: bare, tokens: bareTokens, omitted: left }
   }
-  const systemTokens = system === undefined || system.length === 0 ? 0 : countMessage(textMessage(system))
   let requestTokens = 0
   for (const index of keeps) requestTokens += itemTokens(input.view[index]!)
   return { fits: false, systemTokens, requestTokens }
@@ -162,8 +163,6 @@ function longParts(item: Item): number {
     (part) => part.type === 'text' || part.type === 'reasoning' || part.type === 'tool-result',
   ).length
 }
-
-const textMessage = (text: string) => ({ content: [{ type: 'text', text } as MessagePart] })
 
 /** Where the view starts among rendered messages: after the system prompt and the memory slots. */
 function firstViewMessage(messages: readonly ContextMessage[]): number {

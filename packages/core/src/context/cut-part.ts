@@ -23,13 +23,14 @@ function textOf(part: MessagePart): string {
   }
 }
 
-/** Cut parts by the part they were cut from and the size they were cut to: contexts cut the same parts again. */
-const cuts = new WeakMap<MessagePart, Map<number, MessagePart>>()
+/** The last cut of each part and its size: contexts of an unchanged thread cut the same parts alike. */
+const cuts = new WeakMap<MessagePart, { maxTokens: number; cut: MessagePart }>()
 
 /**
  * The part with its text, reasoning or tool output cut to about `maxTokens`, ending with a note that
  * names the id `memory_retrieve` answers with the whole content (the part's memory id, else
- * `itemId`); the part itself when it fits. The same part cut to the same size is the same object.
+ * `itemId`); the part itself when it fits. The same part cut to the same size twice in a row is the
+ * same object.
  */
 export function cutPart(
   part: MessagePart,
@@ -37,8 +38,8 @@ export function cutPart(
   itemId: string,
   options: CutOptions,
 ): MessagePart {
-  const known = cuts.get(part)?.get(maxTokens)
-  if (known !== undefined) return known
+  const known = cuts.get(part)
+  if (known?.maxTokens === maxTokens) return known.cut
   const text = textOf(part)
   const { counter } = options
   const tokens = counter.count(text)
@@ -50,8 +51,6 @@ export function cutPart(
   const shown = `${text.slice(0, length)}\n[truncated: ${text.length - length} of ${text.length} characters left out; memory_retrieve {"id":"${id}"} returns the whole content]`
   const cut: MessagePart =
     part.type === 'tool-result' ? { ...part, output: shown } : ({ ...part, text: shown } as MessagePart)
-  const bySize = cuts.get(part) ?? new Map<number, MessagePart>()
-  bySize.set(maxTokens, cut)
-  cuts.set(part, bySize)
+  cuts.set(part, { maxTokens, cut })
   return cut
 }

@@ -89,7 +89,11 @@ export class ContextAssembly<L extends string> {
             }
           : this.#fitted(view, logView, options.system, systemTokens)
       const { messages } = fitted
-      const contextTokens = messages.reduce((sum, message) => sum + state.countTokens(message), 0)
+      // A fitted context was counted as it was built.
+      const contextTokens =
+        'tokens' in fitted
+          ? fitted.tokens
+          : messages.reduce((sum, message) => sum + state.countTokens(message), 0)
       const totalTokens = state.log.rawTokens + systemTokens
       const savedTokens = Math.max(0, totalTokens - contextTokens)
       const stats: ContextStats = {
@@ -128,6 +132,7 @@ export class ContextAssembly<L extends string> {
     const cutOptions = { counter: state.deps.tokenCounter, sourceId: memoryIdOf }
     const fit = fitToBudget({
       system,
+      systemTokens,
       memoryItems: state.log.memoryItems,
       view,
       keep: keptIds(logView),
@@ -146,7 +151,7 @@ export class ContextAssembly<L extends string> {
       details: {
         threadId: state.id,
         inputBudget: budget,
-        systemTokens: fit.systemTokens ?? systemTokens,
+        systemTokens: fit.systemTokens,
         requestTokens: fit.requestTokens,
       },
     })

@@ -306,7 +306,7 @@ export class Thread<L extends string = string> {
           threadId: this.id,
           policy: 'budget',
           trigger: 'manual',
-          items: () => this.#state.log.items.length,
+          items: () => this.#state.log.activeCount,
         }
         await traceCompaction(this.#state.deps.tracer, this.#state.deps.events, span, () =>
           this.#budget.compact('manual'),

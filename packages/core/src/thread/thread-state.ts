@@ -70,15 +70,9 @@ export class ThreadState<L extends string, C extends StateCompaction = StateComp
     return this.log.scopes.at(-1)?.level ?? this.deps.ladder.broadest
   }
 
-  /** The history the waterfall has not summarized yet (all of it without the waterfall), frozen. */
-  activeWindow(): readonly Item<L>[] {
-    if (this.deps.compaction.waterfall === false) return this.log.items
-    return this.log.itemsAfter(this.log.waterfallCursor.summarizedThroughSeq)
-  }
-
   /**
-   * {@link activeWindow} with items maybe not yet frozen (see `ThreadLog.unfrozenItems`): for reads
-   * that hand none of them out, such as counting tokens.
+   * The history the waterfall has not summarized yet (all of it without the waterfall), maybe not yet
+   * frozen (see `ThreadLog.unfrozenItems`): for reads that hand none of it out, such as counting tokens.
    */
   unfrozenWindow(): readonly Item<L>[] {
     if (this.deps.compaction.waterfall === false) return this.log.unfrozenItems

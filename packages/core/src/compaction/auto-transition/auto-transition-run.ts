@@ -10,9 +10,6 @@ import { planAutoTransition } from './auto-transition-plan'
  * that close the part seen so far and reopen the same scope, so the application stays at its level and
  * the scope goes on with a fresh view. Idle time counts only when a new request arrives.
  */
-/** An idle limit that never fires: between the steps of one request, the scope is not idle. */
-const NEVER = Number.MAX_SAFE_INTEGER
-
 export async function autoTransitionItems<L extends string>(
   state: CompactionState<L>,
   closing: ScopeClosing<L>,
@@ -36,11 +33,13 @@ export async function autoTransitionItems<L extends string>(
   }
   // Not while a call of the scope waits for its result, also one from before a reopening the view starts at.
   if (waitingCall(items)) return undefined
-  const request = startsTurn(first)
+  const now = deps.clock()
   const plan = planAutoTransition(items, deps.ladder, scope.level, {
-    now: deps.clock(),
+    now,
+    // Between the steps of one request the scope is not idle: idle time counts when a request arrives.
+    ...(startsTurn(first) ? {} : { lastRequestTs: now }),
     narrowest: options.narrowest,
-    middle: options.middle === false || request ? options.middle : { ...options.middle, idleMs: NEVER },
+    middle: options.middle,
     ...(options.maxScopeTokens === undefined ? {} : { maxScopeTokens: options.maxScopeTokens }),
     ...(scopeTokens === undefined ? {} : { scopeTokens }),
   })

@@ -94,7 +94,7 @@ export class BudgetRunner<L extends string> {
           threadId: state.id,
           policy: 'budget',
           trigger: 'budget',
-          items: () => state.log.items.length,
+          items: () => state.log.activeCount,
         }
         await traceCompaction(state.deps.tracer, state.deps.events, span, () => this.compact('budget'))
       })

@@ -108,7 +108,7 @@ export class WaterfallRunner<L extends string> {
       threadId: state.id,
       policy: 'waterfall',
       trigger: 'waterfall',
-      items: () => state.log.items.length,
+      items: () => state.log.activeCount,
     }
     this.#run = traceCompaction(state.deps.tracer, state.deps.events, span, run).finally(() => {
       this.#run = undefined
