@@ -101,6 +101,7 @@ export {
   MAX_JSON_DEPTH,
   MAX_JSON_SIZE,
   type MessageFormat,
+  plainJson,
 } from './items'
 export { DEFAULT_LEVELS, type DefaultLevel, type LevelLadder } from './levels'
 export {

@@ -62,6 +62,7 @@ describe('the public surface of @strata-memory/core', () => {
       'messageFingerprint',
       'modelLimits',
       'patternSummarizer',
+      'plainJson',
       'promptSummarizer',
       'readConversationTail',
       'scopeTools',

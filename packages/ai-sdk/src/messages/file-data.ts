@@ -1,6 +1,7 @@
 import type { SharedV4FileData } from '@ai-sdk/provider'
 import type { FilePart } from '@strata-memory/core'
-import { type AiSdkPartMeta, plain } from './ai-sdk-meta'
+import { plainJson } from '@strata-memory/core'
+import type { AiSdkPartMeta } from './ai-sdk-meta'
 
 /* A file's data: core keeps a string (base64, URL, text); the provider's kind is kept in meta. */
 
@@ -32,7 +33,7 @@ export function fileDataOf(data: SharedV4FileData): { data: string; meta: AiSdkP
     case 'reference':
       return {
         data: JSON.stringify(data.reference),
-        meta: { fileData: 'reference', reference: plain(data.reference) },
+        meta: { fileData: 'reference', reference: plainJson(data.reference) },
       }
     case 'text':
       return { data: data.text, meta: { fileData: 'text' } }

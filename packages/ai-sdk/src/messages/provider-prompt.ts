@@ -7,7 +7,8 @@ import type {
   SharedV4ProviderOptions,
 } from '@ai-sdk/provider'
 import type { ContextMessage, JsonObject, JsonValue, MessageInput, MessagePart } from '@strata-memory/core'
-import { AI_SDK, type AiSdkPartMeta, metaOf, options, plain, providerExecuted, readMeta } from './ai-sdk-meta'
+import { plainJson } from '@strata-memory/core'
+import { AI_SDK, type AiSdkPartMeta, metaOf, options, providerExecuted, readMeta } from './ai-sdk-meta'
 import { fileDataOf, providerFileData } from './file-data'
 import { outputOf, providerOutput } from './tool-output'
 
@@ -44,7 +45,7 @@ function toCorePart(part: ProviderPart): MessagePart | undefined {
         type: 'tool-call',
         toolCallId: part.toolCallId,
         toolName: part.toolName,
-        input: plain(part.input ?? {}) as JsonValue,
+        input: plainJson(part.input ?? {}) as JsonValue,
         ...providerExecuted(part.providerExecuted),
         ...metaOf(base),
       }
@@ -87,7 +88,10 @@ export function fromProviderMessage(
   }
   if (message.providerOptions !== undefined && content[0] !== undefined) {
     const first = content[0]
-    const meta = { ...readMeta(first), messageProviderOptions: plain(message.providerOptions) as JsonObject }
+    const meta = {
+      ...readMeta(first),
+      messageProviderOptions: plainJson(message.providerOptions) as JsonObject,
+    }
     content[0] = { ...first, meta: { ...first.meta, [AI_SDK]: meta as JsonObject } } as MessagePart
   }
   return {
@@ -95,7 +99,7 @@ export function fromProviderMessage(
     content,
     ...(message.providerOptions === undefined
       ? {}
-      : { meta: { [AI_SDK]: { providerOptions: plain(message.providerOptions) as JsonObject } } }),
+      : { meta: { [AI_SDK]: { providerOptions: plainJson(message.providerOptions) as JsonObject } } }),
   }
 }
 

@@ -1,6 +1,7 @@
 import type { LanguageModelV4Content } from '@ai-sdk/provider'
 import type { JsonObject, JsonValue, MessageInput, MessagePart } from '@strata-memory/core'
-import { AI_SDK, type AiSdkPartMeta, metaOf, options, plain, providerExecuted } from './ai-sdk-meta'
+import { plainJson } from '@strata-memory/core'
+import { AI_SDK, type AiSdkPartMeta, metaOf, options, providerExecuted } from './ai-sdk-meta'
 import { fileDataOf } from './file-data'
 
 /** Metadata of a model response kept with the stored assistant message. */
@@ -75,14 +76,14 @@ export function fromResponseContent(
           type: 'tool-result',
           toolCallId: part.toolCallId,
           toolName: part.toolName,
-          output: plain(part.result) as JsonValue,
+          output: plainJson(part.result) as JsonValue,
           ...(part.isError === undefined ? {} : { isError: part.isError }),
           ...metaOf({ ...base, output: 'json', providerExecuted: true }),
         })
         break
       case 'source':
       case 'tool-approval-request':
-        extras.push(plain(part) as JsonObject)
+        extras.push(plainJson(part) as JsonObject)
         break
     }
   }

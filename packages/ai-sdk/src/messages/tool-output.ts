@@ -4,7 +4,8 @@ import type {
   SharedV4ProviderOptions,
 } from '@ai-sdk/provider'
 import type { FilePart, JsonObject, JsonValue, ToolResultPart } from '@strata-memory/core'
-import { type AiSdkPartMeta, plain } from './ai-sdk-meta'
+import { plainJson } from '@strata-memory/core'
+import type { AiSdkPartMeta } from './ai-sdk-meta'
 import { fileDataOf, providerFileData } from './file-data'
 
 /** A provider tool output as core's output (any JSON), with its kind kept in meta when needed. */
@@ -15,21 +16,21 @@ export function outputOf(output: LanguageModelV4ToolResultOutput): {
 } {
   const providerOptions = 'providerOptions' in output ? output.providerOptions : undefined
   const kind: AiSdkPartMeta =
-    providerOptions === undefined ? {} : { outputProviderOptions: plain(providerOptions) as JsonObject }
+    providerOptions === undefined ? {} : { outputProviderOptions: plainJson(providerOptions) as JsonObject }
   switch (output.type) {
     case 'text':
       return { output: output.value, meta: kind }
     case 'json':
       // A JSON string would read back as a text output: say which it was.
       return {
-        output: plain(output.value) as JsonValue,
+        output: plainJson(output.value) as JsonValue,
         meta: typeof output.value === 'string' ? { ...kind, output: 'json' } : kind,
       }
     case 'error-text':
       return { output: output.value, isError: true, meta: kind }
     case 'error-json':
       return {
-        output: plain(output.value) as JsonValue,
+        output: plainJson(output.value) as JsonValue,
         isError: true,
         meta: typeof output.value === 'string' ? { ...kind, output: 'error-json' } : kind,
       }
@@ -47,8 +48,8 @@ export function outputOf(output: LanguageModelV4ToolResultOutput): {
       return {
         output: output.value.map((entry) =>
           entry.type === 'file'
-            ? (plain({ ...entry, data: fileDataOf(entry.data) }) as unknown as JsonObject)
-            : (plain(entry) as JsonObject),
+            ? (plainJson({ ...entry, data: fileDataOf(entry.data) }) as unknown as JsonObject)
+            : (plainJson(entry) as JsonObject),
         ),
         meta: { ...kind, output: 'content' },
       }

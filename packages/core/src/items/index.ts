@@ -13,7 +13,7 @@ export type {
   TransitionReason,
   UnsequencedItem,
 } from './item'
-export { type JsonObject, type JsonValue, jsonCopy } from './json'
+export { type JsonObject, type JsonValue, jsonCopy, plainJson } from './json'
 export type { MessageInput } from './message-input'
 export type {
   FilePart,

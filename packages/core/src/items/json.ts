@@ -37,3 +37,42 @@ function copyValue(value: unknown): unknown {
   }
   return copy
 }
+
+/**
+ * A copy of any value as `JSON.parse(JSON.stringify(value))` makes it — `undefined` properties and
+ * functions dropped, non-finite numbers `null`, dates and class instances as JSON writes them — without
+ * the string round trip: for framework messages on their way into core (provider options may hold
+ * such values, stored JSON may not). Adapters map each message of a prompt with it. For a value known
+ * to be JSON already, {@link jsonCopy} is faster.
+ *
+ * @example
+ * plainJson({ a: 1, b: undefined, at: new Date(0) }) // { a: 1, at: '1970-01-01T00:00:00.000Z' }
+ */
+export function plainJson<T>(value: T): T {
+  if (typeof value === 'number' && !Number.isFinite(value)) return null as T
+  if (value === null || typeof value !== 'object') return value
+  if (Array.isArray(value)) {
+    return value.map((entry) =>
+      entry === undefined || typeof entry === 'function' ? null : plainJson(entry),
+    ) as T
+  }
+  const prototype = Object.getPrototypeOf(value)
+  // Dates, typed arrays and class instances: what JSON makes of them.
+  if (prototype !== Object.prototype && prototype !== null) return JSON.parse(JSON.stringify(value)) as T
+  const copy: Record<string, unknown> = {}
+  for (const [key, entry] of Object.entries(value)) {
+    if (entry === undefined || typeof entry === 'function') continue
+    // An own `__proto__` key (a model's JSON may hold one) stays a key: assigning it sets the prototype.
+    if (key === '__proto__') {
+      Object.defineProperty(copy, key, {
+        value: plainJson(entry),
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      })
+    } else {
+      copy[key] = plainJson(entry)
+    }
+  }
+  return copy as T
+}

@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue, MessagePart } from '@strata-memory/core'
-import { type LangChainPartMeta, plain, readPartMeta, withMeta } from './langchain-meta'
+import { plainJson } from '@strata-memory/core'
+import { type LangChainPartMeta, readPartMeta, withMeta } from './langchain-meta'
 
 /** A LangChain content block as plain data (`{ type, … }`). */
 export type ContentBlock = Record<string, unknown> & { type?: unknown }
@@ -41,7 +42,7 @@ function at(block: ContentBlock, path: readonly string[]): unknown {
 
 /** A copy of the block without the value at `path`. */
 function without(block: ContentBlock, path: readonly string[]): JsonObject {
-  const copy = plain(block) as JsonObject
+  const copy = plainJson(block) as JsonObject
   let parent: JsonObject = copy
   for (const key of path.slice(0, -1)) parent = parent[key] as JsonObject
   delete parent[path.at(-1)!]
@@ -87,7 +88,7 @@ export function blockToPart(block: unknown, first?: LangChainPartMeta['message']
     return {
       type: 'text',
       text: '',
-      ...withMeta({ ...message, block: { '~opaque': plain(block) as JsonValue } }),
+      ...withMeta({ ...message, block: { '~opaque': plainJson(block) as JsonValue } }),
     }
   const type = typeof block.type === 'string' ? block.type : undefined
   const text = type === undefined ? undefined : TEXT_FIELDS[type]
@@ -115,7 +116,7 @@ export function blockToPart(block: unknown, first?: LangChainPartMeta['message']
   return {
     type: 'text',
     text: '',
-    ...withMeta({ ...message, block: { '~opaque': plain(block) as JsonValue } }),
+    ...withMeta({ ...message, block: { '~opaque': plainJson(block) as JsonValue } }),
   }
 }
 

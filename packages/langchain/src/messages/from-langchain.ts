@@ -5,10 +5,11 @@ import {
   type MessageInput,
   type MessagePart,
   type MessageRole,
+  plainJson,
   StrataError,
 } from '@strata-memory/core'
 import { blockToPart } from './content-blocks'
-import { type LangChainMessageMeta, type LangChainMessageType, plain, withMeta } from './langchain-meta'
+import { type LangChainMessageMeta, type LangChainMessageType, withMeta } from './langchain-meta'
 
 /** A core message whose content is parts. */
 export type CoreMessage = MessageInput & { content: MessagePart[] }
@@ -64,7 +65,7 @@ export function messageType(message: BaseMessage): LangChainMessageType {
 function kwargsOf(message: BaseMessage): JsonObject | undefined {
   const kwargs = message.additional_kwargs
   if (kwargs === undefined || kwargs === null) return undefined
-  const copy = plain(kwargs) as JsonObject
+  const copy = plainJson(kwargs) as JsonObject
   for (const key of OWN_KWARGS) delete copy[key]
   return copy
 }
@@ -79,20 +80,20 @@ function messageMeta(message: AnyMessage, type: LangChainMessageType): LangChain
   if (typeof message.name === 'string') meta.name = message.name
   const kwargs = nonEmpty(kwargsOf(message))
   if (kwargs !== undefined) meta.additional_kwargs = kwargs
-  const response = nonEmpty(plain(message.response_metadata) as JsonObject | undefined)
+  const response = nonEmpty(plainJson(message.response_metadata) as JsonObject | undefined)
   if (response !== undefined) meta.response_metadata = response
   if (Array.isArray(message.content)) meta.content = 'blocks'
   if (type === 'ai') {
     if (message.usage_metadata !== undefined)
-      meta.usage_metadata = plain(message.usage_metadata) as JsonObject
+      meta.usage_metadata = plainJson(message.usage_metadata) as JsonObject
     if (Array.isArray(message.invalid_tool_calls) && message.invalid_tool_calls.length > 0) {
-      meta.invalid_tool_calls = plain(message.invalid_tool_calls) as JsonValue[]
+      meta.invalid_tool_calls = plainJson(message.invalid_tool_calls) as JsonValue[]
     }
   }
   if (type === 'tool') {
     if (message.status !== undefined) meta.status = message.status
-    if (message.artifact !== undefined) meta.artifact = plain(message.artifact) as JsonValue
-    const metadata = nonEmpty(plain(message.metadata) as JsonObject | undefined)
+    if (message.artifact !== undefined) meta.artifact = plainJson(message.artifact) as JsonValue
+    const metadata = nonEmpty(plainJson(message.metadata) as JsonObject | undefined)
     if (metadata !== undefined) meta.metadata = metadata
   }
   return meta
@@ -112,7 +113,7 @@ function toolCallParts(message: AnyMessage): MessagePart[] {
       type: 'tool-call',
       toolCallId: call.id,
       toolName: call.name,
-      input: plain(call.args ?? {}) as JsonValue,
+      input: plainJson(call.args ?? {}) as JsonValue,
       ...withMeta(call.type === undefined ? { untyped: true } : {}),
     })
   }
@@ -132,7 +133,7 @@ export function fromLangChainMessage(message: BaseMessage): CoreMessage {
   const lc = message as AnyMessage
   const meta = messageMeta(lc, type)
   if (type === 'tool') {
-    const output = (typeof lc.content === 'string' ? lc.content : plain(lc.content)) as JsonValue
+    const output = (typeof lc.content === 'string' ? lc.content : plainJson(lc.content)) as JsonValue
     const name = typeof lc.name === 'string' && lc.name.length > 0 ? lc.name : undefined
     return {
       role: 'tool',

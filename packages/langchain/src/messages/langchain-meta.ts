@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue, MessagePart } from '@strata-memory/core'
+import { plainJson } from '@strata-memory/core'
 
 /** The key under which the adapter keeps LangChain's own fields in a part's `meta`. */
 export const LANGCHAIN = 'langchain'
@@ -39,37 +40,6 @@ export interface LangChainPartMeta {
   untyped?: true
 }
 
-/**
- * A copy of a JSON value with `undefined` properties and functions dropped, as
- * `JSON.parse(JSON.stringify(value))` makes it, without the string round trip.
- */
-export function plain<T>(value: T): T {
-  if (typeof value === 'number' && !Number.isFinite(value)) return null as T
-  if (value === null || typeof value !== 'object') return value
-  if (Array.isArray(value)) {
-    return value.map((entry) =>
-      entry === undefined || typeof entry === 'function' ? null : plain(entry),
-    ) as T
-  }
-  const prototype = Object.getPrototypeOf(value)
-  if (prototype !== Object.prototype && prototype !== null) return JSON.parse(JSON.stringify(value)) as T
-  const copy: Record<string, unknown> = {}
-  for (const [key, entry] of Object.entries(value)) {
-    if (entry === undefined || typeof entry === 'function') continue
-    if (key === '__proto__') {
-      Object.defineProperty(copy, key, {
-        value: plain(entry),
-        writable: true,
-        enumerable: true,
-        configurable: true,
-      })
-    } else {
-      copy[key] = plain(entry)
-    }
-  }
-  return copy as T
-}
-
 export const readPartMeta = (part: { meta?: JsonObject }): LangChainPartMeta =>
   (part.meta?.[LANGCHAIN] as LangChainPartMeta | undefined) ?? {}
 
@@ -84,6 +54,6 @@ export function messageMetaOf(parts: readonly MessagePart[]): LangChainMessageMe
 
 /** A part's `meta` with the adapter's fields, or none when there are none. */
 export function withMeta(meta: LangChainPartMeta): { meta?: JsonObject } {
-  const fields = plain(meta) as JsonObject
+  const fields = plainJson(meta) as JsonObject
   return Object.keys(fields).length === 0 ? {} : { meta: { [LANGCHAIN]: fields } }
 }
