@@ -170,6 +170,7 @@ export type {
 } from './summarizers'
 export { patternSummarizer, promptSummarizer, withTimeout } from './summarizers'
 export type {
+  FrameworkTracer,
   TelemetryAttributes,
   TelemetryAttributeValue,
   TelemetryOptions,

@@ -113,6 +113,7 @@ describe('the public surface of @strata-memory/core', () => {
       'FactItem',
       'FilePart',
       'FollowHistoryOptions',
+      'FrameworkTracer',
       'GenericPluginOptions',
       'HistoryMode',
       'InMemoryStoreOptions',

@@ -13,7 +13,7 @@ import { createLevelLadder, DEFAULT_LEVELS, type LevelLadder } from '../levels'
 import { inMemoryStore, type StrataStore, type StrataStoreBase } from '../stores'
 import { checkStore } from '../stores/store-check'
 import { patternSummarizer, type Summarizer } from '../summarizers'
-import { type TelemetryOptions, tracedStore } from '../telemetry'
+import { type FrameworkTracer, MemoryTracing, type TelemetryOptions, tracedStore } from '../telemetry'
 import { loadThreadLog } from '../thread/thread-log'
 import { type TokenCounter, tokenEstimator } from '../tokens'
 import { Thread } from './thread'
@@ -74,7 +74,8 @@ export interface MemoryOptions<L extends string = string> {
   content?: ContentOptions | false
   /**
    * OpenTelemetry: `{ tracer }` (e.g. `trace.getTracer('my-app')`) starts spans for context builds,
-   * compactions, summarizer calls and store operations. Without a tracer no span work is done.
+   * compactions, summarizer calls and store operations. Without one, the adapters pass their
+   * framework's own (see {@link Memory.adoptTracer}); with neither, no span work is done.
    * @default {}
    */
   telemetry?: TelemetryOptions
@@ -83,6 +84,7 @@ export interface MemoryOptions<L extends string = string> {
 /** A memory: threads, their shared configuration and events. */
 export interface Memory<L extends string = string> {
   readonly ladder: LevelLadder<L>
+  /** The store the memory calls: the one it was given, with spans around each call once it traces. */
   readonly store: StrataStore
   /**
    * Opens a thread, creating it on first write. The same id gives the same thread object.
@@ -103,6 +105,13 @@ export interface Memory<L extends string = string> {
    * returns a function that stops listening.
    */
   on<E extends MemoryEventName>(event: E, listener: MemoryEventListener<E>): () => void
+  /**
+   * For adapters: passes a framework's own tracer (the AI SDK's OpenTelemetry integration's,
+   * Mastra's observability), asked as each span starts, so Strata's spans join the framework's
+   * traces. `name` identifies the framework: passing it again replaces the earlier one. Ignored, and
+   * false, when the app gave `createMemory({ telemetry: { tracer } })`: the app's tracer wins.
+   */
+  adoptTracer(name: string, tracer: FrameworkTracer): boolean
 }
 
 /**
@@ -133,9 +142,9 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
   } = options
   checkStore(givenStore, { content: options.content !== false })
   // Core reaches the content methods only through contentMethods(), which checks that they are there.
-  const tracer = options.telemetry?.tracer
-  const store =
-    tracer === undefined ? (givenStore as StrataStore) : tracedStore(givenStore as StrataStore, tracer)
+  const tracing = new MemoryTracing(options.telemetry?.tracer)
+  const traceStore = () => tracedStore(givenStore as StrataStore, () => tracing.current())
+  let store = tracing.enabled ? traceStore() : (givenStore as StrataStore)
   const ladder = createLevelLadder(levels)
   const usesDefaultLadder =
     levels.length === DEFAULT_LEVELS.length && levels.every((level, index) => level === DEFAULT_LEVELS[index])
@@ -178,7 +187,10 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
     generateId,
     compaction,
     content,
-    tracer,
+    /** Asked at each span: the tracer to start it on, or none. */
+    get tracer() {
+      return tracing.current()
+    },
   }
   /** The content binding each open thread was opened with. */
   const bindings = new Map<string, ContentBinding>()
@@ -194,7 +206,9 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
 
   return {
     ladder,
-    store,
+    get store() {
+      return store
+    },
     async thread(threadId, threadOptions) {
       assertThreadId(threadId)
       let binding = resolveContentBinding(threadId, threadOptions)
@@ -231,5 +245,17 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
       await store.deleteThread(threadId)
     },
     on: (event, listener) => events.on(event, listener),
+    adoptTracer(name, tracer) {
+      if (typeof name !== 'string' || name === '' || typeof tracer !== 'function') {
+        invalidOptions(
+          'memory.adoptTracer(name, tracer): name must be a non-empty string and tracer a function.',
+        )
+      }
+      const wasEnabled = tracing.enabled
+      if (!tracing.adopt(name, tracer)) return false
+      // From now on store calls are traced whenever the framework traces; open threads read deps.store.
+      if (!wasEnabled) deps.store = store = traceStore()
+      return true
+    },
   }
 }

@@ -89,7 +89,10 @@ export class Thread<L extends string = string> {
     this.#statusParts = { state, writes, contexts: this.#contexts, budget: this.#budget, report }
     this.content = new ThreadContent({
       threadId: id,
-      store: deps.store,
+      // Read at each call: the memory wraps its store in spans once an adapter passes a tracer.
+      get store() {
+        return deps.store
+      },
       binding,
       options: deps.content,
       summarizer: deps.summarizer,

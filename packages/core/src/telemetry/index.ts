@@ -1,6 +1,8 @@
 export { type CompactionSpanInput, traceCompaction } from './compaction-span'
 export { contextSpanAttributes } from './context-span'
+export { MemoryTracing } from './memory-tracing'
 export type {
+  FrameworkTracer,
   TelemetryAttributes,
   TelemetryAttributeValue,
   TelemetryOptions,

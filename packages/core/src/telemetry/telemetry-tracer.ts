@@ -31,6 +31,13 @@ export interface TelemetryTracer {
   ): ReturnType<F>
 }
 
+/**
+ * A framework's own tracer, as an adapter passes it with `memory.adoptTracer(name, tracer)`: asked when
+ * each span starts, it returns the tracer to start it on, or undefined when the framework traces
+ * nothing now (its telemetry is off, or no trace of it is running).
+ */
+export type FrameworkTracer = () => TelemetryTracer | undefined
+
 /** `createMemory({ telemetry })`: traces of the memory's work. */
 export interface TelemetryOptions {
   /**

@@ -18,27 +18,31 @@ const THREAD_METHODS = [
 
 /**
  * The store with a span `strata.store.<method>` around each call (`strata.store.name`,
- * `strata.thread.id`, and for appends, reads and archives the item count). The store's own
- * properties (name, flags, version, optional methods present or not) are kept.
+ * `strata.thread.id`, and for appends, reads and archives the item count) when `tracer()` gives a
+ * tracer; a call made when it gives none goes straight to the store. The store's own properties
+ * (name, flags, version, optional methods present or not) are kept.
  */
-export function tracedStore(store: StrataStore, tracer: TelemetryTracer): StrataStore {
+export function tracedStore(store: StrataStore, tracer: () => TelemetryTracer | undefined): StrataStore {
   const wrapped: Record<string, unknown> = Object.create(store)
   const call = (
     method: string,
-    attributes: TelemetryAttributes,
+    attributes: () => TelemetryAttributes,
     run: () => Promise<unknown>,
     count?: (result: unknown) => number,
-  ) =>
-    traced(
-      tracer,
+  ) => {
+    const now = tracer()
+    if (now === undefined) return run()
+    return traced(
+      now,
       `strata.store.${method}`,
-      { 'strata.store.name': store.name, ...attributes },
+      { 'strata.store.name': store.name, ...attributes() },
       async (span) => {
         const result = await run()
         if (count !== undefined) span?.setAttribute('strata.store.items', count(result))
         return result
       },
     )
+  }
   for (const method of THREAD_METHODS) {
     const original = (store as unknown as Record<string, unknown>)[method]
     if (typeof original !== 'function') continue
@@ -49,8 +53,18 @@ export function tracedStore(store: StrataStore, tracer: TelemetryTracer): Strata
           ? (result: unknown) => (typeof result === 'number' ? result : 0)
           : undefined
     wrapped[method] = (threadId: string, ...rest: unknown[]) =>
-      call(method, { 'strata.thread.id': threadId }, () => original.call(store, threadId, ...rest), count)
+      call(
+        method,
+        () => ({ 'strata.thread.id': threadId }),
+        () => original.call(store, threadId, ...rest),
+        count,
+      )
   }
-  wrapped.listThreads = () => call('listThreads', {}, () => store.listThreads())
+  wrapped.listThreads = () =>
+    call(
+      'listThreads',
+      () => ({}),
+      () => store.listThreads(),
+    )
   return wrapped as unknown as StrataStore
 }

@@ -39,7 +39,7 @@ export interface ThreadDependencies<L extends string, C extends StateCompaction 
   generateId: () => string
   compaction: C
   content: ResolvedContentOptions
-  /** Spans of the memory's work, when the app gave a tracer (`createMemory({ telemetry })`). */
+  /** The tracer for a span starting now (the app's, or a framework's an adapter passed), or none. */
   tracer?: TelemetryTracer | undefined
 }
 

@@ -1,0 +1,39 @@
+import type { FrameworkTracer, TelemetryTracer } from './telemetry-tracer'
+
+/**
+ * Which tracer a memory's spans start on: the app's (`createMemory({ telemetry: { tracer } })`) when it
+ * gave one, else the first framework tracer an adapter passed that has a trace running now, else none.
+ */
+export class MemoryTracing {
+  readonly #app: TelemetryTracer | undefined
+  readonly #frameworks = new Map<string, FrameworkTracer>()
+
+  constructor(app: TelemetryTracer | undefined) {
+    this.#app = app
+  }
+
+  /** True once there is a tracer that may start spans: the app's, or an adapter's. */
+  get enabled(): boolean {
+    return this.#app !== undefined || this.#frameworks.size > 0
+  }
+
+  /** The tracer for a span starting now, or undefined: no span work at all. */
+  current(): TelemetryTracer | undefined {
+    if (this.#app !== undefined) return this.#app
+    for (const framework of this.#frameworks.values()) {
+      const tracer = framework()
+      if (tracer !== undefined) return tracer
+    }
+    return undefined
+  }
+
+  /**
+   * Keeps `tracer` under `name`, replacing what that name held. Ignored (false) when the app gave a
+   * tracer: the app's choice wins.
+   */
+  adopt(name: string, tracer: FrameworkTracer): boolean {
+    if (this.#app !== undefined) return false
+    this.#frameworks.set(name, tracer)
+    return true
+  }
+}
