@@ -8,6 +8,7 @@ export {
   type SplitPrompt,
   toProviderPrompt,
 } from './messages/provider-prompt'
+export type { StrataMiddlewareTelemetry } from './middleware/ai-sdk-tracer'
 export { readCallOptions, type StrataCallOptions } from './middleware/call-options'
 export { type StrataMiddlewareOptions, strataMiddleware } from './middleware/strata-middleware'
 export { strataErrorResponse, strataErrorStatus, strataOnError } from './route/route-errors'

@@ -55,6 +55,7 @@ describe('the public surface of @strata-memory/ai-sdk', () => {
       'StrataDataTypes',
       'StrataMessageMetadata',
       'StrataMiddlewareOptions',
+      'StrataMiddlewareTelemetry',
       'StrataScopeTools',
       'StrataTools',
       'StrataToolsOptions',
@@ -76,7 +77,7 @@ describe('the public surface of @strata-memory/ai-sdk', () => {
       expect(readme, name).toContain(name)
     }
     expect(readme).toContain(
-      'strataMiddleware({ memory, threadId?, level?, system?, history?, onDivergence? })',
+      'strataMiddleware({ memory, threadId?, level?, system?, history?, onDivergence?, telemetry? })',
     )
     expect(readme).toContain('aiSdkSummarizer({ model, name?, timeoutMs?, maxFacts?, maxOutputTokens? })')
     for (const key of ['threadId', 'level', 'history', 'internal'])

@@ -23,6 +23,8 @@ import {
   type ResponseMeta,
   toProviderPrompt,
 } from '../messages/provider-prompt'
+import { aiSdkTracer, type StrataMiddlewareTelemetry } from './ai-sdk-tracer'
+import { captureCallContext } from './call-context'
 import { readCallOptions, type StrataCallOptions } from './call-options'
 
 /** Options of {@link strataMiddleware}. */
@@ -66,6 +68,15 @@ export interface StrataMiddlewareOptions<L extends string = string> {
    * @default 'rewind'
    */
   onDivergence?: DivergenceHandling
+  /**
+   * Spans of Strata's work (`strata.context`, `strata.compaction`, `strata.summarize`,
+   * `strata.store.*`) when the app gave `createMemory` no tracer of its own (that one wins).
+   * `'ai-sdk'`: the tracer of the OpenTelemetry integration registered with `registerTelemetry()`, so
+   * they nest under the SDK's model-call spans. `{ tracer }`: that tracer. `false`: none. One memory
+   * keeps one: the last middleware created on it sets it.
+   * @default 'ai-sdk'
+   */
+  telemetry?: StrataMiddlewareTelemetry
 }
 
 const DIVERGENCE_HANDLINGS: readonly DivergenceHandling[] = ['rewind', 'reject']
@@ -278,6 +289,7 @@ export function strataMiddleware<L extends string = string>(
     system,
     history = 'auto',
     onDivergence = 'rewind',
+    telemetry = 'ai-sdk',
   } = options ?? ({} as StrataMiddlewareOptions<L>)
   if (typeof memory?.thread !== 'function') {
     invalidOptions('strataMiddleware() needs { memory }: pass the memory from createMemory().')
@@ -296,6 +308,8 @@ export function strataMiddleware<L extends string = string>(
   if (level !== undefined) memory.ladder.assert(level)
   if (system !== undefined && typeof system !== 'string')
     invalidOptions('strataMiddleware(): system must be a string.')
+  const tracer = aiSdkTracer(telemetry)
+  if (tracer !== undefined) memory.adoptTracer('ai-sdk', tracer)
 
   const threadOf = (call: StrataCallOptions): Promise<Thread<L>> => {
     const id = call.threadId ?? threadId
@@ -372,6 +386,9 @@ export function strataMiddleware<L extends string = string>(
       const call = callOptionsOf(params)
       if (call.internal === true) return doStream()
       const thread = await threadOf(call)
+      // The answer is stored when the stream ends, outside the SDK's model-call context: it is
+      // stored in that context, so its spans are the call's.
+      const inCall = captureCallContext()
       let result: Awaited<ReturnType<typeof doStream>>
       try {
         result = await doStream()
@@ -380,10 +397,11 @@ export function strataMiddleware<L extends string = string>(
         throw error
       }
       const stream = tapStream(result.stream, {
-        onEnd: async (collector) => {
-          await recordResponse(thread, collector.content, collector.usage, collector.meta)
-          failedThreads.delete(thread.id)
-        },
+        onEnd: (collector) =>
+          inCall(async () => {
+            await recordResponse(thread, collector.content, collector.usage, collector.meta)
+            failedThreads.delete(thread.id)
+          }),
         onFail: () => failed(thread.id),
       })
       return { ...result, stream }
