@@ -24,10 +24,12 @@ function typeExports(entry: string): string[] {
 describe('the public surface of @strata-memory/langchain', () => {
   it('exports exactly these runtime names: nothing by accident', () => {
     expect(Object.keys(api).sort()).toEqual([
+      'STRATA_RUN_TAG',
       'SUMMARIZER_TAGS',
       'StrataChatMessageHistory',
       'fromLangChainMessage',
       'langchainSummarizer',
+      'langchainTracing',
       'memoryToolSchemas',
       'memoryTransitionEvent',
       'strataMiddleware',
@@ -70,7 +72,7 @@ describe('the public surface of @strata-memory/langchain', () => {
       expect(readme, name).toMatch(new RegExp(`\\b${name}\\b`))
     }
     expect(readme).toContain(
-      'strataMiddleware({ memory, threadId?, level?, system?, history?, onDivergence? })',
+      'strataMiddleware({ memory, threadId?, level?, system?, history?, onDivergence?, tracing? })',
     )
     expect(readme).toContain('strataTools(memory, { threadId?, scopes? })')
     expect(readme).toContain('langchainSummarizer({ model, name?, structured?, timeoutMs?, maxFacts? })')

@@ -12,6 +12,7 @@ import {
 import { createMiddleware } from 'langchain'
 import { fromLangChainMessage } from '../messages/from-langchain'
 import { toLangChainMessages } from '../messages/to-langchain'
+import { langchainTracing } from '../tracing/langchain-tracing'
 import { splitRequestMessages, toCoreMessage } from './conversation'
 import { withTransitions } from './transitions'
 
@@ -50,6 +51,14 @@ export interface StrataMiddlewareOptions<L extends string = string> {
    * @default 'rewind'
    */
   onDivergence?: DivergenceHandling
+  /**
+   * Whether Strata's work (context builds, compactions, summarizer calls, store calls) is reported to
+   * LangChain's tracing: as child runs of the current run, in LangSmith and in every callback tracer
+   * the app passes in `callbacks` (see `langchainTracing`). A tracer the app gave
+   * `createMemory({ telemetry: { tracer } })` wins over it. `false`: this middleware does not pass it.
+   * @default true
+   */
+  tracing?: boolean
 }
 
 const DIVERGENCE_HANDLINGS: readonly DivergenceHandling[] = ['rewind', 'reject']
@@ -114,6 +123,7 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
     system,
     history = 'auto',
     onDivergence = 'rewind',
+    tracing = true,
   } = options ?? ({} as StrataMiddlewareOptions<L>)
   if (typeof memory?.thread !== 'function') {
     invalidOptions('strataMiddleware() needs { memory }: pass the memory from createMemory().')
@@ -132,6 +142,8 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
   if (level !== undefined) memory.ladder.assert(level)
   if (system !== undefined && typeof system !== 'string')
     invalidOptions('strataMiddleware(): system must be a string.')
+  if (typeof tracing !== 'boolean') invalidOptions('strataMiddleware(): tracing must be true or false.')
+  if (tracing) memory.adoptTracer('langchain', langchainTracing())
 
   const threadIdOf = (runtime: RuntimeLike | undefined): string | undefined => {
     if (threadId !== undefined) return threadId
