@@ -25,9 +25,9 @@ import {
   type Thread,
 } from '@strata-memory/core'
 import { toDBMessages } from '../messages/db-messages'
+import { mastraTracer } from '../telemetry/mastra-tracer'
 import { toStrataThreadId } from '../threads/thread-id-mapping'
 import { type MastraThreadRecord, readThreadRecord, writeThreadRecord } from '../threads/thread-record'
-import { mastraTracer } from '../telemetry/mastra-tracer'
 import { type MastraTool, strataTools } from '../tools/strata-tools'
 import { type ProcessorHost, StrataProcessor } from './strata-processor'
 import { filterThreads, pageOf } from './thread-listing'

@@ -71,7 +71,10 @@ class MastraChildSpan implements TelemetrySpan {
 
   setStatus(status: { code: number; message?: string }) {
     if (status.code !== STATUS_ERROR) return this
-    if (this.#error === undefined || (status.message !== undefined && status.message !== this.#error.message)) {
+    if (
+      this.#error === undefined ||
+      (status.message !== undefined && status.message !== this.#error.message)
+    ) {
       this.#error = new Error(status.message ?? 'failed')
     }
     return this

@@ -2,7 +2,7 @@ import { Agent } from '@mastra/core/agent'
 import { Mastra } from '@mastra/core/mastra'
 import type { AnyExportedSpan } from '@mastra/core/observability'
 import { createTool } from '@mastra/core/tools'
-import { Observability, TestExporter } from '@mastra/observability'
+import { Observability, SamplingStrategyType, TestExporter } from '@mastra/observability'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { createMemory, type Memory, type Summarizer } from '@strata-memory/core'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -42,18 +42,28 @@ afterEach(async () => {
 
 /**
  * A real Mastra with a real agent on a scripted model and a `StrataMemory`; with `observe`, Mastra
- * observability on, exporting to Mastra's own in-memory `TestExporter`.
+ * observability on, exporting to Mastra's own in-memory `TestExporter` (`'sampled-out'`: on, but
+ * sampling no trace).
  */
 function mastraWith(
   memory: Memory,
   steps: readonly ScriptedStep[],
-  { observe = true, ...options }: Omit<StrataMemoryOptions, 'memory'> & { observe?: boolean } = {},
+  {
+    observe = true,
+    ...options
+  }: Omit<StrataMemoryOptions, 'memory'> & { observe?: boolean | 'sampled-out' } = {},
 ) {
   const { model } = scriptedModel(steps)
   const strata = new StrataMemory({ memory, ...options })
   const exporter = new TestExporter()
+  const sampling =
+    observe === 'sampled-out'
+      ? { type: SamplingStrategyType.NEVER as const }
+      : { type: SamplingStrategyType.ALWAYS as const }
   const observability = observe
-    ? new Observability({ configs: { test: { serviceName: 'strata-test', exporters: [exporter] } } })
+    ? new Observability({
+        configs: { test: { serviceName: 'strata-test', exporters: [exporter], sampling } },
+      })
     : undefined
   const mastra = new Mastra({
     logger: false,
@@ -78,6 +88,8 @@ function mastraWith(
 }
 
 const strataSpans = (spans: AnyExportedSpan[]) => spans.filter((span) => span.name.startsWith('strata.'))
+/** A span's attributes as Strata set them (Mastra types them per span type). */
+const attributesOf = (span: AnyExportedSpan) => (span.attributes ?? {}) as Record<string, unknown>
 const named = (spans: AnyExportedSpan[], name: string) => spans.filter((span) => span.name === name)
 
 /** The chain of spans from `span` up to its trace's root, by parent span id. */
@@ -99,8 +111,14 @@ async function pastTurns(strata: StrataMemory) {
   })
   const thread = await strata.thread(call.memory.thread)
   for (let turn = 1; turn <= 6; turn++) {
-    await thread.append({ role: 'user', content: `Day ${turn}: ${'what should we see in Lisbon? '.repeat(12)}` })
-    await thread.append({ role: 'assistant', content: `Day ${turn}: ${'the tram to Belém, then pastries. '.repeat(12)}` })
+    await thread.append({
+      role: 'user',
+      content: `Day ${turn}: ${'what should we see in Lisbon? '.repeat(12)}`,
+    })
+    await thread.append({
+      role: 'assistant',
+      content: `Day ${turn}: ${'the tram to Belém, then pastries. '.repeat(12)}`,
+    })
   }
 }
 
@@ -134,8 +152,8 @@ describe("Strata's spans in Mastra's traces", () => {
       expect(parent).toMatchObject({ type: 'processor_run', entityId: 'strata-memory' })
       expect(parent?.attributes).toMatchObject({ processorPhase: 'llmRequest' })
       expect(context.attributes).toMatchObject({ 'strata.thread.id': threadId, operationType: 'recall' })
-      expect(context.attributes?.['strata.context.messages']).toBeGreaterThan(0)
-      expect(context.attributes?.['strata.context.tokens']).toBeGreaterThan(0)
+      expect(attributesOf(context)['strata.context.messages']).toBeGreaterThan(0)
+      expect(attributesOf(context)['strata.context.tokens']).toBeGreaterThan(0)
       expect(context.errorInfo).toBeUndefined()
     }
     // Strata's own nesting holds: the context build's store read is its child.
@@ -209,8 +227,22 @@ describe("Strata's spans in Mastra's traces", () => {
     expect(await (await strata.thread(call.memory.thread)).items()).toHaveLength(4)
   })
 
+  it('in a trace Mastra samples out, Strata starts no span either', async () => {
+    const { agent, spans } = mastraWith(
+      createMemory(),
+      [{ toolCalls: [{ id: 'c1', name: 'probe', input: {} }] }, { text: 'Done.' }],
+      { observe: 'sampled-out' },
+    )
+    await agent.generate('Look around.', call)
+    expect(probed).toEqual([false])
+    expect(await spans()).toEqual([])
+  })
+
   it('with observability on, the probe sees a tracer; with telemetry: false, Mastra traces no Strata span', async () => {
-    const on = mastraWith(createMemory(), [{ toolCalls: [{ id: 'c1', name: 'probe', input: {} }] }, { text: 'Done.' }])
+    const on = mastraWith(createMemory(), [
+      { toolCalls: [{ id: 'c1', name: 'probe', input: {} }] },
+      { text: 'Done.' },
+    ])
     await on.agent.generate('Look around.', call)
     expect(probed).toEqual([true])
 
