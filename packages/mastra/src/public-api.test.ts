@@ -67,7 +67,9 @@ describe('the public surface of @strata-memory/mastra', () => {
     for (const name of [...Object.keys(api), ...typeNames]) {
       expect(readme, name).toMatch(new RegExp(`\\b${name}\\b`))
     }
-    expect(readme).toContain('new StrataMemory({ memory, id?, level?, system?, history?, tools? })')
+    expect(readme).toContain(
+      'new StrataMemory({ memory, id?, level?, system?, history?, tools?, telemetry? })',
+    )
     expect(readme).toContain('mastraSummarizer({ agent?, model?, name?, timeoutMs?, maxFacts? })')
     for (const method of [
       'getThreadById',

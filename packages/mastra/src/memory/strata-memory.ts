@@ -25,6 +25,7 @@ import {
   type Thread,
 } from '@strata-memory/core'
 import { toDBMessages } from '../messages/db-messages'
+import { mastraTracer } from '../telemetry/mastra-tracer'
 import { toStrataThreadId } from '../threads/thread-id-mapping'
 import { type MastraThreadRecord, readThreadRecord, writeThreadRecord } from '../threads/thread-record'
 import { type MastraTool, strataTools } from '../tools/strata-tools'
@@ -63,6 +64,14 @@ export interface StrataMemoryOptions<L extends string = string> {
    * @default true
    */
   tools?: boolean | { scopes?: boolean }
+  /**
+   * Strata's spans (`strata.context`, `strata.compaction`, `strata.summarize`, `strata.store.<op>`) in
+   * Mastra's traces: while Mastra observability traces an agent run, they start as its child spans.
+   * `false` keeps them out. A tracer the app gave `createMemory({ telemetry: { tracer } })` wins
+   * either way: Strata's spans then go to it, not to Mastra.
+   * @default true
+   */
+  telemetry?: boolean
 }
 
 const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
@@ -109,6 +118,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       system,
       history = 'new',
       tools = true,
+      telemetry = true,
     } = options ?? ({} as StrataMemoryOptions<L>)
     if (typeof memory?.thread !== 'function' || typeof memory.store?.getState !== 'function') {
       invalidOptions('new StrataMemory() needs { memory }: pass the memory from createMemory().')
@@ -130,12 +140,14 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     ) {
       invalidOptions('StrataMemory: tools must be true, false or { scopes: boolean }.')
     }
+    if (typeof telemetry !== 'boolean') invalidOptions('StrataMemory: telemetry must be true or false.')
     super({
       id,
       name: 'StrataMemory',
       options: { lastMessages: false, semanticRecall: false, generateTitle: false },
     })
     this.strata = memory
+    if (telemetry) memory.adoptTracer('mastra', mastraTracer)
     const host: ProcessorHost = {
       threadOf: (requestContext) => this.#threadOfContext(requestContext),
       level,

@@ -1,4 +1,9 @@
 import type { MessageList } from '@mastra/core/agent/message-list'
+import {
+  executeWithContext,
+  type ObservabilityContext,
+  resolveObservabilityContext,
+} from '@mastra/core/observability'
 import type {
   ProcessLLMRequestArgs,
   ProcessLLMRequestResult,
@@ -65,6 +70,14 @@ const isInternal = (requestContext: RequestContext | undefined) =>
 
 const conversationOf = (prompt: MastraPrompt) => prompt.filter((message) => message.role !== 'system')
 
+/**
+ * Runs a processor phase with the span Mastra made for it (its `tracingContext`) as Mastra's current
+ * span, so Strata's spans in it nest under that span: Mastra's runner makes the span current for
+ * some phases, not for the LLM-request phase.
+ */
+const inProcessorSpan = <T>(context: Partial<ObservabilityContext>, run: () => Promise<T>) =>
+  executeWithContext({ span: resolveObservabilityContext(context).tracing.currentSpan, fn: run })
+
 /** A provider count Strata takes: a non-negative integer, or nothing. */
 const count = (value: unknown) =>
   typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined
@@ -90,7 +103,19 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     this.#host = host
   }
 
-  async processLLMRequest({
+  processLLMRequest(args: ProcessLLMRequestArgs): Promise<ProcessLLMRequestResult> {
+    return inProcessorSpan(args, () => this.#llmRequest(args))
+  }
+
+  processOutputStep(args: ProcessOutputStepArgs): Promise<MessageList> {
+    return inProcessorSpan(args, () => this.#outputStep(args))
+  }
+
+  processOutputResult(args: ProcessOutputResultArgs): Promise<MessageList> {
+    return inProcessorSpan(args, () => this.#outputResult(args))
+  }
+
+  async #llmRequest({
     prompt,
     requestContext,
     state,
@@ -121,7 +146,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     return { prompt: [...system, ...toPrompt(context.messages)] }
   }
 
-  async processOutputStep({
+  async #outputStep({
     usage,
     state,
     requestContext,
@@ -151,7 +176,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     return messageList
   }
 
-  async processOutputResult({
+  async #outputResult({
     messageList,
     requestContext,
     state,
