@@ -85,6 +85,10 @@ const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
 
 type NonSystemMessage = Exclude<LanguageModelV4Message, { role: 'system' }>
 
+/** The text of a call's system messages. */
+const systemText = (messages: readonly LanguageModelV4Message[]) =>
+  messages.map((message) => (message.role === 'system' ? message.content : '')).join('\n\n')
+
 /**
  * The call-level system messages and the conversation of a prompt, in one pass. A tool approval the
  * prompt hands to the provider (only provider-executed tools' approvals reach it) is refused before
@@ -356,6 +360,8 @@ export function strataMiddleware<L extends string = string>(
       const context = await thread.context({
         ...(target === undefined ? {} : { level: target as L }),
         ...(system === undefined ? {} : { system }),
+        // The call's own system messages go with the context: under a budget they take their share.
+        ...(callSystem.length === 0 ? {} : { alongside: systemText(callSystem) }),
       })
       return withoutStrataOptions(
         { ...params, prompt: [...callSystem, ...toProviderPrompt(context.messages)] },

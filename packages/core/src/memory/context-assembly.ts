@@ -59,6 +59,9 @@ export class ContextAssembly<L extends string> {
     if (options.system !== undefined && typeof options.system !== 'string') {
       invalidOptions('context(): system must be a string.')
     }
+    if (options.alongside !== undefined && typeof options.alongside !== 'string') {
+      invalidOptions('context(): alongside must be a string: the text sent with the context but outside it.')
+    }
     // Read-only: a compaction the last write or usage report started has run first (it is queued in
     // the thread's exclusive section ahead of this), and nothing here writes.
     return this.#fresh(async () => {
@@ -74,9 +77,10 @@ export class ContextAssembly<L extends string> {
           ? keepRecentScopes(fullView, autoTransitions.keepScopes)
           : fullView
       const counter = deps.tokenCounter
-      const systemTokens = options.system
-        ? countMessageTokens({ content: [{ type: 'text', text: options.system }] }, counter)
-        : 0
+      const textTokens = (text: string | undefined) =>
+        text ? countMessageTokens({ content: [{ type: 'text', text }] }, counter) : 0
+      const systemTokens = textTokens(options.system)
+      const alongsideTokens = textTokens(options.alongside)
       const fitted =
         budget === false
           ? {
@@ -87,7 +91,7 @@ export class ContextAssembly<L extends string> {
               }),
               omitted: 0,
             }
-          : this.#fitted(view, logView, options.system, systemTokens)
+          : this.#fitted(view, logView, options.system, systemTokens, alongsideTokens)
       const { messages } = fitted
       // A fitted context was counted as it was built.
       const contextTokens =
@@ -113,8 +117,9 @@ export class ContextAssembly<L extends string> {
       }
       // A preview of another level is not what the next call sends: usage is not compared with it.
       if (!preview) {
-        this.lastContextTokens = contextTokens
-        this.#budget.gauge.systemTokens = systemTokens
+        // What the provider is sent: the context and the text sent alongside it.
+        this.lastContextTokens = contextTokens + alongsideTokens
+        this.#budget.gauge.systemTokens = systemTokens + alongsideTokens
       }
       deps.events.emit('context', { threadId: state.id, level: target, stats })
       return { messages: jsonCopy(messages), stats }
@@ -126,7 +131,13 @@ export class ContextAssembly<L extends string> {
    * `memory_retrieve` returns in full. A typed error when the system prompt and the current request
    * alone are over it.
    */
-  #fitted(view: Item<L>[], logView: readonly Item<L>[], system: string | undefined, systemTokens: number) {
+  #fitted(
+    view: Item<L>[],
+    logView: readonly Item<L>[],
+    system: string | undefined,
+    systemTokens: number,
+    alongsideTokens: number,
+  ) {
     const state = this.#state
     const budget = this.#budget.gauge.effectiveBudget()
     const cutOptions = { counter: state.deps.tokenCounter, sourceId: memoryIdOf }
@@ -136,7 +147,8 @@ export class ContextAssembly<L extends string> {
       memoryItems: state.log.memoryItems,
       view,
       keep: keptIds(logView),
-      budget,
+      // What is sent alongside the context takes its share of the budget first.
+      budget: Math.max(0, budget - alongsideTokens),
       countMessage: (message) => state.countTokens(message),
       shrink: (item, maxTokens, brief) => shrunkItem(item, maxTokens, brief, cutOptions),
     })
@@ -145,13 +157,14 @@ export class ContextAssembly<L extends string> {
       code: 'STRATA_BUDGET_EXCEEDED',
       message:
         `The context of thread '${state.id}' cannot fit its input budget of ${budget} tokens: the system ` +
-        `prompt (${fit.systemTokens} tokens) and the current request (${fit.requestTokens} tokens) alone ` +
+        `prompt (${fit.systemTokens + alongsideTokens} tokens${alongsideTokens > 0 ? `, ${alongsideTokens} of them sent alongside the context` : ''}) ` +
+        `and the current request (${fit.requestTokens} tokens) alone ` +
         'are over it. Shorten the system prompt or the request (a large attachment can go through the ' +
         'content channel), or raise compaction.budget.',
       details: {
         threadId: state.id,
         inputBudget: budget,
-        systemTokens: fit.systemTokens,
+        systemTokens: fit.systemTokens + alongsideTokens,
         requestTokens: fit.requestTokens,
       },
     })

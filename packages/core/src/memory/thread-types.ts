@@ -68,6 +68,13 @@ export interface ContextOptions<L extends string = string> {
   level?: L
   /** The system prompt, placed first. */
   system?: string
+  /**
+   * Text the caller sends with the context but outside it: an agent's own system prompt, a call's
+   * system messages. Not placed in the context; under `compaction.budget` it counts against the input
+   * budget (the context is fitted to what is left, and the estimate after each write counts it), and
+   * usage reports are compared with the context plus it.
+   */
+  alongside?: string
 }
 
 /** What {@link Thread.context} returns. */

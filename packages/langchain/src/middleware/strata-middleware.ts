@@ -177,9 +177,16 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
         const { system: requestSystem, conversation } = splitRequestMessages(request.messages)
         const mode = history === 'new' && failedThreads.has(thread.id) ? 'auto' : history
         await followHistory(thread, conversation, { history: mode, toMessage: toCoreMessage, onDivergence })
+        // The agent's system prompt and the request's system messages go with the context: under a
+        // budget they take their share.
+        const alongside = [request.systemMessage, ...requestSystem]
+          .map((message) => message.text)
+          .filter((text) => text.length > 0)
+          .join('\n\n')
         const context = await thread.context({
           ...(level === undefined ? {} : { level }),
           ...(system === undefined ? {} : { system }),
+          ...(alongside === '' ? {} : { alongside }),
         })
         const threadSystem = context.messages.filter((message) => message.role === 'system')
         const rest = context.messages.filter((message) => message.role !== 'system')

@@ -138,11 +138,19 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     }
     await flushTransitions(run, writer)
     await this.#store(thread, conversationOf(prompt), run, stepNumber === 0)
+    const system = prompt.filter((message) => message.role === 'system')
     const context = await thread.context({
       ...(this.#host.level === undefined ? {} : { level: this.#host.level }),
       ...(this.#host.system === undefined ? {} : { system: this.#host.system }),
+      // The agent's instructions go with the context: under a budget they take their share.
+      ...(system.length === 0
+        ? {}
+        : {
+            alongside: system
+              .map((message) => (message.role === 'system' ? message.content : ''))
+              .join('\n\n'),
+          }),
     })
-    const system = prompt.filter((message) => message.role === 'system')
     return { prompt: [...system, ...toPrompt(context.messages)] }
   }
 
