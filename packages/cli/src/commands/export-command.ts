@@ -1,13 +1,11 @@
 import type { Item } from '@strata-memory/core'
 import { CliError } from '../cli/cli-error'
 import type { CommandContext } from '../cli/command-context'
+import { ByteBlocks } from '../output/byte-blocks'
 import { type Progress, progress } from '../output/progress'
 import { itemKind, itemText, seqRanges } from '../output/render-item'
 import type { ContentLine, ThreadExportHeader } from './thread-export-format'
 import { readThreadItems } from './thread-items'
-
-/** Output is written in strings of about this many characters. */
-const CHUNK_CHARACTERS = 1 << 20
 
 /**
  * `strata export <thread> [--format jsonl|markdown] [--archive]`: the active log (and with `--archive`
@@ -32,9 +30,7 @@ export async function exportCommand(
   })
   // The items are rendered first, the header (which names the last seq and the archived ranges) then
   // goes before them: a corrupt line found on the way fails the export before anything is written.
-  // Flat bytes: a chunk kept as a string would keep every line it was cut from alive (a rope of slices).
-  const chunks: Buffer[] = []
-  let chunk = ''
+  const rendered = new ByteBlocks()
   let lastSeq = 0
   let count = 0
   const archivedSeqs: number[] = []
@@ -45,13 +41,9 @@ export async function exportCommand(
       archivedSeqs.push(entry.seq)
     }
     count++
-    chunk += format === 'jsonl' ? `${entry.json()}\n` : markdownItem(entry.item(), entry.archived)
-    if (chunk.length >= CHUNK_CHARACTERS) {
-      chunks.push(Buffer.from(chunk))
-      chunk = ''
-    }
+    rendered.add(format === 'jsonl' ? `${entry.json()}\n` : markdownItem(entry.item(), entry.archived))
   }
-  chunks.push(Buffer.from(chunk))
+  const chunks = rendered.finish()
   bar?.stop()
   const output = context.output
   if (format === 'jsonl') {

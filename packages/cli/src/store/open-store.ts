@@ -30,9 +30,32 @@ export async function connectRedis(url: string): Promise<RedisClientType> {
   } catch (error) {
     const shown = new URL(url)
     if (shown.password !== '') shown.password = '***'
-    throw new CliError(`Cannot connect to Redis at ${shown.toString()}: ${firstLine(error)}`)
+    throw new CliError(
+      `Cannot connect to Redis at ${shown.toString()}: ${firstLine(error)}${hintOf(shown, error)}`,
+    )
   }
   return client
+}
+
+/** Node's codes for a server certificate it does not trust (not the hostname's: that one says which). */
+const UNTRUSTED_CERTIFICATE = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+])
+
+/** What to do about a connection error whose cure is known: trusting a private CA, or speaking TLS. */
+function hintOf(url: URL, error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code
+  if (url.protocol === 'rediss:' && typeof code === 'string' && UNTRUSTED_CERTIFICATE.has(code)) {
+    return ' (if a private CA signed the server certificate, run with NODE_EXTRA_CA_CERTS=<its PEM file>).'
+  }
+  if (url.protocol === 'redis:' && code === 'ECONNRESET') {
+    return ' (if the server only speaks TLS, use a rediss:// URL).'
+  }
+  return ''
 }
 
 /**

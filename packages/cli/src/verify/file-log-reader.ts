@@ -124,7 +124,7 @@ export function* committedLines(
   if (batch.length > 0) {
     report(
       'torn-tail',
-      `${name} ends with ${batch.length} lines of a batch (seq ${batch[0]?.seq}–${batchEnd}) without its last line.`,
+      `${name} ends with ${batch.length} line${batch.length === 1 ? '' : 's'} of a batch (seq ${batch[0]?.seq}–${batchEnd}) without its last line.`,
       { file: name, line: batch[0]?.line ?? lineNumber },
     )
   }

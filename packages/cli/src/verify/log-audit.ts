@@ -1,3 +1,4 @@
+import { seqRanges } from '../output/render-item'
 import type { ProblemKind, VerifyProblem } from './verify-problem'
 import { REPAIRABLE } from './verify-problem'
 
@@ -13,7 +14,7 @@ const REPAIRS: Record<ProblemKind, string> = {
   'torn-tail':
     'an append that was never acknowledged (a crash): `strata verify --repair` moves it to the .corrupt file beside the log, as the file store does when it next opens the thread.',
   'archive-pending':
-    'an archive was interrupted between its two steps: `strata verify --repair` finishes it (the store does on the next write).',
+    'an archive was interrupted between its two steps (they stay archived): `strata verify --repair` finishes it, as the file store does when it next opens the thread.',
   'corrupt-line':
     'fix or remove the line by hand (keep a copy of the file first), or restore the thread from a backup or a `strata export`.',
   'seq-gap':
@@ -44,6 +45,8 @@ export class LogAudit {
   #maxSeq = 0
   readonly #calls = new Map<string, ToolCallSeen>()
   readonly #results = new Map<string, number>()
+  /** Seqs read from both the active log and the archive, with where the second copy was read. */
+  readonly #inBoth: { seq: number; file: string; line: number }[] = []
   /** The newest seq of a user or assistant message: a call in it may still be waiting for its result. */
   #newestTurnSeq = 0
 
@@ -92,13 +95,7 @@ export class LogAudit {
     if ((before & mark) !== 0) return
     this.#seen[seq] = before | mark
     if (before !== 0) {
-      if (source === 'archive' || before === 2) {
-        this.report('archive-pending', `seq ${seq} is in both the active log and the archive.`, {
-          file: where.file,
-          line: where.line,
-          seq,
-        })
-      }
+      if (before !== mark) this.#inBoth.push({ seq, file: where.file, line: where.line })
       return
     }
     this.items++
@@ -123,8 +120,22 @@ export class LogAudit {
     }
   }
 
-  /** Ends the reading: seq gaps and unpaired tool calls. */
+  /** Ends the reading: items in both files (one problem: one interrupted archive), seq gaps and unpaired tool calls. */
   finish(): VerifyProblem[] {
+    if (this.#inBoth.length > 0) {
+      const inBoth = this.#inBoth.sort((left, right) => left.seq - right.seq)
+      const ranges = seqRanges(inBoth.map((entry) => entry.seq))
+        .map(({ fromSeq, toSeq }) => (fromSeq === toSeq ? `${fromSeq}` : `${fromSeq}–${toSeq}`))
+        .join(', ')
+      const first = inBoth[0]!
+      this.report(
+        'archive-pending',
+        inBoth.length === 1
+          ? `seq ${first.seq} is in both the active log and the archive.`
+          : `${inBoth.length} items (seqs ${ranges}) are in both the active log and the archive.`,
+        { file: first.file, line: first.line, seq: first.seq },
+      )
+    }
     let gapStart = 0
     for (let seq = 1; seq <= this.#maxSeq + 1; seq++) {
       const present = seq > this.#maxSeq || (this.#seen[seq] ?? 0) !== 0
