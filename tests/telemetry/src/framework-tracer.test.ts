@@ -1,6 +1,6 @@
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node'
-import { createMemory, inMemoryStore, type TelemetryTracer } from '@strata-memory/core'
+import { createMemory, inMemoryStore, type StrataStore, type TelemetryTracer } from '@strata-memory/core'
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 
 // Two providers: the framework's (what an adapter passes) and the app's own.
@@ -91,6 +91,64 @@ describe('memory.adoptTracer: the tracer an adapter passes for its framework', (
     )
     expect(() => memory.adoptTracer('x', frameworkTracer as unknown as () => TelemetryTracer)).toThrow(
       expect.objectContaining({ code: 'STRATA_INVALID_OPTIONS' }),
+    )
+  })
+})
+
+describe('the traced store', () => {
+  it('a class store with private fields keeps working, close() included, and its calls are spans', async () => {
+    class CountingStore {
+      readonly #inner = inMemoryStore()
+      #closed = false
+      readonly specificationVersion = this.#inner.specificationVersion
+      readonly name = 'counting'
+      readonly flags = this.#inner.flags
+      append(...args: Parameters<StrataStore['append']>) {
+        return this.#inner.append(...args)
+      }
+      read(...args: Parameters<StrataStore['read']>) {
+        return this.#inner.read(...args)
+      }
+      head(...args: Parameters<StrataStore['head']>) {
+        return this.#inner.head(...args)
+      }
+      archive(...args: Parameters<StrataStore['archive']>) {
+        return this.#inner.archive(...args)
+      }
+      readArchive(...args: Parameters<StrataStore['readArchive']>) {
+        return this.#inner.readArchive(...args)
+      }
+      getState(...args: Parameters<StrataStore['getState']>) {
+        return this.#inner.getState(...args)
+      }
+      setState(...args: Parameters<StrataStore['setState']>) {
+        return this.#inner.setState(...args)
+      }
+      listThreads() {
+        return this.#inner.listThreads()
+      }
+      deleteThread(threadId: string) {
+        return this.#inner.deleteThread(threadId)
+      }
+      async close() {
+        this.#closed = true
+      }
+      get closed() {
+        return this.#closed
+      }
+    }
+    const store = new CountingStore()
+    const memory = createMemory({ store, content: false })
+    memory.adoptTracer('test-framework', () => frameworkTracer)
+    const thread = await memory.thread('class-store')
+    await thread.append({ role: 'user', content: 'hello' })
+    expect(await memory.store.listThreads()).toEqual(['class-store'])
+    await memory.store.close?.()
+    expect(store.closed).toBe(true)
+    expect((memory.store as unknown as CountingStore).closed).toBe(true)
+    expect(memory.store.name).toBe('counting')
+    expect(names(frameworkSpans)).toEqual(
+      expect.arrayContaining(['strata.store.append', 'strata.store.listThreads']),
     )
   })
 })
