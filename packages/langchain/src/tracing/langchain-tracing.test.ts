@@ -58,6 +58,22 @@ function reportAgent(memory: ReturnType<typeof createMemory>, options: { tracing
 
 const question = () => ({ messages: [new HumanMessage('How did the quarter go?')] })
 
+/** A thread of six question-and-answer turns under a 4 000-token budget, summarized by `summaryModel`. */
+async function sixTurns(threadId: string, summaryModel: ReturnType<typeof fakeModel>) {
+  const memory = createMemory({
+    compaction: { budget: { inputTokens: 4_000 } },
+    summarizer: langchainSummarizer({ model: summaryModel, structured: false }),
+  })
+  const thread = await memory.thread(threadId)
+  for (let turn = 1; turn <= 6; turn++) {
+    await thread.append([
+      { role: 'user', content: `Question ${turn}.` },
+      { role: 'assistant', content: `Answer ${turn}.` },
+    ])
+  }
+  return { memory, thread }
+}
+
 describe("strataMiddleware passes LangChain's own tracing", () => {
   it("Strata's work shows as child runs of the agent's runs, store calls nested in the context build, with the span attributes", async () => {
     const memory = createMemory()
@@ -106,17 +122,7 @@ describe("strataMiddleware passes LangChain's own tracing", () => {
 
   it('a budget compaction nests its summarizer call and store writes; the summarizer model is a child of strata.summarize', async () => {
     const summaryModel = fakeModel().respond(new AIMessage('## Decisions\n- Oslo asked about'))
-    const memory = createMemory({
-      compaction: { budget: { inputTokens: 4_000 } },
-      summarizer: langchainSummarizer({ model: summaryModel, structured: false }),
-    })
-    const thread = await memory.thread('compacted')
-    for (let turn = 1; turn <= 6; turn++) {
-      await thread.append([
-        { role: 'user', content: `Question ${turn}.` },
-        { role: 'assistant', content: `Answer ${turn}.` },
-      ])
-    }
+    const { memory, thread } = await sixTurns('compacted', summaryModel)
     const model = scriptedModel([
       new AIMessage({
         content: '',
@@ -155,17 +161,7 @@ describe("strataMiddleware passes LangChain's own tracing", () => {
 
   it('a failure is the run error: a failed summarizer call fails strata.summarize and strata.compaction', async () => {
     const summaryModel = fakeModel().alwaysThrow(new Error('summary model down'))
-    const memory = createMemory({
-      compaction: { budget: { inputTokens: 4_000 } },
-      summarizer: langchainSummarizer({ model: summaryModel, structured: false }),
-    })
-    const thread = await memory.thread('failing')
-    for (let turn = 1; turn <= 6; turn++) {
-      await thread.append([
-        { role: 'user', content: `Question ${turn}.` },
-        { role: 'assistant', content: `Answer ${turn}.` },
-      ])
-    }
+    const { memory, thread } = await sixTurns('failing', summaryModel)
     const model = scriptedModel([
       new AIMessage({
         content: 'Noted.',
