@@ -5,6 +5,7 @@ import {
   type JsonObject,
   type UnsequencedItem,
 } from '../items'
+import { indexAfterSeq, indexFromSeq } from '../items/seq-search'
 import type {
   AppendOptions,
   ArchiveOptions,
@@ -121,7 +122,7 @@ export function inMemoryStore(_options: InMemoryStoreOptions = {}): StrataStore 
 
       const moving = new Set<number>()
       for (const seq of seqs) {
-        const index = lowerBound(thread.active, seq)
+        const index = indexFromSeq(thread.active, seq)
         if (thread.active[index]?.seq === seq) moving.add(seq)
       }
       if (moving.size === 0) return 0
@@ -197,33 +198,9 @@ function copy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T
 }
 
-/** The index of the first item whose seq is at least `seq` (the length when there is none). */
-function lowerBound(items: readonly Item[], seq: number): number {
-  let low = 0
-  let high = items.length
-  while (low < high) {
-    const middle = (low + high) >>> 1
-    if (items[middle]!.seq < seq) low = middle + 1
-    else high = middle
-  }
-  return low
-}
-
-/** The index of the first item whose seq is above `seq` (the length when there is none). */
-function upperBound(items: readonly Item[], seq: number): number {
-  let low = 0
-  let high = items.length
-  while (low < high) {
-    const middle = (low + high) >>> 1
-    if (items[middle]!.seq <= seq) low = middle + 1
-    else high = middle
-  }
-  return low
-}
-
 function readRange(items: readonly Item[], { fromSeq, toSeq, limit }: ReadOptions): Item[] {
-  const start = fromSeq === undefined ? 0 : lowerBound(items, fromSeq)
-  const end = toSeq === undefined ? items.length : upperBound(items, toSeq)
+  const start = fromSeq === undefined ? 0 : indexFromSeq(items, fromSeq)
+  const end = toSeq === undefined ? items.length : indexAfterSeq(items, toSeq)
   if (end <= start) return []
   return items.slice(start, limit === undefined ? end : Math.min(end, start + limit)).map(copy)
 }

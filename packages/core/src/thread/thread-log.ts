@@ -1,5 +1,6 @@
 import { referenceOf } from '../content/content-reference'
 import type { Item, MessageItem, MessagePart, SummaryItem, UnsequencedItem } from '../items'
+import { indexAfterSeq } from '../items/seq-search'
 import { startsTurn, turnNumber } from '../items/turns'
 import type { StrataStore } from '../stores'
 import type { TokenCounter } from '../tokens'
@@ -77,7 +78,7 @@ export class ThreadLog<L extends string> {
 
   /** Freezes the items of a view of this log (its own items, oldest first) before it is handed out. */
   handOut(view: Item<L>[]): Item<L>[] {
-    if (view.length > 0) this.#active.freezeFrom(this.#indexAfter(view[0]!.seq - 1))
+    if (view.length > 0) this.#active.freezeFrom(indexAfterSeq(this.#active.all, view[0]!.seq - 1))
     return view
   }
 
@@ -99,27 +100,14 @@ export class ThreadLog<L extends string> {
 
   /** Active items with a seq above `seq`, oldest first, frozen; a binary search, so closing a scope stays cheap. */
   itemsAfter(seq: number): Item<L>[] {
-    const from = this.#indexAfter(seq)
+    const from = indexAfterSeq(this.#active.all, seq)
     this.#active.freezeFrom(from)
     return this.#active.all.slice(from)
   }
 
   /** {@link itemsAfter} without freezing: the same terms as {@link unfrozenItems}. */
   unfrozenItemsAfter(seq: number): Item<L>[] {
-    return this.#active.all.slice(this.#indexAfter(seq))
-  }
-
-  /** The index of the first active item with a seq above `seq`. */
-  #indexAfter(seq: number): number {
-    const items = this.#active.all
-    let low = 0
-    let high = items.length
-    while (low < high) {
-      const middle = (low + high) >>> 1
-      if (items[middle]!.seq <= seq) low = middle + 1
-      else high = middle
-    }
-    return low
+    return this.#active.all.slice(indexAfterSeq(this.#active.all, seq))
   }
 
   /** The newest summary of a tier among the context-memory items. */
