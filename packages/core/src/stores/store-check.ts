@@ -11,7 +11,8 @@ import {
  * (only where content is needed) the content methods.
  */
 
-const REQUIRED_METHODS = [
+/** The methods every store has. */
+export const REQUIRED_METHODS = [
   'append',
   'read',
   'head',
@@ -23,7 +24,8 @@ const REQUIRED_METHODS = [
   'deleteThread',
 ] as const
 
-const CONTENT_METHODS = ['putContent', 'getContent', 'queryContent'] as const
+/** The methods of the content capability. */
+export const CONTENT_METHODS = ['putContent', 'getContent', 'queryContent'] as const
 
 /** True when the store implements every content method (the optional content capability). */
 export function hasContentMethods(store: StrataStoreBase): store is StrataStore {

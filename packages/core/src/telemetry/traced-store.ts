@@ -1,20 +1,10 @@
 import type { StrataStore } from '../stores'
+import { CONTENT_METHODS, REQUIRED_METHODS } from '../stores/store-check'
 import type { TelemetryAttributes, TelemetryTracer } from './telemetry-tracer'
 import { traced } from './traced'
 
-const THREAD_METHODS = [
-  'append',
-  'read',
-  'head',
-  'archive',
-  'readArchive',
-  'getState',
-  'setState',
-  'deleteThread',
-  'putContent',
-  'getContent',
-  'queryContent',
-] as const
+/** The store's calls traced: every method of the store contract. */
+const TRACED_METHODS = [...REQUIRED_METHODS, ...CONTENT_METHODS]
 
 /** What a store call's span counts: the items appended, read or archived. */
 const counted: Readonly<Record<string, (result: unknown) => number>> = {
@@ -48,24 +38,20 @@ export function tracedStore(store: StrataStore, tracer: () => TelemetryTracer | 
     )
   }
   const methods = new Map<PropertyKey, unknown>()
-  for (const method of THREAD_METHODS) {
+  for (const method of TRACED_METHODS) {
     const original = (store as unknown as Record<string, unknown>)[method]
     if (typeof original !== 'function') continue
-    methods.set(method, (threadId: string, ...rest: unknown[]) =>
+    // Every call but listThreads names its thread first.
+    const attributes = (threadId: unknown) =>
+      method === 'listThreads' ? {} : { 'strata.thread.id': String(threadId) }
+    methods.set(method, (...args: unknown[]) =>
       call(
         method,
-        () => ({ 'strata.thread.id': threadId }),
-        () => original.call(store, threadId, ...rest),
+        () => attributes(args[0]),
+        () => original.apply(store, args),
       ),
     )
   }
-  methods.set('listThreads', () =>
-    call(
-      'listThreads',
-      () => ({}),
-      () => store.listThreads(),
-    ),
-  )
   return new Proxy(store, {
     get(target, key) {
       const method = methods.get(key)
