@@ -50,9 +50,12 @@ async function conversation(memory: ReturnType<typeof createMemory>, threadId: s
 }
 
 describe('OpenTelemetry spans (in-memory exporter)', () => {
-  it('a tracer from @opentelemetry/api fits createMemory({ telemetry })', () => {
+  it('a tracer from @opentelemetry/api fits createMemory({ telemetry }) and records on the registered provider', async () => {
     const options: TelemetryOptions = { tracer: trace.getTracer('any-app') }
     expect(options.tracer).toBeDefined()
+    const thread = await createMemory({ telemetry: options }).thread('api-tracer')
+    await thread.context()
+    expect(named('strata.context').map((span) => span.instrumentationScope.name)).toEqual(['any-app'])
   })
 
   it('a context build is one strata.context span under the app span, with its size', async () => {
