@@ -30,7 +30,9 @@ async function callTool(
   const output = await scopeTools(thread)[name].execute(input)
   await thread.append({
     role: 'tool',
-    content: [{ type: 'tool-result', toolCallId: id, toolName: name, output: output as JsonValue }],
+    content: [
+      { type: 'tool-result', toolCallId: id, toolName: name, output: output as unknown as JsonValue },
+    ],
   })
   return output
 }
@@ -88,6 +90,38 @@ describe('one opening per scope, worded as new when the scope is new', () => {
       content: [{ type: 'tool-result', toolCallId: 'b', toolName: 'enter_scope', output: 'ok' }],
     })
     expect(openings((await thread.context()).messages)).toEqual(['Task: T'])
+  })
+
+  it("after the long turn's enter_scope step is compacted away, the scope still shows one opening", async () => {
+    const memory = createMemory({ compaction: { budget: { inputTokens: 2_000 } } })
+    const thread = await memory.thread('compacted-step')
+    await thread.append({ role: 'user', content: 'Research the four vendors.' })
+    await callTool(thread, 'enter_scope', { level: 'project', title: 'Vendors' }, 'c1')
+    for (const vendor of ['a', 'b', 'c', 'd']) {
+      // The adapter's model call: the context, then the usage the provider reports (compaction follows).
+      const { stats } = await thread.context()
+      await thread.reportUsage({ inputTokens: stats.contextTokens })
+      await thread.append({
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: vendor, toolName: 'fetch_vendor', input: { vendor } }],
+      })
+      await thread.append({
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: vendor,
+            toolName: 'fetch_vendor',
+            output: `${vendor} `.repeat(3_000),
+          },
+        ],
+      })
+    }
+    await thread.settled()
+    // The enter_scope call and its result (the broader item between the two openings) were archived.
+    const active = await thread.items()
+    expect(active.some((item) => JSON.stringify(item).includes('"c1"'))).toBe(false)
+    expect(openings((await thread.context()).messages)).toEqual(['Project: Vendors'])
   })
 
   it('a late result after the scope had steps of its own reopens it as continued', async () => {

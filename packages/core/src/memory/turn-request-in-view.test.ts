@@ -30,7 +30,9 @@ async function callTool(
   const output = await tools[name].execute(input)
   await thread.append({
     role: 'tool',
-    content: [{ type: 'tool-result', toolCallId: id, toolName: name, output: output as JsonValue }],
+    content: [
+      { type: 'tool-result', toolCallId: id, toolName: name, output: output as unknown as JsonValue },
+    ],
   })
   return output
 }
