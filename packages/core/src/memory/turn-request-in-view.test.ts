@@ -138,6 +138,16 @@ describe('the turn request is in view', () => {
     expect(shown).toEqual(['Task: First', 'Second request.'])
   })
 
+  it('after a rewind that archives the newest request, the context shows the request the log now ends with', async () => {
+    const { thread } = await newThread()
+    await thread.append({ role: 'user', content: 'First request.' })
+    await callTool(thread, 'enter_scope', { level: 'task', title: 'First' }, 'c1')
+    const [opening] = (await thread.items()).slice(-1)
+    await thread.append({ role: 'user', content: 'Second request.' })
+    await thread.rewind({ afterSeq: opening!.seq })
+    expect(texts((await thread.context()).messages)).toEqual(['First request.', 'Task: First'])
+  })
+
   it('under a small budget, the fit keeps the request with the opening, and a snapshot shows it', async () => {
     const store = inMemoryStore()
     const memory = createMemory({ store, compaction: { budget: { inputTokens: 600 } } })

@@ -118,7 +118,7 @@ export class ThreadState<L extends string, C extends StateCompaction = StateComp
    * stays the normative rule.
    */
   contextView(level: L): Item<L>[] {
-    return oneOpeningPerScope(withTurnRequest(this.view(level), this.log.unfrozenItems))
+    return oneOpeningPerScope(withTurnRequest(this.view(level), this.log.request))
   }
 
   countTokens(message: { content: readonly MessagePart[] }): number {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { Item } from '../items'
 import { createLevelLadder } from '../levels'
 import { levelView } from './level-view'
-import { turnRequest, withTurnRequest } from './turn-request'
+import { withTurnRequest } from './turn-request'
 
 const ladder = createLevelLadder(['global', 'project', 'task'])
 
@@ -35,22 +35,23 @@ function history(codes: string): Item[] {
 }
 const ids = (items: readonly Item[]) => items.map((item) => item.id)
 
-describe('turnRequest', () => {
-  it('is the newest user message that starts a turn, never a scope opening', () => {
-    expect(turnRequest(history('ug ag ug ot at'))?.id).toBe('ug3')
-    expect(turnRequest(history('ag ot'))).toBeUndefined()
-  })
-})
+/** The newest user request of a history, as the thread's log keeps it. */
+const requestOf = (items: readonly Item[]) =>
+  items.findLast((item) => item.type === 'message' && item.role === 'user' && item.scope === undefined)
 
 describe('withTurnRequest', () => {
   it('adds the request a scope view hides before the scope items, at its seq position', () => {
     const items = history('ug ag ug ag ot at')
-    expect(ids(withTurnRequest(levelView(items, 'task', ladder), items))).toEqual(['ug3', 'ot5', 'at6'])
+    expect(ids(withTurnRequest(levelView(items, 'task', ladder), requestOf(items)))).toEqual([
+      'ug3',
+      'ot5',
+      'at6',
+    ])
   })
 
   it('adds the request a transition hides to the parent view, before the transition', () => {
     const items = history('ug ag ot ut at xg')
-    expect(ids(withTurnRequest(levelView(items, 'global', ladder), items))).toEqual([
+    expect(ids(withTurnRequest(levelView(items, 'global', ladder), requestOf(items)))).toEqual([
       'ug1',
       'ag2',
       'ut4',
@@ -61,9 +62,9 @@ describe('withTurnRequest', () => {
   it('leaves a view that holds the request as it is (the same array), and one of a log with none', () => {
     const items = history('ug ag ot at')
     const view = levelView(items, 'global', ladder)
-    expect(withTurnRequest(view, items)).toBe(view)
+    expect(withTurnRequest(view, requestOf(items))).toBe(view)
     const none = history('ag ot')
     const empty = levelView(none, 'project', ladder)
-    expect(withTurnRequest(empty, none)).toBe(empty)
+    expect(withTurnRequest(empty, requestOf(none))).toBe(empty)
   })
 })
