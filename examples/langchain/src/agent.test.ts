@@ -10,10 +10,12 @@ describe('the LangChain example', () => {
     const { stdout } = await run(process.execPath, [fileURLToPath(new URL('./agent.ts', import.meta.url))], {
       cwd: fileURLToPath(new URL('..', import.meta.url)),
     })
-    // Inside the second task the model sees the task alone: its opening, its own call and result.
+    // Inside the second task the model sees the user's request and the task: its opening (worded as
+    // new), its own call and result.
     expect(stdout).toContain(
-      'Step 7: the model saw 4 messages\n    system: You build web pages. Open a scope for each piece of work.\n    human: Task (continued): Footer\n    ai: write_file(',
+      'Step 7: the model saw 5 messages\n    system: You build web pages. Open a scope for each piece of work.\n    human: Build the Acme landing page: a header, then a footer.\n    human: Task: Footer\n    ai: write_file(',
     )
+    expect(stdout).not.toContain('(continued)')
     // Transitions arrive on LangGraph's custom stream as they happen.
     expect(stdout).toContain(
       '[transition] task → project: Task "Header" completed. (Wrote header.html with the Acme header.)',

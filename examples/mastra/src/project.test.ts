@@ -22,11 +22,14 @@ describe('the Mastra example', () => {
         cwd: fileURLToPath(new URL('..', import.meta.url)),
       },
     )
-    // Inside the first task the model sees the task's opening, not the user's request nor the project.
+    // Inside the first task the model sees the user's request and the task's opening (worded as new),
+    // not the project.
     const header = callLines(stdout, 3)
-    expect(header).toContain('Task (continued): Write the header')
-    expect(header).not.toContain('Build me a landing page')
-    expect(header).toContain('the model saw 2 messages')
+    expect(header).toContain('user: Build me a landing page')
+    expect(header).toContain('user: Task: Write the header')
+    expect(header).not.toContain('(continued)')
+    expect(header).not.toContain('Project: Landing page')
+    expect(header).toContain('the model saw 3 messages')
     // Back in the project, the finished task is its summary; its write_file call is gone.
     const project = callLines(stdout, 5)
     expect(project).toContain('[SUMMARY]: header.html written')

@@ -357,7 +357,7 @@ describe('strataMiddleware', () => {
     expect((await thread.status()).lastUsage).toMatchObject({ inputTokens: 4321, outputTokens: 5 })
   })
 
-  it('sends exactly the view of the level in force at each call', async () => {
+  it('sends the view of the level in force at each call, with the turn request', async () => {
     const memory = createMemory()
     const thread = await memory.thread('levels')
     // While the model runs, the response is not stored yet: the view then is what must have been sent.
@@ -390,7 +390,9 @@ describe('strataMiddleware', () => {
         ...(level ? { providerOptions: { strata: { level } } } : {}),
       })
       const sent = texts(mock.doGenerateCalls.at(-1)!.prompt)
-      expect(sent).toEqual(views.at(-1))
+      // The view, with the turn's request (the newest item here) when the level's view does not hold it.
+      const view = views.at(-1)!
+      expect(sent).toEqual(view.includes(`user: ${text}`) ? view : [...view, `user: ${text}`])
       return sent
     }
     expect(await call('At the global level')).toEqual(['user: At the global level'])
@@ -400,10 +402,12 @@ describe('strataMiddleware', () => {
       'user: Project: Website\n\nBuild the landing page.',
       'user: Start the hero section',
     ])
-    // A call can ask for a broader level's context: the global view skips the project's items.
+    // A call can ask for a broader level's context: the global view skips the project's items, and
+    // the turn's request (stored in the project) is shown with it.
     expect(await call('What did I say first?', 'global')).toEqual([
       'user: At the global level',
       'assistant: answer 1',
+      'user: What did I say first?',
     ])
     await thread.exit({ outcome: 'complete', summary: 'Hero built.' })
     expect(await call('Thanks')).toEqual([

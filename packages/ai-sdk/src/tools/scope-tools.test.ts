@@ -64,10 +64,13 @@ describe('strataTools with scopes: true, driven by a scripted model', () => {
       closed: { level: 'task', title: 'Count the crates' },
     })
 
-    // Inside the task the model saw the task's opening, not the user's broader request.
+    // Inside the task the model saw the user's request, then the task's one opening, worded as new.
     const inTask = JSON.stringify(mock.doGenerateCalls[1]!.prompt)
-    expect(inTask).toContain('Count the crates')
-    expect(inTask).not.toContain('How many crates do we have?')
+    expect(inTask).toContain('How many crates do we have?')
+    expect(inTask.indexOf('How many crates do we have?')).toBeLessThan(
+      inTask.indexOf('Task: Count the crates'),
+    )
+    expect(inTask).not.toContain('(continued)')
 
     // A transition was emitted and stored at the parent level, with the summary.
     expect(transitions).toHaveLength(1)

@@ -100,7 +100,8 @@ describe('a tool result that arrives after a scope was opened', () => {
       ['task', 'Header'],
     ])
     const task = await thread.view('task')
-    expect(texts(task)).toEqual(['Task (continued): Header\n\nBlue, 80px.', 'Working on the header.'])
+    // Nothing happened in the task before the result: its one shown opening reads as new.
+    expect(texts(task)).toEqual(['Task: Header\n\nBlue, 80px.', 'Working on the header.'])
     // The project keeps the call with its result; the task's items stay out of its view.
     const project = await thread.view('project')
     expect(project.map((item) => item.type === 'message' && item.role)).toEqual([

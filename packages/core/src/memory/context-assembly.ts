@@ -68,7 +68,8 @@ export class ContextAssembly<L extends string> {
       const target = level ?? state.level
       const preview = target !== state.level
       const { budget, autoTransitions } = deps.compaction
-      const logView = state.view(target)
+      // The level's view with the turn's request in it: the budget fit keeps it (`keptIds`).
+      const logView = state.contextView(target)
       // The content channel shows results the model has not answered yet in full, the rest as citations.
       const fullView = await state.content.expand(logView, state.log.unfrozenItems)
       // With automatic transitions, the broadest level shows only the newest closed scopes.
@@ -176,7 +177,7 @@ export class ContextAssembly<L extends string> {
     return this.#fresh(() => {
       const memory = state.log.memoryItems
       const { budget } = state.deps.compaction
-      const view = state.view(target)
+      const view = state.contextView(target)
       return renderSnapshot({
         episodic: memory.flatMap((item) =>
           item.type === 'summary' && item.tier === 'episodic' ? [item.text] : [],

@@ -220,15 +220,22 @@ describe('context properties', () => {
     )
   })
 
-  it('every context message comes from a visible item: the view bounds what is sent', async () => {
+  it('every context message comes from a visible item: the view and the turn request bound what is sent', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(operation, { maxLength: 60, size: 'medium' }), async (operations) => {
         const { thread } = await replay(operations)
+        const items = await thread.items()
+        const request = items.findLast(
+          (item) => item.type === 'message' && item.role === 'user' && !item.scope,
+        )
         for (const level of ['global', 'project', 'task'] as const) {
           const view = await thread.view(level)
+          // The context adds the turn's request when the level's view does not hold it (invariant 4).
+          const shown =
+            view.length + (request !== undefined && !view.some((item) => item.id === request.id) ? 1 : 0)
           const { messages, stats } = await thread.context({ level })
-          expect(stats.itemsVisible).toBe(view.length)
-          expect(messages.length).toBeLessThanOrEqual(view.length * 2)
+          expect(stats.itemsVisible).toBe(shown)
+          expect(messages.length).toBeLessThanOrEqual(shown * 2)
           expect(stats.contextTokens).toBeGreaterThanOrEqual(0)
           expect(stats.savedTokens).toBe(Math.max(0, stats.totalTokens - stats.contextTokens))
         }

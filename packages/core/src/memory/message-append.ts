@@ -141,7 +141,8 @@ export class MessageAppend<L extends string> {
    * A tool result keeps its call's level. When scopes were opened after the call (a tool that enters a
    * task, or a result that arrives late), the result at the broader level would end their views, so
    * each such scope is reopened right after it (an opening item with `scope.continuedFrom`; the scope
-   * itself, its seq and title, stay as they are).
+   * itself, its seq and title, stay as they are). A scope nothing happened in yet is reopened worded as
+   * new: it is the one opening the model sees (see `ScopeClosing.lateReopeningItem`).
    */
   #reopenAfterLateResults(items: UnsequencedItem<L>[]): UnsequencedItem<L>[] {
     const { ladder } = this.#state.deps
@@ -158,7 +159,7 @@ export class MessageAppend<L extends string> {
     if (last < 0) return items
     const reopened = this.#state.log.scopes
       .filter((scope) => ladder.rank(scope.level) > broadest)
-      .map((scope) => this.#closing.reopeningItem(scope, scope.seq))
+      .map((scope) => this.#closing.lateReopeningItem(scope))
     return [...items.slice(0, last + 1), ...reopened, ...items.slice(last + 1)]
   }
 

@@ -116,8 +116,10 @@ describe('scopes: enter and exit', () => {
       'Garden',
     ])
     expect((await thread.view('global')).map((item) => item.type)).toEqual(['message'])
+    // The context adds the turn's request before the opening (the view above does not hold it).
     const { messages } = await thread.context({ level: 'project' })
-    expect(messages[0]!.content[0]).toEqual({ type: 'text', text: 'Project: Garden\n\nPlan the garden.' })
+    expect(messages[0]!.content[0]).toEqual({ type: 'text', text: 'hello' })
+    expect(messages[1]!.content[0]).toEqual({ type: 'text', text: 'Project: Garden\n\nPlan the garden.' })
   })
 
   it('exit writes a transition and a scope summary at the parent level', async () => {

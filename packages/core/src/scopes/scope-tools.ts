@@ -77,7 +77,7 @@ export function scopeTools<L extends string>(
     enter_scope: {
       name: 'enter_scope',
       description:
-        'Open a focused scope for a self-contained piece of work (a task with several steps or tool calls). Inside it you see only its title, its instructions and its own steps: the broader conversation is hidden until you call exit_scope. Open one level narrower than the current one.',
+        "Open a focused scope for a self-contained piece of work (a task with several steps or tool calls). Inside it you see the user's current request, the scope's title and instructions, and its own steps: the rest of the broader conversation is hidden until you call exit_scope. Open one level narrower than the current one.",
       inputSchema: enterSchema(enterable),
       execute: (input) =>
         runTool<EnterScopeOutput<L>>(async () => {
@@ -87,7 +87,7 @@ export function scopeTools<L extends string>(
           return {
             level: thread.level,
             scopes,
-            message: `You are now in ${level} "${title}"${scopes.length > 1 ? ` (${describeScopes(scopes)})` : ''}. You see only this scope's title, instructions and steps; the broader conversation is hidden until exit_scope.`,
+            message: `You are now in ${level} "${title}"${scopes.length > 1 ? ` (${describeScopes(scopes)})` : ''}. You see the user's current request and this scope's title, instructions and steps; the rest of the broader conversation is hidden until exit_scope.`,
           }
         }),
     } satisfies ScopeTool<unknown, EnterScopeOutput<L>>,

@@ -7,6 +7,7 @@ import {
   type TransitionReason,
   type UnsequencedItem,
 } from '../items'
+import { indexFromSeq } from '../items/seq-search'
 import { patternSummarizer } from '../summarizers'
 import { type OpenScope, turnIdOf } from './thread-log'
 import type { ThreadState } from './thread-state'
@@ -42,12 +43,17 @@ export class ScopeClosing<L extends string> {
     this.#state = state
   }
 
-  /** The opening item of a scope that goes on: its title and instructions again, marked as continued. */
-  reopeningItem(scope: OpenScope<L>, continuedFrom: number): UnsequencedItem<L> {
+  /**
+   * The opening item of a scope that goes on: its title and instructions again, with
+   * `scope.continuedFrom`. Worded "continued" unless `continued` is false: a scope whose view the model
+   * has not seen yet reads as new.
+   */
+  reopeningItem(scope: OpenScope<L>, continuedFrom: number, continued = true): UnsequencedItem<L> {
     const state = this.#state
+    const label = continued ? `${capitalize(scope.level)} (continued)` : capitalize(scope.level)
     const reopening = normalizeMessage({
       role: 'user',
-      content: `${capitalize(scope.level)} (continued): ${scope.title}${scope.instructions ? `\n\n${scope.instructions}` : ''}`,
+      content: `${label}: ${scope.title}${scope.instructions ? `\n\n${scope.instructions}` : ''}`,
     })
     const item = state.newMessageItem(
       reopening,
@@ -57,6 +63,34 @@ export class ScopeClosing<L extends string> {
     item.scope = { title: scope.title, continuedFrom }
     if (scope.instructions !== undefined) item.scope.instructions = scope.instructions
     return item as UnsequencedItem<L>
+  }
+
+  /**
+   * The opening that reopens `scope` after a tool result at a broader level ended its view (the result
+   * of the call that opened it, as `enter_scope`'s is, or a late one). Worded as new while nothing has
+   * happened inside the scope since it was opened: the first opening is then hidden in every view, and
+   * this one is the only one the model sees of a new scope. "Continued" once the scope has items of its
+   * own, or when its opening already continues a scope an automatic transition summarized.
+   */
+  lateReopeningItem(scope: OpenScope<L>): UnsequencedItem<L> {
+    return this.reopeningItem(scope, scope.seq, !this.#isUntouched(scope))
+  }
+
+  /** Whether the scope's opening is a new one and only openings (its own, nested scopes') came after it. */
+  #isUntouched(scope: OpenScope<L>): boolean {
+    const { log, deps } = this.#state
+    const items = log.unfrozenItems
+    const from = indexFromSeq(items, scope.seq)
+    const opening = items[from]
+    if (opening?.seq !== scope.seq || opening.type !== 'message' || opening.scope === undefined) return false
+    if (opening.scope.continuedFrom !== undefined) return false
+    const rank = deps.ladder.rank(scope.level)
+    for (let index = from + 1; index < items.length; index++) {
+      const item = items[index]!
+      if (deps.ladder.rank(item.level) < rank) continue
+      if (!(item.type === 'message' && item.scope !== undefined)) return false
+    }
+    return true
   }
 
   /**

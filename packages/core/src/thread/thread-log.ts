@@ -40,6 +40,8 @@ export class ThreadLog<L extends string> {
   turn = 0
   /** The turn of the newest active user message, while there is one. */
   #lastUserTurn: number | undefined
+  /** The newest active user message: the turn's request, which every context shows. */
+  #request: MessageItem<L> | undefined
   archivedCount = 0
   /** Tokens of every message item, active and archived, as raw messages. */
   rawTokens = 0
@@ -94,6 +96,14 @@ export class ThreadLog<L extends string> {
     return this.#lastUserTurn ?? this.turn
   }
 
+  /**
+   * The turn's request: the newest active message that starts a turn (a user's own message, not a
+   * scope's opening), kept as items are taken, so a context finds it without walking the turn.
+   */
+  get request(): MessageItem<L> | undefined {
+    return this.#request
+  }
+
   get itemsTotal() {
     return this.#active.all.length + this.archivedCount
   }
@@ -138,11 +148,13 @@ export class ThreadLog<L extends string> {
     this.archivedCount += removed.length
     this.index.archived(removed)
     this.#lastUserTurn = undefined
+    this.#request = undefined
     const items = this.#active.all
     for (let index = items.length - 1; index >= 0; index--) {
       const item = items[index]!
       if (item.type === 'message' && startsTurn(item)) {
         this.#lastUserTurn = turnNumber(item.turnId)
+        this.#request = item
         break
       }
     }
@@ -197,7 +209,10 @@ export class ThreadLog<L extends string> {
   }
 
   #takeMessage(item: MessageItem<L>, turn: number, archived: boolean) {
-    if (!archived && startsTurn(item)) this.#lastUserTurn = turn
+    if (!archived && startsTurn(item)) {
+      this.#lastUserTurn = turn
+      this.#request = item
+    }
     // An offloaded part counts as what was appended, not as the citation that stands in for it.
     this.rawTokens += MESSAGE_OVERHEAD_TOKENS
     const stored = storedPartTokens(item, this.counter)

@@ -15,7 +15,7 @@ import type { SummarizedFact, SummarizeOptions, Summarizer } from '../summarizer
 import { withTimeout } from '../summarizers'
 import { type TelemetryTracer, traced } from '../telemetry'
 import { countPartTokens, MESSAGE_OVERHEAD_TOKENS, type TokenCounter } from '../tokens'
-import { isContextMemoryItem, levelView } from '../views'
+import { isContextMemoryItem, levelView, oneOpeningPerScope, withTurnRequest } from '../views'
 import { type ThreadLog, turnIdOf } from './thread-log'
 
 /**
@@ -110,6 +110,15 @@ export class ThreadState<L extends string, C extends StateCompaction = StateComp
       kept.push(first)
     kept.reverse()
     return kept
+  }
+
+  /**
+   * What a context shows of the log at `level`: the level's {@link view} with the turn's request in it
+   * (DESIGN invariant 4), wherever scopes opened or closed since, and one opening per scope. `view`
+   * stays the normative rule.
+   */
+  contextView(level: L): Item<L>[] {
+    return oneOpeningPerScope(withTurnRequest(this.view(level), this.log.request))
   }
 
   countTokens(message: { content: readonly MessagePart[] }): number {

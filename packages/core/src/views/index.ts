@@ -1,4 +1,6 @@
 export { isContextMemoryItem } from './context-memory-item'
 export { levelView } from './level-view'
 export { keepRecentScopes } from './recent-scopes'
+export { oneOpeningPerScope } from './scope-openings'
 export { type ToolInteraction, toolInteractions } from './tool-interactions'
+export { withTurnRequest } from './turn-request'

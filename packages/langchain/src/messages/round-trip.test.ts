@@ -199,6 +199,8 @@ describe('LangChain messages → core → LangChain', () => {
     const messages = toLangChainMessages(context.messages, { level: context.stats.level })
     expect(messages.map((m) => [m.type, m.name, m.additional_kwargs])).toEqual([
       ['system', undefined, { memory_level: 'global', strata: { kind: 'memory' } }],
+      // The turn's request, written inside the closed project, stays in view (a user's own message).
+      ['human', 'ann', { memory_level: 'global' }],
       ['human', undefined, { memory_level: 'global', strata: { kind: 'transition' } }],
       ['human', undefined, { memory_level: 'global', strata: { kind: 'summary' } }],
     ])

@@ -81,8 +81,9 @@ describe('strataMiddleware and the thread’s levels', () => {
       middleware: [strataMiddleware({ memory, level: 'global', threadId: 'levels-2' })],
     })
     await agent.invoke({ messages: [new HumanMessage('Dig here.')] })
-    // The global view stops at nothing broader and skips the task's items.
-    expect(texts(model.calls[0]!.messages)).toEqual(['human:Plan the garden.'])
+    // The global view stops at nothing broader and skips the task's items; the turn's request, written
+    // inside the task, is in every level's context.
+    expect(texts(model.calls[0]!.messages)).toEqual(['human:Plan the garden.', 'human:Dig here.'])
   })
 })
 
