@@ -47,7 +47,7 @@ export class ContextAssembly<L extends string> {
   history() {
     const state = this.#state
     return this.#fresh(() => {
-      const view = state.view(state.level)
+      const view = state.contextView(state.level)
       return { items: state.log.items, viewIds: new Set(view.map((item) => item.id)), level: state.level }
     })
   }

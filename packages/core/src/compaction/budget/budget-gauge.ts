@@ -66,7 +66,7 @@ export class BudgetGauge<L extends string> {
 
   /**
    * The counter's tokens of the current level's context as stored (citations as citations): the system
-   * prompt of the last context, the memory slots and the level view.
+   * prompt of the last context, the memory slots and the level view with the turn's request.
    */
   estimate(): number {
     const state = this.#state
@@ -75,7 +75,7 @@ export class BudgetGauge<L extends string> {
     for (const item of shownMemoryItems(state.log.memoryItems)) {
       if (item.type === 'summary' || item.type === 'fact') total += text(item.text)
     }
-    for (const item of state.view(state.level)) {
+    for (const item of state.contextView(state.level)) {
       if (item.type === 'message') total += state.countTokens(item)
       else if (item.type === 'transition') total += text(item.agentFacingMessage)
       else if (item.type === 'summary' || item.type === 'fact') total += text(item.text)
