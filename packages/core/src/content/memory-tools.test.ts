@@ -233,9 +233,11 @@ describe('memory tools', () => {
       content: 'Plant the tulip bulbs',
     })
     await thread.exit()
-    expect(ok(await tools.memory_retrieve.execute({ id: user!.id }))).toMatchObject({ where: 'out-of-view' })
+    // Until the next user message it is the turn's request, which every context shows.
+    expect(ok(await tools.memory_retrieve.execute({ id: user!.id }))).toMatchObject({ where: 'view' })
     const page = makePage(10_000)
     await thread.append({ role: 'user', content: 'fetch' })
+    expect(ok(await tools.memory_retrieve.execute({ id: user!.id }))).toMatchObject({ where: 'out-of-view' })
     const [, result] = await thread.append(fetchMessages('c', 'https://example.com', page))
     // The result item holds the citation; its memory id holds the page.
     const cited = ok(await tools.memory_retrieve.execute({ id: result!.id }))
