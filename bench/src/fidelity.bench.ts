@@ -107,6 +107,11 @@ async function runScenario(scenario: FidelityScenario, budget: number): Promise<
   let turn = 0
   const outOfView = new Set<number>()
   const openedThisTurn = new Set<string>()
+  // A scope an automatic transition summarized and reopened is rightly shown as continued.
+  const AUTOMATIC = new Set(['size-limit', 'time-limit', 'token-budget'])
+  memory.on('transition', (event) => {
+    if (AUTOMATIC.has(event.transition.reason)) openedThisTurn.delete(event.title)
+  })
   let last: ContextMessage[] = []
 
   const modelCall = async () => {
