@@ -1,0 +1,140 @@
+import { StrataError } from '../errors'
+import type { Item } from '../items'
+import { normalizeFactText } from '../items/facts'
+import { contentMethods } from '../stores/store-check'
+import { utf8Length } from './content-size'
+import type { ContentSpaces } from './content-spaces'
+import { MemoryRanking } from './memory-ranking'
+import {
+  compareEntriesNewestFirst,
+  contentEntry,
+  itemEntry,
+  type MemoryEntry,
+  snippetOf,
+} from './memory-search'
+import type { MemoryHitLocation, MemoryQueryOutput } from './memory-tool-types'
+import { queryTerms } from './search-terms'
+import { checkQueryInput } from './tool-input'
+
+/**
+ * Tools whose calls and results `memory_query` never returns: the memory tools echo what memory holds
+ * (a query's hits, a retrieved copy, the stored text, which is found as its content record), and the
+ * scope tools echo what the scope's opening, transition and summary items hold.
+ */
+export const ECHO_TOOLS: ReadonlySet<string> = new Set([
+  'memory_query',
+  'memory_retrieve',
+  'memory_store',
+  'enter_scope',
+  'exit_scope',
+])
+
+/** Content records the memory tools wrote as copies (a retrieve offloaded again) are echoes too. */
+const isEchoRecord = (source: string | undefined) =>
+  source !== undefined && source !== 'memory_store' && ECHO_TOOLS.has(source)
+
+/**
+ * An item as the query searches it: without its parts that call or answer an echoing tool, or
+ * undefined when nothing else is left.
+ */
+function searchedEntry(item: Item, where: MemoryHitLocation): MemoryEntry | undefined {
+  if (item.type !== 'message') return itemEntry(item, where)
+  const kept = item.content.filter(
+    (part) => !((part.type === 'tool-call' || part.type === 'tool-result') && ECHO_TOOLS.has(part.toolName)),
+  )
+  if (kept.length === 0) return undefined
+  return itemEntry(kept.length === item.content.length ? item : { ...item, content: kept }, where)
+}
+
+/** Each thread's ranking cache, kept as long as its content channel. */
+const rankings = new WeakMap<ContentSpaces, MemoryRanking>()
+
+const keyOf = (entry: MemoryEntry) => `${entry.where === 'content' ? 'c' : 'i'}:${entry.id}`
+
+/**
+ * Finds memories (`memory_query`) in everything the thread ever held: its content, the active log (in
+ * and out of view), the archive, summaries and facts — not the memory and scope tools' own calls and
+ * results. Every filter given must match. With `text`, entries holding any of its words are ranked
+ * best first (BM25F, see {@link MemoryRanking}), with a snippet where the words meet; without it, all
+ * matching entries newest first. At most `limit` (10).
+ */
+export async function queryMemory(spaces: ContentSpaces, input: unknown): Promise<MemoryQueryOutput> {
+  const query = checkQueryInput(input)
+  const { store, threadId, levels } = spaces.deps
+  if (query.level !== undefined && levels !== undefined && !levels.includes(query.level)) {
+    throw new StrataError({
+      code: 'STRATA_INVALID_LEVEL',
+      message: `memory_query: level ${JSON.stringify(query.level)} is not a level of this memory; use one of ${levels.map((level) => `"${level}"`).join(', ')}, or leave level out.`,
+      details: { level: query.level, levels: [...levels] },
+    })
+  }
+  const matches = (entry: MemoryEntry) =>
+    (query.type === undefined || entry.type === query.type) &&
+    (query.source === undefined || entry.source === query.source) &&
+    (query.level === undefined || entry.level === query.level) &&
+    (query.fromTs === undefined || entry.ts >= query.fromTs) &&
+    (query.toTs === undefined || entry.ts <= query.toTs) &&
+    (query.tags === undefined || query.tags.every((tag) => entry.tags.includes(tag)))
+
+  const found: MemoryEntry[] = []
+  const seen = new Set<string>()
+  for (const space of spaces.readSpaces) {
+    // The store narrows content by its own filters; the words are ranked here, over every entry.
+    const records = await contentMethods(store, 'memory_query').queryContent(space, {
+      ...(query.type === undefined ? {} : { type: query.type }),
+      ...(query.source === undefined ? {} : { source: query.source }),
+      ...(query.level === undefined ? {} : { level: query.level }),
+      ...(query.tags === undefined ? {} : { tags: query.tags }),
+      ...(query.fromTs === undefined ? {} : { fromTs: query.fromTs }),
+      ...(query.toTs === undefined ? {} : { toTs: query.toTs }),
+    })
+    for (const record of records) {
+      if (seen.has(record.id) || isEchoRecord(record.source)) continue
+      seen.add(record.id)
+      const entry = contentEntry(record)
+      if (matches(entry)) found.push(entry)
+    }
+  }
+  const { items, viewIds } = await spaces.deps.history()
+  for (const item of items) {
+    const entry = searchedEntry(item, viewIds.has(item.id) ? 'view' : 'out-of-view')
+    if (entry !== undefined && matches(entry)) found.push(entry)
+  }
+  for (const item of await store.readArchive(threadId)) {
+    const entry = searchedEntry(item, 'archive')
+    if (entry !== undefined && matches(entry)) found.push(entry)
+  }
+  const entries = distinctFacts(found)
+
+  const terms = queryTerms(query.words.join(' '))
+  let hits: MemoryEntry[]
+  let weights: ReadonlyMap<string, number> | undefined
+  if (terms.length === 0) {
+    hits = entries.sort(compareEntriesNewestFirst).slice(0, query.limit)
+  } else {
+    let ranking = rankings.get(spaces)
+    if (ranking === undefined) rankings.set(spaces, (ranking = new MemoryRanking()))
+    const ranked = ranking.rank(entries, terms, keyOf, compareEntriesNewestFirst)
+    hits = ranked.ranked.slice(0, query.limit).map(({ entry }) => entry)
+    weights = ranked.idf
+  }
+  return {
+    results: hits.map(({ text, json: _json, order: _order, ...hit }) => ({
+      ...hit,
+      size: utf8Length(text),
+      snippet: snippetOf(text, terms, weights),
+    })),
+  }
+}
+
+/** A fact extracted again (a later confidence) is one fact, as in the context: its newest item. */
+function distinctFacts(entries: MemoryEntry[]): MemoryEntry[] {
+  const newest = new Map<string, MemoryEntry>()
+  for (const entry of entries) {
+    if (entry.type !== 'fact') continue
+    const key = normalizeFactText(entry.text)
+    const kept = newest.get(key)
+    if (kept === undefined || compareEntriesNewestFirst(entry, kept) < 0) newest.set(key, entry)
+  }
+  return entries.filter((entry) => entry.type !== 'fact' || newest.get(normalizeFactText(entry.text)) === entry)
+}
