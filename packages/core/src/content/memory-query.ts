@@ -34,16 +34,48 @@ const isEchoRecord = (source: string | undefined) =>
   source !== undefined && source !== 'memory_store' && ECHO_TOOLS.has(source)
 
 /**
- * An item as the query searches it: without its parts that call or answer an echoing tool, or
- * undefined when nothing else is left.
+ * The tool calls of a thread: each call's input, and which calls have a result. A call and its result
+ * are one unit: the result is what a search should find, and it is found by the call's input too.
  */
-function searchedEntry(item: Item, where: MemoryHitLocation): MemoryEntry | undefined {
+class ToolCalls {
+  readonly inputs = new Map<string, string>()
+  readonly answered = new Set<string>()
+
+  add(items: readonly Item[]) {
+    for (const item of items) {
+      if (item.type !== 'message') continue
+      for (const part of item.content) {
+        if (part.type === 'tool-call') this.inputs.set(part.toolCallId, JSON.stringify(part.input) ?? '')
+        else if (part.type === 'tool-result') this.answered.add(part.toolCallId)
+      }
+    }
+  }
+
+  /** The inputs of the calls `toolCallIds` name, as one text. */
+  inputsOf(toolCallIds: readonly string[]): string | undefined {
+    const inputs = toolCallIds.flatMap((id) => this.inputs.get(id) ?? [])
+    return inputs.length === 0 ? undefined : inputs.join(' ')
+  }
+}
+
+/**
+ * An item as the query searches it: without its parts that call or answer an echoing tool, nor calls
+ * that have a result (the result stands for both); undefined when nothing else is left.
+ */
+function searchedEntry(item: Item, where: MemoryHitLocation, calls: ToolCalls): MemoryEntry | undefined {
   if (item.type !== 'message') return itemEntry(item, where)
-  const kept = item.content.filter(
-    (part) => !((part.type === 'tool-call' || part.type === 'tool-result') && ECHO_TOOLS.has(part.toolName)),
-  )
+  const kept = item.content.filter((part) => {
+    if (part.type !== 'tool-call' && part.type !== 'tool-result') return true
+    if (ECHO_TOOLS.has(part.toolName)) return false
+    return part.type === 'tool-result' || !calls.answered.has(part.toolCallId)
+  })
   if (kept.length === 0) return undefined
-  return itemEntry(kept.length === item.content.length ? item : { ...item, content: kept }, where)
+  const entry = itemEntry(kept.length === item.content.length ? item : { ...item, content: kept }, where)
+  const labels = calls.inputsOf(
+    kept.flatMap((part) => (part.type === 'tool-result' ? [part.toolCallId] : [])),
+  )
+  if (entry !== undefined && labels !== undefined) entry.labels = labels
+  return entry
 }
 
 /** Each thread's ranking cache, kept as long as its content channel. */
@@ -76,6 +108,12 @@ export async function queryMemory(spaces: ContentSpaces, input: unknown): Promis
     (query.toTs === undefined || entry.ts <= query.toTs) &&
     (query.tags === undefined || query.tags.every((tag) => entry.tags.includes(tag)))
 
+  const { items, viewIds } = await spaces.deps.history()
+  const archived = await store.readArchive(threadId)
+  const calls = new ToolCalls()
+  calls.add(archived)
+  calls.add(items)
+
   const found: MemoryEntry[] = []
   const seen = new Set<string>()
   for (const space of spaces.readSpaces) {
@@ -92,16 +130,18 @@ export async function queryMemory(spaces: ContentSpaces, input: unknown): Promis
       if (seen.has(record.id) || isEchoRecord(record.source)) continue
       seen.add(record.id)
       const entry = contentEntry(record)
+      const toolCallId = record.meta?.toolCallId
+      const labels = typeof toolCallId === 'string' ? calls.inputsOf([toolCallId]) : undefined
+      if (labels !== undefined) entry.labels = labels
       if (matches(entry)) found.push(entry)
     }
   }
-  const { items, viewIds } = await spaces.deps.history()
   for (const item of items) {
-    const entry = searchedEntry(item, viewIds.has(item.id) ? 'view' : 'out-of-view')
+    const entry = searchedEntry(item, viewIds.has(item.id) ? 'view' : 'out-of-view', calls)
     if (entry !== undefined && matches(entry)) found.push(entry)
   }
-  for (const item of await store.readArchive(threadId)) {
-    const entry = searchedEntry(item, 'archive')
+  for (const item of archived) {
+    const entry = searchedEntry(item, 'archive', calls)
     if (entry !== undefined && matches(entry)) found.push(entry)
   }
   const entries = distinctFacts(found)
@@ -113,13 +153,16 @@ export async function queryMemory(spaces: ContentSpaces, input: unknown): Promis
     hits = entries.sort(compareEntriesNewestFirst).slice(0, query.limit)
   } else {
     let ranking = rankings.get(spaces)
-    if (ranking === undefined) rankings.set(spaces, (ranking = new MemoryRanking()))
+    if (ranking === undefined) {
+      ranking = new MemoryRanking()
+      rankings.set(spaces, ranking)
+    }
     const ranked = ranking.rank(entries, terms, keyOf, compareEntriesNewestFirst)
     hits = ranked.ranked.slice(0, query.limit).map(({ entry }) => entry)
     weights = ranked.idf
   }
   return {
-    results: hits.map(({ text, json: _json, order: _order, ...hit }) => ({
+    results: hits.map(({ text, json: _json, order: _order, labels: _labels, ...hit }) => ({
       ...hit,
       size: utf8Length(text),
       snippet: snippetOf(text, terms, weights),
@@ -136,5 +179,7 @@ function distinctFacts(entries: MemoryEntry[]): MemoryEntry[] {
     const kept = newest.get(key)
     if (kept === undefined || compareEntriesNewestFirst(entry, kept) < 0) newest.set(key, entry)
   }
-  return entries.filter((entry) => entry.type !== 'fact' || newest.get(normalizeFactText(entry.text)) === entry)
+  return entries.filter(
+    (entry) => entry.type !== 'fact' || newest.get(normalizeFactText(entry.text)) === entry,
+  )
 }

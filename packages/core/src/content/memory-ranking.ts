@@ -3,7 +3,7 @@ import { termsOf } from './search-terms'
 
 /*
  * Ranking of `memory_query`: BM25F over two fields of each entry — its text, and its labels (the tool
- * or role it came from, its type and tags) — with IDF taken over the entries the query searched (the
+ * or role it came from, its type and tags, the input of the call it answers) — with IDF taken over the entries the query searched (the
  * ones its filters let through). Labels weigh more than a word of a long text and are not normalised by
  * length. An entry's terms are counted once and kept, so a thread of 10 000 items is tokenised once,
  * not at every query.
@@ -38,7 +38,7 @@ function count(text: string): { counts: Map<string, number>; length: number } {
 }
 
 const labelsOf = (entry: MemoryEntry) =>
-  [entry.source ?? '', entry.type, ...entry.tags].join(' ')
+  [entry.source ?? '', entry.type, ...entry.tags, entry.labels ?? ''].join(' ')
 
 /** An entry and its score; `terms` are the query's terms it holds. */
 export interface RankedEntry {
@@ -128,6 +128,7 @@ export class MemoryRanking {
   /** Drops counts no query used lately: entries archived away, deleted, or always filtered out. */
   #sweep() {
     if (this.#query % IDLE_QUERIES !== 0) return
-    for (const [key, doc] of this.#counted) if (this.#query - doc.used > IDLE_QUERIES) this.#counted.delete(key)
+    for (const [key, doc] of this.#counted)
+      if (this.#query - doc.used > IDLE_QUERIES) this.#counted.delete(key)
   }
 }

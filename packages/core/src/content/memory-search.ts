@@ -12,6 +12,8 @@ export interface MemoryEntry extends Omit<MemoryQueryHit, 'size' | 'snippet'> {
   json: boolean
   /** Newest-first order among entries of one timestamp: higher first. */
   order: number
+  /** Words that name it besides its text, searched with its labels: the input of the call a result answers. */
+  labels?: string
 }
 
 const partText = (part: MessagePart): string => {

@@ -112,9 +112,11 @@ describe('memory tools', () => {
     expect(idsOf(await query({ level: 'project', text: 'paying' }))).toEqual([inTask!.id])
     await thread.exit()
     // Any word is enough: the words found rank what holds them, the others do not exclude it.
-    expect(idsOf(await query({ text: 'invoice 17 nowhere' })).slice(0, 2).sort()).toEqual(
-      [first.id, all.find((hit) => hit.where === 'view')!.id].sort(),
-    )
+    expect(
+      idsOf(await query({ text: 'invoice 17 nowhere' }))
+        .slice(0, 2)
+        .sort(),
+    ).toEqual([first.id, all.find((hit) => hit.where === 'view')!.id].sort())
     expect(await query({ text: 'nowhere' })).toEqual([])
     // The project's opening item, its message, its transition and its summary joined the four.
     expect((await query({})).length).toBe(8)

@@ -26,7 +26,8 @@ export interface TermSpan {
 const TOKEN = /[\p{L}\p{N}\p{M}]+(?:[-_.,:/@#+'’][\p{L}\p{N}\p{M}]+)*/gu
 const JOINERS = /[-_.,:/@#+'’]/
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u
-const CJK_RUNS = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu
+const CJK_RUNS =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu
 /** Boundaries inside a part: lower→Upper (`fetchInvoice`), UPPER→Upper lower (`HTTPServer`), letter↔digit. */
 const HUMPS = /(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})|(?<=\p{L})(?=\p{N})|(?<=\p{N})(?=\p{L})/u
 const ASCII = /^[\x20-\x7e]*$/
@@ -52,7 +53,9 @@ function stem(word: string): string {
 
 /** Folds a Latin-script (or any non-CJK) part: compatibility forms, accents and case. */
 function fold(part: string): string {
-  const lower = ASCII.test(part) ? part.toLowerCase() : part.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase()
+  const lower = ASCII.test(part)
+    ? part.toLowerCase()
+    : part.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase()
   return stem(lower)
 }
 
@@ -113,7 +116,8 @@ export function visitTerms(
       const at = match.index + run.index
       if (CJK.test(run[0])) visitCjk(run[0], at, visit)
       else
-        for (const word of run[0].matchAll(/[\p{L}\p{N}\p{M}]+/gu)) visitToken(word[0], at + word.index, visit)
+        for (const word of run[0].matchAll(/[\p{L}\p{N}\p{M}]+/gu))
+          visitToken(word[0], at + word.index, visit)
     }
   }
 }
