@@ -21,7 +21,7 @@ export async function retrieveMemory(spaces: ContentSpaces, input: unknown): Pro
       details: { id },
     })
   }
-  const { content, truncated } = applyTransform(entry.text, entry.json, parameters)
+  const { content, truncated, note } = applyTransform(entry.text, entry.json, parameters)
   return {
     id,
     where: entry.where,
@@ -30,6 +30,7 @@ export async function retrieveMemory(spaces: ContentSpaces, input: unknown): Pro
     content,
     size: utf8Length(entry.text),
     truncated,
+    ...(note === undefined ? {} : { note }),
   }
 }
 
