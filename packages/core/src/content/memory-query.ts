@@ -1,10 +1,10 @@
 import { StrataError } from '../errors'
-import type { Item } from '../items'
+import type { Item, JsonValue } from '../items'
 import { normalizeFactText } from '../items/facts'
 import { contentMethods } from '../stores/store-check'
 import { utf8Length } from './content-size'
 import type { ContentSpaces } from './content-spaces'
-import { MemoryRanking } from './memory-ranking'
+import { type KeyedEntry, MemoryRanking } from './memory-ranking'
 import {
   compareEntriesNewestFirst,
   contentEntry,
@@ -38,14 +38,14 @@ const isEchoRecord = (source: string | undefined) =>
  * are one unit: the result is what a search should find, and it is found by the call's input too.
  */
 class ToolCalls {
-  readonly inputs = new Map<string, string>()
+  readonly #inputs = new Map<string, JsonValue>()
   readonly answered = new Set<string>()
 
   add(items: readonly Item[]) {
     for (const item of items) {
       if (item.type !== 'message') continue
       for (const part of item.content) {
-        if (part.type === 'tool-call') this.inputs.set(part.toolCallId, JSON.stringify(part.input) ?? '')
+        if (part.type === 'tool-call') this.#inputs.set(part.toolCallId, part.input)
         else if (part.type === 'tool-result') this.answered.add(part.toolCallId)
       }
     }
@@ -53,10 +53,17 @@ class ToolCalls {
 
   /** The inputs of the calls `toolCallIds` name, as one text. */
   inputsOf(toolCallIds: readonly string[]): string | undefined {
-    const inputs = toolCallIds.flatMap((id) => this.inputs.get(id) ?? [])
+    const inputs = toolCallIds.flatMap((id) =>
+      this.#inputs.has(id) ? [JSON.stringify(this.#inputs.get(id)) ?? ''] : [],
+    )
     return inputs.length === 0 ? undefined : inputs.join(' ')
   }
 }
+
+/** True when an item's entry can change: it holds a call whose result has not come yet. */
+const pendingCall = (item: Item, calls: ToolCalls) =>
+  item.type === 'message' &&
+  item.content.some((part) => part.type === 'tool-call' && !calls.answered.has(part.toolCallId))
 
 /**
  * An item as the query searches it: without its parts that call or answer an echoing tool, nor calls
@@ -81,7 +88,15 @@ function searchedEntry(item: Item, where: MemoryHitLocation, calls: ToolCalls): 
 /** Each thread's ranking cache, kept as long as its content channel. */
 const rankings = new WeakMap<ContentSpaces, MemoryRanking>()
 
-const keyOf = (entry: MemoryEntry) => `${entry.where === 'content' ? 'c' : 'i'}:${entry.id}`
+/** Each thread's search state, created at its first query. */
+function rankingOf(spaces: ContentSpaces): MemoryRanking {
+  let ranking = rankings.get(spaces)
+  if (ranking === undefined) {
+    ranking = new MemoryRanking()
+    rankings.set(spaces, ranking)
+  }
+  return ranking
+}
 
 /**
  * Finds memories (`memory_query`) in everything the thread ever held: its content, the active log (in
@@ -114,7 +129,12 @@ export async function queryMemory(spaces: ContentSpaces, input: unknown): Promis
   calls.add(archived)
   calls.add(items)
 
-  const found: MemoryEntry[] = []
+  const ranking = rankingOf(spaces)
+  ranking.begin()
+  const found: KeyedEntry[] = []
+  const take = (key: string | undefined, entry: MemoryEntry | undefined) => {
+    if (entry !== undefined && matches(entry)) found.push({ key, entry })
+  }
   const seen = new Set<string>()
   for (const space of spaces.readSpaces) {
     // The store narrows content by its own filters; the words are ranked here, over every entry.
@@ -129,35 +149,42 @@ export async function queryMemory(spaces: ContentSpaces, input: unknown): Promis
     for (const record of records) {
       if (seen.has(record.id) || isEchoRecord(record.source)) continue
       seen.add(record.id)
-      const entry = contentEntry(record)
-      const toolCallId = record.meta?.toolCallId
-      const labels = typeof toolCallId === 'string' ? calls.inputsOf([toolCallId]) : undefined
-      if (labels !== undefined) entry.labels = labels
-      if (matches(entry)) found.push(entry)
+      // A record replaced under its id (an import) has another size or time.
+      const key = `c:${record.id}:${record.ts}:${record.size}`
+      take(
+        key,
+        ranking.entry(key, 'content', () => {
+          const entry = contentEntry(record)
+          const toolCallId = record.meta?.toolCallId
+          const labels = typeof toolCallId === 'string' ? calls.inputsOf([toolCallId]) : undefined
+          if (labels !== undefined) entry.labels = labels
+          return entry
+        }),
+      )
     }
   }
-  for (const item of items) {
-    const entry = searchedEntry(item, viewIds.has(item.id) ? 'view' : 'out-of-view', calls)
-    if (entry !== undefined && matches(entry)) found.push(entry)
+  const takeItem = (item: Item, where: MemoryHitLocation) => {
+    // An item does not change once written; one holding a call without its result yet can still lose it.
+    const key = pendingCall(item, calls) ? undefined : `i:${item.id}:${item.seq}:${item.ts}`
+    take(
+      key,
+      ranking.entry(key, where, () => searchedEntry(item, where, calls)),
+    )
   }
-  for (const item of archived) {
-    const entry = searchedEntry(item, 'archive', calls)
-    if (entry !== undefined && matches(entry)) found.push(entry)
-  }
+  for (const item of items) takeItem(item, viewIds.has(item.id) ? 'view' : 'out-of-view')
+  for (const item of archived) takeItem(item, 'archive')
   const entries = distinctFacts(found)
 
   const terms = queryTerms(query.words.join(' '))
   let hits: MemoryEntry[]
   let weights: ReadonlyMap<string, number> | undefined
   if (terms.length === 0) {
-    hits = entries.sort(compareEntriesNewestFirst).slice(0, query.limit)
+    hits = entries
+      .map(({ entry }) => entry)
+      .sort(compareEntriesNewestFirst)
+      .slice(0, query.limit)
   } else {
-    let ranking = rankings.get(spaces)
-    if (ranking === undefined) {
-      ranking = new MemoryRanking()
-      rankings.set(spaces, ranking)
-    }
-    const ranked = ranking.rank(entries, terms, keyOf, compareEntriesNewestFirst)
+    const ranked = ranking.rank(entries, terms, compareEntriesNewestFirst)
     hits = ranked.ranked.slice(0, query.limit).map(({ entry }) => entry)
     weights = ranked.idf
   }
@@ -171,15 +198,15 @@ export async function queryMemory(spaces: ContentSpaces, input: unknown): Promis
 }
 
 /** A fact extracted again (a later confidence) is one fact, as in the context: its newest item. */
-function distinctFacts(entries: MemoryEntry[]): MemoryEntry[] {
+function distinctFacts(entries: KeyedEntry[]): KeyedEntry[] {
   const newest = new Map<string, MemoryEntry>()
-  for (const entry of entries) {
+  for (const { entry } of entries) {
     if (entry.type !== 'fact') continue
     const key = normalizeFactText(entry.text)
     const kept = newest.get(key)
     if (kept === undefined || compareEntriesNewestFirst(entry, kept) < 0) newest.set(key, entry)
   }
   return entries.filter(
-    (entry) => entry.type !== 'fact' || newest.get(normalizeFactText(entry.text)) === entry,
+    ({ entry }) => entry.type !== 'fact' || newest.get(normalizeFactText(entry.text)) === entry,
   )
 }

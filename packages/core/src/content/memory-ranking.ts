@@ -1,12 +1,13 @@
 import type { MemoryEntry } from './memory-search'
+import type { MemoryHitLocation } from './memory-tool-types'
 import { termsOf } from './search-terms'
 
 /*
  * Ranking of `memory_query`: BM25F over two fields of each entry — its text, and its labels (the tool
- * or role it came from, its type and tags, the input of the call it answers) — with IDF taken over the entries the query searched (the
- * ones its filters let through). Labels weigh more than a word of a long text and are not normalised by
- * length. An entry's terms are counted once and kept, so a thread of 10 000 items is tokenised once,
- * not at every query.
+ * or role it came from, its type and tags, the input of the call it answers) — with IDF taken over the
+ * entries the query searched (the ones its filters let through). Labels weigh more than a word of a
+ * long text and are not normalised by length. Entries and their counted terms are kept between
+ * queries, so a thread of 10 000 items is turned into text and tokenised once, not at every query.
  */
 
 /** BM25's term-frequency saturation. */
@@ -15,32 +16,31 @@ const K1 = 1.2
 const B = 0.75
 /** How much a term of the labels counts against one of the text. */
 const LABEL_WEIGHT = 2
-/** Queries an entry may go unsearched before its counted terms are dropped from the cache. */
+/** Queries an entry may go unsearched before it is dropped from the cache. */
 const IDLE_QUERIES = 20
 
 /** An entry's terms, counted. */
-interface CountedEntry {
-  /** The text the counts are of: a cached count is used only for the same text. */
-  text: string
-  labels: string
+interface Counted {
   body: Map<string, number>
   bodyLength: number
   label: Map<string, number>
-  /** The last query that searched it. */
+}
+
+/** A cached entry: built once from an item or record that does not change. */
+interface Cached {
+  entry: MemoryEntry
+  counted?: Counted
+  /** The last query that used it. */
   used: number
 }
 
-function count(text: string): { counts: Map<string, number>; length: number } {
-  const counts = new Map<string, number>()
-  const terms = termsOf(text)
-  for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1)
-  return { counts, length: terms.length }
+/** An entry the query searches, with its cache key (none when it may still change). */
+export interface KeyedEntry {
+  key: string | undefined
+  entry: MemoryEntry
 }
 
-const labelsOf = (entry: MemoryEntry) =>
-  [entry.source ?? '', entry.type, ...entry.tags, entry.labels ?? ''].join(' ')
-
-/** An entry and its score; `terms` are the query's terms it holds. */
+/** An entry and its score; `terms` counts the query's terms it holds. */
 export interface RankedEntry {
   entry: MemoryEntry
   score: number
@@ -53,71 +53,109 @@ export interface Ranking {
   idf: Map<string, number>
 }
 
+function countTerms(text: string): { counts: Map<string, number>; length: number } {
+  const counts = new Map<string, number>()
+  const terms = termsOf(text)
+  for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1)
+  return { counts, length: terms.length }
+}
+
+function count(entry: MemoryEntry): Counted {
+  const body = countTerms(entry.text)
+  const labels = [entry.source ?? '', entry.type, ...entry.tags, entry.labels ?? ''].join(' ')
+  return { body: body.counts, bodyLength: body.length, label: countTerms(labels).counts }
+}
+
+/** Summaries and facts of the active log are found "in" `summary` and `fact`; the archive stays `archive`. */
+const placed = (entry: MemoryEntry, where: MemoryHitLocation): MemoryEntry => {
+  const wanted =
+    where !== 'archive' && where !== 'content' && (entry.type === 'summary' || entry.type === 'fact')
+      ? entry.type
+      : where
+  return entry.where === wanted ? entry : { ...entry, where: wanted }
+}
+
 /**
- * The counted terms of the entries a thread's queries searched, kept between queries. Entries are keyed
- * by where they live and their id; a count is reused only while the entry's text is the same.
+ * One thread's search state, kept between queries: the entries built from its items and records
+ * (which do not change once written) and their counted terms. Call {@link begin} at each query.
  */
 export class MemoryRanking {
-  readonly #counted = new Map<string, CountedEntry>()
+  readonly #cache = new Map<string, Cached>()
   #query = 0
 
-  #countedOf(key: string, entry: MemoryEntry): CountedEntry {
-    const labels = labelsOf(entry)
-    let counted = this.#counted.get(key)
-    if (counted === undefined || counted.text !== entry.text || counted.labels !== labels) {
-      const body = count(entry.text)
-      const label = count(labels)
-      counted = {
-        text: entry.text,
-        labels,
-        body: body.counts,
-        bodyLength: body.length,
-        label: label.counts,
-        used: 0,
-      }
-      this.#counted.set(key, counted)
+  /** Starts a query; every 20th drops what no query used lately (archived away, deleted, filtered out). */
+  begin() {
+    this.#query++
+    if (this.#query % IDLE_QUERIES !== 0) return
+    for (const [key, cached] of this.#cache)
+      if (this.#query - cached.used > IDLE_QUERIES) this.#cache.delete(key)
+  }
+
+  /**
+   * The entry of `key` at `where`: the cached one, or the one `build` gives, cached when `key` is set
+   * (a key names something that will not change). Items are found under `where`, records in `content`.
+   */
+  entry(
+    key: string | undefined,
+    where: MemoryHitLocation,
+    build: () => MemoryEntry | undefined,
+  ): MemoryEntry | undefined {
+    const cached = key === undefined ? undefined : this.#cache.get(key)
+    if (cached !== undefined) {
+      cached.used = this.#query
+      return placed(cached.entry, where)
     }
-    counted.used = this.#query
-    return counted
+    const entry = build()
+    if (entry !== undefined && key !== undefined) this.#cache.set(key, { entry, used: this.#query })
+    return entry
   }
 
   /**
    * The entries holding at least one of the terms, best first: by BM25F score, then newest first among
-   * equal scores (`newestFirst` orders them). `keyOf` names an entry for the cache.
+   * equal scores (`newestFirst` orders them).
    */
   rank(
-    entries: readonly MemoryEntry[],
+    entries: readonly KeyedEntry[],
     terms: readonly string[],
-    keyOf: (entry: MemoryEntry) => string,
     newestFirst: (left: MemoryEntry, right: MemoryEntry) => number,
   ): Ranking {
-    this.#query++
-    const counted = entries.map((entry) => this.#countedOf(keyOf(entry), entry))
-    this.#sweep()
     const documents = entries.length
     if (documents === 0 || terms.length === 0) return { ranked: [], idf: new Map() }
+    // One pass: each entry's counts of the query's terms, and how many entries hold each term.
+    const holding = new Array<number>(terms.length).fill(0)
+    const matched: { index: number; counted: Counted; body: number[]; label: number[] }[] = []
     let totalLength = 0
-    for (const doc of counted) totalLength += doc.bodyLength
-    const averageLength = Math.max(totalLength / documents, 1)
-    const frequency = terms.map((term) => {
-      let holding = 0
-      for (const doc of counted) if (doc.body.has(term) || doc.label.has(term)) holding++
-      return holding
+    entries.forEach(({ key, entry }, index) => {
+      const counted = this.#counted(key, entry)
+      totalLength += counted.bodyLength
+      let body: number[] | undefined
+      let label: number[] | undefined
+      for (let term = 0; term < terms.length; term++) {
+        const inBody = counted.body.get(terms[term]!) ?? 0
+        const inLabel = counted.label.get(terms[term]!) ?? 0
+        if (inBody === 0 && inLabel === 0) continue
+        body ??= new Array<number>(terms.length).fill(0)
+        label ??= new Array<number>(terms.length).fill(0)
+        body[term] = inBody
+        label[term] = inLabel
+        holding[term]!++
+      }
+      if (body !== undefined && label !== undefined) matched.push({ index, counted, body, label })
     })
+    const averageLength = Math.max(totalLength / documents, 1)
     // Lucene's IDF: always positive, so a term every entry holds still counts a little.
-    const idf = frequency.map((holding) => Math.log(1 + (documents - holding + 0.5) / (holding + 0.5)))
-    const ranked: RankedEntry[] = []
-    counted.forEach((doc, index) => {
-      const norm = 1 - B + (B * doc.bodyLength) / averageLength
+    const idf = holding.map((count) => Math.log(1 + (documents - count + 0.5) / (count + 0.5)))
+    const ranked: RankedEntry[] = matched.map(({ index, counted, body, label }) => {
+      const norm = 1 - B + (B * counted.bodyLength) / averageLength
       let score = 0
       let held = 0
-      terms.forEach((term, termIndex) => {
-        const weighted = (doc.body.get(term) ?? 0) / norm + LABEL_WEIGHT * (doc.label.get(term) ?? 0)
-        if (weighted === 0) return
+      for (let term = 0; term < terms.length; term++) {
+        const weighted = body[term]! / norm + LABEL_WEIGHT * label[term]!
+        if (weighted === 0) continue
         held++
-        score += (idf[termIndex]! * weighted * (K1 + 1)) / (weighted + K1)
-      })
-      if (held > 0) ranked.push({ entry: entries[index]!, score, terms: held })
+        score += (idf[term]! * weighted * (K1 + 1)) / (weighted + K1)
+      }
+      return { entry: entries[index]!.entry, score, terms: held }
     })
     ranked.sort((left, right) =>
       left.score !== right.score ? right.score - left.score : newestFirst(left.entry, right.entry),
@@ -125,10 +163,10 @@ export class MemoryRanking {
     return { ranked, idf: new Map(terms.map((term, index) => [term, idf[index]!])) }
   }
 
-  /** Drops counts no query used lately: entries archived away, deleted, or always filtered out. */
-  #sweep() {
-    if (this.#query % IDLE_QUERIES !== 0) return
-    for (const [key, doc] of this.#counted)
-      if (this.#query - doc.used > IDLE_QUERIES) this.#counted.delete(key)
+  #counted(key: string | undefined, entry: MemoryEntry): Counted {
+    const cached = key === undefined ? undefined : this.#cache.get(key)
+    if (cached === undefined) return count(entry)
+    cached.counted ??= count(entry)
+    return cached.counted
   }
 }

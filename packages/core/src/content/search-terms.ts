@@ -31,6 +31,8 @@ const CJK_RUNS =
 /** Boundaries inside a part: lower→Upper (`fetchInvoice`), UPPER→Upper lower (`HTTPServer`), letter↔digit. */
 const HUMPS = /(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})|(?<=\p{L})(?=\p{N})|(?<=\p{N})(?=\p{L})/u
 const ASCII = /^[\x20-\x7e]*$/
+/** A token of one part: a lower-case, capitalised or upper-case ASCII word, or digits. */
+const SIMPLE = /^(?:[A-Z]?[a-z]+|[A-Z]+|[0-9]+)$/
 
 /** Words too common to tell texts apart; dropped from a query that has other words. */
 const STOP_WORDS = new Set(
@@ -62,6 +64,11 @@ function fold(part: string): string {
 /** Visits the terms of a non-CJK token (`start` is the token's offset in the text). */
 function visitToken(token: string, start: number, visit: (term: string, start: number, end: number) => void) {
   const end = start + token.length
+  // Most tokens are one plain word or number: no joiner, no hump to split at.
+  if (SIMPLE.test(token)) {
+    visit(stem(token.toLowerCase()), start, end)
+    return
+  }
   const pieces = JOINERS.test(token) ? token.split(JOINERS) : [token]
   let whole = ''
   let count = 0
