@@ -33,8 +33,8 @@ const partText = (part: MessagePart): string => {
 function itemText(item: Item): string {
   switch (item.type) {
     case 'message': {
-      const [only] = item.content
-      if (item.content.length === 1 && only!.type === 'tool-result')
+      const only = item.content.length === 1 ? item.content[0] : undefined
+      if (only?.type === 'tool-result')
         return typeof only.output === 'string' ? only.output : JSON.stringify(only.output)
       return item.content.map(partText).join('\n')
     }
