@@ -100,9 +100,9 @@ export async function allWordsQuery(
   // The old query read the active log with its view; the view decided only each hit's `where`.
   const [items] = await Promise.all([thread.items(), thread.view()])
   for (const item of [...items, ...(await store.readArchive(thread.id))]) {
-    const itemText_ = itemText(item)
-    if (containsWords(itemText_, words))
-      found.push({ id: item.id, ts: item.ts, order: item.seq, text: itemText_ })
+    const entryText = itemText(item)
+    if (containsWords(entryText, words))
+      found.push({ id: item.id, ts: item.ts, order: item.seq, text: entryText })
   }
   found.sort((left, right) => (left.ts !== right.ts ? right.ts - left.ts : right.order - left.order))
   return found.slice(0, limit).map((entry) => ({ id: entry.id, snippet: snippetOf(entry.text, words) }))
