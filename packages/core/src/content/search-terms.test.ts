@@ -49,6 +49,19 @@ describe('search terms', () => {
     })
   })
 
+  it('the ASCII scan gives the same terms as the general path', () => {
+    const token = fc.stringMatching(/^[A-Za-z0-9_.,:/@#+'-]{1,16}$/)
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 6 }), (tokens) => {
+        const text = tokens.join(' ')
+        expect(termsOf(text)).toEqual(termsOf(text, { asciiScan: false }))
+      }),
+      { numRuns: 2_000 },
+    )
+    for (const text of ['PO-7001', 'HTTPServer2x', 'a--b', "don't", 'XMLHttpRequest', 'v1.2.3-rc1', 'A1b2C3'])
+      expect(termsOf(text)).toEqual(termsOf(text, { asciiScan: false }))
+  })
+
   it('a word of a text always gives terms the text holds', () => {
     const word = fc.stringMatching(/^[A-Za-z0-9éü東京_.-]{1,10}$/)
     fc.assert(
