@@ -58,7 +58,12 @@ export function filterJson(document: JsonValue, pattern: string): JsonFilterOutc
       outcome.removed++
       return undefined
     }
-    return prune(element)
+    // A pattern that spans the element's structure (`","`) may not survive the cut: then it stays whole.
+    const before = { ...outcome }
+    const pruned = prune(element)
+    if (matches(JSON.stringify(pruned))) return pruned
+    Object.assign(outcome, before)
+    return element
   }
 
   /** A container with its lists filtered; scalars and the shape kept. */
