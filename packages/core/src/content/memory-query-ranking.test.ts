@@ -15,8 +15,6 @@ import { memoryTools } from './memory-tools'
  * would want first.
  */
 
-const DEBUG = process.env.DEBUG_QUERY === '1'
-
 const ok = <T>(result: T | MemoryToolError): T => {
   if (typeof result === 'object' && result !== null && 'error' in result)
     throw new Error(result.error.message)
@@ -300,16 +298,6 @@ describe('memory_query ranking on a realistic thread', () => {
 
   it.each(best)('%s: the best item first', async (query, expected) => {
     const hits = await search(query)
-    if (DEBUG)
-      console.log(
-        query,
-        JSON.stringify(
-          hits.slice(0, 3).map((hit) => [hit.id, hit.type, hit.snippet]),
-          null,
-          1,
-        ),
-        [...ids],
-      )
     const [first] = hits
     const wanted = (Array.isArray(expected) ? expected : [expected]).map((name) => ids.get(name))
     expect(wanted).not.toContain(undefined)
