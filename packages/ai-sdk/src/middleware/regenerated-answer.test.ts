@@ -102,7 +102,8 @@ describe("useChat's regenerate and edit rewind the thread (onDivergence: 'rewind
       expect(texts(await memory.store.readArchive('chat'))).toEqual(['assistant: Answer 2'])
       expect(rewinds).toEqual([{ threadId: 'chat', afterSeq: old.seq - 1, archived: [old] }])
       const found = await memoryTools(thread).memory_query.execute({ text: 'Answer 2' })
-      expect(found).toMatchObject({ results: [{ id: old.id, where: 'archive', type: 'message' }] })
+      // Ranked first: the other answers share only the word "Answer".
+      expect(found).toMatchObject({ results: [{ id: old.id, where: 'archive', type: 'message' }, {}, {}] })
 
       // The chat goes on from the regenerated answer: nothing is stored twice.
       await chat.sendMessage({ text: 'Three' })

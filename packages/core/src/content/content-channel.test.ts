@@ -415,11 +415,11 @@ describe('maxCitations', () => {
     // The note stands where the first grouped result did: after the first question, before its answer.
     const texts = messages.map((message) => (message.content[0] as TextPart).text ?? message.role)
     expect(texts.slice(0, 3)).toEqual(['Fetch page 1', notes[0], 'Read page 1.'])
-    // A grouped page is still found by a word of it.
+    // A grouped page is still found by a word of it, first among the pages that share some.
     const found = (await memoryTools(thread).memory_query.execute({ text: 'p2 line 40:' })) as {
       results: { id: string; where: string }[]
     }
-    expect(found.results).toEqual([
+    expect(found.results.slice(0, 1)).toEqual([
       expect.objectContaining({ where: 'content', id: records.find((r) => r.meta?.toolCallId === 'c2')!.id }),
     ])
   })

@@ -1,20 +1,11 @@
 import { StrataError } from '../errors'
 import type { Item, MessageItem } from '../items'
-import { normalizeFactText } from '../items/facts'
-import { contentMethods } from '../stores/store-check'
 import { utf8Length } from './content-size'
 import type { ContentSpaces } from './content-spaces'
-import {
-  compareEntriesNewestFirst,
-  containsWords,
-  contentEntry,
-  itemEntry,
-  type MemoryEntry,
-  snippetOf,
-} from './memory-search'
-import type { MemoryHitLocation, MemoryQueryOutput, MemoryRetrieveOutput } from './memory-tool-types'
+import { contentEntry, itemEntry, type MemoryEntry } from './memory-search'
+import type { MemoryHitLocation, MemoryRetrieveOutput } from './memory-tool-types'
 import { applyTransform } from './retrieve-transform'
-import { checkQueryInput, checkRetrieveInput } from './tool-input'
+import { checkRetrieveInput } from './tool-input'
 
 /**
  * Reads a memory back (`memory_retrieve`): stored content by memory id, or any item of the log or the
@@ -30,7 +21,7 @@ export async function retrieveMemory(spaces: ContentSpaces, input: unknown): Pro
       details: { id },
     })
   }
-  const { content, truncated } = applyTransform(entry.text, entry.json, parameters)
+  const { content, truncated, note } = applyTransform(entry.text, entry.json, parameters)
   return {
     id,
     where: entry.where,
@@ -39,82 +30,7 @@ export async function retrieveMemory(spaces: ContentSpaces, input: unknown): Pro
     content,
     size: utf8Length(entry.text),
     truncated,
-  }
-}
-
-/**
- * Finds memories (`memory_query`) in everything the thread ever held: its content, the active log (in
- * and out of view), the archive, summaries and facts. Every filter given must match; words of `text`
- * must all occur, case-insensitively. Newest first, at most `limit` (10).
- */
-export async function queryMemory(spaces: ContentSpaces, input: unknown): Promise<MemoryQueryOutput> {
-  const query = checkQueryInput(input)
-  const { store, threadId, levels } = spaces.deps
-  if (query.level !== undefined && levels !== undefined && !levels.includes(query.level)) {
-    throw new StrataError({
-      code: 'STRATA_INVALID_LEVEL',
-      message: `memory_query: level ${JSON.stringify(query.level)} is not a level of this memory; use one of ${levels.map((level) => `"${level}"`).join(', ')}, or leave level out.`,
-      details: { level: query.level, levels: [...levels] },
-    })
-  }
-  const matches = (entry: MemoryEntry) =>
-    (query.type === undefined || entry.type === query.type) &&
-    (query.source === undefined || entry.source === query.source) &&
-    (query.level === undefined || entry.level === query.level) &&
-    (query.fromTs === undefined || entry.ts >= query.fromTs) &&
-    (query.toTs === undefined || entry.ts <= query.toTs) &&
-    (query.tags === undefined || query.tags.every((tag) => entry.tags.includes(tag))) &&
-    containsWords(entry.text, query.words)
-
-  const found: MemoryEntry[] = []
-  const seen = new Set<string>()
-  // The store narrows content by its own filters and the longest word; the words are checked here.
-  const longest = query.words.reduce<string | undefined>(
-    (best, word) => (best === undefined || word.length > best.length ? word : best),
-    undefined,
-  )
-  for (const space of spaces.readSpaces) {
-    const records = await contentMethods(store, 'memory_query').queryContent(space, {
-      ...(query.type === undefined ? {} : { type: query.type }),
-      ...(query.source === undefined ? {} : { source: query.source }),
-      ...(query.level === undefined ? {} : { level: query.level }),
-      ...(query.tags === undefined ? {} : { tags: query.tags }),
-      ...(query.fromTs === undefined ? {} : { fromTs: query.fromTs }),
-      ...(query.toTs === undefined ? {} : { toTs: query.toTs }),
-      ...(longest === undefined ? {} : { text: longest }),
-    })
-    for (const record of records) {
-      if (seen.has(record.id)) continue
-      seen.add(record.id)
-      const entry = contentEntry(record)
-      if (matches(entry)) found.push(entry)
-    }
-  }
-  const { items, viewIds } = await spaces.deps.history()
-  for (const item of items) {
-    const entry = itemEntry(item, viewIds.has(item.id) ? 'view' : 'out-of-view')
-    if (entry !== undefined && matches(entry)) found.push(entry)
-  }
-  for (const item of await store.readArchive(threadId)) {
-    const entry = itemEntry(item, 'archive')
-    if (entry !== undefined && matches(entry)) found.push(entry)
-  }
-  found.sort(compareEntriesNewestFirst)
-  // A fact extracted again (a later confidence) is one fact, as in the context: its newest item.
-  const facts = new Set<string>()
-  const hits = found.filter((entry) => {
-    if (entry.type !== 'fact') return true
-    const key = normalizeFactText(entry.text)
-    if (facts.has(key)) return false
-    facts.add(key)
-    return true
-  })
-  return {
-    results: hits.slice(0, query.limit).map(({ text, json: _json, order: _order, ...hit }) => ({
-      ...hit,
-      size: utf8Length(text),
-      snippet: snippetOf(text, query.words),
-    })),
+    ...(note === undefined ? {} : { note }),
   }
 }
 

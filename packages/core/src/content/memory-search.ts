@@ -2,6 +2,7 @@ import type { Item, MessagePart } from '../items'
 import type { ContentRecord } from '../stores'
 import { referenceOf } from './content-reference'
 import type { MemoryHitLocation, MemoryQueryHit } from './memory-tool-types'
+import { termSpans } from './search-terms'
 
 /** One thing the memory tools can find: a content record or an item of the log or archive, as text. */
 export interface MemoryEntry extends Omit<MemoryQueryHit, 'size' | 'snippet'> {
@@ -11,6 +12,8 @@ export interface MemoryEntry extends Omit<MemoryQueryHit, 'size' | 'snippet'> {
   json: boolean
   /** Newest-first order among entries of one timestamp: higher first. */
   order: number
+  /** Words that name it besides its text, searched with its labels: the input of the call a result answers. */
+  labels?: string
 }
 
 const partText = (part: MessagePart): string => {
@@ -102,25 +105,28 @@ export function contentEntry(record: ContentRecord): MemoryEntry {
   return entry
 }
 
-/** True when every lower-cased word occurs in the text, case-insensitively. */
-export function containsWords(text: string, words: readonly string[]): boolean {
-  if (words.length === 0) return true
-  const lower = text.toLowerCase()
-  return words.every((word) => lower.includes(word))
-}
-
 const SNIPPET_CHARS = 160
-
-/** Occurrences of one word a snippet looks at, at most: a word on every line of a page is not rarer. */
-const MAX_OCCURRENCES = 500
+/** How wide a stretch of text counts as one place where query words meet. */
+const MEETING_CHARS = 120
+/** Text read to place a snippet: the words of a query meet early enough in any real page. */
+const SNIPPET_SCAN_CHARS = 200_000
 
 /**
- * About 160 characters on one line around where the query's words come together: the stretch with the
- * most distinct words of the query (the earliest such one), so a snippet shows the value next to the
- * words that name it rather than the first mention of one word; the start when no word occurs.
+ * About 160 characters on one line around where the query's terms meet: the stretch of text holding
+ * the most of them (each weighted by `weights`, its IDF, when given; the earliest such stretch), so a
+ * snippet shows the value next to the words that name it rather than the first mention of one word;
+ * the start when no term occurs.
  */
-export function snippetOf(text: string, words: readonly string[]): string {
-  const start = Math.max(0, bestStretch(text.toLowerCase(), words) - SNIPPET_CHARS / 4)
+export function snippetOf(
+  text: string,
+  terms: readonly string[],
+  weights?: ReadonlyMap<string, number>,
+): string {
+  const [from, to] = meetingOf(text, terms, weights)
+  const room = Math.max(0, SNIPPET_CHARS - (to - from))
+  let start = Math.max(0, Math.min(from - Math.floor(room / 2), text.length - SNIPPET_CHARS))
+  // Do not start in the middle of a surrogate pair.
+  if (start > 0 && /[\uDC00-\uDFFF]/.test(text[start]!)) start++
   const slice = text
     .slice(start, start + SNIPPET_CHARS)
     .replace(/\s+/g, ' ')
@@ -128,34 +134,34 @@ export function snippetOf(text: string, words: readonly string[]): string {
   return `${start > 0 ? '…' : ''}${slice}${start + SNIPPET_CHARS < text.length ? '…' : ''}`
 }
 
-/** Where the stretch of text holding the most distinct query words begins (0 when none occurs). */
-function bestStretch(lower: string, words: readonly string[]): number {
-  const hits: { at: number; word: number }[] = []
-  words.forEach((word, index) => {
-    if (word.length === 0) return
-    for (let at = lower.indexOf(word), found = 0; at >= 0 && found < MAX_OCCURRENCES; found++) {
-      hits.push({ at, word: index })
-      at = lower.indexOf(word, at + word.length)
-    }
-  })
-  if (hits.length === 0) return 0
-  hits.sort((a, b) => a.at - b.at)
-  // A window over the hits no wider than most of a snippet, counting the distinct words inside it.
-  const width = (SNIPPET_CHARS * 3) / 4
-  const inside = new Map<number, number>()
-  let best = { distinct: 0, at: hits[0]!.at }
+/** Where the stretch of text holding the most (weighted) distinct query terms begins and ends. */
+function meetingOf(
+  text: string,
+  terms: readonly string[],
+  weights?: ReadonlyMap<string, number>,
+): [number, number] {
+  const wanted = new Set(terms)
+  if (wanted.size === 0) return [0, 0]
+  const hits = termSpans(text, SNIPPET_SCAN_CHARS).filter((span) => wanted.has(span.term))
+  if (hits.length === 0) return [0, 0]
+  const inside = new Map<string, number>()
+  let weight = 0
+  let best = { weight: -1, from: 0, to: 0 }
   let left = 0
-  for (const hit of hits) {
-    inside.set(hit.word, (inside.get(hit.word) ?? 0) + 1)
-    while (hit.at - hits[left]!.at > width) {
-      const leaving = hits[left++]!.word
-      const count = inside.get(leaving)! - 1
-      if (count === 0) inside.delete(leaving)
-      else inside.set(leaving, count)
+  for (let right = 0; right < hits.length; right++) {
+    const hit = hits[right]!
+    const held = inside.get(hit.term) ?? 0
+    if (held === 0) weight += weights?.get(hit.term) ?? 1
+    inside.set(hit.term, held + 1)
+    while (left < right && hit.end - hits[left]!.start > MEETING_CHARS) {
+      const leaving = hits[left++]!
+      const count = inside.get(leaving.term)! - 1
+      inside.set(leaving.term, count)
+      if (count === 0) weight -= weights?.get(leaving.term) ?? 1
     }
-    if (inside.size > best.distinct) best = { distinct: inside.size, at: hits[left]!.at }
+    if (weight > best.weight + 1e-9) best = { weight, from: hits[left]!.start, to: hit.end }
   }
-  return best.at
+  return [best.from, best.to]
 }
 
 /** Newest first: by timestamp, then by `order` (content before items, later seqs first), then by id. */

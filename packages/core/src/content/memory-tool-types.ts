@@ -35,7 +35,10 @@ export interface MemoryRetrieveInput {
   transform?: RetrieveTransform
   /** `first_n` / `last_n`: how many lines of text, or elements of a JSON array (entries of an object). @default 20 */
   n?: number
-  /** `filtered`: keep lines (text) or elements (JSON) containing it, case-insensitive; `excerpt`: centre on its first match. */
+  /**
+   * `filtered`: keep the lines (text), or the elements of the JSON's lists at any depth with the
+   * document's shape around them, containing it, case-insensitive; `excerpt`: centre on its first match.
+   */
   pattern?: string
   /** `excerpt` / `summary` length cap in characters. @default 1000 (excerpt), 800 (summary) */
   maxChars?: number
@@ -52,6 +55,8 @@ export interface MemoryRetrieveOutput {
   size: number
   /** True when `content` is not the whole stored content. */
   truncated: boolean
+  /** Said when the transform could not do what was asked: a `filtered` that removed nothing, or nothing matched. */
+  note?: string
 }
 
 /** Input of `memory_query`; every given filter must match. */
@@ -63,7 +68,10 @@ export interface MemoryQueryInput {
   /** Inclusive bounds on the timestamp, epoch ms. */
   fromTs?: number
   toTs?: number
-  /** Case-insensitive; every word must occur. */
+  /**
+   * Words to rank by: entries holding any of them, best first (BM25 over text, tool and tags), with a
+   * snippet where they meet. Case, accents and plurals are ignored; `PO-7001` matches whole and by parts.
+   */
   text?: string
   level?: string
   /** @default 10 (at most 100) */
@@ -81,11 +89,11 @@ export interface MemoryQueryHit {
   /** UTF-8 bytes of the whole content. */
   size: number
   tags: string[]
-  /** A short passage around the first matching word (or the start). */
+  /** About 160 characters around where the query's words meet (or the start). */
   snippet: string
 }
 
-/** Output of `memory_query`: newest first. */
+/** Output of `memory_query`: best first with `text`, else newest first. */
 export interface MemoryQueryOutput {
   results: MemoryQueryHit[]
 }

@@ -54,7 +54,7 @@ const retrieveSchema: JsonObject = {
       type: 'string',
       enum: [...RETRIEVE_TRANSFORMS],
       description:
-        'full (default): everything; excerpt: maxChars characters, centred on pattern when given; summary: an outline; first_n / last_n: n lines (text) or elements (JSON); filtered: lines or elements containing pattern.',
+        'full (default): everything; excerpt: maxChars characters, centred on pattern when given; summary: an outline; first_n / last_n: n lines (text) or elements (JSON); filtered: the lines containing pattern, or for JSON the document with its lists (at any depth) cut to the elements containing pattern, never larger than the original.',
     },
     n: {
       type: 'integer',
@@ -64,7 +64,7 @@ const retrieveSchema: JsonObject = {
     pattern: {
       type: 'string',
       description:
-        'filtered: keep lines or elements containing it (case-insensitive); excerpt: centre on it.',
+        'filtered: keep the lines, or the JSON list elements, containing it (case-insensitive); excerpt: centre on it.',
     },
     maxChars: {
       type: 'integer',
@@ -78,7 +78,11 @@ const retrieveSchema: JsonObject = {
 const querySchema: JsonObject = {
   type: 'object',
   properties: {
-    text: { type: 'string', description: 'Words that must all occur (case-insensitive).' },
+    text: {
+      type: 'string',
+      description:
+        'Words to look for, e.g. "PO-7001 vendor" or "payment run decision". Entries holding any of them are ranked best first: rare words and more of them count most. Case, accents and plurals do not matter.',
+    },
     type: {
       type: 'string',
       description: 'e.g. "web-page", "json", "text", "tool-result", "message", "summary", "fact".',
@@ -128,7 +132,7 @@ export function memoryTools(thread: ThreadWithContent): MemoryTools {
     memory_query: {
       name: 'memory_query',
       description:
-        'Search everything this conversation ever held (stored tool results, earlier messages hidden from the context, archived turns, summaries and facts). Returns ids with a snippet, newest first; read one with memory_retrieve.',
+        'Search everything this conversation ever held (stored tool results, earlier messages hidden from the context, archived turns, summaries and facts) by words, type, source, tags, time or level. With text, results are ranked best first (BM25: entries holding more of your words, and rarer ones, rank higher; any word is enough to be found); without it, newest first. Each result has an id and a snippet where your words meet; read one with memory_retrieve. Your own memory tool calls are not searched.',
       inputSchema: querySchema,
       execute: (input) => runTool<MemoryQueryOutput>(() => content().query(input ?? {})),
     } satisfies MemoryTool<unknown, MemoryQueryOutput>,

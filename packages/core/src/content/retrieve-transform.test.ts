@@ -70,6 +70,13 @@ describe('retrieve transforms on text', () => {
     expect(applyTransform(text, false, { transform: 'filtered', pattern: 'zzz' })).toEqual({
       content: '',
       truncated: true,
+      note: 'No line contains "zzz".',
+    })
+    // Nothing to remove: the text as stored, and a note saying so.
+    expect(applyTransform('a1\na2', false, { transform: 'filtered', pattern: 'A' })).toEqual({
+      content: 'a1\na2',
+      truncated: false,
+      note: 'Every line contains "A": this is the whole content.',
     })
   })
 })
@@ -114,15 +121,17 @@ describe('retrieve transforms on JSON', () => {
     })
   })
 
-  it('filtered keeps the elements (or entries) whose JSON contains the pattern', () => {
+  it('filtered keeps the elements whose JSON contains the pattern', () => {
     const kept = applyTransform(array, true, { transform: 'filtered', pattern: 'ALPHA' })
     expect(JSON.parse(kept.content)).toEqual([rows[0], rows[2]])
     expect(kept.truncated).toBe(true)
+    // An object keeps its shape: its scalars and objects stay, its lists are filtered.
     expect(
       JSON.parse(applyTransform(record, true, { transform: 'filtered', pattern: 'alpha' }).content),
     ).toEqual({
       alpha: 1,
       beta: { nested: 'Alpha' },
+      gamma: [],
     })
   })
 

@@ -1,4 +1,6 @@
 import type { JsonValue } from '../items'
+import { utf8Length } from './content-size'
+import { filterJson, parseDocument } from './json-filter'
 
 /** How `memory_retrieve` shapes what it returns. */
 export type RetrieveTransform = 'full' | 'excerpt' | 'summary' | 'first_n' | 'last_n' | 'filtered'
@@ -28,6 +30,8 @@ export interface TransformResult {
   content: string
   /** True when `content` is not the whole stored content. */
   truncated: boolean
+  /** What the transform could not do as asked, for the model (`filtered` that removed nothing). */
+  note?: string
 }
 
 type JsonRecord = { [key: string]: JsonValue }
@@ -78,22 +82,8 @@ export function applyTransform(
       const lines = data.split('\n')
       return { content: take(lines).join('\n'), truncated: lines.length > n }
     }
-    case 'filtered': {
-      const needle = (parameters.pattern ?? '').toLowerCase()
-      const hit = (text: string) => text.toLowerCase().includes(needle)
-      if (value !== undefined && Array.isArray(value)) {
-        const kept = value.filter((element) => hit(JSON.stringify(element)))
-        return { content: JSON.stringify(kept), truncated: kept.length < value.length }
-      }
-      if (value !== undefined && isRecord(value)) {
-        const entries = Object.entries(value)
-        const kept = entries.filter(([key, element]) => hit(key) || hit(JSON.stringify(element)))
-        return { content: JSON.stringify(Object.fromEntries(kept)), truncated: kept.length < entries.length }
-      }
-      const lines = data.split('\n')
-      const kept = lines.filter(hit)
-      return { content: kept.join('\n'), truncated: kept.length < lines.length }
-    }
+    case 'filtered':
+      return filtered(data, json, parameters.pattern ?? '')
   }
 }
 
@@ -146,4 +136,43 @@ function summarizeJson(value: JsonValue, data: string): string {
   const sample =
     Array.isArray(value) && value.length > 0 ? `\nFirst element: ${JSON.stringify(value[0])}` : ''
   return `JSON, ${data.length} characters: ${shapeOf(value, 3)}${sample}`
+}
+
+/**
+ * `filtered`: the lines of text containing the pattern; for a JSON document (stored as JSON, or text
+ * that parses as an object or array) its lists filtered with its shape kept (see {@link filterJson}),
+ * as plain JSON text. Never larger than the stored content: when filtering removes nothing or would not
+ * make it smaller, the content comes back as stored, with a note that says so.
+ */
+function filtered(data: string, json: boolean, pattern: string): TransformResult {
+  const quoted = JSON.stringify(pattern)
+  const whole = (note: string): TransformResult => ({ content: data, truncated: false, note })
+  const document = json || /^\s*["[{]/.test(data) ? parseDocument(data) : undefined
+  if (document === undefined) {
+    const needle = pattern.toLowerCase()
+    const lines = data.split('\n')
+    const kept = lines.filter((line) => line.toLowerCase().includes(needle))
+    if (kept.length === lines.length)
+      return whole(`Every line contains ${quoted}: this is the whole content.`)
+    return {
+      content: kept.join('\n'),
+      truncated: true,
+      ...(kept.length === 0 ? { note: `No line contains ${quoted}.` } : {}),
+    }
+  }
+  const { value, looked, removed } = filterJson(document, pattern)
+  if (looked === 0) return whole(`This JSON has no list to filter: this is the whole document.`)
+  if (removed === 0)
+    return whole(`Every element of its lists contains ${quoted}: this is the whole document.`)
+  const content = JSON.stringify(value)
+  if (utf8Length(content) >= utf8Length(data)) {
+    return whole(
+      `Filtering by ${quoted} removed ${removed} of ${looked} elements but was not smaller than the stored JSON: this is the whole document.`,
+    )
+  }
+  return {
+    content,
+    truncated: true,
+    ...(removed === looked ? { note: `No element contains ${quoted}; the lists are empty.` } : {}),
+  }
 }

@@ -8,7 +8,8 @@ import type { ContentBinding } from './content-binding'
 import { ContentOffload } from './content-offload'
 import { utf8Length } from './content-size'
 import { ContentSpaces, JSON_MEDIA_TYPE, type ThreadContentDependencies } from './content-spaces'
-import { queryMemory, retrieveMemory } from './memory-recall'
+import { queryMemory } from './memory-query'
+import { retrieveMemory } from './memory-recall'
 import type { MemoryQueryOutput, MemoryRetrieveOutput, MemoryStoreOutput } from './memory-tool-types'
 import { checkStoreInput } from './tool-input'
 
@@ -91,8 +92,8 @@ export class ThreadContent {
 
   /**
    * Finds memories (`memory_query`) in everything the thread ever held: its content, the active log
-   * (in and out of view), the archive, summaries and facts. Every filter given must match; words of
-   * `text` must all occur, case-insensitively. Newest first, at most `limit` (10).
+   * (in and out of view), the archive, summaries and facts. Every filter given must match; entries
+   * holding any word of `text` come best first (BM25F), else newest first; at most `limit` (10).
    */
   query(input: unknown = {}): Promise<MemoryQueryOutput> {
     return queryMemory(this.#spaces, input)

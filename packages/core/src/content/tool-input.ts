@@ -170,7 +170,7 @@ export function checkRetrieveInput(input: unknown): { id: string } & TransformPa
 
 /** A checked `memory_query` input: words split, limit defaulted. */
 export interface CheckedQuery extends Omit<MemoryQueryInput, 'text' | 'limit'> {
-  /** The lower-cased words of `text`; every one must occur. */
+  /** The lower-cased words of `text`; entries holding any of them are ranked. */
   words: string[]
   limit: number
 }
