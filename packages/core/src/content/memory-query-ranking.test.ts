@@ -222,9 +222,11 @@ async function buildThread() {
   const [enterCall] = await append(undefined, call('sc1', 'enter_scope', enterInput))
   const entered = await scopes.enter_scope.execute(enterInput)
   const [enterResult] = await append(undefined, result('sc1', 'enter_scope', entered))
+  // The opening the model sees: the scope tool's result at the broader level is followed by the
+  // scope's opening again, worded as new, which is the one that stays in view (and ranks first: newest).
   label(
     'reconcileOpening',
-    (await thread.items()).find((item) => item.type === 'message' && item.level === 'task')?.id,
+    (await thread.items()).findLast((item) => item.type === 'message' && item.scope !== undefined)?.id,
   )
   await append('atcudCode', {
     role: 'assistant',
