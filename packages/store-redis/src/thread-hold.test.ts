@@ -171,7 +171,8 @@ describe('one request at a time per thread, across processes (Redis)', () => {
       hold = (await thread.hold().catch(() => undefined)) as typeof hold
       if (hold === undefined) await sleep(25)
     }
-    expect(Date.now() - killedAt).toBeLessThanOrEqual(ttlMs + 250)
+    // The lease lapses at most ttlMs after the last renewal, before the kill; the rest is polling under load.
+    expect(Date.now() - killedAt).toBeLessThanOrEqual(ttlMs + 500)
     await thread.append({ role: 'assistant', content: 'the next request' })
     await hold.release()
     expect((await thread.items()).map((item) => item.seq)).toEqual([1, 2])
