@@ -154,32 +154,35 @@ function thirdPerson(verb: string): string {
   return `${verb}s`
 }
 
+/** A word standing alone: not part of an identifier (`read-me.md`, `I-95`, `me@example.com`). */
+const alone = (text: string, flags = '') =>
+  new RegExp(`(?<![\\w@-]|\\w[./])${text}(?![\\w@-]|[./]\\w)`, `g${flags}`)
+
+// The first-person words and what each becomes after "User" as the subject and elsewhere.
+const PRONOUNS: readonly [RegExp, string, string][] = [
+  [alone("I'm"), "they're", 'the user is'],
+  [alone('I am'), 'they are', 'the user is'],
+  [alone("I've"), 'they have', 'the user has'],
+  [alone("I'll"), 'they will', 'the user will'],
+  [alone("I'd"), 'they would', 'the user would'],
+  [alone('I'), 'they', 'the user'],
+  [alone('my', 'i'), 'their', "the user's"],
+  [alone('our', 'i'), 'their', "the user's"],
+  [alone('myself', 'i'), 'themselves', 'the user'],
+  [alone('me', 'i'), 'the user', 'the user'],
+]
+
 /**
  * The user's other first-person words: after "User" as the subject, "they" and "their" (no verb
- * changes needed); elsewhere "the user" and "the user's". "me" is always "the user".
+ * changes needed); elsewhere "the user" and "the user's".
  */
 function otherPronouns(text: string, afterSubject = true): string {
-  const they = afterSubject ? 'they' : 'the user'
-  const their = afterSubject ? 'their' : "the user's"
-  return text
-    .replace(word("I'm"), afterSubject ? "they're" : 'the user is')
-    .replace(word('I am'), afterSubject ? 'they are' : 'the user is')
-    .replace(word("I've"), `${they} have`)
-    .replace(word("I'll"), `${they} will`)
-    .replace(word("I'd"), `${they} would`)
-    .replace(word('I'), they)
-    .replace(word('my', 'i'), their)
-    .replace(word('our', 'i'), their)
-    .replace(word('myself', 'i'), 'themselves')
-    .replace(word('me', 'i'), 'the user')
+  let worded = text
+  for (const [pattern, after, elsewhere] of PRONOUNS)
+    worded = worded.replace(pattern, afterSubject ? after : elsewhere)
+  return worded
 }
 
-/** A word standing alone: not part of an identifier (`read-me.md`, `I-95`, `me@example.com`). */
-function word(text: string, flags = ''): RegExp {
-  return new RegExp(`(?<![\\w@-]|\\w[./])${text}(?![\\w@-]|[./]\\w)`, `g${flags}`)
-}
-
-/** The first letter upper case, unless the first word is more than letters (`src/index.ts`, `iOS`). */
 const capitalised = (text: string) =>
   /^\p{Ll}+(?:[\s,;:]|$)/u.test(text) ? text.charAt(0).toUpperCase() + text.slice(1) : text
 const lowered = (text: string) =>
@@ -263,7 +266,8 @@ export function userFact(
     return { text: clip(worded, FACT_CHARS), kind: decision ? 'decision' : 'request' }
   }
   if (reply && all.length <= 6) {
-    if (!notFiller(all) && !holdsValue(body)) return undefined
+    // One word names a choice only when it is a value or an identifier ("SK801", not "Two").
+    if (all.length === 1 ? !holdsValue(body) : !notFiller(all) && !holdsValue(body)) return undefined
     const choice = otherPronouns(body, false).replace(/^(?:The|A|An|This|That)\b/, (article) =>
       article.toLowerCase(),
     )
@@ -283,6 +287,8 @@ export function answerFact(sentence: string): WordedFact | undefined {
   const text = withoutOpener(sentence.replace(/[‘’]/g, "'").replace(/\s+/g, ' ').trim())
   if (text.length === 0 || QUESTION.test(text) || BOILERPLATE.test(text)) return undefined
   if (TOOL_DIRECTIVE.test(text) || holdsGeneratedId(text) || !holdsValue(text)) return undefined
+  // "Noted 2." or "Step 3:" tells nothing: a value needs a few words around it.
+  if (CJK.test(text) ? text.length < 6 : words(text).length < 3) return undefined
   const worded = text
     .replace(/[.!。！]+$/u, '')
     .replace(/^I'll\b/, 'Assistant will')
