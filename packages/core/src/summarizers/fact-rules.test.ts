@@ -54,6 +54,21 @@ describe('fact rules', () => {
     ])
   })
 
+  it('keeps the option the user chose, not the list of options the answer offered', async () => {
+    const items = [
+      say('user', 'Book me on the morning flight from Oslo to London on 2026-12-04.'),
+      say('assistant', 'Two morning options: BA763 at 07:35 (1,890 NOK) and SK801 at 09:10 (1,640 NOK).'),
+      say('user', 'SK801.'),
+      say('assistant', 'Booked: SK801 on 2026-12-04 at 09:10, booking reference K7QW2Z.'),
+    ]
+    const { facts } = await patternSummarizer().summarize(items, { tier: 'episodic' })
+    expect(facts.map((fact) => fact.text)).toEqual([
+      'User asked: book the user on the morning flight from Oslo to London on 2026-12-04',
+      'User chose: SK801',
+      'Booked: SK801 on 2026-12-04 at 09:10, booking reference K7QW2Z',
+    ])
+  })
+
   it.each([
     ['I prefer metric units.', 'User prefers metric units'],
     ['Hi, my name is Ana Lima.', "User's name is Ana Lima"],

@@ -28,6 +28,8 @@ const FACTS_PER_ANSWER = 3
  */
 export class FactCandidates {
   readonly #candidates: FactCandidate[] = []
+  /** Where the facts of the latest answer start among the candidates, while they are the latest. */
+  #latestAnswer: number | undefined
 
   /**
    * The sentences of one user message. `reply` is true when the message answers the assistant: a
@@ -37,6 +39,10 @@ export class FactCandidates {
     for (const [index, sentence] of sentences.entries()) {
       const worded = userFact(sentence, { reply: reply && index === 0 })
       if (worded === undefined) continue
+      // The answer offered options and the user chose one: the choice is the fact, the offer is not.
+      if (worded.kind === 'choice' && this.#latestAnswer !== undefined)
+        this.#candidates.length = this.#latestAnswer
+      this.#latestAnswer = undefined
       const tags = ['name', 'preference', 'decision'].includes(worded.kind) ? ['user', worded.kind] : ['user']
       this.#push('user', sentence, { text: worded.text, tags, confidence: 0.9 })
     }
@@ -44,6 +50,7 @@ export class FactCandidates {
 
   /** The sentences of one answer: those that tell the user a value or an identifier, the first few. */
   answer(sentences: readonly string[]) {
+    this.#latestAnswer = this.#candidates.length
     let left = FACTS_PER_ANSWER
     for (const sentence of sentences) {
       if (left === 0) break
