@@ -39,10 +39,8 @@ describe('a thread with facts in the old wording', () => {
     await thread.append({ role: 'user', content: 'Book it.' })
     await thread.compact({ force: true })
 
-    const facts = (await thread.items())
-      .concat(await store.readArchive('old-facts'))
-      .filter((item) => item.type === 'fact')
-      .map((item) => (item.type === 'fact' ? item.text : ''))
+    const items = [...(await thread.items()), ...(await store.readArchive('old-facts'))]
+    const facts = items.flatMap((item) => (item.type === 'fact' ? [item.text] : []))
     expect(facts.slice(0, 2)).toEqual(OLD_FACTS)
     expect(facts).toContain("User's budget is 900 EUR")
     expect(facts).not.toContain('User prefers aisle seats')

@@ -95,11 +95,22 @@ describe('fact rules', () => {
     expect(userFact(sentence)?.text).toBe(fact)
   })
 
-  it('takes a short reply to an answer as the choice it names, not a bare acknowledgement', () => {
-    expect(userFact('SK801.', { reply: true })?.text).toBe('User chose: SK801')
-    expect(userFact('The tea bowl.', { reply: true })?.text).toBe('User chose: the tea bowl')
-    for (const reply of ['Good.', 'Do it.', 'Take those three.', 'Use that.'])
-      expect(userFact(reply, { reply: true }), reply).toBeUndefined()
+  it('takes a short reply naming what the answer offered as the choice, not an acknowledgement or a new request', () => {
+    const offer = 'two options: ba763 at 07:35 and sk801 at 09:10. a celadon vase or a raku tea bowl?'
+    expect(userFact('SK801.', { offer })?.text).toBe('User chose: SK801')
+    expect(userFact('The tea bowl.', { offer })?.text).toBe('User chose: the tea bowl')
+    expect(userFact('Raise the timeout to 30 minutes.', { offer })?.text).toBe(
+      'Raise the timeout to 30 minutes',
+    )
+    for (const reply of [
+      'Good.',
+      'Do it.',
+      'Three.',
+      'Take those three.',
+      'Use that.',
+      'ok thanks, that is all!',
+    ])
+      expect(userFact(reply, { offer }), reply).toBeUndefined()
   })
 
   it.each([

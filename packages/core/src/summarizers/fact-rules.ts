@@ -13,23 +13,29 @@ export interface WordedFact {
 }
 
 // Greetings, thanks and acknowledgements at the start of a sentence: they carry nothing, and what
-// follows them may ("Thanks. Always call me Ana." → "Always call me Ana.").
-// Each needs punctuation after it: "No meetings before 10:00" keeps its "No".
-const OPENER =
-  /^(?:(?:hi|hello|hey(?: there)?|good (?:morning|afternoon|evening)|thanks(?: a lot| so much)?|thank you(?: so much)?|ok(?:ay)?|great|good|fine|right|sure(?: thing)?|perfect|cool|nice|yes|yeah|no|alright|all right|awesome|understood|noted|got it|sounds good|done|of course|certainly|absolutely|ah|oh|well|so|你好|您好|谢谢|好的|明白了|こんにちは|ありがとう(?:ございます)?|はい|承知しました|안녕하세요|감사합니다|네|알겠습니다)(?:[,.!:;，。！、]+\s*|$))+|^(?:and|but|also|oh and|so)\s+|^here(?: is|'s| are)\s+/iu
+// follows them may ("Thanks. Always call me Ana." → "Always call me Ana."). A run of them needs
+// punctuation after it ("No meetings before 10:00" keeps its "No"); a greeting alone needs none.
+const ACKNOWLEDGEMENT =
+  'hi|hello|hey(?: there)?|good (?:morning|afternoon|evening)|thanks(?: a lot| so much)?|thank you(?: so much)?|ok(?:ay)?|great|good|fine|right|sure(?: thing)?|perfect|cool|nice|yes|yeah|no|alright|all right|awesome|understood|noted|got it|sounds good|done|of course|certainly|absolutely|ah|oh|well|so|hola|buenas|gracias|vale|hallo|danke|bonjour|merci|salut|ciao|grazie|你好|您好|谢谢|好的|明白了|こんにちは|ありがとう(?:ございます)?|はい|承知しました|안녕하세요|감사합니다|네|알겠습니다'
+const GREETING = 'hi|hello|hey(?: there)?|good (?:morning|afternoon|evening)|hola|hallo|bonjour|salut|ciao'
+const OPENER = new RegExp(
+  `^(?:(?:${ACKNOWLEDGEMENT})(?:\\s+(?:${ACKNOWLEDGEMENT}))*(?:[,.!:;，。！、]+\\s*|$))+` +
+    `|^(?:${GREETING})(?:\\s+so)?\\s+|^(?:and|but|also|oh and|so)\\s+|^here(?: is|'s| are)\\s+`,
+  'iu',
+)
 
 // A whole sentence of boilerplate: it states nothing about the user or the work, whatever follows.
 const BOILERPLATE =
-  /^(?:let me (?:check|look|see|build|find|think)|let's see|here you go|what i found|i'll (?:keep|do|check|look)|will do|happy to help|glad to help|you're welcome|have a (?:great|nice|good) (?:day|evening|weekend)|is there anything else|anything else|hope (?:this|that) helps|no problem|no worries|one moment|just a moment|i can help|i'd be happy)/i
+  /^(?:let me (?:check|look|see|build|find|think)|let's see|here you go|what i found|that's (?:all|it)|nothing else|all good|how are you|i'll (?:keep|do|check|look)|will do|happy to help|glad to help|you're welcome|have a (?:great|nice|good) (?:day|evening|weekend)|is there anything else|anything else|hope (?:this|that) helps|no problem|no worries|one moment|just a moment|i can help|i'd be happy)/i
 
 // One-off instructions about the memory and the tools themselves ("Use the stored ledger.",
 // "Check your memory"): they steer one step, they are not facts about the user or the work.
 const TOOL_DIRECTIVE =
-  /\b(?:stored|saved|cached) (?:[\w-]+ )?(?:ledger|data|results?|copy|copies|files?|versions?|documents?|notes?|content)\b|\b(?:your|the|its) memory\b|\bmemory[_ ](?:query|retrieve|store|tools?)\b|\b(?:enter|exit)_scope\b|\b(?:check|look|search|try|query|fetch|run) (?:it |that |this )?(?:up )?again\b/i
+  /\b(?:we|you|i) (?:saved|stored)\b|\b(?:stored|saved|cached) (?:[\w-]+ )?(?:ledger|data|results?|copy|copies|files?|versions?|documents?|notes?|content)\b|\b(?:your|the|its) memory\b|\bmemory[_ ](?:query|retrieve|store|tools?)\b|\b(?:enter|exit)_scope\b|\b(?:check|look|search|try|query|fetch|run) (?:it |that |this )?(?:up )?again\b/i
 
 /** Verbs a request starts with ("Book me on the morning flight…"). */
 const IMPERATIVE = new Set(
-  'add answer ask book buy call cancel cc change check compare continue create deliver delete deploy do draft email explain file find fix flag get give go help keep list log look make move open order page pay plan please propose put remind remove reply report review run schedule search send set show start stop summarize take tell translate try update use write exclude avoid include'.split(
+  'pull bring fetch retrieve recall add answer ask book buy call cancel cc change check compare continue create deliver delete deploy do draft email explain file find fix flag get give go help keep list log look make move open order page pay plan please propose put remind remove reply report review run schedule search send set show start stop summarize take tell translate try update use write exclude avoid include'.split(
     ' ',
   ),
 )
@@ -96,9 +102,21 @@ function holdsValue(text: string): boolean {
   return found
 }
 
-/** The sentence without the greetings, thanks and acknowledgements it opens with. */
+/**
+ * The sentence without the greetings, thanks and acknowledgements it opens with, and without markdown
+ * emphasis and list markers (`- **Team**: 500 GB` → `Team: 500 GB`).
+ */
 export function withoutOpener(sentence: string): string {
-  return sentence.replace(OPENER, '').trim()
+  let text = sentence
+    .replace(/\*\*|__/g, '')
+    .replace(/^(?:[-*•]|\d{1,2}[.)]|#{1,6})\s+/u, '')
+    .trim()
+  for (let round = 0; round < 3; round++) {
+    const next = text.replace(OPENER, '').trim()
+    if (next === text) break
+    text = next
+  }
+  return text
 }
 
 const words = (text: string) =>
@@ -106,6 +124,17 @@ const words = (text: string) =>
     .split(/\s+/)
     .map((word) => word.replace(EDGE, ''))
     .filter((word) => word.length > 0)
+
+/** Words a reply adds around the option it names ("metal ones pls", "El Seat Leon"). */
+const REPLY_FILLER = new Set('one ones pls please then thx el la los las le les der die das den'.split(' '))
+
+/** True when every word of a reply that names something occurs in the answer it replies to. */
+function offered(reply: readonly string[], offer: string): boolean {
+  const named = reply
+    .map((word) => word.toLowerCase())
+    .filter((word) => !FILLER.has(word) && !REPLY_FILLER.has(word))
+  return named.length > 0 && named.every((word) => offer.includes(word))
+}
 
 /** True when some of the words are more than filler ("the tea bowl", not "those three"). */
 function notFiller(rest: readonly string[]): boolean {
@@ -160,12 +189,12 @@ const alone = (text: string, flags = '') =>
 
 // The first-person words and what each becomes after "User" as the subject and elsewhere.
 const PRONOUNS: readonly [RegExp, string, string][] = [
-  [alone("I'm"), "they're", 'the user is'],
-  [alone('I am'), 'they are', 'the user is'],
-  [alone("I've"), 'they have', 'the user has'],
-  [alone("I'll"), 'they will', 'the user will'],
-  [alone("I'd"), 'they would', 'the user would'],
-  [alone('I'), 'they', 'the user'],
+  [alone("I'm", 'i'), "they're", 'the user is'],
+  [alone('I am', 'i'), 'they are', 'the user is'],
+  [alone("I've", 'i'), 'they have', 'the user has'],
+  [alone("I'll", 'i'), 'they will', 'the user will'],
+  [alone("I'd", 'i'), 'they would', 'the user would'],
+  [alone('I', 'i'), 'they', 'the user'],
   [alone('my', 'i'), 'their', "the user's"],
   [alone('our', 'i'), 'their', "the user's"],
   [alone('myself', 'i'), 'themselves', 'the user'],
@@ -237,13 +266,10 @@ function aboutUser(text: string): { text: string; kind: UserFactKind } | undefin
  * The fact a user's sentence gives, worded about the user, or undefined when it gives none: a
  * question, a greeting or thanks, a sentence addressed to the assistant, a one-off instruction about
  * the memory or the tools, a request for nothing concrete, or a sentence holding a generated id or an
- * error code. `reply` is true for a short message answering the assistant ("SK801.", "The tea bowl."):
- * it records the user's choice.
+ * error code. `offer` is the answer the sentence replies to: a short reply naming what it offered
+ * ("SK801.", "The tea bowl.") records the user's choice.
  */
-export function userFact(
-  sentence: string,
-  { reply = false }: { reply?: boolean } = {},
-): WordedFact | undefined {
+export function userFact(sentence: string, { offer }: { offer?: string } = {}): WordedFact | undefined {
   const flat = sentence.replace(/[‘’]/g, "'").replace(/\s+/g, ' ').trim()
   let text = withoutOpener(flat)
   text = text.replace(/^(?:please\s+)?remember(?: that)?[,:]?\s+/i, '').trim()
@@ -265,9 +291,7 @@ export function userFact(
     const worded = `${decision ? 'User decided' : 'User asked'}: ${lowered(otherPronouns(body, false))}`
     return { text: clip(worded, FACT_CHARS), kind: decision ? 'decision' : 'request' }
   }
-  if (reply && all.length <= 6) {
-    // One word names a choice only when it is a value or an identifier ("SK801", not "Two").
-    if (all.length === 1 ? !holdsValue(body) : !notFiller(all) && !holdsValue(body)) return undefined
+  if (offer !== undefined && all.length <= 6 && offered(all, offer)) {
     const choice = otherPronouns(body, false).replace(/^(?:The|A|An|This|That)\b/, (article) =>
       article.toLowerCase(),
     )

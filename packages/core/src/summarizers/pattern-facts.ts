@@ -1,6 +1,7 @@
 import { normalizeFactText } from '../items/facts'
 import { answerFact, userFact } from './fact-rules'
 import type { SummarizedFact } from './summarizer'
+import { READ_CHARS } from './text-gist'
 
 /** A fact found in the items, with the sentence it came from and when (`order`), so the newest can be chosen. */
 interface FactCandidate {
@@ -30,27 +31,37 @@ export class FactCandidates {
   readonly #candidates: FactCandidate[] = []
   /** Where the facts of the latest answer start among the candidates, while they are the latest. */
   #latestAnswer: number | undefined
+  /** The latest answer's words, lower case: what a short reply may choose from. */
+  #offer: string | undefined
 
   /**
-   * The sentences of one user message. `reply` is true when the message answers the assistant: a
-   * short first sentence is then the user's choice ("SK801.").
+   * The sentences of one user message. A short first sentence naming what the latest answer offered
+   * is the user's choice ("SK801.").
    */
-  userMessage(sentences: readonly string[], reply: boolean) {
+  userMessage(sentences: readonly string[]) {
     for (const [index, sentence] of sentences.entries()) {
-      const worded = userFact(sentence, { reply: reply && index === 0 })
+      const worded = userFact(
+        sentence,
+        index === 0 && this.#offer !== undefined ? { offer: this.#offer } : {},
+      )
       if (worded === undefined) continue
       // The answer offered options and the user chose one: the choice is the fact, the offer is not.
       if (worded.kind === 'choice' && this.#latestAnswer !== undefined)
         this.#candidates.length = this.#latestAnswer
       this.#latestAnswer = undefined
+      this.#offer = undefined
       const tags = ['name', 'preference', 'decision'].includes(worded.kind) ? ['user', worded.kind] : ['user']
       this.#push('user', sentence, { text: worded.text, tags, confidence: 0.9 })
     }
   }
 
-  /** The sentences of one answer: those that tell the user a value or an identifier, the first few. */
-  answer(sentences: readonly string[]) {
+  /**
+   * One answer (its `text`, split into `sentences`): the sentences that tell the user a value or an
+   * identifier, the first few.
+   */
+  answer(text: string, sentences: readonly string[]) {
     this.#latestAnswer = this.#candidates.length
+    this.#offer = text.slice(0, READ_CHARS).toLowerCase()
     let left = FACTS_PER_ANSWER
     for (const sentence of sentences) {
       if (left === 0) break

@@ -45,8 +45,6 @@ export class PatternReading {
   readonly facts = new FactCandidates()
   /** About how many characters the items hold (what the summary replaces). */
   inputChars = 0
-  /** Whether an answer was read: a short user message after one is a reply (a choice). */
-  #answered = false
   /**
    * Takes the identifiers of one argument list, result or answer for the `Identifiers:` line: its first
    * {@link IDENTIFIERS_PER_PART}, so a result listing 500 dates does not crowd out the rest.
@@ -122,7 +120,7 @@ export class PatternReading {
     const kept: string[] = []
     let length = 0
     const all = sentences(text)
-    this.facts.userMessage(all, this.#answered)
+    this.facts.userMessage(all)
     for (const sentence of all) {
       const kind = statementKind(sentence)
       let identified = false
@@ -144,8 +142,7 @@ export class PatternReading {
     const [first] = sentences(text.slice(0, 1_000))
     if (first !== undefined) this.assistant.add(clip(first, LINE_CHARS.assistant))
     findIdentifiers(text, this.#foundElsewhere())
-    this.facts.answer(sentences(text))
-    this.#answered = true
+    this.facts.answer(text, sentences(text))
   }
 
   /** A summary among the items: its lines go back to their sections, its identifiers with the user's. */
