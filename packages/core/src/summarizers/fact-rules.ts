@@ -26,7 +26,7 @@ const OPENER = new RegExp(
 
 // A whole sentence of boilerplate: it states nothing about the user or the work, whatever follows.
 const BOILERPLATE =
-  /^(?:let me (?:check|look|see|build|find|think)|let's see|here you go|what i found|that's (?:all|it)|nothing else|all good|how are you|i'll (?:keep|do|check|look)|will do|happy to help|glad to help|you're welcome|have a (?:great|nice|good) (?:day|evening|weekend)|is there anything else|anything else|hope (?:this|that) helps|no problem|no worries|one moment|just a moment|i can help|i'd be happy)/i
+  /^(?:let me (?:check|look|see|build|find|think)|let's see|here you go|what i found|that(?:'s| is) (?:all|it)|nothing else|all good|how are you|i'll (?:keep|do|check|look)|will do|happy to help|glad to help|you're welcome|have a (?:great|nice|good) (?:day|evening|weekend)|is there anything else|anything else|hope (?:this|that) helps|no problem|no worries|one moment|just a moment|i can help|i'd be happy)/i
 
 // One-off instructions about the memory and the tools themselves ("Use the stored ledger.",
 // "Check your memory"): they steer one step, they are not facts about the user or the work.
