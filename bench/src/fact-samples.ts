@@ -7,7 +7,8 @@ import type { Item, JsonValue, MessagePart, SummarizedFact } from '@strata-memor
  */
 const FIXTURES = new URL('../fixtures/facts/', import.meta.url)
 
-export type Split = 'tune' | 'holdout'
+/** `tune` and `holdout` halve the main set; `fresh` is the check written after the rules (`fresh/`). */
+export type Split = 'tune' | 'holdout' | 'fresh'
 
 interface SampleMessage {
   role: 'user' | 'assistant' | 'tool'
@@ -42,9 +43,13 @@ const readLines = <T>(name: string): T[] =>
     .filter((line) => line.trim().length > 0)
     .map((line) => JSON.parse(line) as T)
 
-/** The threads and candidates of the set. */
-export function loadFactSamples(): { threads: SampleThread[]; candidates: FactCandidate[] } {
-  return { threads: readLines('threads.jsonl'), candidates: readLines('candidates.jsonl') }
+/** The threads and candidates of the main set (`tune` and `holdout`), or of the fresh check. */
+export function loadFactSamples({ fresh = false }: { fresh?: boolean } = {}): {
+  threads: SampleThread[]
+  candidates: FactCandidate[]
+} {
+  const folder = fresh ? 'fresh/' : ''
+  return { threads: readLines(`${folder}threads.jsonl`), candidates: readLines(`${folder}candidates.jsonl`) }
 }
 
 /** A thread's messages as stored items: one item a message, a user message starting a turn. */
@@ -110,7 +115,7 @@ export function isKept(candidate: FactCandidate, facts: readonly string[]): bool
 
 /** Scores a summarizer on one half of the set. */
 export async function scoreFacts(split: Split, factsOf: FactsOf): Promise<FactScore> {
-  const { threads, candidates } = loadFactSamples()
+  const { threads, candidates } = loadFactSamples({ fresh: split === 'fresh' })
   const score: FactScore = {
     split,
     candidates: 0,

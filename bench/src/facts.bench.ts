@@ -17,7 +17,7 @@ const benchmark: Benchmark = {
     const summarizer = patternSummarizer()
     const rows: BenchRow[] = []
     const notes: string[] = []
-    for (const split of ['tune', 'holdout'] as Split[]) {
+    for (const split of ['tune', 'holdout', 'fresh'] as Split[]) {
       progress(`scoring the ${split} half`)
       const now = await scoreFacts(
         split,
@@ -37,7 +37,9 @@ const benchmark: Benchmark = {
       }
       notes.push(line(split, 'now', now), line(split, 'old', old))
     }
-    notes.push('Targets on the holdout half: precision ≥ 0.8, recall ≥ 0.6.')
+    notes.push(
+      'Targets on the holdout half: precision ≥ 0.8, recall ≥ 0.6. `fresh`: written after the rules, not a target.',
+    )
     return { rows, notes }
   },
 }
