@@ -154,7 +154,8 @@ describe('strata on Redis (the built binary)', { timeout: 60_000 }, () => {
   it('tail prints the newest items and follows new ones', async () => {
     const tail = startStrata([...store(), 'tail', FIXTURE_THREAD, '--lines', '2', '--interval', '50'])
     try {
-      await tail.waitFor(/status \(lookup_order\): shipped/)
+      // The fixture's newest items are the facts its compaction wrote (whatever their wording).
+      await tail.waitFor(/#\d+\s+global\s+fact\s/)
       const { createMemory } = await import('@strata-memory/core')
       const writer = redisStore({ url: redis.url, prefix })
       const thread = await createMemory({ store: writer }).thread(FIXTURE_THREAD)

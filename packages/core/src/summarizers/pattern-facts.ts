@@ -1,109 +1,112 @@
-import type { JsonValue } from '../items'
 import { normalizeFactText } from '../items/facts'
+import { answerFact, userFact } from './fact-rules'
 import type { SummarizedFact } from './summarizer'
-import { clip, findIdentifiers, isIdentifier, jsonLeaves, READ_CHARS, type StatementKind } from './text-gist'
+import { READ_CHARS } from './text-gist'
 
-/** A fact found in the items, with where it came from and when (`order`), so the newest can be chosen. */
+/** A fact found in the items, with the sentence it came from and when (`order`), so the newest can be chosen. */
 interface FactCandidate {
   fact: SummarizedFact
-  source: 'user' | 'result'
+  source: 'user' | 'answer'
+  /** The sentence it was worded from, normalised: a fact stored in the old wording is known by it. */
+  sentence: string
   order: number
 }
 
+// How facts were worded before: `User said: "I prefer tea."`. Threads keep such facts as they are; a
+// sentence one of them quotes is not extracted again in the new wording.
+const OLD_QUOTE = /^user said: "(.*)"$/s
+
+/** How many facts one answer gives at most: an answer reciting a list gives its first lines. */
+const FACTS_PER_ANSWER = 3
+
 /**
- * The facts the pattern summarizer finds: the user's statements, quoted (`User said: "…"`), and the
- * identifiers and values of tool results (`orderId (lookup_order): A-1234`,
- * `create_ticket result: T-5532`). Every value is the input's text, whitespace collapsed.
+ * The facts the pattern summarizer finds, worded as a person keeps them: what the user said about
+ * themselves and the work (`User prefers metric units`, `User's name is Ana Lima`, `Approval limit is
+ * 5,000 EUR`, `User chose: SK801`) and the values the answers gave them (`Invoice PO-7003 from Cedar
+ * Ltd totals 1,240.00 EUR`). Tool results give no facts of their own: a value of a result counts once
+ * an answer tells it to the user. Error codes, generated ids, memory and scope tools and boilerplate
+ * give none (see `fact-rules.ts`).
  */
 export class FactCandidates {
   readonly #candidates: FactCandidate[] = []
+  /** Where the facts of the latest answer start among the candidates, while they are the latest. */
+  #latestAnswer: number | undefined
+  /** The latest answer's words, lower case: what a short reply may choose from. */
+  #offer: string | undefined
 
-  /** A sentence of the user's that states a name, a preference or a decision. */
-  userStatement(sentence: string, kind: StatementKind) {
-    const quoted = clip(sentence, 200).replace(/…$/, '')
-    this.#candidates.push({
-      fact: {
-        text: `User said: "${quoted}"`,
-        tags: kind === 'decision' ? ['user'] : ['user', kind],
-        confidence: 0.9,
-      },
-      source: 'user',
-      order: this.#candidates.length,
-    })
+  /**
+   * The sentences of one user message. A short first sentence naming what the latest answer offered
+   * is the user's choice ("SK801.").
+   */
+  userMessage(sentences: readonly string[]) {
+    for (const [index, sentence] of sentences.entries()) {
+      const worded = userFact(
+        sentence,
+        index === 0 && this.#offer !== undefined ? { offer: this.#offer } : {},
+      )
+      if (worded === undefined) continue
+      // The answer offered options and the user chose one: the choice is the fact, the offer is not.
+      if (worded.kind === 'choice' && this.#latestAnswer !== undefined)
+        this.#candidates.length = this.#latestAnswer
+      this.#latestAnswer = undefined
+      this.#offer = undefined
+      const tags = ['name', 'preference', 'decision'].includes(worded.kind) ? ['user', worded.kind] : ['user']
+      this.#push('user', sentence, { text: worded.text, tags, confidence: 0.9 })
+    }
   }
 
   /**
-   * The identifiers of a successful tool result (a text's codes, emails, URLs …; a JSON result's
-   * identifier-valued fields and fields whose key names a value: `orderId`, `customerName`, `total`).
-   * Every identifier, value and name found in the result's strings (at most {@link READ_CHARS}
-   * characters in all) also goes to `found`, for the summary's `Identifiers:` line.
+   * One answer (its `text`, split into `sentences`): the sentences that tell the user a value or an
+   * identifier, the first few.
    */
-  toolResult(toolName: string, output: JsonValue, found: (identifier: string) => void) {
-    const label = /^[\w.-]{1,40}$/.test(toolName) ? toolName : 'tool'
-    if (typeof output === 'string') {
-      findIdentifiers(output, (identifier) => {
-        found(identifier)
-        if (isIdentifier(identifier)) this.#result(`${label} result: ${identifier}`)
-      })
-      return
-    }
-    let budget = READ_CHARS
-    for (const { path, value } of jsonLeaves(output)) {
-      const key = path.join('.')
-      const text = String(value).replace(/\s+/g, ' ').trim()
-      if (typeof value === 'string' && budget > 0) {
-        findIdentifiers(value.slice(0, budget), found)
-        budget -= value.length
-      }
-      const short = text.length <= 80 && /[\p{L}\p{N}]/u.test(text)
-      const valued = typeof value !== 'boolean' && keyNamesValue(path.at(-1) ?? '')
-      if (short && /^[\w.-]{1,60}$/.test(key) && (valued || isIdentifier(text)))
-        this.#result(`${key} (${label}): ${text}`)
+  answer(text: string, sentences: readonly string[]) {
+    this.#latestAnswer = this.#candidates.length
+    this.#offer = text.slice(0, READ_CHARS).toLowerCase()
+    let left = FACTS_PER_ANSWER
+    for (const sentence of sentences) {
+      if (left === 0) break
+      const worded = answerFact(sentence)
+      if (worded === undefined) continue
+      left--
+      this.#push('answer', sentence, { text: worded.text, tags: ['answer'], confidence: 0.7 })
     }
   }
 
   /**
    * At most `maxFacts` facts, each once (by {@link normalizeFactText}) and none the thread already
-   * knows: the newest user statements first, then the newest result facts, returned oldest first.
+   * knows (in this wording or, for the user's words, quoted in the old one): the newest user facts
+   * first, then the newest answer facts, returned oldest first.
    */
   choose(maxFacts: number, knownFacts: readonly string[]): SummarizedFact[] {
-    const known = new Set(knownFacts.map(normalizeFactText))
+    const known = new Set<string>()
+    for (const fact of knownFacts) {
+      const key = normalizeFactText(fact)
+      known.add(key)
+      const quoted = OLD_QUOTE.exec(key)
+      if (quoted) known.add(normalizeFactText(quoted[1]!))
+    }
     const newest = new Map<string, FactCandidate>()
     for (const candidate of this.#candidates) {
       const key = normalizeFactText(candidate.fact.text)
-      if (known.has(key)) continue
+      if (known.has(key) || known.has(candidate.sentence)) continue
       newest.delete(key)
       newest.set(key, candidate)
     }
     const unique = [...newest.values()]
     const picked: FactCandidate[] = []
-    for (const source of ['user', 'result'] as const) {
+    for (const source of ['user', 'answer'] as const) {
       const ofSource = unique.filter((candidate) => candidate.source === source)
       picked.push(...ofSource.slice(Math.max(0, ofSource.length - (maxFacts - picked.length))))
     }
     return picked.sort((a, b) => a.order - b.order).map((candidate) => candidate.fact)
   }
 
-  #result(text: string) {
+  #push(source: FactCandidate['source'], sentence: string, fact: SummarizedFact) {
     this.#candidates.push({
-      fact: { text, tags: ['result'], confidence: 0.8 },
-      source: 'result',
+      fact,
+      source,
+      sentence: normalizeFactText(sentence),
       order: this.#candidates.length,
     })
   }
-}
-
-// The last word of a key that names a value worth a fact: orderId, order_number, customerName, total.
-const VALUE_WORDS = new Set(
-  'id ids number no num code ref reference key email url uri link path file filename sku name title status date total amount price cost balance version phone address'.split(
-    ' ',
-  ),
-)
-
-function keyNamesValue(key: string): boolean {
-  const words = key
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[\s_.-]+/)
-  return VALUE_WORDS.has(words.at(-1) ?? '')
 }

@@ -102,7 +102,7 @@ export class PatternReading {
       } else if (part.type === 'tool-result') {
         this.inputChars += sizeOf(part.output)
         this.calls.result(part.toolCallId, part.toolName, part.output, part.isError === true)
-        if (part.isError !== true) this.facts.toolResult(part.toolName, part.output, this.#foundElsewhere())
+        if (part.isError !== true) resultIdentifiers(part.output, this.#foundElsewhere())
       }
     }
     const text = texts.join('\n')
@@ -119,14 +119,15 @@ export class PatternReading {
   userText(text: string) {
     const kept: string[] = []
     let length = 0
-    for (const sentence of sentences(text)) {
+    const all = sentences(text)
+    this.facts.userMessage(all)
+    for (const sentence of all) {
       const kind = statementKind(sentence)
       let identified = false
       findIdentifiers(sentence, (identifier) => {
         identified = true
         this.identifiers.user.add(identifier)
       })
-      if (kind !== undefined) this.facts.userStatement(sentence, kind)
       const opening = length === 0 || length + sentence.length <= OPENING_CHARS
       if ((opening || kind !== undefined || identified) && length < LINE_CHARS.user) {
         kept.push(sentence)
@@ -141,6 +142,7 @@ export class PatternReading {
     const [first] = sentences(text.slice(0, 1_000))
     if (first !== undefined) this.assistant.add(clip(first, LINE_CHARS.assistant))
     findIdentifiers(text, this.#foundElsewhere())
+    this.facts.answer(text, sentences(text))
   }
 
   /** A summary among the items: its lines go back to their sections, its identifiers with the user's. */
@@ -151,6 +153,23 @@ export class PatternReading {
     for (const line of parsed.tools) this.tools.add(line)
     for (const line of parsed.assistant) this.assistant.add(line)
     for (const identifier of parsed.identifiers) this.identifiers.user.add(identifier)
+  }
+}
+
+/**
+ * The identifiers of a successful tool result, for the `Identifiers:` line: a text's, or those of a
+ * JSON result's strings, at most {@link READ_CHARS} characters in all.
+ */
+function resultIdentifiers(output: JsonValue, found: (identifier: string) => void) {
+  if (typeof output === 'string') {
+    findIdentifiers(output, found)
+    return
+  }
+  let budget = READ_CHARS
+  for (const { value } of jsonLeaves(output)) {
+    if (typeof value !== 'string' || budget <= 0) continue
+    findIdentifiers(value.slice(0, budget), found)
+    budget -= value.length
   }
 }
 

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest'
 import { StrataError } from '../errors'
 import type { Item, JsonValue, MessagePart } from '../items'
 import { normalizeFactText } from '../items/facts'
+import { FACT_CHARS, holdsGeneratedId } from './fact-rules'
 import { patternSummarizer } from './pattern-summarizer'
+import { findIdentifiers } from './text-gist'
 
 let seq = 0
 const message = (role: 'user' | 'assistant' | 'tool', content: MessagePart[]): Item => ({
@@ -66,18 +68,23 @@ const conversation = (): Item[] => [
 ]
 
 describe('patternSummarizer', () => {
-  it("keeps a user's stated preference, a person's name and an identifier from a tool result, verbatim, in its facts", async () => {
+  // The old rules quoted every statement (`User said: "…"`) and gave every identifier of a tool result a
+  // fact of its own (`trackingCode (lookup_order): ZX-4471`), ids nobody used included (issue 24).
+  it("keeps the user's name and preference worded about the user, and the identifiers the answers told them", async () => {
     const { facts } = await patternSummarizer().summarize(conversation(), { tier: 'episodic' })
     const texts = facts.map((fact) => fact.text)
-    expect(texts).toContain('User said: "I prefer email updates to ana@example.com."')
-    expect(texts).toContain('User said: "Hi, my name is Ana Lima."')
-    expect(texts).toContain('trackingCode (lookup_order): ZX-4471')
-    expect(texts).toContain('create_ticket result: T-5532')
+    expect(texts).toEqual([
+      "User's name is Ana Lima",
+      'User prefers email updates to ana@example.com',
+      "User's order A-1234 has shipped, tracking ZX-4471",
+      'User goes by Ana',
+      'Ticket T-5532 is open',
+    ])
     expect(facts.find((fact) => fact.text.includes('Ana Lima'))).toMatchObject({
       tags: ['user', 'name'],
       confidence: 0.9,
     })
-    expect(facts.find((fact) => fact.text.includes('ZX-4471'))).toMatchObject({ tags: ['result'] })
+    expect(facts.find((fact) => fact.text.includes('ZX-4471'))).toMatchObject({ tags: ['answer'] })
     // Each once, though the order id came in the user's words, the call and the result.
     expect(new Set(texts.map(normalizeFactText)).size).toBe(texts.length)
   })
@@ -175,26 +182,28 @@ describe('patternSummarizer', () => {
     expect(summary).not.toContain('##')
   })
 
-  it('leaves out facts the thread already knows and keeps the newest user statements first past maxFacts', async () => {
+  it('leaves out facts the thread already knows, in the new wording or quoted in the old one, and keeps the newest user facts first past maxFacts', async () => {
     const items = [
       say('user', 'I prefer tea. I love jazz. Call me Bo. I always fly from OSL.'),
       call('lookup', {}, 'k1'),
       result('lookup', { customerId: 'C-77', bookingCode: 'BK-1' }, 'k1'),
+      say('assistant', 'Your booking BK-1 is confirmed.'),
     ]
     const { facts } = await patternSummarizer({ maxFacts: 3 }).summarize(items, {
       tier: 'episodic',
-      knownFacts: ['user said: "i prefer tea"'],
+      // A thread written before issue 24 holds its facts in the old wording: they still count as known.
+      knownFacts: ['user said: "i prefer tea."', 'User loves jazz'],
     })
     expect(facts.map((fact) => fact.text)).toEqual([
-      'User said: "I love jazz."',
-      'User said: "Call me Bo."',
-      'User said: "I always fly from OSL."',
+      'User goes by Bo',
+      'User always flies from OSL',
+      "User's booking BK-1 is confirmed",
     ])
+    const few = await patternSummarizer({ maxFacts: 2 }).summarize(items, { tier: 'episodic' })
+    expect(few.facts.map((fact) => fact.text)).toEqual(['User goes by Bo', 'User always flies from OSL'])
+    // A result's own fields give no facts: customerId C-77 was never told to the user.
     const all = await patternSummarizer().summarize(items, { tier: 'episodic' })
-    expect(all.facts.map((fact) => fact.text).slice(-2)).toEqual([
-      'customerId (lookup): C-77',
-      'bookingCode (lookup): BK-1',
-    ])
+    expect(all.facts.map((fact) => fact.text).join('\n')).not.toContain('C-77')
   })
 
   it('stays within maxChars for thousands of items and 50k-character results, newest and first request kept', async () => {
@@ -255,6 +264,12 @@ const words = fc.constantFrom(
   '49.90 EUR',
   '2026-11-26',
   '#12345',
+  '08d1fdf8-5a2b-4c11-9f3e-7d0c2b9a6e15',
+  'mem_01JD4K7Q9X',
+  'call_Qm81sLx2',
+  'STRATA_INVALID_SCOPE',
+  'error E-0451',
+  'Sure, here is',
   'the',
   'tea',
   '.',
@@ -297,7 +312,7 @@ const itemOf = (
   entry: { summary: string } | { role: 'user' | 'assistant' | 'tool'; content: MessagePart[] },
 ) => ('summary' in entry ? summaryItem(entry.summary) : message(entry.role, entry.content))
 
-/** Every string and number the items hold, whitespace collapsed: where a fact's value must be found. */
+/** The user's and the answers' words, whitespace collapsed: where a fact's identifiers must be found. */
 function haystack(items: readonly Item[]): string[] {
   const out: string[] = []
   const walk = (value: JsonValue) => {
@@ -308,16 +323,13 @@ function haystack(items: readonly Item[]): string[] {
   }
   for (const item of items) {
     if (item.type !== 'message') continue
-    for (const piece of item.content) {
-      if (piece.type === 'text') walk(piece.text)
-      if (piece.type === 'tool-result') walk(piece.output)
-    }
+    for (const piece of item.content) if (piece.type === 'text') walk(piece.text)
   }
   return out
 }
 
 describe('patternSummarizer properties', () => {
-  it('is bounded, deterministic, and every fact quotes the input verbatim, once', async () => {
+  it("is bounded, deterministic, each fact once, and every fact's identifiers come from the user's or the answers' words", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(part, { maxLength: 30 }),
@@ -334,12 +346,16 @@ describe('patternSummarizer properties', () => {
           expect(first.facts.length).toBeLessThanOrEqual(maxFacts)
           const keys = first.facts.map((fact) => normalizeFactText(fact.text))
           expect(new Set(keys).size).toBe(keys.length)
+          // Facts come from what the user and the answers said, never from a tool's own output, and
+          // hold no generated id or error code.
           const inputs = haystack(items)
           for (const fact of first.facts) {
-            const quoted = /^User said: "(.*)"$/s.exec(fact.text)
-            const value = quoted ? quoted[1]! : fact.text.slice(fact.text.indexOf(': ') + 2)
-            expect(value.length).toBeGreaterThan(0)
-            expect(inputs.some((input) => input.includes(value))).toBe(true)
+            expect(fact.text.length).toBeGreaterThan(0)
+            expect(fact.text.length).toBeLessThanOrEqual(FACT_CHARS)
+            expect(holdsGeneratedId(fact.text)).toBe(false)
+            findIdentifiers(fact.text, (identifier) => {
+              expect(inputs.some((input) => input.includes(identifier))).toBe(true)
+            })
           }
         },
       ),

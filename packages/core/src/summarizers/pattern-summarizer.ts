@@ -31,8 +31,8 @@ export interface PatternSummarizerOptions {
    */
   maxScopeChars?: number
   /**
-   * The most facts one summary returns: the user's statements first, then identifiers and values
-   * from tool results, the newest of each when there are more.
+   * The most facts one summary returns: the user's facts first, then those of the answers, the
+   * newest of each when there are more.
    * @default 10
    */
   maxFacts?: number
@@ -66,8 +66,10 @@ const FLOOR_CHARS = 300
  *   (a long-term summary carries its inputs' content forward).
  *
  * When room is short the user's first request and newest words go first, then the newest lines. Facts:
- * the user's statements, quoted (`User said: "I prefer aisle seats."`), and identifiers and values of
- * tool results (`orderId (lookup_order): A-1234`), each once and none already in `knownFacts`.
+ * what the user said about themselves and the work, worded about the user (`User prefers aisle seats`,
+ * `Approval limit is 5,000 EUR`, `User chose: SK801`), and the answers' sentences that told the user a
+ * value (`Invoice PO-7003 totals 1,240.00 EUR`); never error codes, generated ids, the memory and scope
+ * tools' output or boilerplate. Each at most 200 characters, once, and none already in `knownFacts`.
  *
  * @example
  * const { summary, facts } = await patternSummarizer().summarize(items, { tier: 'episodic' })

@@ -24,8 +24,8 @@ const ABBREVIATION = /(?:^|\s)(?:dr|mr|mrs|ms|prof|st|sr|jr|vs|etc|e\.g|i\.e|no|
 
 /**
  * The sentences of the first {@link READ_CHARS} characters of `text`, each trimmed with its
- * whitespace collapsed and its wording untouched. A line break ends a sentence; so do `.`, `!`, `?`
- * and `…` before a space, unless they end a common abbreviation ("Dr. Keller" is one sentence).
+ * whitespace collapsed and its wording untouched. A line break ends a sentence; so do `。`, `！`,
+ * `？`, and `.`, `!`, `?` and `…` before a space, unless they end a common abbreviation ("Dr. Keller" is one sentence).
  */
 export function sentences(text: string): string[] {
   const read = text.slice(0, READ_CHARS)
@@ -35,7 +35,8 @@ export function sentences(text: string): string[] {
     const sentence = read.slice(start, end).replace(/\s+/g, ' ').trim()
     if (/[\p{L}\p{N}]/u.test(sentence)) out.push(sentence)
   }
-  for (const match of read.matchAll(/[.!?…]+(?=\s)|\n+/g)) {
+  // CJK sentence ends need no space after them: "我叫王伟。我的订单…" is two sentences.
+  for (const match of read.matchAll(/[.!?…]+(?=\s)|[。！？]+|\n+/g)) {
     const end = match.index + match[0].length
     if (match[0][0] !== '\n' && ABBREVIATION.test(read.slice(Math.max(start, end - 8), end))) continue
     push(end)
