@@ -3,6 +3,7 @@ import {
   type ContextStats,
   createMemory,
   memoryTools,
+  patternSummarizer,
   scopeTools,
   type Thread,
   tokenEstimator,
@@ -10,6 +11,7 @@ import {
 import { gptTokenizer } from '@strata-memory/core/tokenizer'
 import { SYSTEM } from './agent-loop-scenario.ts'
 import { containsVerbatim, contextTokens, messageTexts } from './agent-loop-tokens.ts'
+import { scoreFacts } from './fact-samples.ts'
 import {
   agentLoopScenario,
   conversationScenario,
@@ -253,6 +255,21 @@ const benchmark: Benchmark = {
         )
       }
     }
+    // The facts the default summarizer keeps, on the labelled set's held-out half (pnpm bench facts
+    // has both halves and the old rules beside them).
+    const summarizer = patternSummarizer()
+    const facts = await scoreFacts(
+      'holdout',
+      async (items) => (await summarizer.summarize(items, { tier: 'episodic' })).facts,
+    )
+    const factParams = { split: 'holdout', candidates: facts.candidates }
+    rows.push(
+      rowOf('facts/precision', factParams, { strata: facts.precision, baseline: null }, { unit: 'share' }),
+      rowOf('facts/recall', factParams, { strata: facts.recall, baseline: null }, { unit: 'share' }),
+    )
+    notes.push(
+      `- facts (held-out half, ${facts.candidates} candidates): precision ${significant(facts.precision)} [target ≥ 0.8: ${mark(facts.precision >= 0.8)}], recall ${significant(facts.recall)} [target ≥ 0.6: ${mark(facts.recall >= 0.6)}]`,
+    )
     notes.unshift(
       'Scopes are opened and closed by the model through enter_scope/exit_scope (tool calls, results appended as an adapter does). ' +
         'Each call sends the system prompt, the context and, beside it, the JSON of every tool definition (passed as alongside). ' +
