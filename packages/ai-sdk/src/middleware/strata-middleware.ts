@@ -26,6 +26,7 @@ import {
 import { aiSdkTracer, type StrataMiddlewareTelemetry } from './ai-sdk-tracer'
 import { captureCallContext } from './call-context'
 import { readCallOptions, type StrataCallOptions } from './call-options'
+import { sentAlongside } from './sent-alongside'
 
 /** Options of {@link strataMiddleware}. */
 export interface StrataMiddlewareOptions<L extends string = string> {
@@ -84,10 +85,6 @@ const DIVERGENCE_HANDLINGS: readonly DivergenceHandling[] = ['rewind', 'reject']
 const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
 
 type NonSystemMessage = Exclude<LanguageModelV4Message, { role: 'system' }>
-
-/** The text of a call's system messages. */
-const systemText = (messages: readonly LanguageModelV4Message[]) =>
-  messages.map((message) => (message.role === 'system' ? message.content : '')).join('\n\n')
 
 /**
  * The call-level system messages and the conversation of a prompt, in one pass. A tool approval the
@@ -345,6 +342,7 @@ export function strataMiddleware<L extends string = string>(
       // Checked before anything is stored: a bad level leaves the thread as it was.
       if (target !== undefined) memory.ladder.assert(target)
       const { system: callSystem, conversation } = splitPrompt(params.prompt)
+      const alongside = sentAlongside(params, callSystem)
       const thread = await threadOf(call)
       const requested = call.history ?? history
       const mode = requested === 'new' && failedThreads.has(thread.id) ? 'auto' : requested
@@ -360,8 +358,9 @@ export function strataMiddleware<L extends string = string>(
       const context = await thread.context({
         ...(target === undefined ? {} : { level: target as L }),
         ...(system === undefined ? {} : { system }),
-        // The call's own system messages go with the context: under a budget they take their share.
-        ...(callSystem.length === 0 ? {} : { alongside: systemText(callSystem) }),
+        // The call's own system messages and tool definitions go with the context: under a budget
+        // they take their share, so the first call, before any usage report, fits too.
+        ...(alongside === undefined ? {} : { alongside }),
       })
       return withoutStrataOptions(
         { ...params, prompt: [...callSystem, ...toProviderPrompt(context.messages)] },
