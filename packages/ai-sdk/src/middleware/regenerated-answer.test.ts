@@ -253,7 +253,8 @@ describe('a regenerate or edit that cannot rewind safely is refused, and nothing
     const mock = new MockLanguageModelV4({ doGenerate: async () => generated(`Noted ${++noted}.`) })
     const model = wrapLanguageModel({
       model: mock,
-      middleware: strataMiddleware({ memory, threadId: 'race', history: 'full' }),
+      // Without holds: the writer elsewhere is one that does not hold the thread either.
+      middleware: strataMiddleware({ memory, threadId: 'race', history: 'full', hold: false }),
     })
     const history: ModelMessage[] = []
     for (const text of ['One', 'Two']) {
