@@ -89,7 +89,8 @@ export interface StrataMiddlewareOptions<L extends string = string> {
    * call fails or is aborted: a call on a thread another request holds is refused with
    * `STRATA_THREAD_BUSY` before anything is stored; between the steps of a tool loop another request
    * can take the thread, so take the hold for the whole request where that matters. On a store without
-   * the lease capability (a `v1` store) calls hold nothing, as before. `false`: calls hold nothing.
+   * the lease capability (a `v1` store) calls hold nothing, as before. `false`: calls hold nothing. An
+   * app that holds the thread itself passes its hold here, or its own calls are refused as busy.
    * @default each call holds its thread
    */
   hold?: ThreadHold | false
