@@ -60,7 +60,7 @@ export interface ThreadHoldsOptions {
 class ActiveHold implements ThreadHold {
   readonly threadId: string
   readonly owner = crypto.randomUUID()
-  /** Set once the store granted the lease: from then on writes carry `owner`. */
+  /** Set once the store granted the lease, which then has to be given back. */
   granted = false
   /** When the lease lapses unless renewed (epoch ms), as the store last said. */
   expiresAt: number | undefined
@@ -114,10 +114,12 @@ export class ThreadHolds {
     this.#options = options
   }
 
-  /** The owner token writes carry: the current hold's, once granted. */
+  /**
+   * The owner token writes carry: the current hold's, from the moment it is asked for (a write of this
+   * thread object that races the store's grant then passes as the holder's, not as another owner's).
+   */
   get lease(): string | undefined {
-    const current = this.#current
-    return current?.granted === true ? current.owner : undefined
+    return this.#current?.owner
   }
 
   /** Takes the hold; see `Thread.hold`. */
