@@ -22,6 +22,6 @@ describe('the store of the app', () => {
   it('is Redis when REDIS_URL is set (it connects on first use, not here)', async () => {
     const store = appStore({ REDIS_URL: 'redis://127.0.0.1:1' })
     expect(store.name).toBe('redis')
-    expect(store.flags).toEqual({ persistent: true, shared: true })
+    expect(store.flags).toEqual({ persistent: true, shared: true, leases: true })
   })
 })
