@@ -9,6 +9,7 @@ import type {
 import {
   assertThreadId,
   type DivergenceHandling,
+  type FollowHistoryOptions,
   followHistory,
   type HistoryMode,
   invalidOptions,
@@ -323,11 +324,18 @@ export function strataMiddleware<L extends string = string>(
         // the messages it has not seen are stored. Matching and appending are one step in the thread, so
         // racing calls store a message once; only the messages near the end of the prompt are mapped, so
         // a re-sent history of thousands of messages costs what its last few dozen cost.
+        // With `fit`, core refuses a request that cannot fit the budget beside what is sent alongside
+        // (STRATA_BUDGET_EXCEEDED) before it writes anything. (The option is core's appendUnseen `fit`,
+        // which followHistory forwards; a core without it stores first and context() refuses after.)
         await followHistory(thread, conversation, {
           history: mode,
           toMessage: fromProviderMessage,
           onDivergence,
-        })
+          fit: {
+            ...(system === undefined ? {} : { system }),
+            ...(alongside === undefined ? {} : { alongside }),
+          },
+        } as FollowHistoryOptions<NonSystemMessage>)
         const context = await thread.context({
           ...(target === undefined ? {} : { level: target as L }),
           ...(system === undefined ? {} : { system }),
