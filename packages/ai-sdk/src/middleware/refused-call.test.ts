@@ -1,18 +1,11 @@
-import { createMemory, inMemoryStore, StrataError, type StrataStore } from '@strata-memory/core'
+import { createMemory, inMemoryStore, StrataError } from '@strata-memory/core'
 import { generateText, type ModelMessage, streamText, tool, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { generated, streamed } from '../testing/model-results'
+import { storedData } from '../testing/stored-data'
 import { strataMiddleware } from './strata-middleware'
-
-/** What the store holds of a thread, to compare before and after a refused call. */
-const storedData = async (store: StrataStore, threadId: string) => ({
-  active: await store.read(threadId),
-  archive: await store.readArchive(threadId),
-  state: await store.getState(threadId),
-  content: await store.queryContent(threadId),
-})
 
 /** A tool whose definition alone is larger than the budget below. */
 const tools = {

@@ -5,14 +5,8 @@ import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { generated, streamed, streamParts, toolCall } from '../testing/model-results'
+import { storedData } from '../testing/stored-data'
 import { strataMiddleware } from './strata-middleware'
-
-/** What the store holds of a thread, to compare before and after a refused call. */
-const storedData = async (store: StrataStore, threadId: string) => ({
-  active: await store.read(threadId),
-  archive: await store.readArchive(threadId),
-  state: await store.getState(threadId),
-})
 
 /** A provider stream that sends its first `parts`, then waits until `go()` before the rest. */
 function pausedStream(all: LanguageModelV4StreamPart[], parts: number) {
