@@ -1,15 +1,16 @@
 import { mergeFacts, renderSnapshot, snapshotTurns } from '../compaction'
 import type { BudgetRunner } from '../compaction/budget/budget-run'
 import type { CompactionState } from '../compaction/compaction-options'
-import { briefPart, memoryIdOf } from '../content/content-reference'
+import { briefPart, partSource } from '../content/content-reference'
 import { type ContextStats, renderContext } from '../context'
 import { fitToBudget } from '../context/budget-fit'
-import { type CutOptions, cutPart } from '../context/cut-part'
+import { cutPart } from '../context/cut-part'
 import { invalidOptions, StrataError } from '../errors'
-import type { FactItem, Item } from '../items'
+import type { FactItem, Item, MessagePart } from '../items'
 import { jsonCopy } from '../items/json'
 import { startsTurn } from '../items/turns'
 import type { WritePath } from '../thread/write-path'
+import type { TokenCounter } from '../tokens'
 import { countMessageTokens } from '../tokens'
 import { keepRecentScopes, levelView, type ToolInteraction, toolInteractions } from '../views'
 import type { ContextOptions, ThreadContext } from './thread-types'
@@ -140,7 +141,10 @@ export class ContextAssembly<L extends string> {
   ) {
     const state = this.#state
     const budget = this.#budget.gauge.effectiveBudget()
-    const cutOptions = { counter: state.deps.tokenCounter, sourceId: memoryIdOf }
+    const counter = state.deps.tokenCounter
+    // A part's note names the id that returns its whole original: found through the log's own item.
+    const logItems = new Map<string, Item<L>>(logView.map((item) => [item.id, item]))
+    const logItem = (item: Item<L>) => logItems.get(item.id) ?? item
     const fit = fitToBudget({
       system,
       systemTokens,
@@ -150,7 +154,8 @@ export class ContextAssembly<L extends string> {
       // What is sent alongside the context takes its share of the budget first.
       budget: Math.max(0, budget - alongsideTokens),
       countMessage: (message) => state.countTokens(message),
-      shrink: (item, maxTokens, brief) => shrunkItem(item, maxTokens, brief, cutOptions),
+      shrink: (item, maxTokens, brief) => shrunkItem(item, maxTokens, brief, counter, logItem(item)),
+      sourceId: (item, part) => partSource(part, logItem(item)).id,
     })
     if (fit.fits) return fit
     throw new StrataError({
@@ -206,11 +211,19 @@ export class ContextAssembly<L extends string> {
 }
 
 /** A view item with its long parts cut for a context over its budget; `brief`: a citation shows its brief form. */
-function shrunkItem<I extends Item>(item: I, maxTokens: number, brief: boolean, options: CutOptions): I {
+function shrunkItem<I extends Item>(
+  item: I,
+  maxTokens: number,
+  brief: boolean,
+  counter: TokenCounter,
+  logItem: Item,
+): I {
   if (item.type !== 'message') return item
+  const owner = logItem.type === 'message' ? logItem : { id: item.id }
   let changed = false
   const content = item.content.map((part) => {
-    const cut = cutPart(brief ? briefPart(part) : part, maxTokens, item.id, options)
+    const source = (shown: MessagePart) => partSource(shown, owner)
+    const cut = cutPart(brief ? briefPart(part) : part, maxTokens, item.id, { counter, source })
     if (cut !== part) changed = true
     return cut
   })
