@@ -11,14 +11,14 @@ const GIST_CHARS = 80
 export const OMITTED_NOTE_MAX_LINES = 24
 
 /**
- * The most tokens the note may take in a context of `budget` tokens: a sixteenth of the budget (the
- * note must not take the room of what it describes: the fit keeps the context at ≥ 85% of its budget,
- * and the note's size is the one part of that it cannot fill with conversation), at least 96 (the
- * header and a line or two at the smallest budgets), at most 600 (about {@link OMITTED_NOTE_MAX_LINES}
- * lines).
+ * The most tokens the note may take in a context of `budget` tokens: a tenth of the budget, between
+ * 160 and 800. The note is read instead of conversation, so it stays a small part of the budget; 160
+ * holds its header and two or three lines at the smallest budgets (2k), and 800 about
+ * {@link OMITTED_NOTE_MAX_LINES} lines, past which a list stops being read. Lines that do not fit are
+ * counted in one line that points to `memory_query`.
  */
 export function omittedNoteMaxTokens(budget: number): number {
-  return Math.max(96, Math.min(600, Math.floor(budget / 16)))
+  return Math.max(160, Math.min(800, Math.floor(budget / 10)))
 }
 
 /** A short, one-line gist of a value: JSON, whitespace collapsed, cut with `…`. */
@@ -92,9 +92,8 @@ export function omittedNote(
 ): ContextMessage {
   const what = count === 1 ? '1 earlier item' : `${count} earlier items`
   const header =
-    `${OMITTED_TAG} ${what} of this conversation ${count === 1 ? 'is' : 'are'} left out of this context to keep it within its token budget. ` +
-    'Each is stored whole: memory_retrieve {"id":"<id>"} with an id listed below returns it, memory_query searches them all. ' +
-    'Do not repeat a listed call to see its result again: retrieve it.'
+    `${OMITTED_TAG} ${what} left out to fit the token budget, stored whole: memory_retrieve {"id":"<id>"} ` +
+    'returns one, memory_query searches all; retrieve a listed result rather than repeat its call.'
   const olderLine = (older: number) =>
     older > 0 ? [`- … ${older} older line${older === 1 ? '' : 's'}: memory_query finds them`] : []
   // Room for the header and the "older" line, then the newest lines while they fit.
