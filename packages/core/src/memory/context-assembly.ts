@@ -6,14 +6,15 @@ import { type ContextStats, renderContext } from '../context'
 import { fitToBudget } from '../context/budget-fit'
 import { cutPart } from '../context/cut-part'
 import { invalidOptions, StrataError } from '../errors'
-import type { FactItem, Item, MessagePart } from '../items'
+import type { FactItem, Item, MessagePart, NormalizedMessage } from '../items'
 import { jsonCopy } from '../items/json'
 import { startsTurn } from '../items/turns'
+import { turnIdOf } from '../thread/thread-log'
 import type { WritePath } from '../thread/write-path'
 import type { TokenCounter } from '../tokens'
 import { countMessageTokens } from '../tokens'
 import { keepRecentScopes, levelView, type ToolInteraction, toolInteractions } from '../views'
-import type { ContextOptions, ThreadContext } from './thread-types'
+import type { AppendFitOptions, ContextOptions, ThreadContext } from './thread-types'
 
 /** What a thread shows: level views, model contexts, snapshots, tool interactions and the raw log. */
 export class ContextAssembly<L extends string> {
@@ -138,6 +139,8 @@ export class ContextAssembly<L extends string> {
     system: string | undefined,
     systemTokens: number,
     alongsideTokens: number,
+    memoryItems: readonly Item<L>[] = this.#state.log.memoryItems,
+    refused = '',
   ) {
     const state = this.#state
     const budget = this.#budget.gauge.effectiveBudget()
@@ -148,7 +151,7 @@ export class ContextAssembly<L extends string> {
     const fit = fitToBudget({
       system,
       systemTokens,
-      memoryItems: state.log.memoryItems,
+      memoryItems,
       view,
       keep: keptIds(logView),
       // What is sent alongside the context takes its share of the budget first.
@@ -164,7 +167,7 @@ export class ContextAssembly<L extends string> {
         `The context of thread '${state.id}' cannot fit its input budget of ${budget} tokens: the system ` +
         `prompt (${fit.systemTokens + alongsideTokens} tokens${alongsideTokens > 0 ? `, ${alongsideTokens} of them sent alongside the context` : ''}) ` +
         `and the current request (${fit.requestTokens} tokens) alone ` +
-        'are over it. Shorten the system prompt or the request (a large attachment can go through the ' +
+        `are over it.${refused} Shorten the system prompt or the request (a large attachment can go through the ` +
         'content channel), or raise compaction.budget.',
       details: {
         threadId: state.id,
@@ -173,6 +176,51 @@ export class ContextAssembly<L extends string> {
         requestTokens: fit.requestTokens,
       },
     })
+  }
+
+  /**
+   * The `fit` check of `append` and `appendUnseen`, run before anything is written: the context with
+   * `messages` appended must be able to fit the budget, or `STRATA_BUDGET_EXCEEDED` is thrown. What a
+   * fit cannot leave out is measured as {@link fitToBudget} measures it in `context()`: the system
+   * prompt, the text sent alongside, the current request (the newest user message, new or stored) and
+   * the scopes' opening items, each at its smallest. The new messages are taken at the current level,
+   * before any automatic transition they may bring (which only closes scopes: it can leave out more).
+   */
+  checkFit(messages: readonly NormalizedMessage[], options: AppendFitOptions): Promise<void> | undefined {
+    const state = this.#state
+    if (state.deps.compaction.budget === false) return undefined
+    const { system, alongside } = checkFitOptions(options)
+    return (async () => {
+      const level = state.level
+      const lastSeq = state.log.lastSeq
+      const added = messages.map(
+        (message, index) =>
+          ({
+            ...message,
+            type: 'message',
+            // As long as a memory id: a stored attachment's cut note names one.
+            id: message.id ?? `mem_appended-message-${String(index).padStart(18, '0')}`,
+            seq: lastSeq + 1 + index,
+            ts: message.ts ?? 0,
+            level,
+            turnId: turnIdOf(state.log.currentTurn),
+          }) as unknown as Item<L>,
+      )
+      const logView = [...state.view(level), ...added]
+      const view = await state.content.expand(logView, [...state.log.unfrozenItems, ...added])
+      const keep = keptIds(logView)
+      const textTokens = (text: string | undefined) =>
+        text ? countMessageTokens({ content: [{ type: 'text', text }] }, state.deps.tokenCounter) : 0
+      this.#fitted(
+        view.filter((item) => keep.has(item.id)),
+        logView.filter((item) => keep.has(item.id)),
+        system,
+        textTokens(system),
+        textTokens(alongside),
+        [],
+        ' Nothing was stored.',
+      )
+    })()
   }
 
   snapshot(options: { level?: L }): Promise<string> {
@@ -208,6 +256,18 @@ export class ContextAssembly<L extends string> {
     // A copy: the log's items need not be frozen for it.
     return this.#fresh(() => jsonCopy(this.#state.log.unfrozenItems as Item<L>[]))
   }
+}
+
+/** The `fit` option, checked: an object with string `system` and `alongside` when given. */
+function checkFitOptions(options: AppendFitOptions): AppendFitOptions {
+  if (typeof options !== 'object' || options === null) {
+    invalidOptions('fit must be an object like { system?: string, alongside?: string }.')
+  }
+  for (const key of ['system', 'alongside'] as const) {
+    if (options[key] !== undefined && typeof options[key] !== 'string')
+      invalidOptions(`fit.${key} must be a string: the text the next context() is given as ${key}.`)
+  }
+  return options
 }
 
 /** A view item with its long parts cut for a context over its budget; `brief`: a citation shows its brief form. */
