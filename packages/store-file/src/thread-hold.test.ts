@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createMemory, StrataError } from '@strata-memory/core'
+import { type ContendedRequestsReport, expectRequestsOneAtATime } from '@strata-memory/core/testing'
 import { afterEach, describe, expect, it } from 'vitest'
 import { fileStore } from './file-store'
 
@@ -12,12 +13,6 @@ import { fileStore } from './file-store'
 const WORKER = fileURLToPath(new URL('./testing/request-worker.mjs', import.meta.url))
 const BUILT = fileURLToPath(new URL('../dist/index.js', import.meta.url))
 const REQUESTS_PER_PROCESS = 20
-
-interface Report {
-  completed: number
-  busy: number
-  failed: string[]
-}
 
 function start(args: string[]): { child: ChildProcess; stdout: () => string; done: Promise<string> } {
   const child = spawn(process.execPath, [WORKER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
@@ -59,27 +54,12 @@ describe('one request at a time per thread, across processes (file store)', () =
     const outputs = await Promise.all(
       [0, 1].map(() => start(['requests', dir!, 'contended', String(REQUESTS_PER_PROCESS), startAt]).done),
     )
-    const reports = outputs.map((output) => JSON.parse(output) as Report)
-    for (const report of reports) {
-      expect(report.failed).toEqual([])
-      expect(report.completed + report.busy).toBe(REQUESTS_PER_PROCESS)
-    }
-    const completed = reports.reduce((sum, report) => sum + report.completed, 0)
-    expect(completed).toBeGreaterThan(0)
-    expect(reports.reduce((sum, report) => sum + report.busy, 0)).toBeGreaterThan(0)
-
-    const thread = await createMemory({ store: fileStore({ dir }) }).thread('contended')
-    const interactions = await thread.toolInteractions()
-    expect(interactions).toHaveLength(completed)
-    expect(interactions.filter((interaction) => interaction.status !== 'success')).toEqual([])
-    // A refused request wrote nothing: three messages per completed request, in whole runs.
-    const items = await thread.items()
-    expect(items).toHaveLength(3 * completed)
-    for (let index = 0; index < items.length; index += 3) {
-      expect(
-        items.slice(index, index + 3).map((item) => (item.type === 'message' ? item.role : item.type)),
-      ).toEqual(['user', 'assistant', 'tool'])
-    }
+    const reports = outputs.map((output) => JSON.parse(output) as ContendedRequestsReport)
+    await expectRequestsOneAtATime(
+      await createMemory({ store: fileStore({ dir }) }).thread('contended'),
+      reports,
+      REQUESTS_PER_PROCESS,
+    )
     expect(await fileStore({ dir }).readLease('contended')).toBeUndefined()
   }, 60_000)
 

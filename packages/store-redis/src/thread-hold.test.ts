@@ -2,7 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { createMemory, StrataError, type UnsequencedItem } from '@strata-memory/core'
-import { makeItems } from '@strata-memory/core/testing'
+import {
+  type ContendedRequestsReport,
+  expectRequestsOneAtATime,
+  makeItems,
+} from '@strata-memory/core/testing'
 import type { RedisClientType } from 'redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { redisStore } from './redis-store'
@@ -27,12 +31,6 @@ afterAll(async () => {
   await cleanUpAndClose(admin, `${prefix}*`)
   await redis?.stop()
 })
-
-interface Report {
-  completed: number
-  busy: number
-  failed: string[]
-}
 
 function start(env: Record<string, string>): {
   child: ChildProcess
@@ -133,28 +131,13 @@ describe('one request at a time per thread, across processes (Redis)', () => {
       STRATA_TEST_START_AT: String(Date.now() + 2_500),
     }
     const outputs = await Promise.all([start(env).done, start(env).done])
-    const reports = outputs.map((output) => JSON.parse(output) as Report)
-    for (const report of reports) {
-      expect(report.failed).toEqual([])
-      expect(report.completed + report.busy).toBe(REQUESTS_PER_PROCESS)
-    }
-    const completed = reports.reduce((sum, report) => sum + report.completed, 0)
-    expect(completed).toBeGreaterThan(0)
-    expect(reports.reduce((sum, report) => sum + report.busy, 0)).toBeGreaterThan(0)
-
+    const reports = outputs.map((output) => JSON.parse(output) as ContendedRequestsReport)
     const store = redisStore({ client: admin, prefix })
-    const thread = await createMemory({ store }).thread('contended')
-    const interactions = await thread.toolInteractions()
-    expect(interactions).toHaveLength(completed)
-    expect(interactions.filter((interaction) => interaction.status !== 'success')).toEqual([])
-    // A refused request wrote nothing: three messages per completed request, in whole runs.
-    const items = await thread.items()
-    expect(items).toHaveLength(3 * completed)
-    for (let index = 0; index < items.length; index += 3) {
-      expect(
-        items.slice(index, index + 3).map((item) => (item.type === 'message' ? item.role : item.type)),
-      ).toEqual(['user', 'assistant', 'tool'])
-    }
+    await expectRequestsOneAtATime(
+      await createMemory({ store }).thread('contended'),
+      reports,
+      REQUESTS_PER_PROCESS,
+    )
     expect(await store.readLease('contended')).toBeUndefined()
   }, 60_000)
 
@@ -188,7 +171,8 @@ describe('one request at a time per thread, across processes (Redis)', () => {
       hold = (await thread.hold().catch(() => undefined)) as typeof hold
       if (hold === undefined) await sleep(25)
     }
-    expect(Date.now() - killedAt).toBeLessThanOrEqual(ttlMs + 250)
+    // The lease lapses at most ttlMs after the last renewal, before the kill; the rest is polling under load.
+    expect(Date.now() - killedAt).toBeLessThanOrEqual(ttlMs + 500)
     await thread.append({ role: 'assistant', content: 'the next request' })
     await hold.release()
     expect((await thread.items()).map((item) => item.seq)).toEqual([1, 2])
