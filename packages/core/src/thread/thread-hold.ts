@@ -175,20 +175,28 @@ export class ThreadHolds {
           ? base.setState(id, state)
           : base.setState(id, state, stamped)
       },
-      putContent: async (id: string, record: ContentRecord) => {
+    }
+    // Only where the store has content methods: a view must not make a store look as if it had them.
+    if (typeof base.putContent === 'function') {
+      overrides.putContent = async (id: string, record: ContentRecord) => {
         if (id === threadId && this.lease === undefined) {
           const held = await (base as unknown as StoreLeaseMethods).readLease(id)
           if (held !== undefined) throw threadBusyError(id, held.expiresAt)
         }
         return base.putContent(id, record)
-      },
+      }
     }
+    const methods = new Map<PropertyKey, unknown>(Object.entries(overrides))
     return new Proxy(base, {
       get(target, key) {
-        const own = overrides[key as keyof StrataStore]
-        if (own !== undefined) return own
+        const method = methods.get(key)
+        if (method !== undefined) return method
         const value: unknown = Reflect.get(target, key, target)
-        return typeof value === 'function' ? value.bind(target) : value
+        if (typeof value !== 'function') return value
+        // Called on the store itself (a class store keeps its private fields), bound once.
+        const bound = value.bind(target)
+        methods.set(key, bound)
+        return bound
       },
     })
   }
