@@ -16,7 +16,6 @@ const shrink = (item: Item, maxTokens: number) =>
         content: item.content.map((part) => cutPart(part, maxTokens, item.id, { counter })),
       } as Item)
     : item
-const total = (messages: readonly ContextMessage[]) => messages.reduce((sum, m) => sum + countMessage(m), 0)
 
 /** A request, then `sizes.length` fetch steps with results of those many bytes. */
 function thread(sizes: readonly number[]): Item[] {
@@ -47,7 +46,7 @@ function thread(sizes: readonly number[]): Item[] {
   return withSeqs(items)
 }
 
-function fit(view: Item[], budget: number) {
+function fitView(view: Item[], budget: number) {
   const result = fitToBudget({
     system: 'You are an agent.',
     systemTokens: countMessage({ content: [{ type: 'text', text: 'You are an agent.' }] }),
@@ -73,9 +72,9 @@ const output = (messages: readonly ContextMessage[], toolCallId: string) =>
 describe('fitToBudget', () => {
   it('cuts the oldest first: a context a little over its budget loses part of its oldest result only', async () => {
     const view = thread([3_000, 3_000, 3_000, 3_000])
-    const whole = fit(view, 100_000)
+    const whole = fitView(view, 100_000)
     const budget = whole.tokens - 200
-    const fitted = fit(view, budget)
+    const fitted = fitView(view, budget)
     expect(fitted.tokens).toBeLessThanOrEqual(budget)
     expect(fitted.tokens).toBeGreaterThanOrEqual(budget - 20)
     expect(fitted.omitted).toBe(0)
@@ -86,7 +85,7 @@ describe('fitToBudget', () => {
   it('a large new result gets all that is left, at least its share; older steps leave oldest first', async () => {
     const view = thread([2_000, 2_000, 2_000, 2_000, 2_000, 2_000, 40_000])
     for (const budget of [2_000, 4_000, 8_000]) {
-      const fitted = fit(view, budget)
+      const fitted = fitView(view, budget)
       expect(fitted.tokens).toBeLessThanOrEqual(budget)
       expect(fitted.tokens).toBeGreaterThanOrEqual(0.95 * budget)
       const newest = countMessage({ content: [{ type: 'text', text: output(fitted.messages, 'c6')! }] })
