@@ -143,21 +143,15 @@ describe('the fit fills the budget (invariant 5)', () => {
           })
           const memory = createMemory({ store, compaction: { budget: { inputTokens: budget } } })
           const thread = await memory.thread('fill')
-          // The largest `alongside` a context can take: the budget less the system prompt and request.
-          let low = 0
-          let high = budget
-          while (low < high) {
-            const middle = Math.ceil((low + high) / 2)
-            const fits = await thread
-              .context({ system: 'You are an agent.', alongside: textOf(middle) })
-              .then(
-                () => true,
-                () => false,
-              )
-            if (fits) low = middle
-            else high = middle - 1
-          }
-          const alongside = textOf(Math.floor(split * low))
+          // The largest `alongside` a context can take: the budget less the system prompt and the
+          // request at its smallest, as the refusal of an alongside as large as the budget reports them.
+          const huge = textOf(budget)
+          const refusal = await thread
+            .context({ system: 'You are an agent.', alongside: huge })
+            .catch((error) => error)
+          const { systemTokens, requestTokens } = refusal.details as Record<string, number>
+          const largest = budget - (systemTokens! - textTokens(huge)) - requestTokens!
+          const alongside = textOf(Math.floor(split * largest))
           const alongsideTokens = textTokens(alongside)
           const { messages, stats } = await thread.context({ system: 'You are an agent.', alongside })
           const used = stats.contextTokens + alongsideTokens
