@@ -123,31 +123,31 @@ describe.each(['file', 'redis'] as const)(
     })
 
     it('answers 409 to a request another server process receives while this one holds the chat', async () => {
-    // A second process on the same store: its own memory object, so only the store's lease tells.
-    const other = createAppMemory(
-      redis === undefined
-        ? fileStore({ dir, fsync: false })
-        : redisStore({ url: redis.url, prefix: `web-busy-${prefix}` }),
-    )
-    try {
-      const first = [user('u1', 'Build the Acme landing page')]
-      const running = await chat(first, 'web.processes')
-      expect(running.status).toBe(200)
-      const refused = await handleChat(
-        post({ id: 'web.processes', messages: [user('u9', 'Build the Zenith landing page')] }),
-        { memory: other, model: new ScriptedAgentModel() },
+      // A second process on the same store: its own memory object, so only the store's lease tells.
+      const other = createAppMemory(
+        redis === undefined
+          ? fileStore({ dir, fsync: false })
+          : redisStore({ url: redis.url, prefix: `web-busy-${prefix}` }),
       )
-      expect(refused.status).toBe(409)
-      expect((await errorOf(refused)).code).toBe('STRATA_THREAD_BUSY')
-      await readAnswer(running)
-      expect(JSON.stringify(await (await memory.thread('web.processes')).items())).not.toContain('Zenith')
-      expect((await verify('web.processes')).code).toBe(0)
-    } finally {
-      await other.close()
-    }
-  })
+      try {
+        const first = [user('u1', 'Build the Acme landing page')]
+        const running = await chat(first, 'web.processes')
+        expect(running.status).toBe(200)
+        const refused = await handleChat(
+          post({ id: 'web.processes', messages: [user('u9', 'Build the Zenith landing page')] }),
+          { memory: other, model: new ScriptedAgentModel() },
+        )
+        expect(refused.status).toBe(409)
+        expect((await errorOf(refused)).code).toBe('STRATA_THREAD_BUSY')
+        await readAnswer(running)
+        expect(JSON.stringify(await (await memory.thread('web.processes')).items())).not.toContain('Zenith')
+        expect((await verify('web.processes')).code).toBe(0)
+      } finally {
+        await other.close()
+      }
+    })
 
-  it('a request on a busy chat changes no byte of its thread', async () => {
+    it('a request on a busy chat changes no byte of its thread', async () => {
       const first = [user('u1', 'Build the Acme landing page')]
       const answer = await readAnswer(await chat(first, 'web.bytes'))
       // The next request waits at its model call (its message stored) when another one arrives.
