@@ -117,6 +117,86 @@ describe('one request at a time per thread', () => {
     expect(JSON.stringify(await store.read('loop'))).not.toContain('Meanwhile')
   })
 
+  it('without a request hold, a tool loop holds its thread across its steps: another request between them is refused, stores nothing, and no call is left without its result', async () => {
+    const store = inMemoryStore()
+    const memory = createMemory({ store })
+    const script = [
+      generated([toolCall('call-1', 'lookup', { what: 'order 17' })]),
+      generated('Order 17 shipped.'),
+    ]
+    const model = wrapLanguageModel({
+      model: new MockLanguageModelV4({ doGenerate: async () => script.shift()! }),
+      middleware: strataMiddleware({ memory, threadId: 'steps' }),
+    })
+    // Another tab on the same chat, through a model of its own.
+    const other = wrapLanguageModel({
+      model: new MockLanguageModelV4({ doGenerate: async () => generated('unused') }),
+      middleware: strataMiddleware({ memory, threadId: 'steps' }),
+    })
+    let duringTool: unknown
+    let storedBefore: unknown
+    const lookup = tool({
+      inputSchema: z.object({ what: z.string() }),
+      execute: async () => {
+        storedBefore = await storedData(store, 'steps')
+        duringTool = await generateText({ model: other, prompt: 'Meanwhile', maxRetries: 0 }).catch(
+          (error: unknown) => error,
+        )
+        expect(await storedData(store, 'steps')).toEqual(storedBefore)
+        return 'shipped'
+      },
+    })
+    const result = await generateText({
+      model,
+      prompt: 'Where is order 17?',
+      tools: { lookup },
+      stopWhen: stepCountIs(3),
+    })
+    expect(result.text).toBe('Order 17 shipped.')
+    expect(StrataError.isInstance(duringTool, 'STRATA_THREAD_BUSY')).toBe(true)
+    const thread = await memory.thread('steps')
+    expect((await thread.toolInteractions()).map((interaction) => interaction.status)).toEqual(['success'])
+    // The last step answered: the request is over and the thread free.
+    expect(await isFree(memory, 'steps')).toBe(true)
+  })
+
+  it('a request stopped on a tool step keeps its thread for the call that sends the results, at most toolStepWaitMs', async () => {
+    const memory = createMemory()
+    const script = [
+      generated([toolCall('call-1', 'lookup', { what: 'order 17' })]),
+      generated('Order 17 shipped.'),
+      generated([toolCall('call-2', 'lookup', { what: 'order 18' })]),
+    ]
+    const model = wrapLanguageModel({
+      model: new MockLanguageModelV4({ doGenerate: async () => script.shift()! }),
+      middleware: strataMiddleware({ memory, threadId: 'stopped', toolStepWaitMs: 200 }),
+    })
+    const lookup = tool({ inputSchema: z.object({ what: z.string() }), execute: async () => 'shipped' })
+    const messages: ModelMessage[] = [{ role: 'user', content: 'Where is order 17?' }]
+    // One step: the SDK runs the tool and stops before the model sees its result.
+    const first = await generateText({ model, messages, tools: { lookup }, stopWhen: stepCountIs(1) })
+    messages.push(...first.response.messages)
+    expect(await isFree(memory, 'stopped')).toBe(false)
+    // A request that does not hold the result (another tab) is refused…
+    const refused = await generateText({ model, prompt: 'Hello?', maxRetries: 0 }).catch(
+      (error: unknown) => error,
+    )
+    expect(StrataError.isInstance(refused, 'STRATA_THREAD_BUSY')).toBe(true)
+    // …the conversation's next request, which sends it, goes on.
+    const second = await generateText({ model, messages, tools: { lookup }, stopWhen: stepCountIs(1) })
+    expect(second.text).toBe('Order 17 shipped.')
+    expect(await isFree(memory, 'stopped')).toBe(true)
+    // Stopped on a tool step again and never continued: the thread is free after toolStepWaitMs.
+    await generateText({
+      model,
+      messages: [...messages, ...second.response.messages, { role: 'user', content: 'And order 18?' }],
+      tools: { lookup },
+      stopWhen: stepCountIs(1),
+    })
+    expect(await isFree(memory, 'stopped')).toBe(false)
+    await expect.poll(() => isFree(memory, 'stopped'), { timeout: 2_000, interval: 50 }).toBe(true)
+  })
+
   it('an aborted stream releases the thread', async () => {
     const memory = createMemory()
     const paused = pausedStream(streamParts('The first half and the second half.'), 4)

@@ -26,6 +26,7 @@ import {
 } from '../messages/provider-prompt'
 import { aiSdkTracer, type StrataMiddlewareTelemetry } from './ai-sdk-tracer'
 import { captureCallContext } from './call-context'
+import { CallHolds, clientToolCalls, release } from './call-holds'
 import { readCallOptions, type StrataCallOptions } from './call-options'
 import { tapStream } from './response-stream'
 import { sentAlongside } from './sent-alongside'
@@ -85,16 +86,25 @@ export interface StrataMiddlewareOptions<L extends string = string> {
    * by the app before the request starts (a route takes it before it starts the response, so a busy
    * thread is a 409): every call through this middleware is on its thread (`threadId` defaults to the
    * hold's) and counts as the holder's; the middleware neither takes nor releases it. Create the
-   * middleware per request then (it is a plain object). Without one, each model call (each step of a
-   * tool loop) holds its thread itself, from storing its messages until its response is stored or the
-   * call fails or is aborted: a call on a thread another request holds is refused with
-   * `STRATA_THREAD_BUSY` before anything is stored; between the steps of a tool loop another request
-   * can take the thread, so take the hold for the whole request where that matters. On a store without
-   * the lease capability (a `v1` store) calls hold nothing, as before. `false`: calls hold nothing. An
-   * app that holds the thread itself passes its hold here, or its own calls are refused as busy.
-   * @default each call holds its thread
+   * middleware per request then (it is a plain object). Without one, the middleware holds the thread
+   * itself from a request's first step: a step that ends with tool calls keeps the hold for the step
+   * that sends their results (see `toolStepWaitMs`), any other step ends it when its response is
+   * stored, fails or is aborted. A call on a thread another request holds is refused with
+   * `STRATA_THREAD_BUSY` before anything is stored; a call that sends the results of the held step's
+   * tool calls continues that request. On a store without the lease capability (a `v1` store) calls
+   * hold nothing, as before. `false`: calls hold nothing. An app that holds the thread itself passes
+   * its hold here, or its own calls are refused as busy.
+   * @default the middleware holds each request's thread
    */
   hold?: ThreadHold | false
+  /**
+   * Without a request `hold`: how long a request keeps its thread after a step that ended with tool
+   * calls, waiting for the step that sends their results (the SDK runs the tools in between). A
+   * request the SDK stopped there (`stopWhen`, a tool awaiting approval) frees the thread after this
+   * long, or as soon as a call sends those results. Milliseconds, a whole number.
+   * @default 30_000
+   */
+  toolStepWaitMs?: number
 }
 
 const DIVERGENCE_HANDLINGS: readonly DivergenceHandling[] = ['rewind', 'reject']
@@ -235,12 +245,18 @@ export function strataMiddleware<L extends string = string>(
     onDivergence = 'rewind',
     telemetry = 'ai-sdk',
     hold,
+    toolStepWaitMs = 30_000,
   } = options ?? ({} as StrataMiddlewareOptions<L>)
   if (typeof memory?.thread !== 'function') {
     invalidOptions('strataMiddleware() needs { memory }: pass the memory from createMemory().')
   }
   if (threadId !== undefined) assertThreadId(threadId)
   const requestHold = checkHold(hold, threadId)
+  if (!Number.isSafeInteger(toolStepWaitMs) || toolStepWaitMs < 0) {
+    invalidOptions(
+      `strataMiddleware(): toolStepWaitMs must be a whole number of milliseconds (got ${JSON.stringify(toolStepWaitMs)}).`,
+    )
+  }
   const defaultThreadId = threadId ?? requestHold?.threadId
   if (!HISTORY_MODES.includes(history)) {
     invalidOptions(
@@ -274,24 +290,8 @@ export function strataMiddleware<L extends string = string>(
     return memory.thread(id)
   }
 
-  // The holds calls took themselves (no request hold given), by the params transformParams returned.
-  const callHolds = new WeakMap<LanguageModelV4CallOptions, ThreadHold>()
-  /** Holds the thread for one call; nothing when the request holds it, or the store cannot lease. */
-  const holdForCall = async (thread: Thread<L>): Promise<ThreadHold | undefined> => {
-    if (hold !== undefined) return undefined
-    try {
-      return await thread.hold()
-    } catch (error) {
-      if (StrataError.isInstance(error, 'STRATA_STORE_CAPABILITY')) return undefined
-      throw error
-    }
-  }
-  /** Ends the hold the call took, if it took one; a failure to release is the lease's to expire. */
-  const releaseCall = (params: LanguageModelV4CallOptions) => {
-    const held = callHolds.get(params)
-    callHolds.delete(params)
-    return held?.release().catch(() => undefined)
-  }
+  // The holds the middleware takes itself when no request hold is given.
+  const calls = hold === undefined ? new CallHolds(memory, toolStepWaitMs) : undefined
 
   // Threads whose last model call failed before its response was stored. The AI SDK retries a failed
   // call with the same prompt, and a user may re-send the message: in 'new' mode the last message
@@ -316,7 +316,7 @@ export function strataMiddleware<L extends string = string>(
       const alongside = sentAlongside(params, callSystem)
       const thread = await threadOf(call)
       // Taken before anything is stored: a call on a thread another request holds stores nothing.
-      const held = await holdForCall(thread)
+      const held = await calls?.take(thread, conversation)
       try {
         const requested = call.history ?? history
         const mode = requested === 'new' && failedThreads.has(thread.id) ? 'auto' : requested
@@ -348,10 +348,10 @@ export function strataMiddleware<L extends string = string>(
           call,
         )
         // The SDK calls wrapGenerate or wrapStream with these params right after: they release it.
-        if (held !== undefined) callHolds.set(result, held)
+        if (held !== undefined) calls?.bind(result, thread.id, held)
         return result
       } catch (error) {
-        await held?.release().catch(() => undefined)
+        await release(held)
         throw error
       }
     },
@@ -359,6 +359,8 @@ export function strataMiddleware<L extends string = string>(
     async wrapGenerate({ doGenerate, params }) {
       const call = callOptionsOf(params)
       if (call.internal === true) return doGenerate()
+      // The tool calls the stored response leaves to the SDK: the hold waits for their results.
+      let toolCalls: string[] = []
       try {
         const thread = await threadOf(call)
         let result: Awaited<ReturnType<typeof doGenerate>>
@@ -373,9 +375,10 @@ export function strataMiddleware<L extends string = string>(
           ...(result.response?.modelId === undefined ? {} : { modelId: result.response.modelId }),
         })
         failedThreads.delete(thread.id)
+        toolCalls = clientToolCalls(result.content)
         return result
       } finally {
-        await releaseCall(params)
+        await calls?.end(params, toolCalls)
       }
     },
 
@@ -396,24 +399,26 @@ export function strataMiddleware<L extends string = string>(
           throw error
         }
       } catch (error) {
-        await releaseCall(params)
+        await calls?.end(params)
         throw error
       }
-      // The call's hold ends with the stream: its response stored, or the stream failed, was cut off
-      // or cancelled (an aborted request).
+      // The call's hold ends with the stream, or waits for the tool step its response asks for: its
+      // response stored, or the stream failed, was cut off or cancelled (an aborted request).
       const stream = tapStream(result.stream, {
         onEnd: (collector) =>
           inCall(async () => {
+            let toolCalls: string[] = []
             try {
               await recordResponse(thread, collector.content, collector.usage, collector.meta)
               failedThreads.delete(thread.id)
+              toolCalls = clientToolCalls(collector.content)
             } finally {
-              await releaseCall(params)
+              await calls?.end(params, toolCalls)
             }
           }),
         onFail: () => {
           failed(thread.id)
-          void releaseCall(params)
+          void calls?.end(params)
         },
       })
       return { ...result, stream }
