@@ -65,12 +65,14 @@ export function memoryIdOf(part: MessagePart): string | undefined {
 }
 
 /**
- * A context's part in its brief form when it was built from a citation (restored or shown, so a
- * context cut to a budget can show it briefly); else the part. The same part gives the same object.
+ * A context's part in its brief form when it shows a citation (so a context cut to a budget can show
+ * it briefly); else the part. A part restored whole (the model has not answered it yet) is not
+ * briefed: a cut of it shows its first words, which say more than the citation's line. The same part
+ * gives the same object.
  */
 export function briefPart(part: MessagePart): MessagePart {
   const source = citedSources.get(part)
-  if (source === undefined) return part
+  if (source === undefined || source.whole === true) return part
   source.brief ??= shownCitation(source.citation, source.reference, true)
   return source.brief
 }

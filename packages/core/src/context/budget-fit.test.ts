@@ -149,3 +149,14 @@ describe('the omitted note', () => {
     }
   })
 })
+
+it("an omitted [STORED RESULTS] note passes on its lines, each with its result's memory id", () => {
+  const note = makeMessageItem({
+    id: 'grouped',
+    text: '[STORED RESULTS] The 2 oldest tool results …\n- [stored web page] https://a — mem_a\n- [stored json] Call: {"q":1} — mem_b',
+  })
+  expect(omittedLines([note] as Item[], (item) => item.id)).toEqual([
+    '- [stored web page] https://a — mem_a',
+    '- [stored json] Call: {"q":1} — mem_b',
+  ])
+})

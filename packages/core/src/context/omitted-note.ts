@@ -7,6 +7,9 @@ export const OMITTED_TAG = '[MEMORY:OMITTED]'
 /** Characters of a call's JSON input, or of a text, a line of the note shows. */
 const GIST_CHARS = 80
 
+/** The tag of the content channel's note of grouped-out results (content/stored-results.ts). */
+const STORED_RESULTS_TAG = '[STORED RESULTS]'
+
 /** Lines the note lists at most, whatever the budget: past this a list stops being read. */
 export const OMITTED_NOTE_MAX_LINES = 24
 
@@ -54,6 +57,11 @@ export function omittedLines<I extends Item>(
     switch (item.type) {
       case 'message': {
         const text = item.content.find((part) => part.type === 'text')
+        // The content channel's list of grouped-out results already names each result and its id.
+        if (text?.text.startsWith(STORED_RESULTS_TAG)) {
+          lines.push(...text.text.split('\n').filter((line) => line.startsWith('- ')))
+          break
+        }
         if (text !== undefined) lines.push(`- ${item.role}: "${gist(text.text)}" → ${sourceId(item, text)}`)
         for (const part of item.content) {
           if (part.type !== 'tool-call') continue

@@ -184,7 +184,9 @@ export class ContextAssembly<L extends string> {
    * fit cannot leave out is measured as {@link fitToBudget} measures it in `context()`: the system
    * prompt, the text sent alongside, the current request (the newest user message, new or stored) and
    * the scopes' opening items, each at its smallest. The new messages are taken at the current level,
-   * before any automatic transition they may bring (which only closes scopes: it can leave out more).
+   * before any automatic transition they may bring (which only closes scopes: it can leave out more),
+   * and the ids they will get (a stored attachment's memory id) at their costliest: the check may
+   * refuse a request that would have fit by a few tokens, never accept one that does not.
    */
   checkFit(messages: readonly NormalizedMessage[], options: AppendFitOptions): Promise<void> | undefined {
     const state = this.#state
@@ -198,8 +200,10 @@ export class ContextAssembly<L extends string> {
           ({
             ...message,
             type: 'message',
-            // As long as a memory id: a stored attachment's cut note names one.
-            id: message.id ?? `mem_appended-message-${String(index).padStart(18, '0')}`,
+            // A cut note names the id a message gets when stored (a memory id for an attachment):
+            // counted as a generated one at its costliest, so the check never falls short of what the
+            // context will show (it may refuse a request that would fit by a few tokens).
+            id: message.id ?? `mem_a1b2c3d4-e5f6-a7b8-c9d0-${String(index).padStart(12, 'e1f2a3b4c5d6')}`,
             seq: lastSeq + 1 + index,
             ts: message.ts ?? 0,
             level,
