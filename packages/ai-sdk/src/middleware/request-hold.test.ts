@@ -1,5 +1,11 @@
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider'
-import { createMemory, inMemoryStore, StrataError, type StrataStore } from '@strata-memory/core'
+import {
+  createMemory,
+  inMemoryStore,
+  StrataError,
+  type StrataStore,
+  type ThreadHold,
+} from '@strata-memory/core'
 import { generateText, type ModelMessage, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
@@ -42,6 +48,51 @@ async function isFree(memory: ReturnType<typeof createMemory>, threadId: string)
   }
 }
 
+/**
+ * A two-step tool loop on a thread (a lookup, then the answer) whose tool, while it runs between the
+ * steps, sends another request on the same thread through a model of its own (another tab).
+ */
+async function lookupLoop(
+  memory: ReturnType<typeof createMemory>,
+  threadId: string,
+  store: StrataStore,
+  options: { hold?: ThreadHold } = {},
+) {
+  const script = [
+    generated([toolCall('call-1', 'lookup', { what: 'order 17' })]),
+    generated('Order 17 shipped.'),
+  ]
+  const model = wrapLanguageModel({
+    model: new MockLanguageModelV4({ doGenerate: async () => script.shift()! }),
+    middleware: strataMiddleware({ memory, threadId, ...options }),
+  })
+  const other = wrapLanguageModel({
+    model: new MockLanguageModelV4({ doGenerate: async () => generated('unused') }),
+    middleware: strataMiddleware({ memory, threadId }),
+  })
+  let meanwhile: unknown
+  const stored: unknown[] = []
+  const lookup = tool({
+    inputSchema: z.object({ what: z.string() }),
+    execute: async () => {
+      stored.push(await storedData(store, threadId))
+      meanwhile = await generateText({ model: other, prompt: 'Meanwhile', maxRetries: 0 }).catch(
+        (error: unknown) => error,
+      )
+      stored.push(await storedData(store, threadId))
+      return 'shipped'
+    },
+  })
+  const result = await generateText({
+    model,
+    prompt: 'Where is order 17?',
+    tools: { lookup },
+    stopWhen: stepCountIs(3),
+  })
+  // What the store held before and after the other request.
+  return { text: result.text, meanwhile, stored }
+}
+
 describe('one request at a time per thread', () => {
   it('refuses a call on a thread another call holds with STRATA_THREAD_BUSY, and stores nothing of it', async () => {
     const store = inMemoryStore()
@@ -79,81 +130,27 @@ describe('one request at a time per thread', () => {
     const memory = createMemory({ store })
     const thread = await memory.thread('loop')
     const hold = await thread.hold()
-    const script = [
-      generated([toolCall('call-1', 'lookup', { what: 'order 17' })]),
-      generated('Order 17 shipped.'),
-    ]
-    const mock = new MockLanguageModelV4({ doGenerate: async () => script.shift()! })
-    const model = wrapLanguageModel({ model: mock, middleware: strataMiddleware({ memory, hold }) })
-    let duringTool: unknown
-    const other = wrapLanguageModel({
-      model: new MockLanguageModelV4({ doGenerate: async () => generated('unused') }),
-      middleware: strataMiddleware({ memory, threadId: 'loop' }),
-    })
-    const lookup = tool({
-      inputSchema: z.object({ what: z.string() }),
-      execute: async () => {
-        // Between the two steps another request on the thread is refused: the request holds it.
-        duringTool = await generateText({ model: other, prompt: 'Meanwhile', maxRetries: 0 }).catch(
-          (error: unknown) => error,
-        )
-        return 'shipped'
-      },
-    })
-    const result = await generateText({
-      model,
-      prompt: 'Where is order 17?',
-      tools: { lookup },
-      stopWhen: stepCountIs(3),
-    })
-    expect(result.text).toBe('Order 17 shipped.')
-    expect(StrataError.isInstance(duringTool, 'STRATA_THREAD_BUSY')).toBe(true)
+    const { text, meanwhile, stored } = await lookupLoop(memory, 'loop', store, { hold })
+    expect(text).toBe('Order 17 shipped.')
+    // Between the two steps another request on the thread is refused: the request holds it.
+    expect(StrataError.isInstance(meanwhile, 'STRATA_THREAD_BUSY')).toBe(true)
     // The middleware neither took nor released the request's hold.
     expect(await isFree(memory, 'loop')).toBe(false)
     await hold.release()
     expect(await isFree(memory, 'loop')).toBe(true)
     const interactions = await thread.toolInteractions()
     expect(interactions.map((interaction) => interaction.status)).toEqual(['success'])
-    expect(JSON.stringify(await store.read('loop'))).not.toContain('Meanwhile')
+    expect(stored[1]).toEqual(stored[0])
   })
 
   it('without a request hold, a tool loop holds its thread across its steps: another request between them is refused, stores nothing, and no call is left without its result', async () => {
     const store = inMemoryStore()
     const memory = createMemory({ store })
-    const script = [
-      generated([toolCall('call-1', 'lookup', { what: 'order 17' })]),
-      generated('Order 17 shipped.'),
-    ]
-    const model = wrapLanguageModel({
-      model: new MockLanguageModelV4({ doGenerate: async () => script.shift()! }),
-      middleware: strataMiddleware({ memory, threadId: 'steps' }),
-    })
-    // Another tab on the same chat, through a model of its own.
-    const other = wrapLanguageModel({
-      model: new MockLanguageModelV4({ doGenerate: async () => generated('unused') }),
-      middleware: strataMiddleware({ memory, threadId: 'steps' }),
-    })
-    let duringTool: unknown
-    let storedBefore: unknown
-    const lookup = tool({
-      inputSchema: z.object({ what: z.string() }),
-      execute: async () => {
-        storedBefore = await storedData(store, 'steps')
-        duringTool = await generateText({ model: other, prompt: 'Meanwhile', maxRetries: 0 }).catch(
-          (error: unknown) => error,
-        )
-        expect(await storedData(store, 'steps')).toEqual(storedBefore)
-        return 'shipped'
-      },
-    })
-    const result = await generateText({
-      model,
-      prompt: 'Where is order 17?',
-      tools: { lookup },
-      stopWhen: stepCountIs(3),
-    })
-    expect(result.text).toBe('Order 17 shipped.')
-    expect(StrataError.isInstance(duringTool, 'STRATA_THREAD_BUSY')).toBe(true)
+    const { text, meanwhile, stored } = await lookupLoop(memory, 'steps', store)
+    expect(text).toBe('Order 17 shipped.')
+    expect(StrataError.isInstance(meanwhile, 'STRATA_THREAD_BUSY')).toBe(true)
+    // The refused request stored nothing.
+    expect(stored[1]).toEqual(stored[0])
     const thread = await memory.thread('steps')
     expect((await thread.toolInteractions()).map((interaction) => interaction.status)).toEqual(['success'])
     // The last step answered: the request is over and the thread free.
