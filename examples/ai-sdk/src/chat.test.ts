@@ -27,5 +27,7 @@ describe('the AI SDK example', () => {
     expect(JSON.parse(stored![2]!)).toEqual({ message: 19, transition: 1, summary: 1 })
     expect(Number(stored![3])).toBe(5)
     expect(Number(stored![4])).toBe(12)
+    // Two requests on one chat at once: one is served, the other refused with a 409.
+    expect(stdout).toContain('Two requests at once: 200, and 409 STRATA_THREAD_BUSY.')
   })
 })

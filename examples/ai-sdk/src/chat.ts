@@ -1,6 +1,12 @@
 import type { LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider'
-import { type StrataUIMessage, strataMiddleware, strataTools, writeMemoryParts } from '@strata-memory/ai-sdk'
-import { createMemory } from '@strata-memory/core'
+import {
+  type StrataUIMessage,
+  strataErrorResponse,
+  strataMiddleware,
+  strataTools,
+  writeMemoryParts,
+} from '@strata-memory/ai-sdk'
+import { createMemory, type ThreadHold } from '@strata-memory/core'
 import {
   AbstractChat,
   type ChatState,
@@ -111,16 +117,23 @@ const scriptedModel = new MockLanguageModelV4({
   doStream: async ({ prompt }) => ({ stream: convertArrayToReadableStream(reply(prompt)) }),
 })
 
-// --- The three lines: wrap the model, pass the thread id (here per request), add the tools. ---
-const model = wrapLanguageModel({
-  model: scriptedModel,
-  middleware: strataMiddleware({ memory, history: 'full' }),
-})
-
 /** POST /api/chat: the body useChat sends (`{ id, messages, … }`), a UI message stream back. */
 async function POST(request: Request): Promise<Response> {
   const { id, messages } = (await request.json()) as { id: string; messages: StrataUIMessage[] }
   const thread = await memory.thread(id)
+  // One request at a time per chat: taken before the response starts, so a second request on the
+  // chat (another tab, a double submit) is a 409 with nothing stored, not an error inside a stream.
+  let hold: ThreadHold
+  try {
+    hold = await thread.hold()
+  } catch (error) {
+    return strataErrorResponse(error) // 409 { error: { code: 'STRATA_THREAD_BUSY', message } }
+  }
+  // --- The three lines: wrap the model (per request, inside its hold), pass the thread, add the tools. ---
+  const model = wrapLanguageModel({
+    model: scriptedModel,
+    middleware: strataMiddleware({ memory, history: 'full', hold }),
+  })
   const tools = {
     ...strataTools(memory, { threadId: id }),
     fetch_docs: tool({
@@ -136,16 +149,16 @@ async function POST(request: Request): Promise<Response> {
       },
     }),
   }
-  // The app opens a scope before the model call, so the whole request belongs to it. (Opened from a
-  // tool instead, the opening call's result would land at the broader level after the opening.)
   const latest = messages.at(-1)?.parts.find((part) => part.type === 'text')?.text ?? ''
-  if (latest.startsWith('Build') && thread.level === 'global') {
-    await thread.enter('project', { title: latest, instructions: 'Use the docs the user points to.' })
-  }
   const stream = createUIMessageStream<StrataUIMessage>({
     execute: async ({ writer }) => {
       const stop = writeMemoryParts({ writer, memory, threadId: id })
       try {
+        // The app opens a scope before the model call, so the whole request belongs to it. (Opened
+        // from a tool instead, the opening call's result would land at the broader level after it.)
+        if (latest.startsWith('Build') && thread.level === 'global') {
+          await thread.enter('project', { title: latest, instructions: 'Use the docs the user points to.' })
+        }
         const result = streamText({
           model,
           system: 'You build websites.',
@@ -159,6 +172,8 @@ async function POST(request: Request): Promise<Response> {
         await result.consumeStream()
       } finally {
         stop()
+        // The answer is stored before the model's stream ends: the request's last write is done.
+        await hold.release()
       }
     },
   })
@@ -255,3 +270,20 @@ const status = await (await memory.thread(chat.id)).status()
 console.log(
   `\nStored: ${status.items.active} items (${JSON.stringify(status.items.byType)}), ${status.items.archived} archived; model calls: ${scriptedModel.doStreamCalls.length}.`,
 )
+
+// Two tabs send at once: the first request holds the chat, the second is answered 409 before it
+// stores anything.
+const body = (text: string) =>
+  JSON.stringify({
+    id: 'example.chat-2',
+    messages: [{ id: text, role: 'user', parts: [{ type: 'text', text }] }],
+  })
+const [first, second] = await Promise.all(
+  ['Hello from tab 1', 'Hello from tab 2'].map((text) =>
+    POST(new Request('http://localhost/api/chat', { method: 'POST', body: body(text) })),
+  ),
+)
+await first!.text()
+const refused = (await second!.json()) as { error: { code: string } }
+console.log(`\nTwo requests at once: ${first!.status}, and ${second!.status} ${refused.error.code}.`)
+await memory.close()

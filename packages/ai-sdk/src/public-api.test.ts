@@ -77,7 +77,7 @@ describe('the public surface of @strata-memory/ai-sdk', () => {
       expect(readme, name).toContain(name)
     }
     expect(readme).toContain(
-      'strataMiddleware({ memory, threadId?, level?, system?, history?, onDivergence?, telemetry? })',
+      'strataMiddleware({ memory, threadId?, level?, system?, history?, onDivergence?, telemetry?, hold?, toolStepWaitMs? })',
     )
     expect(readme).toContain('aiSdkSummarizer({ model, name?, timeoutMs?, maxFacts?, maxOutputTokens? })')
     for (const key of ['threadId', 'level', 'history', 'internal'])

@@ -2,6 +2,7 @@
 
 import type { StrataUIMessage } from '@strata-memory/ai-sdk'
 import { type FormEvent, useState } from 'react'
+import { chatErrorText } from '../lib/chat-error'
 
 type Part = StrataUIMessage['parts'][number]
 
@@ -82,7 +83,7 @@ export function ChatPanel({
         ))}
         {error ? (
           <div className="error" data-testid="chat-error">
-            {error.message}
+            {chatErrorText(error)}
           </div>
         ) : null}
       </div>

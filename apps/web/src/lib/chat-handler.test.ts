@@ -4,12 +4,12 @@ import { join } from 'node:path'
 import type { StrataUIMessage } from '@strata-memory/ai-sdk'
 import type { Memory } from '@strata-memory/core'
 import { fileStore } from '@strata-memory/store-file'
-import { readUIMessageStream, type UIMessageChunk } from 'ai'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { handleChat } from './chat-handler'
 import { createAppMemory } from './memory'
 import { TASKS } from './project-plan'
 import { ScriptedAgentModel } from './scripted-agent'
+import { errorOf, post, readAnswer, user } from './testing/chat-requests'
 
 let dir: string
 let memory: Memory
@@ -18,20 +18,8 @@ beforeEach(async () => {
   memory = createAppMemory(fileStore({ dir, fsync: false }))
 })
 afterEach(async () => {
+  await memory.close()
   await rm(dir, { recursive: true, force: true })
-})
-
-const post = (body: unknown) =>
-  new Request('http://localhost/api/chat', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  })
-
-const user = (id: string, text: string): StrataUIMessage => ({
-  id,
-  role: 'user',
-  parts: [{ type: 'text', text }],
 })
 
 /** Sends a chat request as useChat does and reads the answer back into the assistant message. */
@@ -42,23 +30,8 @@ async function send(messages: StrataUIMessage[], threadId: string, pending: Prom
     waitUntil: (work) => pending.push(work),
   })
   expect(response.status).toBe(200)
-  const chunks = response.body!.pipeThrough(new TextDecoderStream()).pipeThrough(
-    new TransformStream<string, UIMessageChunk>({
-      transform(text, controller) {
-        for (const line of text.split('\n')) {
-          if (!line.startsWith('data: ') || line === 'data: [DONE]') continue
-          controller.enqueue(JSON.parse(line.slice(6)) as UIMessageChunk)
-        }
-      },
-    }),
-  )
-  let last: StrataUIMessage | undefined
-  for await (const message of readUIMessageStream<StrataUIMessage>({ stream: chunks })) last = message
-  return last!
+  return readAnswer(response)
 }
-
-const errorOf = async (response: Response) =>
-  ((await response.json()) as { error: { code: string; message: string } }).error
 
 describe('POST /api/chat (the route handler on its own)', () => {
   it('runs the scripted agent: a project, a task per part opened and closed by the agent, transitions in the chat', async () => {

@@ -10,7 +10,7 @@ import {
   writeMemoryParts,
   writeMissedTransitions,
 } from '@strata-memory/ai-sdk'
-import type { Memory, Thread } from '@strata-memory/core'
+import type { Memory, Thread, ThreadHold } from '@strata-memory/core'
 import {
   convertToModelMessages,
   createUIMessageStream,
@@ -38,11 +38,14 @@ const badRequest = (message: string) =>
   Response.json({ error: { code: 'BAD_REQUEST', message } }, { status: 400 })
 
 /**
- * POST /api/chat, the recipe to copy: `useChat`'s body in, a UI message stream out. Strata stores what
- * the thread has not seen (`history: 'full'`: useChat re-sends the whole chat), sends the model the
- * thread's context at its current level, gives it the memory and scope tools, and writes transitions
- * and context statistics into the stream. Bad input is a 400 with a message before anything streams;
- * an error while streaming reaches the page with its Strata code.
+ * POST /api/chat, the recipe to copy: `useChat`'s body in, a UI message stream out. The request holds
+ * its thread before the response starts (`thread.hold()`), so a second request on the chat (a second
+ * tab, a double submit) is a 409 `STRATA_THREAD_BUSY` with nothing stored, not an error inside a
+ * streamed 200; the hold ends when the model's stream has ended (finished, failed or aborted). Strata
+ * stores what the thread has not seen (`history: 'full'`: useChat re-sends the whole chat), sends the
+ * model the thread's context at its current level, gives it the memory and scope tools, and writes
+ * transitions and context statistics into the stream. Bad input is a 400 with a message before
+ * anything streams; an error while streaming reaches the page with its Strata code.
  */
 export async function handleChat(request: Request, dependencies: ChatRouteDependencies): Promise<Response> {
   const { memory, model, waitUntil, maxSteps = 60 } = dependencies
@@ -73,20 +76,30 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
     return badRequest(`The messages cannot be converted for the model: ${(error as Error).message}`)
   }
 
+  // Last before the response: from here on the hold is released when the stream's work ends.
+  let hold: ThreadHold
+  try {
+    hold = await thread.hold()
+  } catch (error) {
+    return strataErrorResponse(error) // 409 { error: { code: 'STRATA_THREAD_BUSY', message } }
+  }
+
+  // One middleware per request: its calls are the hold's (see strataMiddleware's `hold`).
   const wrapped = wrapLanguageModel({
     model,
-    middleware: strataMiddleware({ memory, history: 'full', system: SYSTEM_PROMPT }),
+    middleware: strataMiddleware({ memory, history: 'full', system: SYSTEM_PROMPT, hold }),
   })
   const stream = createUIMessageStream<StrataUIMessage>({
     originalMessages: messages,
     execute: async ({ writer }) => {
-      // The message starts here, so that the parts written before the model's own are kept (a client
-      // resets a message whose start chunk comes after its first parts); then scopes closed between
-      // responses (a control on the page, an automatic transition).
-      writer.write({ type: 'start' })
-      await writeMissedTransitions({ writer, memory, threadId, messages })
-      const stop = writeMemoryParts({ writer, memory, threadId })
+      let stop: (() => void) | undefined
       try {
+        // The message starts here, so that the parts written before the model's own are kept (a client
+        // resets a message whose start chunk comes after its first parts); then scopes closed between
+        // responses (a control on the page, an automatic transition).
+        writer.write({ type: 'start' })
+        await writeMissedTransitions({ writer, memory, threadId, messages })
+        stop = writeMemoryParts({ writer, memory, threadId })
         const result = streamText({
           model: wrapped,
           messages: modelMessages,
@@ -97,7 +110,9 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
         writer.merge(result.toUIMessageStream<StrataUIMessage>({ onError: strataOnError, sendStart: false }))
         await result.consumeStream({ onError: () => {} })
       } finally {
-        stop()
+        stop?.()
+        // The request's last write is done (the answer is stored before its stream ends).
+        await hold.release()
         // Compaction started by this request finishes after the response, not cut off by the platform.
         waitUntil?.(thread.settled())
       }

@@ -17,12 +17,15 @@ export function appStore(env: Environment = process.env): StrataStore {
 
 /**
  * The memory the app runs on: the default ladder (global, project, task), budget compaction at
- * 16k input tokens and automatic transitions, so a long task closes itself too.
+ * 20k input tokens and automatic transitions, so a long task closes itself too. The budget counts
+ * what the model is sent: the context, the system prompt and the tool definitions (about 1 600
+ * tokens for the memory, scope and editor tools); a task of the scripted agent peaks near 13k with
+ * them, under the compaction threshold (80%), so its steps stay in view until it closes.
  */
 export function createAppMemory(store: StrataStore): Memory {
   return createMemory({
     store,
-    compaction: { budget: { inputTokens: 16_000 }, autoTransitions: {} },
+    compaction: { budget: { inputTokens: 20_000 }, autoTransitions: {} },
   })
 }
 

@@ -16,6 +16,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { plainChatRoute, TestChat } from '../testing/chat-client'
 import { generated, streamed, toolCall } from '../testing/model-results'
+import { storedData } from '../testing/stored-data'
 import { type StrataMiddlewareOptions, strataMiddleware } from './strata-middleware'
 
 const texts = (items: readonly Item[]) =>
@@ -39,12 +40,6 @@ const promptTexts = (prompt: LanguageModelV4Prompt) =>
           : message.content.map((part) => (part.type === 'text' ? part.text : part.type)).join('')
       }`,
   )
-
-/** What the store holds of a thread, to compare before and after a refused call. */
-const storedData = async (store: StrataStore, threadId: string) => ({
-  active: await store.read(threadId),
-  archive: await store.readArchive(threadId),
-})
 
 /** A useChat client on a route whose model is wrapped with the middleware. */
 function chatOn(
@@ -254,7 +249,8 @@ describe('a regenerate or edit that cannot rewind safely is refused, and nothing
     const mock = new MockLanguageModelV4({ doGenerate: async () => generated(`Noted ${++noted}.`) })
     const model = wrapLanguageModel({
       model: mock,
-      middleware: strataMiddleware({ memory, threadId: 'race', history: 'full' }),
+      // Without holds: the writer elsewhere is one that does not hold the thread either.
+      middleware: strataMiddleware({ memory, threadId: 'race', history: 'full', hold: false }),
     })
     const history: ModelMessage[] = []
     for (const text of ['One', 'Two']) {

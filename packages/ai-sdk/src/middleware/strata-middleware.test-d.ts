@@ -1,10 +1,10 @@
 import type { LanguageModelV4Middleware } from '@ai-sdk/provider'
-import { createMemory } from '@strata-memory/core'
+import { createMemory, type ThreadHold } from '@strata-memory/core'
 import { type ToolSet, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expectTypeOf, it } from 'vitest'
 import { type StrataTools, strataTools } from '../tools/strata-tools'
-import { strataMiddleware } from './strata-middleware'
+import { type StrataMiddlewareOptions, strataMiddleware } from './strata-middleware'
 
 describe('public types', () => {
   it('gives wrapLanguageModel a v4 middleware whose level is one of the memory’s levels', () => {
@@ -26,5 +26,16 @@ describe('public types', () => {
     expectTypeOf<RetrieveInput['transform']>().toEqualTypeOf<
       'full' | 'excerpt' | 'summary' | 'first_n' | 'last_n' | 'filtered' | undefined
     >()
+  })
+
+  it("takes the request's ThreadHold, or false, as its hold", async () => {
+    const memory = createMemory()
+    const hold = await (await memory.thread('chat-1')).hold()
+    expectTypeOf<StrataMiddlewareOptions['hold']>().toEqualTypeOf<ThreadHold | false | undefined>()
+    strataMiddleware({ memory, hold })
+    strataMiddleware({ memory, hold: false })
+    // @ts-expect-error: true is not a hold
+    strataMiddleware({ memory, hold: true })
+    await hold.release()
   })
 })

@@ -311,11 +311,11 @@ describe('strataMiddleware', () => {
     )
   })
 
-  it('stores a new message once when two calls with the same history race', async () => {
+  it('stores a new message once when two calls with the same history race (hold: false)', async () => {
     const memory = createMemory()
     const model = wrapLanguageModel({
       model: scripted(['A1', 'retry answer', 'other answer']),
-      middleware: strataMiddleware({ memory, threadId: 'race' }),
+      middleware: strataMiddleware({ memory, threadId: 'race', hold: false }),
     })
     const history: ModelMessage[] = [{ role: 'user', content: 'one' }]
     history.push(...(await generateText({ model, messages: history })).responseMessages)

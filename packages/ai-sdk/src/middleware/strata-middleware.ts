@@ -4,18 +4,19 @@ import type {
   LanguageModelV4Message,
   LanguageModelV4Middleware,
   LanguageModelV4Prompt,
-  LanguageModelV4StreamPart,
   LanguageModelV4Usage,
 } from '@ai-sdk/provider'
 import {
   assertThreadId,
   type DivergenceHandling,
+  type FollowHistoryOptions,
   followHistory,
   type HistoryMode,
   invalidOptions,
   type Memory,
   StrataError,
   type Thread,
+  type ThreadHold,
 } from '@strata-memory/core'
 import {
   fromProviderMessage,
@@ -25,7 +26,10 @@ import {
 } from '../messages/provider-prompt'
 import { aiSdkTracer, type StrataMiddlewareTelemetry } from './ai-sdk-tracer'
 import { captureCallContext } from './call-context'
+import { CallHolds, clientToolCalls, release } from './call-holds'
 import { readCallOptions, type StrataCallOptions } from './call-options'
+import { tapStream } from './response-stream'
+import { sentAlongside } from './sent-alongside'
 
 /** Options of {@link strataMiddleware}. */
 export interface StrataMiddlewareOptions<L extends string = string> {
@@ -77,6 +81,30 @@ export interface StrataMiddlewareOptions<L extends string = string> {
    * @default 'ai-sdk'
    */
   telemetry?: StrataMiddlewareTelemetry
+  /**
+   * One request at a time per thread. A `ThreadHold` (`await thread.hold()`): the request's hold, taken
+   * by the app before the request starts (a route takes it before it starts the response, so a busy
+   * thread is a 409): every call through this middleware is on its thread (`threadId` defaults to the
+   * hold's) and counts as the holder's; the middleware neither takes nor releases it. Create the
+   * middleware per request then (it is a plain object). Without one, the middleware holds the thread
+   * itself from a request's first step: a step that ends with tool calls keeps the hold for the step
+   * that sends their results (see `toolStepWaitMs`), any other step ends it when its response is
+   * stored, fails or is aborted. A call on a thread another request holds is refused with
+   * `STRATA_THREAD_BUSY` before anything is stored; a call that sends the results of the held step's
+   * tool calls continues that request. On a store without the lease capability (a `v1` store) calls
+   * hold nothing, as before. `false`: calls hold nothing. An app that holds the thread itself passes
+   * its hold here, or its own calls are refused as busy.
+   * @default the middleware holds each request's thread
+   */
+  hold?: ThreadHold | false
+  /**
+   * Without a request `hold`: how long a request keeps its thread after a step that ended with tool
+   * calls, waiting for the step that sends their results (the SDK runs the tools in between). A
+   * request the SDK stopped there (`stopWhen`, a tool awaiting approval) frees the thread after this
+   * long, or as soon as a call sends those results. Milliseconds, a whole number.
+   * @default 30_000
+   */
+  toolStepWaitMs?: number
 }
 
 const DIVERGENCE_HANDLINGS: readonly DivergenceHandling[] = ['rewind', 'reject']
@@ -84,10 +112,6 @@ const DIVERGENCE_HANDLINGS: readonly DivergenceHandling[] = ['rewind', 'reject']
 const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
 
 type NonSystemMessage = Exclude<LanguageModelV4Message, { role: 'system' }>
-
-/** The text of a call's system messages. */
-const systemText = (messages: readonly LanguageModelV4Message[]) =>
-  messages.map((message) => (message.role === 'system' ? message.content : '')).join('\n\n')
 
 /**
  * The call-level system messages and the conversation of a prompt, in one pass. A tool approval the
@@ -145,105 +169,6 @@ async function recordResponse(
   await reportUsage(thread, usage)
 }
 
-/**
- * Assembles a streamed response into the content a generate call would have returned, as the SDK
- * does: text and reasoning deltas joined per id, in the order their parts started.
- */
-class ResponseCollector {
-  readonly content: LanguageModelV4Content[] = []
-  readonly #open = new Map<string, Extract<LanguageModelV4Content, { type: 'text' | 'reasoning' }>>()
-  usage: LanguageModelV4Usage | undefined
-  /** Whether the `finish` part arrived: a stream that ends without it was cut off. */
-  finished = false
-  readonly meta: ResponseMeta = {}
-
-  add(part: LanguageModelV4StreamPart) {
-    switch (part.type) {
-      case 'text-start':
-      case 'reasoning-start': {
-        const type = part.type === 'text-start' ? 'text' : 'reasoning'
-        const started: Extract<LanguageModelV4Content, { type: 'text' | 'reasoning' }> = {
-          type,
-          text: '',
-          ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}),
-        }
-        this.#open.set(`${type}:${part.id}`, started)
-        this.content.push(started)
-        break
-      }
-      case 'text-delta':
-      case 'reasoning-delta': {
-        const open = this.#open.get(`${part.type === 'text-delta' ? 'text' : 'reasoning'}:${part.id}`)
-        if (open !== undefined) open.text += part.delta
-        break
-      }
-      case 'text-end':
-      case 'reasoning-end': {
-        const key = `${part.type === 'text-end' ? 'text' : 'reasoning'}:${part.id}`
-        const open = this.#open.get(key)
-        if (open !== undefined && part.providerMetadata !== undefined)
-          open.providerMetadata = part.providerMetadata
-        this.#open.delete(key)
-        break
-      }
-      case 'tool-call':
-      case 'tool-result':
-      case 'file':
-      case 'reasoning-file':
-      case 'source':
-      case 'custom':
-      case 'tool-approval-request':
-        if (part.type !== 'tool-result' || part.preliminary !== true) this.content.push(part)
-        break
-      case 'response-metadata':
-        if (part.id !== undefined) this.meta.responseId = part.id
-        if (part.modelId !== undefined) this.meta.modelId = part.modelId
-        break
-      case 'finish':
-        this.usage = part.usage
-        this.finished = true
-        break
-    }
-  }
-}
-
-/**
- * Passes every part of a provider stream through untouched (the same objects, in order) while the
- * collector assembles the response. The response is stored when the stream ends with its `finish`
- * part, before the caller sees the end, so the next step of a tool loop finds it. A stream that
- * fails, is cancelled (an aborted request) or ends without `finish` stores nothing of its response.
- */
-function tapStream(
-  source: ReadableStream<LanguageModelV4StreamPart>,
-  { onEnd, onFail }: { onEnd: (collector: ResponseCollector) => Promise<void>; onFail: () => void },
-): ReadableStream<LanguageModelV4StreamPart> {
-  const reader = source.getReader()
-  const collector = new ResponseCollector()
-  return new ReadableStream<LanguageModelV4StreamPart>({
-    async pull(controller) {
-      let next: Awaited<ReturnType<typeof reader.read>>
-      try {
-        next = await reader.read()
-      } catch (error) {
-        onFail()
-        throw error
-      }
-      if (next.done) {
-        if (collector.finished) await onEnd(collector)
-        else onFail()
-        controller.close()
-        return
-      }
-      collector.add(next.value)
-      controller.enqueue(next.value)
-    },
-    async cancel(reason) {
-      onFail()
-      await reader.cancel(reason)
-    },
-  })
-}
-
 /** The Strata options of each call, by the params `transformParams` returned for it. */
 const callOptions = new WeakMap<LanguageModelV4CallOptions, StrataCallOptions>()
 
@@ -270,6 +195,31 @@ function withoutStrataOptions(
 const callOptionsOf = (params: LanguageModelV4CallOptions): StrataCallOptions =>
   callOptions.get(params) ?? readCallOptions(params.providerOptions)
 
+/** The request hold of the options, checked: a thread hold for the middleware's thread, or none. */
+function checkHold(
+  hold: ThreadHold | false | undefined,
+  threadId: string | undefined,
+): ThreadHold | undefined {
+  if (hold === undefined || hold === false) return undefined
+  if (
+    typeof hold !== 'object' ||
+    hold === null ||
+    typeof hold.threadId !== 'string' ||
+    typeof hold.release !== 'function'
+  ) {
+    invalidOptions(
+      'strataMiddleware(): hold must be the ThreadHold of the request (`await thread.hold()`), or false.',
+    )
+  }
+  if (threadId !== undefined && threadId !== hold.threadId) {
+    invalidOptions(
+      `strataMiddleware(): the hold is of thread '${hold.threadId}', but threadId is '${threadId}': pass the hold of the thread the calls write.`,
+      { threadId, heldThreadId: hold.threadId },
+    )
+  }
+  return hold
+}
+
 /** How many threads with a failed last call a middleware remembers (a bound, not a tuning knob). */
 const MAX_FAILED_THREADS = 10_000
 
@@ -294,11 +244,20 @@ export function strataMiddleware<L extends string = string>(
     history = 'auto',
     onDivergence = 'rewind',
     telemetry = 'ai-sdk',
+    hold,
+    toolStepWaitMs = 30_000,
   } = options ?? ({} as StrataMiddlewareOptions<L>)
   if (typeof memory?.thread !== 'function') {
     invalidOptions('strataMiddleware() needs { memory }: pass the memory from createMemory().')
   }
   if (threadId !== undefined) assertThreadId(threadId)
+  const requestHold = checkHold(hold, threadId)
+  if (!Number.isSafeInteger(toolStepWaitMs) || toolStepWaitMs < 0) {
+    invalidOptions(
+      `strataMiddleware(): toolStepWaitMs must be a whole number of milliseconds (got ${JSON.stringify(toolStepWaitMs)}).`,
+    )
+  }
+  const defaultThreadId = threadId ?? requestHold?.threadId
   if (!HISTORY_MODES.includes(history)) {
     invalidOptions(
       `strataMiddleware(): history must be 'auto', 'full' or 'new' (got ${JSON.stringify(history)}).`,
@@ -316,14 +275,23 @@ export function strataMiddleware<L extends string = string>(
   if (tracer !== undefined) memory.adoptTracer('ai-sdk', tracer)
 
   const threadOf = (call: StrataCallOptions): Promise<Thread<L>> => {
-    const id = call.threadId ?? threadId
+    const id = call.threadId ?? defaultThreadId
     if (id === undefined) {
       invalidOptions(
         "No thread id for this call: pass strataMiddleware({ memory, threadId }) or, per call, providerOptions: { strata: { threadId: 'user-42.chat-7' } }.",
       )
     }
+    if (requestHold !== undefined && id !== requestHold.threadId) {
+      invalidOptions(
+        `This call names thread '${id}', but the middleware runs inside the hold of thread '${requestHold.threadId}': create one middleware per request, with that request's thread and hold.`,
+        { threadId: id, heldThreadId: requestHold.threadId },
+      )
+    }
     return memory.thread(id)
   }
+
+  // The holds the middleware takes itself when no request hold is given.
+  const calls = hold === undefined ? new CallHolds(memory, toolStepWaitMs) : undefined
 
   // Threads whose last model call failed before its response was stored. The AI SDK retries a failed
   // call with the same prompt, and a user may re-send the message: in 'new' mode the last message
@@ -345,70 +313,113 @@ export function strataMiddleware<L extends string = string>(
       // Checked before anything is stored: a bad level leaves the thread as it was.
       if (target !== undefined) memory.ladder.assert(target)
       const { system: callSystem, conversation } = splitPrompt(params.prompt)
+      const alongside = sentAlongside(params, callSystem)
       const thread = await threadOf(call)
-      const requested = call.history ?? history
-      const mode = requested === 'new' && failedThreads.has(thread.id) ? 'auto' : requested
-      // A regenerated or edited history rewinds the thread to where it leaves it, or is refused; then
-      // the messages it has not seen are stored. Matching and appending are one step in the thread, so
-      // racing calls store a message once; only the messages near the end of the prompt are mapped, so
-      // a re-sent history of thousands of messages costs what its last few dozen cost.
-      await followHistory(thread, conversation, {
-        history: mode,
-        toMessage: fromProviderMessage,
-        onDivergence,
-      })
-      const context = await thread.context({
-        ...(target === undefined ? {} : { level: target as L }),
-        ...(system === undefined ? {} : { system }),
-        // The call's own system messages go with the context: under a budget they take their share.
-        ...(callSystem.length === 0 ? {} : { alongside: systemText(callSystem) }),
-      })
-      return withoutStrataOptions(
-        { ...params, prompt: [...callSystem, ...toProviderPrompt(context.messages)] },
-        call,
-      )
+      // Taken before anything is stored: a call on a thread another request holds stores nothing.
+      const held = await calls?.take(thread, conversation)
+      try {
+        const requested = call.history ?? history
+        const mode = requested === 'new' && failedThreads.has(thread.id) ? 'auto' : requested
+        // A regenerated or edited history rewinds the thread to where it leaves it, or is refused; then
+        // the messages it has not seen are stored. Matching and appending are one step in the thread, so
+        // racing calls store a message once; only the messages near the end of the prompt are mapped, so
+        // a re-sent history of thousands of messages costs what its last few dozen cost.
+        // With `fit`, core refuses a request that cannot fit the budget beside what is sent alongside
+        // (STRATA_BUDGET_EXCEEDED) before it writes anything. (The option is core's appendUnseen `fit`,
+        // which followHistory forwards; a core without it stores first and context() refuses after.)
+        await followHistory(thread, conversation, {
+          history: mode,
+          toMessage: fromProviderMessage,
+          onDivergence,
+          fit: {
+            ...(system === undefined ? {} : { system }),
+            ...(alongside === undefined ? {} : { alongside }),
+          },
+        } as FollowHistoryOptions<NonSystemMessage>)
+        const context = await thread.context({
+          ...(target === undefined ? {} : { level: target as L }),
+          ...(system === undefined ? {} : { system }),
+          // The call's own system messages and tool definitions go with the context: under a budget
+          // they take their share, so the first call, before any usage report, fits too.
+          ...(alongside === undefined ? {} : { alongside }),
+        })
+        const result = withoutStrataOptions(
+          { ...params, prompt: [...callSystem, ...toProviderPrompt(context.messages)] },
+          call,
+        )
+        // The SDK calls wrapGenerate or wrapStream with these params right after: they release it.
+        if (held !== undefined) calls?.bind(result, thread.id, held)
+        return result
+      } catch (error) {
+        await release(held)
+        throw error
+      }
     },
 
     async wrapGenerate({ doGenerate, params }) {
       const call = callOptionsOf(params)
       if (call.internal === true) return doGenerate()
-      const thread = await threadOf(call)
-      let result: Awaited<ReturnType<typeof doGenerate>>
+      // The tool calls the stored response leaves to the SDK: the hold waits for their results.
+      let toolCalls: string[] = []
       try {
-        result = await doGenerate()
-      } catch (error) {
-        failed(thread.id)
-        throw error
+        const thread = await threadOf(call)
+        let result: Awaited<ReturnType<typeof doGenerate>>
+        try {
+          result = await doGenerate()
+        } catch (error) {
+          failed(thread.id)
+          throw error
+        }
+        await recordResponse(thread, result.content, result.usage, {
+          ...(result.response?.id === undefined ? {} : { responseId: result.response.id }),
+          ...(result.response?.modelId === undefined ? {} : { modelId: result.response.modelId }),
+        })
+        failedThreads.delete(thread.id)
+        toolCalls = clientToolCalls(result.content)
+        return result
+      } finally {
+        await calls?.end(params, toolCalls)
       }
-      await recordResponse(thread, result.content, result.usage, {
-        ...(result.response?.id === undefined ? {} : { responseId: result.response.id }),
-        ...(result.response?.modelId === undefined ? {} : { modelId: result.response.modelId }),
-      })
-      failedThreads.delete(thread.id)
-      return result
     },
 
     async wrapStream({ doStream, params }) {
       const call = callOptionsOf(params)
       if (call.internal === true) return doStream()
-      const thread = await threadOf(call)
+      let result: Awaited<ReturnType<typeof doStream>>
+      let thread: Thread<L>
       // The answer is stored when the stream ends, outside the SDK's model-call context: it is
       // stored in that context, so its spans are the call's.
       const inCall = captureCallContext()
-      let result: Awaited<ReturnType<typeof doStream>>
       try {
-        result = await doStream()
+        thread = await threadOf(call)
+        try {
+          result = await doStream()
+        } catch (error) {
+          failed(thread.id)
+          throw error
+        }
       } catch (error) {
-        failed(thread.id)
+        await calls?.end(params)
         throw error
       }
+      // The call's hold ends with the stream, or waits for the tool step its response asks for: its
+      // response stored, or the stream failed, was cut off or cancelled (an aborted request).
       const stream = tapStream(result.stream, {
         onEnd: (collector) =>
           inCall(async () => {
-            await recordResponse(thread, collector.content, collector.usage, collector.meta)
-            failedThreads.delete(thread.id)
+            let toolCalls: string[] = []
+            try {
+              await recordResponse(thread, collector.content, collector.usage, collector.meta)
+              failedThreads.delete(thread.id)
+              toolCalls = clientToolCalls(collector.content)
+            } finally {
+              await calls?.end(params, toolCalls)
+            }
           }),
-        onFail: () => failed(thread.id),
+        onFail: () => {
+          failed(thread.id)
+          void calls?.end(params)
+        },
       })
       return { ...result, stream }
     },

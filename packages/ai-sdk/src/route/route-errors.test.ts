@@ -67,4 +67,27 @@ describe('strataErrorResponse', () => {
     const failed = new StrataError({ code: 'STRATA_STORE_FAILED', message: 'Disk full.' })
     expect(strataErrorStatus(failed)).toBe(500)
   })
+
+  it('answers a thread another request holds with a 409 carrying STRATA_THREAD_BUSY, and a request over the budget with a 413', async () => {
+    const memory = createMemory()
+    const thread = await memory.thread('busy')
+    const hold = await thread.hold()
+    let response: Response | undefined
+    try {
+      await thread.hold()
+    } catch (error) {
+      response = strataErrorResponse(error)
+    }
+    expect(response?.status).toBe(409)
+    const body = (await response!.json()) as { error: { code: string; message: string } }
+    expect(body.error.code).toBe('STRATA_THREAD_BUSY')
+    expect(body.error.message).toContain("Thread 'busy' is held by another request")
+    await hold.release()
+    const budget = new StrataError({
+      code: 'STRATA_BUDGET_EXCEEDED',
+      message: 'Too large.',
+      details: { inputBudget: 10, systemTokens: 5, requestTokens: 20 },
+    })
+    expect(strataErrorStatus(budget)).toBe(413)
+  })
 })

@@ -31,27 +31,38 @@ export function strataOnError(error: unknown): string {
   return HIDDEN
 }
 
+/** Errors that say the thread is busy with another request or another writer: HTTP 409, send it again later. */
+const CONFLICT_ERRORS: ReadonlySet<StrataErrorCode> = new Set<StrataErrorCode>([
+  'STRATA_SEQ_CONFLICT',
+  'STRATA_THREAD_BUSY',
+])
+
 /**
  * The HTTP status of an error a route caught before streaming: 400 for a Strata error the request
- * caused (a bad thread id, malformed messages or options), 409 for `STRATA_SEQ_CONFLICT` (send it
- * again), 500 for anything else.
+ * caused (a bad thread id, malformed messages or options), 409 for a thread another request holds
+ * (`STRATA_THREAD_BUSY`, from `thread.hold()`) or another writer changed (`STRATA_SEQ_CONFLICT`): send
+ * it again once that request has ended; 413 for a request that cannot fit the input budget
+ * (`STRATA_BUDGET_EXCEEDED`); 500 for anything else.
  */
 export function strataErrorStatus(error: unknown): number {
   if (!StrataError.isInstance(error)) return 500
-  if (error.code === 'STRATA_SEQ_CONFLICT') return 409
+  if (CONFLICT_ERRORS.has(error.code)) return 409
+  if (error.code === 'STRATA_BUDGET_EXCEEDED') return 413
   return REQUEST_ERRORS.has(error.code) ? 400 : 500
 }
 
 /**
  * A JSON `Response` for an error a route caught before it started streaming (`strataTools` and
- * `memory.thread` throw synchronously or reject on a bad thread id): `{ error: { code, message } }`
- * with {@link strataErrorStatus}'s status. Errors that are not Strata's keep their message private.
+ * `memory.thread` throw synchronously or reject on a bad thread id, `thread.hold()` rejects on a thread
+ * another request holds): `{ error: { code, message } }` with {@link strataErrorStatus}'s status. Errors
+ * that are not Strata's keep their message private.
  *
  * @example
  * try {
  *   tools = strataTools(memory, { threadId: id, scopes: true })
+ *   hold = await (await memory.thread(id)).hold()
  * } catch (error) {
- *   return strataErrorResponse(error) // 400 { error: { code: 'STRATA_INVALID_THREAD_ID', message } }
+ *   return strataErrorResponse(error) // 400 STRATA_INVALID_THREAD_ID, 409 STRATA_THREAD_BUSY
  * }
  */
 export function strataErrorResponse(error: unknown): Response {

@@ -1,0 +1,39 @@
+import type { StrataUIMessage } from '@strata-memory/ai-sdk'
+import { readUIMessageStream, type UIMessageChunk } from 'ai'
+
+/** A POST to /api/chat with a JSON body (a string is sent as it is). */
+export const post = (body: unknown, init: RequestInit = {}) =>
+  new Request('http://localhost/api/chat', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    ...init,
+  })
+
+/** A user message as useChat sends it. */
+export const user = (id: string, text: string): StrataUIMessage => ({
+  id,
+  role: 'user',
+  parts: [{ type: 'text', text }],
+})
+
+/** The route's UI message stream (SSE) read back into the assistant message, as useChat does. */
+export async function readAnswer(response: Response): Promise<StrataUIMessage> {
+  const chunks = response.body!.pipeThrough(new TextDecoderStream()).pipeThrough(
+    new TransformStream<string, UIMessageChunk>({
+      transform(text, controller) {
+        for (const line of text.split('\n')) {
+          if (!line.startsWith('data: ') || line === 'data: [DONE]') continue
+          controller.enqueue(JSON.parse(line.slice(6)) as UIMessageChunk)
+        }
+      },
+    }),
+  )
+  let last: StrataUIMessage | undefined
+  for await (const message of readUIMessageStream<StrataUIMessage>({ stream: chunks })) last = message
+  return last!
+}
+
+/** The `{ error: { code, message } }` body of a refused request. */
+export const errorOf = async (response: Response) =>
+  ((await response.json()) as { error: { code: string; message: string } }).error
