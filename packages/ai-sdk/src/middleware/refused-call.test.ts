@@ -16,10 +16,8 @@ const tools = {
   }),
 }
 
-// `it.fails` until core's appendUnseen `fit` option (branch h-fit) lands and followHistory forwards it:
-// today the request is refused by context() after it was stored. Then drop `.fails`.
 describe('a call refused for its budget stores nothing', () => {
-  it.fails('generateText: the request and the tool definitions cannot fit, STRATA_BUDGET_EXCEEDED, the store as it was', async () => {
+  it('generateText: the request and the tool definitions cannot fit, STRATA_BUDGET_EXCEEDED, the store as it was', async () => {
     const store = inMemoryStore()
     const memory = createMemory({ store, compaction: { budget: { inputTokens: 400 } } })
     const model = wrapLanguageModel({
@@ -43,7 +41,7 @@ describe('a call refused for its budget stores nothing', () => {
     expect(users).toHaveLength(2)
   })
 
-  it.fails('streamText: refused the same way, before anything is stored', async () => {
+  it('streamText: refused the same way, before anything is stored', async () => {
     const store = inMemoryStore()
     const memory = createMemory({ store, compaction: { budget: { inputTokens: 400 } } })
     const model = wrapLanguageModel({

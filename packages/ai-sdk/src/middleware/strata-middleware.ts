@@ -9,7 +9,6 @@ import type {
 import {
   assertThreadId,
   type DivergenceHandling,
-  type FollowHistoryOptions,
   followHistory,
   type HistoryMode,
   invalidOptions,
@@ -325,8 +324,7 @@ export function strataMiddleware<L extends string = string>(
         // racing calls store a message once; only the messages near the end of the prompt are mapped, so
         // a re-sent history of thousands of messages costs what its last few dozen cost.
         // With `fit`, core refuses a request that cannot fit the budget beside what is sent alongside
-        // (STRATA_BUDGET_EXCEEDED) before it writes anything. (The option is core's appendUnseen `fit`,
-        // which followHistory forwards; a core without it stores first and context() refuses after.)
+        // (STRATA_BUDGET_EXCEEDED) before it writes anything.
         await followHistory(thread, conversation, {
           history: mode,
           toMessage: fromProviderMessage,
@@ -335,7 +333,7 @@ export function strataMiddleware<L extends string = string>(
             ...(system === undefined ? {} : { system }),
             ...(alongside === undefined ? {} : { alongside }),
           },
-        } as FollowHistoryOptions<NonSystemMessage>)
+        })
         const context = await thread.context({
           ...(target === undefined ? {} : { level: target as L }),
           ...(system === undefined ? {} : { system }),

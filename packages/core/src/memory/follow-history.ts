@@ -3,6 +3,7 @@ import type { HistoryMode } from '../history'
 import type { MessageInput, MessageItem } from '../items'
 import type { RewindRefusal } from '../rewind'
 import type { Thread } from './thread'
+import type { AppendFitOptions } from './thread-types'
 
 /** What an adapter does with a history that does not continue its thread. */
 export type DivergenceHandling = 'rewind' | 'reject'
@@ -18,6 +19,11 @@ export interface FollowHistoryOptions<T> {
    * history is refused. @default 'rewind'
    */
   onDivergence?: DivergenceHandling
+  /**
+   * What the next model call sends besides the context: with it, a request that cannot fit the input
+   * budget is refused with `STRATA_BUDGET_EXCEEDED` before anything is stored (see `appendUnseen`).
+   */
+  fit?: AppendFitOptions
 }
 
 /** Why a rewind was refused, in the words of someone who regenerated or edited a message. */
@@ -110,10 +116,10 @@ export async function followHistory<T extends { role: string }, L extends string
   messages: readonly T[],
   options: FollowHistoryOptions<T> = {},
 ): Promise<MessageItem<L>[]> {
-  const { history = 'auto', toMessage, onDivergence = 'rewind' } = options
+  const { history = 'auto', toMessage, onDivergence = 'rewind', fit } = options
   await followDivergence(thread as unknown as Thread, messages, history, onDivergence, toMessage)
   return thread
-    .appendUnseen(messages, { history, ...(toMessage ? { toMessage } : {}) })
+    .appendUnseen(messages, { history, ...(toMessage ? { toMessage } : {}), ...(fit ? { fit } : {}) })
     .catch((error: unknown) => {
       throw noDivergencePoint(error, thread.id, history)
     })
