@@ -14,6 +14,7 @@ import { fromLangChainMessage } from '../messages/from-langchain'
 import { toLangChainMessages } from '../messages/to-langchain'
 import { langchainTracing } from '../tracing/langchain-tracing'
 import { splitRequestMessages, toCoreMessage } from './conversation'
+import { toolDefinitionsText } from './tool-definitions'
 import { withTransitions } from './transitions'
 
 /** Options of {@link strataMiddleware}. */
@@ -176,13 +177,15 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
       return withTransitions(memory, thread.id, runtime.writer, async () => {
         const { system: requestSystem, conversation } = splitRequestMessages(request.messages)
         const mode = history === 'new' && failedThreads.has(thread.id) ? 'auto' : history
-        await followHistory(thread, conversation, { history: mode, toMessage: toCoreMessage, onDivergence })
-        // The agent's system prompt and the request's system messages go with the context: under a
-        // budget they take their share.
-        const alongside = [request.systemMessage, ...requestSystem]
-          .map((message) => message.text)
+        // What the provider receives besides the context: the agent's system prompt, the request's
+        // system messages and the tool definitions. Under a budget they take their share.
+        const alongside = [
+          ...[request.systemMessage, ...requestSystem].map((message) => message.text),
+          toolDefinitionsText(request.tools),
+        ]
           .filter((text) => text.length > 0)
           .join('\n\n')
+        await followHistory(thread, conversation, { history: mode, toMessage: toCoreMessage, onDivergence })
         const context = await thread.context({
           ...(level === undefined ? {} : { level }),
           ...(system === undefined ? {} : { system }),

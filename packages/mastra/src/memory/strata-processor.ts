@@ -5,6 +5,7 @@ import {
   resolveObservabilityContext,
 } from '@mastra/core/observability'
 import type {
+  ProcessInputStepArgs,
   ProcessLLMRequestArgs,
   ProcessLLMRequestResult,
   ProcessOutputResultArgs,
@@ -17,6 +18,7 @@ import type { HistoryMode, Thread, TransitionEvent } from '@strata-memory/core'
 import { type MemoryTransitionData, memoryTransitionData } from '../messages/db-messages'
 import { fromPromptMessage, type MastraPrompt, toPrompt } from '../messages/prompt-messages'
 import { stepMessage } from '../messages/step-message'
+import { toolDefinitionsText } from './tool-definitions'
 
 /** The request-context key that marks Strata's own model calls (the summarizer's): nothing of them is stored. */
 export const INTERNAL_CALL_KEY = 'strata.internal'
@@ -52,6 +54,8 @@ interface RunState {
   transitions?: MemoryTransitionData[]
   /** Stops listening to transitions. */
   stopListening?: () => void
+  /** The tool definitions the current step sends, as the provider receives them (see `processInputStep`). */
+  toolDefinitions?: string
 }
 
 /**
@@ -103,6 +107,12 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     this.#host = host
   }
 
+  /** Notes the tools the step sends: the provider counts their definitions as input. */
+  processInputStep({ tools, activeTools, state }: ProcessInputStepArgs): undefined {
+    ;(state as RunState).toolDefinitions = toolDefinitionsText(tools, activeTools)
+    return undefined
+  }
+
   processLLMRequest(args: ProcessLLMRequestArgs): Promise<ProcessLLMRequestResult> {
     return inProcessorSpan(args, () => this.#llmRequest(args))
   }
@@ -139,17 +149,18 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     await flushTransitions(run, writer)
     await this.#store(thread, conversationOf(prompt), run, stepNumber === 0)
     const system = prompt.filter((message) => message.role === 'system')
+    // What the provider receives besides the context: the agent's instructions and the step's tool
+    // definitions. Under a budget they take their share.
+    const alongside = [
+      ...system.map((message) => (message.role === 'system' ? message.content : '')),
+      run.toolDefinitions ?? '',
+    ]
+      .filter((text) => text.length > 0)
+      .join('\n\n')
     const context = await thread.context({
       ...(this.#host.level === undefined ? {} : { level: this.#host.level }),
       ...(this.#host.system === undefined ? {} : { system: this.#host.system }),
-      // The agent's instructions go with the context: under a budget they take their share.
-      ...(system.length === 0
-        ? {}
-        : {
-            alongside: system
-              .map((message) => (message.role === 'system' ? message.content : ''))
-              .join('\n\n'),
-          }),
+      ...(alongside === '' ? {} : { alongside }),
     })
     return { prompt: [...system, ...toPrompt(context.messages)] }
   }
