@@ -1,4 +1,5 @@
 import { type AIMessage, type BaseMessage, SystemMessage } from '@langchain/core/messages'
+import { AsyncLocalStorageProviderSingleton } from '@langchain/core/singletons'
 import {
   assertThreadId,
   type ContextMessage,
@@ -9,11 +10,12 @@ import {
   type Memory,
   type Thread,
 } from '@strata-memory/core'
-import { createMiddleware } from 'langchain'
+import { createMiddleware, MiddlewareError, ToolInvocationError, type WrapModelCallHook } from 'langchain'
 import { fromLangChainMessage } from '../messages/from-langchain'
 import { toLangChainMessages } from '../messages/to-langchain'
 import { langchainTracing } from '../tracing/langchain-tracing'
 import { splitRequestMessages, toCoreMessage } from './conversation'
+import { RequestHolds } from './request-holds'
 import { toolDefinitionsText } from './tool-definitions'
 import { withTransitions } from './transitions'
 
@@ -60,10 +62,51 @@ export interface StrataMiddlewareOptions<L extends string = string> {
    * @default true
    */
   tracing?: boolean
+  /**
+   * One request at a time per thread: an `invoke` or `stream` of the agent holds its thread from
+   * `beforeAgent` to `afterAgent` (`thread.hold()`), so a second request on the same thread — here or
+   * in another process sharing the store — is refused before it stores anything, with a
+   * `MiddlewareError` whose `cause` is a `StrataError` with code `STRATA_THREAD_BUSY`. A request that
+   * fails gives the thread back.
+   */
+  hold?: StrataHoldOptions
+}
+
+/** Options of {@link StrataMiddlewareOptions.hold}. */
+export interface StrataHoldOptions {
+  /**
+   * How long the store's lease outlives a process that died holding it (see `thread.hold({ ttlMs })`).
+   * @default core's default (30 s)
+   */
+  ttlMs?: number
+  /**
+   * How long a request that stopped right after a model answer with tool calls keeps the thread. A
+   * human-in-the-loop interrupt (`humanInTheLoopMiddleware`) ends a request there without a hook a
+   * middleware sees: after this long, the thread is free for other requests. The resumed request
+   * (`new Command({ resume })`) takes the thread again with its first step.
+   * @default 10_000
+   */
+  interruptMs?: number
 }
 
 const DIVERGENCE_HANDLINGS: readonly DivergenceHandling[] = ['rewind', 'reject']
 const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
+
+/** The default of {@link StrataHoldOptions.interruptMs}. */
+const DEFAULT_INTERRUPT_MS = 10_000
+
+/**
+ * The request a hook runs in: LangGraph's run control, one per `invoke` or `stream` of the graph (a
+ * resumed run has its own), read from the run's config. Undefined on a LangGraph without it.
+ */
+function requestOf(): object | undefined {
+  const config = AsyncLocalStorageProviderSingleton.getRunnableConfig() as { control?: unknown } | undefined
+  const control = config?.control
+  return typeof control === 'object' && control !== null ? control : undefined
+}
+
+/** An error the agent feeds back to the model as the tool's answer (`handleToolErrors`): the request goes on. */
+const fedBack = (error: unknown) => ToolInvocationError.isInstance(error)
 
 /** How many threads with a failed last call a middleware remembers (a bound, not a tuning knob). */
 const MAX_FAILED_THREADS = 10_000
@@ -125,6 +168,7 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
     history = 'auto',
     onDivergence = 'rewind',
     tracing = true,
+    hold = {},
   } = options ?? ({} as StrataMiddlewareOptions<L>)
   if (typeof memory?.thread !== 'function') {
     invalidOptions('strataMiddleware() needs { memory }: pass the memory from createMemory().')
@@ -145,6 +189,14 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
     invalidOptions('strataMiddleware(): system must be a string.')
   if (typeof tracing !== 'boolean') invalidOptions('strataMiddleware(): tracing must be true or false.')
   if (tracing) memory.adoptTracer('langchain', langchainTracing())
+  if (typeof hold !== 'object' || hold === null) invalidOptions('strataMiddleware(): hold must be an object.')
+  const { ttlMs, interruptMs = DEFAULT_INTERRUPT_MS } = hold
+  if (!(Number.isSafeInteger(interruptMs) && interruptMs >= 0)) {
+    invalidOptions(
+      `strataMiddleware(): hold.interruptMs must be a whole number of milliseconds (got ${String(interruptMs)}).`,
+    )
+  }
+  const holds = new RequestHolds({ ttlMs, pauseMs: interruptMs })
 
   const threadIdOf = (runtime: RuntimeLike | undefined): string | undefined => {
     if (threadId !== undefined) return threadId
@@ -165,6 +217,28 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
   return createMiddleware({
     name: 'StrataMemory',
 
+    // The request takes its thread before anything is stored. LangChain passes what this hook throws
+    // as it is: a refusal is wrapped as it would be from the model call, in a MiddlewareError.
+    beforeAgent: async (_state, runtime) => {
+      const id = threadIdOf(runtime as RuntimeLike)
+      if (id === undefined) return undefined
+      try {
+        const request = requestOf()
+        await holds.begin(await memory.thread(id), request)
+        const signal = (runtime as { signal?: AbortSignal }).signal
+        signal?.addEventListener('abort', () => void holds.end(id, request), { once: true })
+      } catch (error) {
+        throw MiddlewareError.wrap(error, 'StrataMemory')
+      }
+      return undefined
+    },
+
+    afterAgent: async (_state, runtime) => {
+      const id = threadIdOf(runtime as RuntimeLike)
+      if (id !== undefined) await holds.end(id, requestOf())
+      return undefined
+    },
+
     wrapModelCall: async (request, handler) => {
       const runtime = request.runtime as RuntimeLike
       const id = threadIdOf(runtime)
@@ -174,51 +248,79 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
         )
       }
       const thread = await memory.thread(id)
-      return withTransitions(memory, thread.id, runtime.writer, async () => {
-        const { system: requestSystem, conversation } = splitRequestMessages(request.messages)
-        const mode = history === 'new' && failedThreads.has(thread.id) ? 'auto' : history
-        // What the provider receives besides the context: the agent's system prompt, the request's
-        // system messages and the tool definitions. Under a budget they take their share.
-        const alongside = [
-          ...[request.systemMessage, ...requestSystem].map((message) => message.text),
-          toolDefinitionsText(request.tools),
-        ]
-          .filter((text) => text.length > 0)
-          .join('\n\n')
-        await followHistory(thread, conversation, { history: mode, toMessage: toCoreMessage, onDivergence })
-        const context = await thread.context({
-          ...(level === undefined ? {} : { level }),
-          ...(system === undefined ? {} : { system }),
-          ...(alongside === '' ? {} : { alongside }),
-        })
-        const threadSystem = context.messages.filter((message) => message.role === 'system')
-        const rest = context.messages.filter((message) => message.role !== 'system')
-        const messages: BaseMessage[] = [
-          ...requestSystem,
-          ...toLangChainMessages(rest, { level: context.stats.level }),
-        ]
-        let response: AIMessage
-        try {
-          response = await handler({
-            ...request,
-            messages,
-            systemMessage: systemMessageWith(request.systemMessage, threadSystem),
-          })
-        } catch (error) {
-          failed(thread.id)
-          throw error
-        }
-        await recordResponse(thread, response)
-        failedThreads.delete(thread.id)
+      const run = requestOf()
+      await holds.ensure(thread, run)
+      try {
+        const response = await modelCall(thread, request, handler)
+        if ((response.tool_calls?.length ?? 0) > 0) holds.pause(thread.id, run)
         return response
-      })
+      } catch (error) {
+        // The request dies here (a retry middleware around this one takes the thread again).
+        await holds.end(thread.id, run)
+        throw error
+      }
     },
 
     wrapToolCall: async (request, handler) => {
       const runtime = request.runtime as RuntimeLike | undefined
       const id = threadIdOf(runtime)
       if (id === undefined) return handler(request)
-      return withTransitions(memory, id, runtime?.writer, async () => handler(request))
+      const run = requestOf()
+      await holds.ensure(await memory.thread(id), run)
+      try {
+        return await withTransitions(memory, id, runtime?.writer, async () => handler(request))
+      } catch (error) {
+        // An interrupt ends the request here; a failed tool the agent feeds back to the model does not.
+        if (!fedBack(error)) await holds.end(id, run)
+        throw error
+      }
     },
   })
+
+  /** One model call: the request's unseen messages stored, the model called with the context, its answer stored. */
+  async function modelCall(
+    thread: Thread,
+    request: Parameters<WrapModelCallHook>[0],
+    handler: Parameters<WrapModelCallHook>[1],
+  ): Promise<AIMessage> {
+    const runtime = request.runtime as RuntimeLike
+    return withTransitions(memory, thread.id, runtime.writer, async () => {
+      const { system: requestSystem, conversation } = splitRequestMessages(request.messages)
+      const mode = history === 'new' && failedThreads.has(thread.id) ? 'auto' : history
+      // What the provider receives besides the context: the agent's system prompt, the request's
+      // system messages and the tool definitions. Under a budget they take their share.
+      const alongside = [
+        ...[request.systemMessage, ...requestSystem].map((message) => message.text),
+        toolDefinitionsText(request.tools),
+      ]
+        .filter((text) => text.length > 0)
+        .join('\n\n')
+      await followHistory(thread, conversation, { history: mode, toMessage: toCoreMessage, onDivergence })
+      const context = await thread.context({
+        ...(level === undefined ? {} : { level }),
+        ...(system === undefined ? {} : { system }),
+        ...(alongside === '' ? {} : { alongside }),
+      })
+      const threadSystem = context.messages.filter((message) => message.role === 'system')
+      const rest = context.messages.filter((message) => message.role !== 'system')
+      const messages: BaseMessage[] = [
+        ...requestSystem,
+        ...toLangChainMessages(rest, { level: context.stats.level }),
+      ]
+      let response: AIMessage
+      try {
+        response = await handler({
+          ...request,
+          messages,
+          systemMessage: systemMessageWith(request.systemMessage, threadSystem),
+        })
+      } catch (error) {
+        failed(thread.id)
+        throw error
+      }
+      await recordResponse(thread, response)
+      failedThreads.delete(thread.id)
+      return response
+    })
+  }
 }

@@ -72,6 +72,17 @@ export interface StrataMemoryOptions<L extends string = string> {
    * @default true
    */
   telemetry?: boolean
+  /**
+   * One request at a time per thread: an `agent.generate` or `agent.stream` holds its thread from
+   * its input to its result (`thread.hold()`), so a second request on the same thread — here or in
+   * another process sharing the store — is refused before it stores anything. Mastra throws its
+   * `MastraError` (`AGENT_GENERATE_FAILED`, …) with, in its `cause` chain, a `MastraError` with id
+   * `STRATA_THREAD_BUSY` whose `cause` is the `StrataError`: `strataErrorOf(error)?.code` reads it.
+   * A request that fails gives the thread back. `ttlMs`: how long the store's lease outlives a
+   * process that died holding it.
+   * @default { ttlMs: core's default (30 s) }
+   */
+  hold?: { ttlMs?: number }
 }
 
 const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
@@ -119,6 +130,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       history = 'new',
       tools = true,
       telemetry = true,
+      hold = {},
     } = options ?? ({} as StrataMemoryOptions<L>)
     if (typeof memory?.thread !== 'function' || typeof memory.store?.getState !== 'function') {
       invalidOptions('new StrataMemory() needs { memory }: pass the memory from createMemory().')
@@ -141,6 +153,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       invalidOptions('StrataMemory: tools must be true, false or { scopes: boolean }.')
     }
     if (typeof telemetry !== 'boolean') invalidOptions('StrataMemory: telemetry must be true or false.')
+    if (typeof hold !== 'object' || hold === null) invalidOptions('StrataMemory: hold must be an object.')
     super({
       id,
       name: 'StrataMemory',
@@ -154,6 +167,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       system,
       history,
       onTransition: (listener) => memory.on('transition', listener),
+      holdTtlMs: hold.ttlMs,
       claim: (messageIds, claimed) => {
         for (const id of messageIds) {
           if (claimed) this.#claimed.add(id)

@@ -5,6 +5,8 @@ import {
   resolveObservabilityContext,
 } from '@mastra/core/observability'
 import type {
+  ProcessInputArgs,
+  ProcessInputResult,
   ProcessInputStepArgs,
   ProcessLLMRequestArgs,
   ProcessLLMRequestResult,
@@ -14,10 +16,11 @@ import type {
   ProcessorStreamWriter,
 } from '@mastra/core/processors'
 import type { RequestContext } from '@mastra/core/request-context'
-import type { HistoryMode, Thread, TransitionEvent } from '@strata-memory/core'
+import type { HistoryMode, Thread, ThreadHold, TransitionEvent } from '@strata-memory/core'
 import { type MemoryTransitionData, memoryTransitionData } from '../messages/db-messages'
 import { fromPromptMessage, type MastraPrompt, toPrompt } from '../messages/prompt-messages'
 import { stepMessage } from '../messages/step-message'
+import { holdThread } from './request-hold'
 import { toolDefinitionsText } from './tool-definitions'
 
 /** The request-context key that marks Strata's own model calls (the summarizer's): nothing of them is stored. */
@@ -40,6 +43,8 @@ export interface ProcessorHost {
   claim(messageIds: Iterable<string>, claimed: boolean): void
   /** Listens to the memory's transitions; returns the function that stops listening. */
   onTransition(listener: (event: TransitionEvent) => void): () => void
+  /** The lease time of a request's hold on its thread; undefined: core's default. */
+  holdTtlMs: number | undefined
 }
 
 /** What the processor remembers of one agent run, in Mastra's per-request processor state. */
@@ -56,6 +61,8 @@ interface RunState {
   stopListening?: () => void
   /** The tool definitions the current step sends, as the provider receives them (see `processInputStep`). */
   toolDefinitions?: string
+  /** The run's hold on its thread, taken before anything is stored (null: the store has no lease). */
+  hold?: Promise<ThreadHold | undefined>
 }
 
 /**
@@ -107,6 +114,20 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     this.#host = host
   }
 
+  /**
+   * The request takes its thread before anything is stored: one request at a time per thread. A
+   * second one is refused (a `MastraError` with id `STRATA_THREAD_BUSY`, the `StrataError` as cause).
+   */
+  processInput(args: ProcessInputArgs): Promise<ProcessInputResult> {
+    return inProcessorSpan(args, async () => {
+      const { requestContext, state, messageList, abortSignal } = args
+      if (isInternal(requestContext)) return messageList
+      const thread = await this.#host.threadOf(requestContext)
+      if (thread !== undefined) await this.#hold(state as RunState, thread, abortSignal)
+      return messageList
+    })
+  }
+
   /** Notes the tools the step sends: the provider counts their definitions as input. */
   processInputStep({ tools, activeTools, state }: ProcessInputStepArgs): undefined {
     ;(state as RunState).toolDefinitions = toolDefinitionsText(tools, activeTools)
@@ -114,11 +135,11 @@ export class StrataProcessor implements Processor<'strata-memory'> {
   }
 
   processLLMRequest(args: ProcessLLMRequestArgs): Promise<ProcessLLMRequestResult> {
-    return inProcessorSpan(args, () => this.#llmRequest(args))
+    return inProcessorSpan(args, () => this.#failing(args.state, () => this.#llmRequest(args)))
   }
 
   processOutputStep(args: ProcessOutputStepArgs): Promise<MessageList> {
-    return inProcessorSpan(args, () => this.#outputStep(args))
+    return inProcessorSpan(args, () => this.#failing(args.state, () => this.#outputStep(args)))
   }
 
   processOutputResult(args: ProcessOutputResultArgs): Promise<MessageList> {
@@ -137,6 +158,8 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     const thread = await this.#host.threadOf(requestContext)
     if (thread === undefined) return undefined
     const run = state as RunState
+    // A run resumed past processInput (an approved tool call) takes its thread here.
+    await this.#hold(run, thread, undefined)
     this.#claim(run, messageList)
     if (run.threadId === undefined) {
       run.threadId = thread.id
@@ -214,8 +237,42 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       run.stopListening?.()
       run.threadId = undefined
       run.stopListening = undefined
+      await this.#release(run)
     }
     return messageList
+  }
+
+  /** Takes the run's hold on its thread, once; an aborted run gives it back. */
+  async #hold(run: RunState, thread: Thread, abortSignal: AbortSignal | undefined): Promise<void> {
+    if (run.hold !== undefined) {
+      await run.hold
+      return
+    }
+    run.hold = holdThread(thread, this.#host.holdTtlMs)
+    try {
+      await run.hold
+    } catch (error) {
+      run.hold = undefined
+      throw error
+    }
+    abortSignal?.addEventListener('abort', () => void this.#release(run), { once: true })
+  }
+
+  /** Ends the run's hold (its last write is done, or it failed); a later step takes it again. */
+  async #release(run: RunState): Promise<void> {
+    const hold = run.hold
+    run.hold = undefined
+    await (await hold?.catch(() => undefined))?.release()
+  }
+
+  /** Runs a step's work; when it throws, the run dies: its thread is given back. */
+  async #failing<T>(state: Record<string, unknown>, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work()
+    } catch (error) {
+      await this.#release(state as RunState)
+      throw error
+    }
   }
 
   /** Claims the run's messages Mastra may save itself while the run goes on. */
