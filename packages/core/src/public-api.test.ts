@@ -116,6 +116,7 @@ describe('the public surface of @strata-memory/core', () => {
       'FrameworkTracer',
       'GenericPluginOptions',
       'HistoryMode',
+      'HoldOptions',
       'InMemoryStoreOptions',
       'Item',
       'ItemBase',
@@ -123,6 +124,9 @@ describe('the public surface of @strata-memory/core', () => {
       'JsonObject',
       'JsonValue',
       'LastCompaction',
+      'LeaseGrant',
+      'LeaseOptions',
+      'LeaseWriteOptions',
       'LevelLadder',
       'Memory',
       'MemoryEventListener',
@@ -170,6 +174,8 @@ describe('the public surface of @strata-memory/core', () => {
       'SeqRange',
       'StoreContentMethods',
       'StoreFlags',
+      'StoreLeaseMethods',
+      'StoreSpecificationVersion',
       'StrataErrorCode',
       'StrataErrorDetails',
       'StrataErrorOptions',
@@ -191,6 +197,7 @@ describe('the public surface of @strata-memory/core', () => {
       'ThreadContentOptions',
       'ThreadContext',
       'ThreadHead',
+      'ThreadHold',
       'ThreadOptions',
       'ThreadStatus',
       'ThreadWithContent',
@@ -248,18 +255,23 @@ describe('the public surface of @strata-memory/core', () => {
   })
   it('@strata-memory/core/store-kit exports exactly these names', async () => {
     expect(Object.keys(await import('./store-kit/index')).sort()).toEqual([
+      'MAX_LEASE_TTL_MS',
       'checkAppendArguments',
       'checkArchiveOptions',
       'checkContentQuery',
       'checkContentRecord',
       'checkExpectedSeq',
+      'checkLeaseOptions',
+      'checkLeaseOwner',
       'checkLimit',
       'checkReadOptions',
       'checkSeq',
       'checkState',
       'compareContentNewestFirst',
       'isPlainObject',
+      'leaseOfWrite',
       'matchesContentQuery',
+      'threadBusyError',
     ])
     expect(typeExports('./store-kit/index.ts')).toEqual([])
   })

@@ -67,4 +67,12 @@ export interface StrataErrorDetails {
     systemTokens: number
     requestTokens: number
   }>
+  /**
+   * Another request holds the thread (`thread.hold()`, or a write while another owner's lease has not
+   * lapsed): nothing was written. `expiresAt` (epoch ms), when known, is when the holder's lease lapses
+   * unless it is renewed.
+   */
+  STRATA_THREAD_BUSY: Open<{ threadId: string; expiresAt?: number }>
+  /** The store lacks a capability the call needs (`capability`, e.g. `leases`). */
+  STRATA_STORE_CAPABILITY: Open<{ store?: string; capability: string; specificationVersion?: string }>
 }

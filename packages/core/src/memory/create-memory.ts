@@ -14,6 +14,7 @@ import { inMemoryStore, type StrataStore, type StrataStoreBase } from '../stores
 import { checkStore } from '../stores/store-check'
 import { patternSummarizer, type Summarizer } from '../summarizers'
 import { type FrameworkTracer, MemoryTracing, type TelemetryOptions, tracedStore } from '../telemetry'
+import type { HoldRegistry } from '../thread/thread-hold'
 import { loadThreadLog } from '../thread/thread-log'
 import { type TokenCounter, tokenEstimator } from '../tokens'
 import { Thread } from './thread'
@@ -24,8 +25,9 @@ export const DEFAULT_MODES = { idle: 'task', 'working-solo': 'task', orchestrati
 /** Options of {@link createMemory}. */
 export interface MemoryOptions<L extends string = string> {
   /**
-   * Where threads are kept: a store declaring `specificationVersion: 'v1'`. A store without the content
-   * methods ({@link StrataStoreBase}) is taken with `content: false` only.
+   * Where threads are kept: a store declaring `specificationVersion: 'v2'` (or `'v1'`: everything but
+   * `thread.hold()`, which needs the lease). A store without the content methods
+   * ({@link StrataStoreBase}) is taken with `content: false` only.
    * @default inMemoryStore()
    */
   store?: StrataStore
@@ -112,6 +114,18 @@ export interface Memory<L extends string = string> {
    * false, when the app gave `createMemory({ telemetry: { tracer } })`: the app's tracer wins.
    */
   adoptTracer(name: string, tracer: FrameworkTracer): boolean
+  /**
+   * Settles when the background work (waterfall and budget compactions started after writes) of every
+   * thread opened through this memory has ended. Never rejects. Hand it to the platform so a
+   * serverless function is not stopped first: `after(memory.settled())`, `ctx.waitUntil(memory.settled())`.
+   */
+  settled(): Promise<void>
+  /**
+   * Ends the memory: waits for {@link Memory.settled}, releases the holds still held through it, then
+   * closes the store (`store.close()`, when it has one). Idempotent: a second call returns the first
+   * call's promise. Use the memory no more afterwards.
+   */
+  close(): Promise<void>
 }
 
 /**
@@ -176,8 +190,11 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
   const threads = new Map<string, Promise<Thread<L>>>()
   const compaction = resolveCompaction(options.compaction)
   const content = resolveContentOptions(options.content)
+  /** Holds granted through this memory's threads and not yet released: `close()` releases them. */
+  const holds: HoldRegistry = new Set()
   const deps = {
     store,
+    holds,
     ladder,
     summarizer,
     tokenCounter,
@@ -204,8 +221,36 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
     return new Thread<L>(threadId, deps, log, mode, binding, state?.lastUsage)
   }
 
+  const settled = async (): Promise<void> => {
+    // Threads opened while waiting are waited for too.
+    let waited = new Set<Promise<Thread<L>>>()
+    for (;;) {
+      const pending = [...threads.values()].filter((thread) => !waited.has(thread))
+      if (pending.length === 0) return
+      waited = new Set([...waited, ...pending])
+      await Promise.all(
+        pending.map((thread) =>
+          thread.then(
+            (opened) => opened.settled(),
+            () => undefined,
+          ),
+        ),
+      )
+    }
+  }
+  let closing: Promise<void> | undefined
+
   return {
     ladder,
+    settled,
+    close() {
+      closing ??= (async () => {
+        await settled()
+        await Promise.allSettled([...holds].map((hold) => hold.release()))
+        await store.close?.()
+      })()
+      return closing
+    },
     get store() {
       return store
     },

@@ -7,6 +7,7 @@ import { invalidOptions } from '../errors'
 import { type Item, type MessageInput, type MessageItem, normalizeMessage } from '../items'
 import { contextSpanAttributes, traceCompaction, traced } from '../telemetry'
 import { ScopeClosing } from '../thread/scope-closing'
+import { type HoldOptions, type ThreadHold, ThreadHolds } from '../thread/thread-hold'
 import type { OpenScope, ThreadLog } from '../thread/thread-log'
 import { ThreadState } from '../thread/thread-state'
 import { WritePath } from '../thread/write-path'
@@ -33,6 +34,7 @@ import type {
   UsageReport,
 } from './thread-types'
 
+export type { HoldOptions, ThreadHold } from '../thread/thread-hold'
 export type { ThreadDependencies } from '../thread/thread-state'
 export type * from './thread-types'
 
@@ -52,6 +54,7 @@ export class Thread<L extends string = string> {
   readonly #budget: BudgetRunner<L>
   readonly #rewindParts: ThreadRewindParts<L>
   readonly #statusParts: ThreadStatusParts<L>
+  readonly #holds: ThreadHolds
 
   /**
    * The content channel: large results stored once beside the history, and what the memory tools
@@ -62,13 +65,26 @@ export class Thread<L extends string = string> {
   /** @internal Use `memory.thread(id)`. */
   constructor(
     id: string,
-    deps: CompactionDependencies<L>,
+    memoryDeps: CompactionDependencies<L>,
     log: ThreadLog<L>,
     mode: string | undefined,
     binding: ContentBinding = { owner: id, access: 'own' },
     lastUsage?: unknown,
   ) {
     this.id = id
+    const holds = new ThreadHolds({
+      threadId: id,
+      store: () => memoryDeps.store,
+      refresh: () => writes.exclusive(() => writes.refresh()),
+      ...(memoryDeps.holds === undefined ? {} : { registry: memoryDeps.holds }),
+    })
+    this.#holds = holds
+    // The thread's own view of the memory's dependencies: every part writes through a store that
+    // stamps the thread's hold on its writes (see ThreadHolds.store), read at each call because the
+    // memory wraps its store in spans once an adapter passes a tracer.
+    const deps: CompactionDependencies<L> = Object.create(memoryDeps, {
+      store: { get: () => holds.store(), enumerable: true },
+    })
     const state = new ThreadState(id, deps, log, mode)
     const writes = new WritePath(state)
     const report = new CompactionReport(state, writes)
@@ -316,6 +332,24 @@ export class Thread<L extends string = string> {
         )
       })
     }
+  }
+
+  /**
+   * Holds the thread for one request (a `generate`/`stream`/`invoke` of the agent with all its steps,
+   * until its last write or a human-in-the-loop interrupt): until the hold is released, another
+   * `hold()` of this thread — through this thread object, another memory object or another process —
+   * is refused with `STRATA_THREAD_BUSY` (`details.threadId`, and `expiresAt` when known), and so is
+   * every write of the thread that does not come through this thread object, before it writes
+   * anything. A holder that dies stops renewing its lease, which lapses after `ttlMs`. Needs a store
+   * with the lease capability (contract `v2`, `flags.leases`); otherwise `STRATA_STORE_CAPABILITY`.
+   * The hold belongs to this thread object: writes through it while it is held count as the holder's.
+   *
+   * @example
+   * await using hold = await thread.hold() // STRATA_THREAD_BUSY → answer 409
+   * await thread.append({ role: 'user', content: 'Hello' })
+   */
+  async hold(options?: HoldOptions): Promise<ThreadHold> {
+    return this.#holds.hold(options)
   }
 
   /**

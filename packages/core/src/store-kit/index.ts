@@ -3,6 +3,14 @@
  * (exported from the root entry): the argument checks every store shares, so each raises the same typed
  * error, and the content-query semantics. An app that only uses stores never imports this.
  */
+
+export {
+  checkLeaseOptions,
+  checkLeaseOwner,
+  leaseOfWrite,
+  MAX_LEASE_TTL_MS,
+  threadBusyError,
+} from '../stores/lease-arguments'
 export {
   checkAppendArguments,
   checkArchiveOptions,

@@ -17,6 +17,23 @@ describeStoreConformance(
   { content: false },
 )
 
+// A v1 store (no lease capability) keeps working; the suite checks it declares none.
+describeStoreConformance(
+  'a store without the lease capability',
+  () => {
+    const {
+      acquireLease: _a,
+      renewLease: _r,
+      releaseLease: _l,
+      readLease: _d,
+      flags,
+      ...rest
+    } = inMemoryStore()
+    return { ...rest, flags: { persistent: flags.persistent, shared: flags.shared } }
+  },
+  { leases: false },
+)
+
 async function expectCode(call: () => Promise<unknown>, code: StrataErrorCode): Promise<void> {
   const error = await call().then(
     () => undefined,
@@ -29,7 +46,7 @@ describe('inMemoryStore', () => {
   it('is named memory and neither persistent nor shared', () => {
     const store = inMemoryStore()
     expect(store.name).toBe('memory')
-    expect(store.flags).toEqual({ persistent: false, shared: false })
+    expect(store.flags).toEqual({ persistent: false, shared: false, leases: true })
   })
 
   it('keeps each instance apart', async () => {

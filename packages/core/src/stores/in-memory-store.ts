@@ -6,12 +6,17 @@ import {
   type UnsequencedItem,
 } from '../items'
 import { indexAfterSeq, indexFromSeq } from '../items/seq-search'
+import { checkLeaseOptions, checkLeaseOwner, leaseOfWrite, threadBusyError } from './lease-arguments'
 import type {
   AppendOptions,
   ArchiveOptions,
   ContentQuery,
   ContentRecord,
+  LeaseGrant,
+  LeaseOptions,
+  LeaseWriteOptions,
   ReadOptions,
+  StoreLeaseMethods,
   StrataStore,
   ThreadHead,
 } from './store'
@@ -27,13 +32,20 @@ import {
   matchesContentQuery,
 } from './store-arguments'
 
-/**
- * Options of {@link inMemoryStore}. The in-memory store needs no configuration today; the object is
- * accepted so that every store factory has the same shape and options can be added without a breaking
- * change.
- */
-// biome-ignore lint/suspicious/noEmptyInterface: kept as an interface so future options are additive.
-export interface InMemoryStoreOptions {}
+/** Options of {@link inMemoryStore}. */
+export interface InMemoryStoreOptions {
+  /**
+   * The clock leases lapse by, in epoch ms (a test can move it instead of waiting).
+   * @default Date.now
+   */
+  clock?: () => number
+}
+
+/** A thread's lease: its owner token and when it lapses. */
+interface Lease {
+  owner: string
+  expiresAt: number
+}
 
 interface ThreadData {
   /** The active log, sorted by seq (seqs only grow; archiving leaves holes). */
@@ -57,8 +69,29 @@ interface ThreadData {
  * const [item] = await store.append('user-42.chat-7', [message], { expectedSeq: 0 })
  * item.seq // 1
  */
-export function inMemoryStore(_options: InMemoryStoreOptions = {}): StrataStore {
+export function inMemoryStore({
+  clock = Date.now,
+}: InMemoryStoreOptions = {}): StrataStore & StoreLeaseMethods {
   const threads = new Map<string, ThreadData>()
+  /** Leases live beside the threads: a thread with only a lease holds no data and is not listed. */
+  const leases = new Map<string, Lease>()
+
+  /** The thread's lease that has not lapsed (a lapsed one is dropped). */
+  const liveLease = (threadId: string): Lease | undefined => {
+    const lease = leases.get(threadId)
+    if (lease !== undefined && lease.expiresAt <= clock()) {
+      leases.delete(threadId)
+      return undefined
+    }
+    return lease
+  }
+
+  /** Refuses a write of `threadId` unless it has no live lease or `options.lease` is its owner. */
+  const fence = (threadId: string, options: LeaseWriteOptions | undefined, method: string): void => {
+    const lease = leaseOfWrite(options, method)
+    const held = liveLease(threadId)
+    if (held !== undefined && held.owner !== lease) throw threadBusyError(threadId, held.expiresAt)
+  }
 
   const existing = (threadId: string): ThreadData | undefined => {
     assertThreadId(threadId)
@@ -76,9 +109,9 @@ export function inMemoryStore(_options: InMemoryStoreOptions = {}): StrataStore 
   }
 
   return {
-    specificationVersion: 'v1',
+    specificationVersion: 'v2',
     name: 'memory',
-    flags: { persistent: false, shared: false },
+    flags: { persistent: false, shared: false, leases: true },
 
     async append(
       threadId: string,
@@ -87,6 +120,7 @@ export function inMemoryStore(_options: InMemoryStoreOptions = {}): StrataStore 
     ): Promise<Item[]> {
       assertThreadId(threadId)
       const expectedSeq = checkAppendArguments(items, options)
+      fence(threadId, options, 'append')
       const lastSeq = threads.get(threadId)?.lastSeq ?? 0
       checkSeq(threadId, expectedSeq, lastSeq)
       if (items.length === 0) return []
@@ -117,6 +151,7 @@ export function inMemoryStore(_options: InMemoryStoreOptions = {}): StrataStore 
     async archive(threadId: string, options: ArchiveOptions): Promise<number> {
       const thread = existing(threadId)
       const { seqs, expectedSeq } = checkArchiveOptions(options)
+      fence(threadId, options, 'archive')
       if (expectedSeq !== undefined) checkSeq(threadId, expectedSeq, thread?.lastSeq ?? 0)
       if (thread === undefined) return 0
 
@@ -167,9 +202,10 @@ export function inMemoryStore(_options: InMemoryStoreOptions = {}): StrataStore 
       return state === undefined ? undefined : copy(state)
     },
 
-    async setState(threadId: string, state: JsonObject): Promise<void> {
+    async setState(threadId: string, state: JsonObject, options?: LeaseWriteOptions): Promise<void> {
       assertThreadId(threadId)
       checkState(state)
+      fence(threadId, options, 'setState')
       opened(threadId).state = copy(state)
     },
 
@@ -189,6 +225,40 @@ export function inMemoryStore(_options: InMemoryStoreOptions = {}): StrataStore 
     async deleteThread(threadId: string): Promise<void> {
       assertThreadId(threadId)
       threads.delete(threadId)
+      leases.delete(threadId)
+    },
+
+    async acquireLease(threadId: string, options: LeaseOptions): Promise<LeaseGrant> {
+      assertThreadId(threadId)
+      const { owner, ttlMs } = checkLeaseOptions(options, 'acquireLease')
+      const held = liveLease(threadId)
+      if (held !== undefined && held.owner !== owner) throw threadBusyError(threadId, held.expiresAt)
+      const expiresAt = clock() + ttlMs
+      leases.set(threadId, { owner, expiresAt })
+      return { expiresAt }
+    },
+
+    async renewLease(threadId: string, options: LeaseOptions): Promise<LeaseGrant | undefined> {
+      assertThreadId(threadId)
+      const { owner, ttlMs } = checkLeaseOptions(options, 'renewLease')
+      const held = liveLease(threadId)
+      if (held?.owner !== owner) return undefined
+      held.expiresAt = clock() + ttlMs
+      return { expiresAt: held.expiresAt }
+    },
+
+    async releaseLease(threadId: string, options: { owner: string }): Promise<boolean> {
+      assertThreadId(threadId)
+      const owner = checkLeaseOwner(options, 'releaseLease')
+      if (liveLease(threadId)?.owner !== owner) return false
+      leases.delete(threadId)
+      return true
+    },
+
+    async readLease(threadId: string): Promise<LeaseGrant | undefined> {
+      assertThreadId(threadId)
+      const held = liveLease(threadId)
+      return held === undefined ? undefined : { expiresAt: held.expiresAt }
     },
   }
 }

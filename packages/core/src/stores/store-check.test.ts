@@ -2,12 +2,30 @@ import { describe, expect, it } from 'vitest'
 import { StrataError } from '../errors'
 import { createMemory } from '../memory'
 import { inMemoryStore } from './in-memory-store'
-import type { StrataStoreBase } from './store'
+import type { StrataStore, StrataStoreBase } from './store'
 
 /** The in-memory store without its content methods: the minimum a store must have. */
 function storeWithoutContent(): StrataStoreBase {
   const { putContent: _put, getContent: _get, queryContent: _query, ...rest } = inMemoryStore()
   return rest
+}
+
+/** The in-memory store as a v1 store: no lease methods, no `flags.leases`. */
+function v1Store(): StrataStore {
+  const {
+    acquireLease: _acquire,
+    renewLease: _renew,
+    releaseLease: _release,
+    readLease: _read,
+    specificationVersion: _version,
+    flags,
+    ...rest
+  } = inMemoryStore()
+  return {
+    ...rest,
+    specificationVersion: 'v1',
+    flags: { persistent: flags.persistent, shared: flags.shared },
+  }
 }
 
 function caught(call: () => unknown): unknown {
@@ -24,16 +42,54 @@ describe('createMemory checks the store it is given', () => {
     const { specificationVersion: _version, ...unversioned } = inMemoryStore()
     const error = caught(() => createMemory({ store: unversioned as never }))
     expect(StrataError.isInstance(error, 'STRATA_INVALID_OPTIONS')).toBe(true)
-    expect((error as Error).message).toContain("store contract 'v1'")
-    expect((error as StrataError).details).toEqual({ expected: 'v1', actual: undefined })
+    expect((error as Error).message).toContain("store contract 'v2' (and still takes 'v1')")
+    expect((error as StrataError).details).toEqual({
+      expected: 'v2',
+      accepted: ['v2', 'v1'],
+      actual: undefined,
+    })
   })
 
   it('refuses a store written for another contract version', () => {
     const error = caught(() =>
-      createMemory({ store: { ...inMemoryStore(), specificationVersion: 'v2' } as never }),
+      createMemory({ store: { ...inMemoryStore(), specificationVersion: 'v3' } as never }),
     )
     expect(StrataError.isInstance(error, 'STRATA_INVALID_OPTIONS')).toBe(true)
-    expect((error as Error).message).toMatch(/declares specificationVersion "v2".*'v1'/)
+    expect((error as Error).message).toMatch(/declares specificationVersion "v3".*'v2'/)
+  })
+
+  it('takes a v1 store (no lease) for everything but thread.hold(), which names the missing capability', async () => {
+    const store = v1Store()
+    const memory = createMemory({ store })
+    const thread = await memory.thread('old-store')
+    await thread.append({ role: 'user', content: 'Hello' })
+    await thread.append({ role: 'assistant', content: 'Hi' })
+    expect((await store.head('old-store')).lastSeq).toBe(2)
+    const error = await thread.hold().then(
+      () => undefined,
+      (failure: unknown) => failure,
+    )
+    expect(StrataError.isInstance(error, 'STRATA_STORE_CAPABILITY')).toBe(true)
+    expect((error as StrataError<'STRATA_STORE_CAPABILITY'>).details).toMatchObject({
+      store: 'memory',
+      capability: 'leases',
+      specificationVersion: 'v1',
+    })
+    expect((error as Error).message).toContain("store of contract 'v2' that declares flags.leases")
+    expect((await store.head('old-store')).lastSeq).toBe(2)
+  })
+
+  it('takes a store declaring flags.leases without the lease methods; hold() names what it lacks', async () => {
+    const { acquireLease: _acquire, ...lacking } = inMemoryStore()
+    const thread = await createMemory({ store: lacking }).thread('wrapped')
+    await thread.append({ role: 'user', content: 'Hello' })
+    const error = await thread.hold().then(
+      () => undefined,
+      (failure: unknown) => failure,
+    )
+    expect(StrataError.isInstance(error, 'STRATA_STORE_CAPABILITY')).toBe(true)
+    expect((error as StrataError).details).toMatchObject({ capability: 'leases', missing: ['acquireLease'] })
+    expect((error as Error).message).toContain('flags.leases without all the lease methods')
   })
 
   it('refuses a store that lacks a required method or its flags', () => {

@@ -1,7 +1,9 @@
-import { invalidOptions } from '../errors'
+import { invalidOptions, StrataError } from '../errors'
 import {
   STORE_SPECIFICATION_VERSION,
   type StoreContentMethods,
+  type StoreLeaseMethods,
+  type StoreSpecificationVersion,
   type StrataStore,
   type StrataStoreBase,
 } from './store'
@@ -27,6 +29,39 @@ export const REQUIRED_METHODS = [
 /** The methods of the content capability. */
 export const CONTENT_METHODS = ['putContent', 'getContent', 'queryContent'] as const
 
+/** The methods of the lease capability (contract `v2`, declared with `flags.leases`). */
+export const LEASE_METHODS = ['acquireLease', 'renewLease', 'releaseLease', 'readLease'] as const
+
+/** The contract versions core takes, newest first. */
+const ACCEPTED_VERSIONS: readonly StoreSpecificationVersion[] = [STORE_SPECIFICATION_VERSION, 'v1']
+
+/**
+ * True when the store declares the lease capability (`flags.leases`) and has its methods. A store that
+ * declares it without them (a wrapper that copies another store's flags) is taken all the same, as
+ * one without the capability: `thread.hold()` names what it lacks.
+ */
+export function hasLeaseMethods(store: StrataStoreBase): store is StrataStoreBase & StoreLeaseMethods {
+  return store.flags.leases === true && LEASE_METHODS.every((method) => typeof store[method] === 'function')
+}
+
+/**
+ * The store's lease methods, for `thread.hold()`; `STRATA_STORE_CAPABILITY` naming the missing
+ * capability when the store has none (a `v1` store, or a `v2` store without `flags.leases`).
+ */
+export function leaseMethods(store: StrataStoreBase, action: string): StoreLeaseMethods {
+  if (hasLeaseMethods(store)) return store
+  throw new StrataError({
+    code: 'STRATA_STORE_CAPABILITY',
+    message: `${action}: the '${store.name}' store (contract ${store.specificationVersion}${store.flags.leases === true ? ', flags.leases without all the lease methods' : ''}) has no lease capability, which holding a thread needs. Use a store of contract '${STORE_SPECIFICATION_VERSION}' that declares flags.leases (inMemoryStore, fileStore and redisStore of this release do), or do not hold the thread: without a hold, two requests on one thread are not kept apart.`,
+    details: {
+      store: store.name,
+      capability: 'leases',
+      specificationVersion: store.specificationVersion,
+      missing: LEASE_METHODS.filter((method) => typeof store[method] !== 'function'),
+    },
+  })
+}
+
 /** True when the store implements every content method (the optional content capability). */
 export function hasContentMethods(store: StrataStoreBase): store is StrataStore {
   return CONTENT_METHODS.every((method) => typeof store[method] === 'function')
@@ -48,10 +83,14 @@ export function checkStore(
   }
   const candidate = store as Partial<Record<string, unknown>>
   const name = typeof candidate.name === 'string' ? `'${candidate.name}'` : 'given'
-  if (candidate.specificationVersion !== STORE_SPECIFICATION_VERSION) {
+  if (!ACCEPTED_VERSIONS.includes(candidate.specificationVersion as StoreSpecificationVersion)) {
     invalidOptions(
-      `createMemory(): the ${name} store declares specificationVersion ${JSON.stringify(candidate.specificationVersion)}, but this core implements store contract '${STORE_SPECIFICATION_VERSION}'. Use a store release written for it (declaring specificationVersion: '${STORE_SPECIFICATION_VERSION}').`,
-      { expected: STORE_SPECIFICATION_VERSION, actual: candidate.specificationVersion },
+      `createMemory(): the ${name} store declares specificationVersion ${JSON.stringify(candidate.specificationVersion)}, but this core implements store contract '${STORE_SPECIFICATION_VERSION}' (and still takes 'v1'). Use a store release written for it (declaring specificationVersion: '${STORE_SPECIFICATION_VERSION}').`,
+      {
+        expected: STORE_SPECIFICATION_VERSION,
+        accepted: ACCEPTED_VERSIONS,
+        actual: candidate.specificationVersion,
+      },
     )
   }
   const missing = REQUIRED_METHODS.filter((method) => typeof candidate[method] !== 'function')
@@ -68,6 +107,9 @@ export function checkStore(
     invalidOptions(
       `createMemory(): the ${name} store must declare flags { persistent: boolean, shared: boolean }.`,
     )
+  }
+  if (flags.leases !== undefined && typeof flags.leases !== 'boolean') {
+    invalidOptions(`createMemory(): the ${name} store's flags.leases must be a boolean when present.`)
   }
   if (content && !hasContentMethods(store as StrataStoreBase)) {
     invalidOptions(

@@ -1,7 +1,14 @@
 import type { Item, JsonObject, UnsequencedItem } from '../items'
 
-/** The version of the store contract this core implements; a store declares it as `specificationVersion`. */
-export const STORE_SPECIFICATION_VERSION = 'v1'
+/**
+ * The version of the store contract this core implements; a store declares it as `specificationVersion`.
+ * `v2` adds the lease ({@link StoreLeaseMethods}), the capability `thread.hold()` needs. Core still takes
+ * `v1` stores for everything else.
+ */
+export const STORE_SPECIFICATION_VERSION = 'v2'
+
+/** The store contract versions this core accepts: `v1` stores lack the `v2` capabilities (the lease). */
+export type StoreSpecificationVersion = 'v1' | typeof STORE_SPECIFICATION_VERSION
 
 /**
  * What a store promises about its data, for apps and status: core checks that the flags are declared
@@ -12,6 +19,74 @@ export interface StoreFlags {
   persistent: boolean
   /** Several processes may open the same thread at once safely. */
   shared: boolean
+  /**
+   * Contract `v2`: the store implements {@link StoreLeaseMethods} and refuses a write that carries no
+   * lease, or another one, while a thread is leased (`STRATA_THREAD_BUSY`). `thread.hold()` needs it.
+   * Absent (a `v1` store) means false.
+   */
+  leases?: boolean
+}
+
+/** Options of {@link StoreLeaseMethods.acquireLease} and {@link StoreLeaseMethods.renewLease}. */
+export interface LeaseOptions {
+  /**
+   * Who holds the lease: a token unique per hold (core uses a random UUID). Writes carry it as their
+   * `lease` option. It is a capability: a store never hands it out to another caller (errors and
+   * {@link StoreLeaseMethods.readLease} leave it out).
+   */
+  owner: string
+  /** The lease lapses this many milliseconds after it was taken or last renewed, unless renewed again. */
+  ttlMs: number
+}
+
+/** A lease as the store holds it. */
+export interface LeaseGrant {
+  /** When the lease lapses unless renewed (epoch ms, by the store's clock: best effort across hosts). */
+  expiresAt: number
+}
+
+/**
+ * The lease: one holder per thread at a time, an optional capability of a `v2` store, declared with
+ * `flags.leases`. A lease lapses `ttlMs` after it was last taken or renewed, so a holder that dies
+ * (and stops renewing) frees the thread; a store that can tell that the holder is gone (the file store
+ * on one host) may free it sooner. While a thread has a lease that has not lapsed, the store refuses
+ * every `append`, `archive` and `setState` of that thread whose `lease` option is not the holder's
+ * with `STRATA_THREAD_BUSY`, writing nothing: writes without the option included. A write carrying a
+ * lease that has lapsed, with no other holder since, goes through like a write without one. Reads,
+ * content records and `deleteThread` (which removes the lease too) are never refused.
+ */
+export interface StoreLeaseMethods {
+  /**
+   * Takes the thread's lease for `owner`, or extends it when `owner` holds it already. Atomic: of two
+   * owners racing, one gets it. `STRATA_THREAD_BUSY` (details: `threadId`, `expiresAt`) when another
+   * owner holds a lease that has not lapsed. Writes no thread data: a thread with only a lease is not
+   * listed.
+   */
+  acquireLease(threadId: string, options: LeaseOptions): Promise<LeaseGrant>
+  /**
+   * Extends `owner`'s lease by `ttlMs` from now. Undefined, changing nothing, when the thread has no
+   * lease of `owner`'s any more (it lapsed, was released or deleted, or another owner took it).
+   */
+  renewLease(threadId: string, options: LeaseOptions): Promise<LeaseGrant | undefined>
+  /**
+   * Ends `owner`'s lease (a compare-and-delete: another owner's lease is left as it is). True when it
+   * ended one; releasing twice, or a lapsed lease, is not an error.
+   */
+  releaseLease(threadId: string, options: { owner: string }): Promise<boolean>
+  /** The thread's lease that has not lapsed, without its owner, or undefined: for status and tools. */
+  readLease(threadId: string): Promise<LeaseGrant | undefined>
+}
+
+/**
+ * What a write carries for the lease (contract `v2`): the `owner` of the lease it writes under. Stores
+ * without the lease capability ignore it.
+ */
+export interface LeaseWriteOptions {
+  /**
+   * The owner token of the caller's lease. While another owner's lease has not lapsed, a write is
+   * refused (`STRATA_THREAD_BUSY`) whether or not it carries one.
+   */
+  lease?: string
 }
 
 /**
@@ -29,7 +104,7 @@ export interface StoreContentMethods {
 }
 
 /** Options of {@link StrataStore.append}. */
-export interface AppendOptions {
+export interface AppendOptions extends LeaseWriteOptions {
   /**
    * The seq of the newest item the writer has seen (0 for a new thread). The store appends only if
    * this is still the thread's last seq; otherwise it throws `STRATA_SEQ_CONFLICT` and writes nothing.
@@ -46,7 +121,7 @@ export interface ReadOptions {
 }
 
 /** Options of {@link StrataStore.archive}. */
-export interface ArchiveOptions {
+export interface ArchiveOptions extends LeaseWriteOptions {
   /** The seqs to move from the active log to the archive. Unknown or already archived seqs are ignored. */
   seqs: readonly number[]
   /** When given, archive only if this is still the thread's last seq, else `STRATA_SEQ_CONFLICT`. */
@@ -107,13 +182,14 @@ export interface ContentQuery {
  * `@strata-memory/core/testing`. Every method validates the thread id (`STRATA_INVALID_THREAD_ID`).
  * Items are returned as fresh copies: mutating them never changes stored data.
  */
-export interface StrataStoreBase extends Partial<StoreContentMethods> {
+export interface StrataStoreBase extends Partial<StoreContentMethods>, Partial<StoreLeaseMethods> {
   /**
-   * The version of this contract the store implements: `'v1'`. `createMemory` refuses a store that
-   * declares none or another one (`STRATA_INVALID_OPTIONS`), so a store written for another core fails
-   * at once rather than mid-conversation.
+   * The version of this contract the store implements: `'v2'` (or `'v1'`, which core still takes for
+   * everything but the lease). `createMemory` refuses a store that declares none or another one
+   * (`STRATA_INVALID_OPTIONS`), so a store written for another core fails at once rather than
+   * mid-conversation.
    */
-  readonly specificationVersion: typeof STORE_SPECIFICATION_VERSION
+  readonly specificationVersion: StoreSpecificationVersion
   /** A short name for messages and status, e.g. `memory`, `file`, `redis`. */
   readonly name: string
   /** What the store promises about its data; see {@link StoreFlags}. */
@@ -133,11 +209,13 @@ export interface StrataStoreBase extends Partial<StoreContentMethods> {
   readArchive(threadId: string, options?: ReadOptions): Promise<Item[]>
   /** The thread's state object (current mode, cursors, usage), or undefined when never set. */
   getState(threadId: string): Promise<JsonObject | undefined>
-  /** Replaces the thread's state object. */
-  setState(threadId: string, state: JsonObject): Promise<void>
+  /**
+   * Replaces the thread's state object. `options.lease` (contract `v2`): see {@link LeaseWriteOptions}.
+   */
+  setState(threadId: string, state: JsonObject, options?: LeaseWriteOptions): Promise<void>
   /** Ids of threads with any items, archive, content or state, sorted. */
   listThreads(): Promise<string[]>
-  /** Removes everything of a thread. Deleting an unknown thread is not an error. */
+  /** Removes everything of a thread (its lease too). Deleting an unknown thread is not an error. */
   deleteThread(threadId: string): Promise<void>
   /** Releases connections or handles. Optional. */
   close?(): Promise<void>

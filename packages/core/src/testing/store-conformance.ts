@@ -8,6 +8,7 @@ import { checkSkipLevelScope } from './skip-level-scope'
 import { describeAppendConformance } from './store-conformance-append'
 import { describeContentConformance } from './store-conformance-content'
 import { describeValue, expectStrataError, scribble, seqsOf } from './store-conformance-helpers'
+import { describeLeaseConformance } from './store-conformance-lease'
 
 /** Options of {@link describeStoreConformance}. */
 export interface StoreConformanceOptions {
@@ -23,6 +24,12 @@ export interface StoreConformanceOptions {
    * @default true
    */
   content?: boolean
+  /**
+   * Whether the store implements the lease capability (contract `v2`, `flags.leases`). With `false`
+   * the lease cases are skipped and the suite checks that the store does not declare it.
+   * @default true
+   */
+  leases?: boolean
 }
 
 /** Every thread the suite creates starts with this, so that runs sharing one database never collide. */
@@ -58,7 +65,7 @@ const INVALID_THREAD_IDS: readonly unknown[] = [
 export function describeStoreConformance(
   name: string,
   factory: () => StrataStoreBase | Promise<StrataStoreBase>,
-  { cleanup, content = true }: StoreConformanceOptions = {},
+  { cleanup, content = true, leases = true }: StoreConformanceOptions = {},
 ): void {
   describe(`StrataStore conformance: ${name}`, () => {
     const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`
@@ -117,6 +124,8 @@ export function describeStoreConformance(
     })
 
     describeAppendConformance({ store: () => store, newThreadId, threadWithItems, content })
+
+    describeLeaseConformance({ store: () => store, newThreadId, threadWithItems, content, leases })
 
     describe('read', () => {
       it('returns [] for a thread without items', async () => {

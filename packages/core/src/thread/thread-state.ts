@@ -16,6 +16,7 @@ import { withTimeout } from '../summarizers'
 import { type TelemetryTracer, traced } from '../telemetry'
 import { countPartTokens, MESSAGE_OVERHEAD_TOKENS, type TokenCounter } from '../tokens'
 import { isContextMemoryItem, levelView } from '../views'
+import type { HoldRegistry } from './thread-hold'
 import { type ThreadLog, turnIdOf } from './thread-log'
 
 /**
@@ -41,6 +42,8 @@ export interface ThreadDependencies<L extends string, C extends StateCompaction 
   content: ResolvedContentOptions
   /** The tracer for a span starting now (the app's, or a framework's an adapter passed), or none. */
   tracer?: TelemetryTracer | undefined
+  /** The memory's live thread holds, which `memory.close()` releases. */
+  holds?: HoldRegistry
 }
 
 /**
