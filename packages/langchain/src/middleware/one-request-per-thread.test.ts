@@ -56,7 +56,12 @@ const rejection = async (work: Promise<unknown>) => {
   throw new Error('expected the request to be refused')
 }
 
-function agentOn(memory: Memory, script: Parameters<typeof scriptedModel>[0], tools: unknown[] = [], options: Partial<StrataMiddlewareOptions> = {}) {
+function agentOn(
+  memory: Memory,
+  script: Parameters<typeof scriptedModel>[0],
+  tools: unknown[] = [],
+  options: Partial<StrataMiddlewareOptions> = {},
+) {
   const model = scriptedModel(script)
   const agent = createAgent({
     model,
@@ -129,7 +134,9 @@ describe('one request at a time per thread', () => {
       'tool:#w1',
       'assistant:Sunny in Oslo.',
     ])
-    expect((await thread.toolInteractions()).every((interaction) => interaction.status === 'success')).toBe(true)
+    expect((await thread.toolInteractions()).every((interaction) => interaction.status === 'success')).toBe(
+      true,
+    )
   })
 
   it('another process on the same store is refused too (the store’s lease), and stores nothing', async () => {
@@ -183,13 +190,16 @@ describe('one request at a time per thread', () => {
   it('a human-in-the-loop interrupt ends the request: the resumed request takes the thread and completes', async () => {
     const store = inMemoryStore()
     const memory = createMemory({ store })
-    const model = scriptedModel([{ calls: [{ name: 'weather', args: { city: 'Lima' }, id: 'w1' }] }, 'Sunny in Lima.'])
+    const model = scriptedModel([
+      { calls: [{ name: 'weather', args: { city: 'Lima' }, id: 'w1' }] },
+      'Sunny in Lima.',
+    ])
     const agent = createAgent({
       model,
       tools: [weather],
       checkpointer: new MemorySaver(),
       middleware: [
-        strataMiddleware({ memory, hold: { interruptMs: 50 } }),
+        strataMiddleware({ memory, hold: { idleMs: 50 } }),
         humanInTheLoopMiddleware({ interruptOn: { weather: true } }),
       ],
     })
@@ -206,7 +216,7 @@ describe('one request at a time per thread', () => {
     await (await (await createMemory({ store }).thread('approve')).hold()).release()
   })
 
-  it('an interrupt left waiting frees the thread after hold.interruptMs', async () => {
+  it('an interrupt left waiting frees the thread after hold.idleMs', async () => {
     const store = inMemoryStore()
     const memory = createMemory({ store })
     const agent = createAgent({
@@ -214,7 +224,7 @@ describe('one request at a time per thread', () => {
       tools: [weather],
       checkpointer: new MemorySaver(),
       middleware: [
-        strataMiddleware({ memory, hold: { interruptMs: 30 } }),
+        strataMiddleware({ memory, hold: { idleMs: 30 } }),
         humanInTheLoopMiddleware({ interruptOn: { weather: true } }),
       ],
     })

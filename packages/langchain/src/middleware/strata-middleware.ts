@@ -80,20 +80,22 @@ export interface StrataHoldOptions {
    */
   ttlMs?: number
   /**
-   * How long a request that stopped right after a model answer with tool calls keeps the thread. A
-   * human-in-the-loop interrupt (`humanInTheLoopMiddleware`) ends a request there without a hook a
-   * middleware sees: after this long, the thread is free for other requests. The resumed request
-   * (`new Command({ resume })`) takes the thread again with its first step.
+   * How long a request keeps its thread while none of its model or tool calls runs. A request can end
+   * where no hook of this middleware sees it — a human-in-the-loop interrupt (`humanInTheLoopMiddleware`),
+   * a recursion limit, another middleware's error — so after this long without a step, its thread is
+   * free for other requests; a step that comes later takes it again (the request resumed with
+   * `new Command({ resume })` does). Raise it when other middleware spends longer between model calls
+   * (an LLM call in `beforeModel`).
    * @default 10_000
    */
-  interruptMs?: number
+  idleMs?: number
 }
 
 const DIVERGENCE_HANDLINGS: readonly DivergenceHandling[] = ['rewind', 'reject']
 const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
 
-/** The default of {@link StrataHoldOptions.interruptMs}. */
-const DEFAULT_INTERRUPT_MS = 10_000
+/** The default of {@link StrataHoldOptions.idleMs}. */
+const DEFAULT_IDLE_MS = 10_000
 
 /**
  * The request a hook runs in: LangGraph's run control, one per `invoke` or `stream` of the graph (a
@@ -190,13 +192,13 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
   if (typeof tracing !== 'boolean') invalidOptions('strataMiddleware(): tracing must be true or false.')
   if (tracing) memory.adoptTracer('langchain', langchainTracing())
   if (typeof hold !== 'object' || hold === null) invalidOptions('strataMiddleware(): hold must be an object.')
-  const { ttlMs, interruptMs = DEFAULT_INTERRUPT_MS } = hold
-  if (!(Number.isSafeInteger(interruptMs) && interruptMs >= 0)) {
+  const { ttlMs, idleMs = DEFAULT_IDLE_MS } = hold
+  if (!(Number.isSafeInteger(idleMs) && idleMs >= 0)) {
     invalidOptions(
-      `strataMiddleware(): hold.interruptMs must be a whole number of milliseconds (got ${String(interruptMs)}).`,
+      `strataMiddleware(): hold.idleMs must be a whole number of milliseconds (got ${String(idleMs)}).`,
     )
   }
-  const holds = new RequestHolds({ ttlMs, pauseMs: interruptMs })
+  const holds = new RequestHolds({ ttlMs, idleMs })
 
   const threadIdOf = (runtime: RuntimeLike | undefined): string | undefined => {
     if (threadId !== undefined) return threadId
@@ -249,15 +251,15 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
       }
       const thread = await memory.thread(id)
       const run = requestOf()
-      await holds.ensure(thread, run)
+      await holds.enter(thread, run)
       try {
-        const response = await modelCall(thread, request, handler)
-        if ((response.tool_calls?.length ?? 0) > 0) holds.pause(thread.id, run)
-        return response
+        return await modelCall(thread, request, handler)
       } catch (error) {
         // The request dies here (a retry middleware around this one takes the thread again).
         await holds.end(thread.id, run)
         throw error
+      } finally {
+        holds.leave(thread.id, run)
       }
     },
 
@@ -266,13 +268,15 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
       const id = threadIdOf(runtime)
       if (id === undefined) return handler(request)
       const run = requestOf()
-      await holds.ensure(await memory.thread(id), run)
+      await holds.enter(await memory.thread(id), run)
       try {
         return await withTransitions(memory, id, runtime?.writer, async () => handler(request))
       } catch (error) {
         // An interrupt ends the request here; a failed tool the agent feeds back to the model does not.
         if (!fedBack(error)) await holds.end(id, run)
         throw error
+      } finally {
+        holds.leave(id, run)
       }
     },
   })
