@@ -27,7 +27,8 @@ import {
 import { toDBMessages } from '../messages/db-messages'
 import { mastraTracer } from '../telemetry/mastra-tracer'
 import { toStrataThreadId } from '../threads/thread-id-mapping'
-import { type MastraThreadRecord, readThreadRecord, writeThreadRecord } from '../threads/thread-record'
+import type { MastraThreadRecord } from '../threads/thread-record'
+import { ThreadRecordWrites } from '../threads/thread-record-writes'
 import { type MastraTool, strataTools } from '../tools/strata-tools'
 import { type ProcessorHost, StrataProcessor } from './strata-processor'
 import { filterThreads, pageOf } from './thread-listing'
@@ -120,6 +121,8 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
   readonly #tools: Record<string, MastraTool>
   /** Ids of the Mastra messages of agent runs in progress: the processor stores them, never `saveMessages`. */
   readonly #claimed = new Set<string>()
+  /** The Mastra thread records, held back while a run holds their thread. */
+  readonly #records: ThreadRecordWrites
 
   constructor(options: StrataMemoryOptions<L>) {
     const {
@@ -160,6 +163,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       options: { lastMessages: false, semanticRecall: false, generateTitle: false },
     })
     this.strata = memory
+    this.#records = new ThreadRecordWrites(() => memory.store)
     if (telemetry) memory.adoptTracer('mastra', mastraTracer)
     const host: ProcessorHost = {
       threadOf: (requestContext) => this.#threadOfContext(requestContext),
@@ -168,6 +172,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       history,
       onTransition: (listener) => memory.on('transition', listener),
       holdTtlMs: hold.ttlMs,
+      held: (strataId, held) => (held ? this.#records.hold(strataId) : this.#records.release(strataId)),
       claim: (messageIds, claimed) => {
         for (const id of messageIds) {
           if (claimed) this.#claimed.add(id)
@@ -201,7 +206,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
 
   async #record(threadId: string): Promise<{ strataId: string; record: MastraThreadRecord | undefined }> {
     const strataId = await toStrataThreadId(threadId)
-    const record = await readThreadRecord(this.strata.store, strataId)
+    const record = await this.#records.read(strataId)
     // A hashed id that another Mastra id already holds: never answer with someone else's thread.
     if (record !== undefined && record.threadId !== threadId) {
       throw new StrataError({
@@ -245,7 +250,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       ...(thread.title === undefined ? {} : { title: thread.title }),
       ...(metadata === undefined ? {} : { metadata }),
     }
-    await writeThreadRecord(this.strata.store, strataId, record)
+    await this.#records.write(strataId, record)
     return toThread(record)
   }
 
@@ -266,7 +271,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       ...(title === undefined ? {} : { title }),
       ...(kept === undefined ? {} : { metadata: kept }),
     }
-    await writeThreadRecord(this.strata.store, strataId, updated)
+    await this.#records.write(strataId, updated)
     return toThread(updated)
   }
 
@@ -282,14 +287,14 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       invalidOptions('StrataMemory.updateThreadResourceId(): resourceId must be a non-empty string.')
     }
     const updated = { ...record, resourceId, updatedAt: new Date().toISOString() }
-    await writeThreadRecord(this.strata.store, strataId, updated)
+    await this.#records.write(strataId, updated)
     return toThread(updated)
   }
 
   override async listThreads(args: StorageListThreadsInput = {}): Promise<StorageListThreadsOutput> {
     const records: MastraThreadRecord[] = []
     for (const strataId of await this.strata.listThreads()) {
-      const record = await readThreadRecord(this.strata.store, strataId)
+      const record = await this.#records.read(strataId)
       if (record !== undefined) records.push(record)
     }
     const { items, ...page } = pageOf(filterThreads(records, args), args.page, args.perPage ?? 100)

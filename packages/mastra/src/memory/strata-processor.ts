@@ -45,6 +45,8 @@ export interface ProcessorHost {
   onTransition(listener: (event: TransitionEvent) => void): () => void
   /** The lease time of a request's hold on its thread; undefined: core's default. */
   holdTtlMs: number | undefined
+  /** A run took (`true`) or gave back (`false`) its hold on the thread: the memory's own writes wait. */
+  held(strataThreadId: string, held: boolean): void | Promise<void>
 }
 
 /** What the processor remembers of one agent run, in Mastra's per-request processor state. */
@@ -63,6 +65,10 @@ interface RunState {
   toolDefinitions?: string
   /** The run's hold on its thread, taken before anything is stored (null: the store has no lease). */
   hold?: Promise<ThreadHold | undefined>
+  /** The thread the run holds. */
+  heldThreadId?: string
+  /** Why the run may not go on (its thread is busy), thrown at its first step. */
+  refused?: unknown
 }
 
 /**
@@ -123,7 +129,14 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       const { requestContext, state, messageList, abortSignal } = args
       if (isInternal(requestContext)) return messageList
       const thread = await this.#host.threadOf(requestContext)
-      if (thread !== undefined) await this.#hold(state as RunState, thread, abortSignal)
+      if (thread === undefined) return messageList
+      try {
+        await this.#hold(state as RunState, thread, abortSignal)
+      } catch (error) {
+        // Mastra passes on what processInput throws as a message only: the refusal is thrown where the
+        // first step's prompt is built, before anything is stored, where Mastra keeps it as it is.
+        ;(state as RunState).refused = error
+      }
       return messageList
     })
   }
@@ -158,6 +171,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     const thread = await this.#host.threadOf(requestContext)
     if (thread === undefined) return undefined
     const run = state as RunState
+    if (run.refused !== undefined) throw run.refused
     // A run resumed past processInput (an approved tool call) takes its thread here.
     await this.#hold(run, thread, undefined)
     this.#claim(run, messageList)
@@ -255,14 +269,18 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       run.hold = undefined
       throw error
     }
+    run.heldThreadId = thread.id
+    this.#host.held(thread.id, true)
     abortSignal?.addEventListener('abort', () => void this.#release(run), { once: true })
   }
 
   /** Ends the run's hold (its last write is done, or it failed); a later step takes it again. */
   async #release(run: RunState): Promise<void> {
-    const hold = run.hold
+    const { hold, heldThreadId } = run
     run.hold = undefined
+    run.heldThreadId = undefined
     await (await hold?.catch(() => undefined))?.release()
+    if (heldThreadId !== undefined) await this.#host.held(heldThreadId, false)
   }
 
   /** Runs a step's work; when it throws, the run dies: its thread is given back. */

@@ -1,0 +1,162 @@
+import { Agent } from '@mastra/core/agent'
+import { createTool } from '@mastra/core/tools'
+import { createMemory, inMemoryStore, type Memory, StrataError, type StrataStore } from '@strata-memory/core'
+import { describe, expect, it } from 'vitest'
+import { strataErrorOf } from '../errors/strata-error-of'
+import { weatherTool } from '../testing/agent-harness'
+import { type ScriptedStep, scriptedModel } from '../testing/scripted-model'
+import { THREAD_BUSY_ERROR_ID } from './request-hold'
+import { StrataMemory } from './strata-memory'
+
+/** Everything the store holds of a thread: its log, archive, state and content records. */
+async function snapshot(store: StrataStore, threadId: string) {
+  return JSON.stringify({
+    items: await store.read(threadId),
+    archive: await store.readArchive(threadId),
+    state: await store.getState(threadId),
+    content: (await store.queryContent?.(threadId, {})) ?? [],
+  })
+}
+
+/** A promise and the function that settles it. */
+function gate() {
+  let open!: () => void
+  const opened = new Promise<void>((resolve) => {
+    open = resolve
+  })
+  return { opened, open }
+}
+
+/** A tool that waits for `wait` before it answers: the request holding the thread stays in its tool step. */
+const slowTool = (wait: Promise<void>, started: () => void) =>
+  createTool({
+    id: 'order',
+    description: 'Orders an item.',
+    execute: async () => {
+      started()
+      await wait
+      return { ordered: true }
+    },
+  })
+
+function agentOn(memory: Memory, steps: readonly ScriptedStep[], tools: Record<string, unknown> = {}) {
+  const { model, prompts } = scriptedModel(steps)
+  const strata = new StrataMemory({ memory, tools: false })
+  const agent = new Agent({
+    id: 'shop',
+    name: 'shop',
+    instructions: 'Be brief.',
+    model,
+    tools: { weather: weatherTool, ...tools } as never,
+    memory: strata,
+  })
+  return { agent, strata, prompts }
+}
+
+const call = (thread: string) => ({ memory: { thread, resource: 'ana' }, maxSteps: 4 })
+
+const rejection = async (work: Promise<unknown>) => {
+  try {
+    await work
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected the request to be refused')
+}
+
+/**
+ * The refusal as a Mastra user meets it. The processor throws a `MastraError` (id `STRATA_THREAD_BUSY`,
+ * the `StrataError` as cause); Mastra's agent loop passes a processor's error on as an `Error` that
+ * keeps its fields (`code` from the id, `domain`, `category`, the cause's `code`) but not its class.
+ */
+function expectBusy(error: unknown) {
+  expect(error).toBeInstanceOf(Error)
+  expect(error).toMatchObject({ code: THREAD_BUSY_ERROR_ID, domain: 'MASTRA_MEMORY', category: 'USER' })
+  expect((error as Error).cause).toMatchObject({ code: 'STRATA_THREAD_BUSY' })
+  const strata = strataErrorOf(error)
+  expect(StrataError.isInstance(strata, 'STRATA_THREAD_BUSY')).toBe(true)
+}
+
+describe('one request at a time per thread', () => {
+  it('a second request on a thread in use is refused before it stores anything; the first completes, its tool call paired', async () => {
+    const store = inMemoryStore()
+    const memory = createMemory({ store })
+    const { opened, open } = gate()
+    const inTool = gate()
+    const { agent, strata, prompts } = agentOn(
+      memory,
+      [{ toolCalls: [{ id: 'c1', name: 'order', input: { item: 'paper' } }] }, { text: 'Paper ordered.' }],
+      { order: slowTool(opened, inTool.open) },
+    )
+    const first = agent.generate('Order paper.', call('orders'))
+    await inTool.opened
+    const threadId = (await strata.thread('orders')).id
+    const before = await snapshot(store, threadId)
+
+    expectBusy(await rejection(agent.generate('Order ink.', call('orders'))))
+    expect(await snapshot(store, threadId)).toBe(before)
+    expect(prompts).toHaveLength(1)
+
+    open()
+    expect((await first).text).toBe('Paper ordered.')
+    const thread = await strata.thread('orders')
+    expect((await thread.toolInteractions()).map((interaction) => interaction.status)).toEqual(['success'])
+    // The thread is free again.
+    const next = agentOn(memory, [{ text: 'Ink ordered.' }])
+    expect((await next.agent.generate('Order ink.', call('orders'))).text).toBe('Ink ordered.')
+  })
+
+  it('a stream on a thread another process holds is refused before it stores anything', async () => {
+    const store = inMemoryStore()
+    const { agent, strata, prompts } = agentOn(createMemory({ store }), [{ text: 'Hello again.' }])
+    await agent.generate('Hello.', call('streams')).catch(() => undefined)
+    const threadId = (await strata.thread('streams')).id
+    // Another process's request holds the thread.
+    const hold = await (await createMemory({ store }).thread(threadId)).hold()
+    const before = await snapshot(store, threadId)
+    const output = await agent.stream('Still there?', call('streams'))
+    await output.consumeStream()
+    expectBusy(output.error)
+    expect(await snapshot(store, threadId)).toBe(before)
+    expect(prompts).toHaveLength(1)
+    await hold.release()
+  })
+
+  it('another process on the same store is refused too (the store’s lease), and stores nothing', async () => {
+    const store = inMemoryStore()
+    const { opened, open } = gate()
+    const inTool = gate()
+    const here = agentOn(
+      createMemory({ store }),
+      [{ toolCalls: [{ id: 'c1', name: 'order', input: { item: 'paper' } }] }, { text: 'Paper ordered.' }],
+      { order: slowTool(opened, inTool.open) },
+    )
+    const first = here.agent.generate('Order paper.', call('shared'))
+    await inTool.opened
+    const threadId = (await here.strata.thread('shared')).id
+    const before = await snapshot(store, threadId)
+    const elsewhere = agentOn(createMemory({ store }), [{ text: 'never' }])
+    expectBusy(await rejection(elsewhere.agent.generate('Hi', call('shared'))))
+    expect(elsewhere.prompts).toHaveLength(0)
+    expect(await snapshot(store, threadId)).toBe(before)
+    open()
+    await first
+  })
+
+  it('a request that throws mid-way gives the thread back', async () => {
+    const store = inMemoryStore()
+    const memory = createMemory({ store })
+    const { agent, strata } = agentOn(memory, [
+      { toolCalls: [{ id: 'w1', name: 'weather', input: { city: 'Faro' } }] },
+      () => {
+        throw new Error('provider down')
+      },
+    ])
+    await expect(agent.generate('Weather in Faro?', call('dies'))).rejects.toThrow()
+    const threadId = (await strata.thread('dies')).id
+    // Another process can take the thread at once: nothing holds it.
+    await (await (await createMemory({ store }).thread(threadId)).hold()).release()
+    const next = agentOn(memory, [{ text: 'Sunny in Faro.' }])
+    expect((await next.agent.generate('Again?', call('dies'))).text).toBe('Sunny in Faro.')
+  })
+})
