@@ -1,4 +1,4 @@
-import { AIMessage, HumanMessage } from '@langchain/core/messages'
+import { HumanMessage } from '@langchain/core/messages'
 import { tool } from '@langchain/core/tools'
 import { Command, MemorySaver } from '@langchain/langgraph'
 import { createMemory, inMemoryStore, type Memory, StrataError, type StrataStore } from '@strata-memory/core'
