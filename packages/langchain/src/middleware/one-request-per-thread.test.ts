@@ -187,6 +187,29 @@ describe('one request at a time per thread', () => {
     expect((await storedMessages(await memory.thread('dies'))).at(-1)).toBe('assistant:Sunny in Rome.')
   })
 
+  it('a request aborted mid-way (its signal) gives the thread back at once', async () => {
+    const store = inMemoryStore()
+    const memory = createMemory({ store })
+    const { opened } = gate()
+    const inTool = gate()
+    const model = scriptedModel([{ calls: [{ name: 'order', args: { item: 'paper' }, id: 'c1' }] }])
+    const agent = createAgent({
+      model,
+      tools: [slowTool(opened, inTool.open)],
+      checkpointer: new MemorySaver(),
+      // Long enough that only the abort can free the thread within the test.
+      middleware: [strataMiddleware({ memory, hold: { idleMs: 60_000 } })],
+    })
+    const controller = new AbortController()
+    const config = { configurable: { thread_id: 'aborted' }, signal: controller.signal }
+    const request = agent.invoke({ messages: [new HumanMessage('Order paper.')] }, config)
+    await inTool.opened
+    controller.abort()
+    await expect(request).rejects.toThrow()
+    const hold = await (await createMemory({ store }).thread('aborted')).hold()
+    await hold.release()
+  })
+
   it('a human-in-the-loop interrupt ends the request: the resumed request takes the thread and completes', async () => {
     const store = inMemoryStore()
     const memory = createMemory({ store })
