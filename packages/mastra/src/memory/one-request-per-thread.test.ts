@@ -1,7 +1,10 @@
+import { Mastra } from '@mastra/core'
 import { Agent } from '@mastra/core/agent'
+import { InMemoryStore } from '@mastra/core/storage'
 import { createTool } from '@mastra/core/tools'
 import { createMemory, inMemoryStore, type Memory, StrataError, type StrataStore } from '@strata-memory/core'
 import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import { strataErrorOf } from '../errors/strata-error-of'
 import { weatherTool } from '../testing/agent-harness'
 import { type ScriptedStep, scriptedModel } from '../testing/scripted-model'
@@ -158,5 +161,50 @@ describe('one request at a time per thread', () => {
     await (await (await createMemory({ store }).thread(threadId)).hold()).release()
     const next = agentOn(memory, [{ text: 'Sunny in Faro.' }])
     expect((await next.agent.generate('Again?', call('dies'))).text).toBe('Sunny in Faro.')
+  })
+
+  it('a tool call waiting for approval ends the request: the thread is free meanwhile; the approved run goes on with it, storing nothing twice', async () => {
+    const store = inMemoryStore()
+    const pay = createTool({
+      id: 'pay',
+      description: 'Pays an invoice.',
+      inputSchema: z.object({ id: z.string() }),
+      requireApproval: true,
+      execute: async () => ({ paid: true }),
+    })
+    const { model } = scriptedModel([
+      { toolCalls: [{ id: 'p1', name: 'pay', input: { id: 'INV-1' } }] },
+      { text: 'Paid.' },
+    ])
+    const strata = new StrataMemory({ memory: createMemory({ store }), tools: false })
+    const mastra = new Mastra({
+      agents: {
+        payer: new Agent({
+          id: 'payer',
+          name: 'payer',
+          instructions: 'Be brief.',
+          model,
+          tools: { pay },
+          memory: strata,
+        }),
+      },
+      storage: new InMemoryStore(),
+      logger: false,
+    })
+    const agent = mastra.getAgent('payer')
+    const waiting = await agent.generate('Pay INV-1.', call('approval'))
+    expect(waiting.finishReason).toBe('suspended')
+    const threadId = (await strata.thread('approval')).id
+    // Another process may take the thread while the approval waits.
+    await (await (await createMemory({ store }).thread(threadId)).hold()).release()
+
+    const done = await agent.approveToolCallGenerate({ runId: waiting.runId!, toolCallId: 'p1' })
+    expect(done.text).toBe('Paid.')
+    const messages = (await (await strata.thread('approval')).items()).filter(
+      (item) => item.type === 'message',
+    )
+    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
+    // And the approved run gave the thread back.
+    await (await (await createMemory({ store }).thread(threadId)).hold()).release()
   })
 })

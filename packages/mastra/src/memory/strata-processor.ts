@@ -12,6 +12,7 @@ import type {
   ProcessLLMRequestResult,
   ProcessOutputResultArgs,
   ProcessOutputStepArgs,
+  ProcessOutputStreamArgs,
   Processor,
   ProcessorStreamWriter,
 } from '@mastra/core/processors'
@@ -155,6 +156,21 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     return inProcessorSpan(args, () => this.#failing(args.state, () => this.#outputStep(args)))
   }
 
+  /**
+   * A tool call waiting for approval (`requireApproval`) or a suspended tool ends the request there,
+   * without a result phase: its hold ends with it. The resumed request takes the thread again at its
+   * first step.
+   */
+  async processOutputStream({
+    part,
+    state,
+  }: ProcessOutputStreamArgs): Promise<ProcessOutputStreamArgs['part']> {
+    if (part.type === 'tool-call-approval' || part.type === 'tool-call-suspended') {
+      await this.#release(state as RunState)
+    }
+    return part
+  }
+
   processOutputResult(args: ProcessOutputResultArgs): Promise<MessageList> {
     return inProcessorSpan(args, () => this.#outputResult(args))
   }
@@ -184,7 +200,9 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       })
     }
     await flushTransitions(run, writer)
-    await this.#store(thread, conversationOf(prompt), run, stepNumber === 0)
+    // A run resumed after a tool approval starts past its first step with nothing stored yet: its
+    // prompt holds the conversation the thread has stored up to the approved call.
+    await this.#store(thread, conversationOf(prompt), run, stepNumber === 0 || run.stored === undefined)
     const system = prompt.filter((message) => message.role === 'system')
     // What the provider receives besides the context: the agent's instructions and the step's tool
     // definitions. Under a budget they take their share.
