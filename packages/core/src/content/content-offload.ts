@@ -56,6 +56,9 @@ export class ContentOffload {
     const done = this.#offloaded.get(part)
     if (done !== undefined) return done
     if (referenceOf(part) !== undefined) return part
+    // What memory_retrieve read back is stored already: a result over the size is cut in a context
+    // with a note that names the id it read, never stored again under a new one.
+    if (part.type === 'tool-result' && part.toolName === 'memory_retrieve') return part
     const { options, summarizer, store, threadId, countPart } = this.#spaces.deps
     const candidate = offloadCandidate(item, part, options.attachments)
     if (candidate === undefined) return part
@@ -83,6 +86,7 @@ export class ContentOffload {
       kind: part.type === 'tool-result' ? 'tool-result' : part.type === 'file' ? 'file' : 'text',
     }
     if (candidate.json) reference.json = true
+    reference.chars = candidate.data.length
     if (part.type === 'file') {
       reference.mediaType = part.mediaType
       if (part.filename !== undefined) reference.filename = part.filename

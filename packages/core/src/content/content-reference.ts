@@ -22,6 +22,8 @@ export interface ContentReference {
   brief?: string
   /** The plugin's label (e.g. a page's URL and title), when it gave one. */
   label?: string
+  /** The stored data's length in characters (citations written before it was kept leave it out). */
+  chars?: number
 }
 
 /** The content reference of a part, when the part is a citation. */
@@ -50,6 +52,8 @@ interface CitedSource {
   citation: MessagePart
   reference: ContentReference
   brief?: MessagePart
+  /** The part shows the stored content whole (restored), not a citation of it. */
+  whole?: boolean
 }
 
 /** Parts built for contexts from citations, to the citation each came from. */
@@ -71,8 +75,8 @@ export function briefPart(part: MessagePart): MessagePart {
   return source.brief
 }
 
-const remember = (shown: MessagePart, citation: MessagePart, reference: ContentReference) => {
-  citedSources.set(shown, { citation, reference })
+const remember = (shown: MessagePart, citation: MessagePart, reference: ContentReference, whole = false) => {
+  citedSources.set(shown, { citation, reference, ...(whole ? { whole } : {}) })
   return shown
 }
 
@@ -91,7 +95,7 @@ export function shownCitation(part: MessagePart, reference: ContentReference, br
 
 /** The stored part rebuilt from its citation and the stored data: exactly what was appended. */
 export function restoredPart(part: MessagePart, reference: ContentReference, data: string): MessagePart {
-  return remember(rebuiltPart(part, reference, data), part, reference)
+  return remember(rebuiltPart(part, reference, data), part, reference, true)
 }
 
 function rebuiltPart(part: MessagePart, reference: ContentReference, data: string): MessagePart {
@@ -110,4 +114,70 @@ function rebuiltPart(part: MessagePart, reference: ContentReference, data: strin
     }
   }
   return { type: 'text', text: data, ...meta }
+}
+
+/** Between an item id and a part's index in the id of one part of a message: `<item id>#<index>`. */
+export const PART_ID_SEPARATOR = '#'
+
+/** What a context's part stands for, and the id `memory_retrieve` answers with its whole original. */
+export interface PartSource {
+  id: string
+  /** `content`: the part shows the original; `citation`: a citation of it; `retrieved`: a retrieve result. */
+  shows: 'content' | 'citation' | 'retrieved'
+  /** The original's length in characters, when known and the part does not show it. */
+  chars?: number
+}
+
+/**
+ * Where the whole of a context's part is kept: its memory id when it shows or cites stored content;
+ * the id a `memory_retrieve` result read (a retrieved result is never stored again); else the id of
+ * the part in `item`, the log's message it belongs to (the item's id, or `<item id>#<index>` in a
+ * message of several parts).
+ */
+export function partSource(
+  part: MessagePart,
+  item: { id: string; content?: readonly MessagePart[] },
+): PartSource {
+  const cited = citedSources.get(part)
+  const reference = cited?.reference ?? referenceOf(part)
+  if (reference !== undefined) {
+    if (cited?.whole === true) return { id: reference.id, shows: 'content' }
+    return {
+      id: reference.id,
+      shows: 'citation',
+      ...(reference.chars === undefined ? {} : { chars: reference.chars }),
+    }
+  }
+  const retrieved = retrievedId(part)
+  if (retrieved !== undefined) return { id: retrieved, shows: 'retrieved' }
+  return { id: partId(part, item), shows: 'content' }
+}
+
+/** The id of one part of a message: the item's id when it is the only part, else `<item id>#<index>`. */
+export function partId(part: MessagePart, item: { id: string; content?: readonly MessagePart[] }): string {
+  const index = item.content?.indexOf(part) ?? -1
+  return index < 0 || item.content!.length <= 1 ? item.id : `${item.id}${PART_ID_SEPARATOR}${index}`
+}
+
+/** The id a `memory_retrieve` result read, from its output (an object, or an adapter's JSON string). */
+export function retrievedId(part: MessagePart): string | undefined {
+  if (part.type !== 'tool-result' || part.toolName !== 'memory_retrieve' || part.isError === true)
+    return undefined
+  let output: unknown = part.output
+  if (typeof output === 'string') {
+    if (!output.startsWith('{')) return undefined
+    try {
+      output = JSON.parse(output)
+    } catch {
+      return undefined
+    }
+  }
+  if (typeof output !== 'object' || output === null) return undefined
+  // The AI SDK's typed output wraps the value: `{ type: 'json', value }`.
+  const record = output as Record<string, unknown>
+  const value =
+    record.type === 'json' && typeof record.value === 'object'
+      ? (record.value as Record<string, unknown>)
+      : record
+  return typeof value?.id === 'string' && value.error === undefined ? value.id : undefined
 }

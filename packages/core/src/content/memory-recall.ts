@@ -2,6 +2,7 @@ import { StrataError } from '../errors'
 import type { Item, MessageItem } from '../items'
 import { normalizeFactText } from '../items/facts'
 import { contentMethods } from '../stores/store-check'
+import { PART_ID_SEPARATOR, referenceOf } from './content-reference'
 import { utf8Length } from './content-size'
 import type { ContentSpaces } from './content-spaces'
 import {
@@ -118,15 +119,52 @@ export async function queryMemory(spaces: ContentSpaces, input: unknown): Promis
   }
 }
 
-/** The entry of an id: content first, then the active log, then the archive. */
+/**
+ * The entry of an id: content first, then the active log, then the archive. An item id answers with
+ * the item; `<item id>#<index>` (the id a context's note gives for one part of a message of several)
+ * with that part alone. A part that cites stored content answers with the content, so every id a
+ * context names returns the whole original.
+ */
 async function findEntry(spaces: ContentSpaces, id: string): Promise<MemoryEntry | undefined> {
   const record = await spaces.get(id)
   if (record !== undefined) return contentEntry(record)
   const { items, viewIds } = await spaces.deps.history()
-  const active = items.find((item) => item.id === id)
-  if (active !== undefined) return citedEntry(active, viewIds.has(id) ? 'view' : 'out-of-view')
-  const archived = (await spaces.deps.store.readArchive(spaces.deps.threadId)).find((item) => item.id === id)
-  return archived === undefined ? undefined : citedEntry(archived, 'archive')
+  const active = locate(items, id)
+  if (active !== undefined) {
+    return partEntry(spaces, active, id, viewIds.has(active.item.id) ? 'view' : 'out-of-view')
+  }
+  const archived = locate(await spaces.deps.store.readArchive(spaces.deps.threadId), id)
+  return archived === undefined ? undefined : partEntry(spaces, archived, id, 'archive')
+}
+
+/** The item an id names, and the part when it names one (`<item id>#<index>`). */
+function locate(items: readonly Item[], id: string): { item: Item; part?: number } | undefined {
+  const item = items.find((candidate) => candidate.id === id)
+  if (item !== undefined) return { item }
+  const at = id.lastIndexOf(PART_ID_SEPARATOR)
+  if (at <= 0) return undefined
+  const index = id.slice(at + 1)
+  if (!/^\d+$/.test(index)) return undefined
+  const owner = items.find((candidate) => candidate.id === id.slice(0, at))
+  if (owner?.type !== 'message' || Number(index) >= owner.content.length) return undefined
+  return { item: owner, part: Number(index) }
+}
+
+/** The entry of an item, or of one of its parts; a lone citation answers with the content it cites. */
+async function partEntry(
+  spaces: ContentSpaces,
+  { item, part }: { item: Item; part?: number },
+  id: string,
+  where: MemoryHitLocation,
+): Promise<MemoryEntry> {
+  if (item.type !== 'message') return citedEntry(item, where)
+  const parts = part === undefined ? item.content : [item.content[part]!]
+  const reference = parts.length === 1 ? referenceOf(parts[0]!) : undefined
+  if (reference !== undefined) {
+    const record = await spaces.get(reference.id)
+    if (record !== undefined) return { ...contentEntry(record), id }
+  }
+  return { ...citedEntry(part === undefined ? item : ({ ...item, content: parts } as Item), where), id }
 }
 
 /** An item's entry for retrieval; a message made only of citations is retrieved as those citations. */

@@ -237,10 +237,11 @@ describe('memory tools', () => {
     const page = makePage(10_000)
     await thread.append({ role: 'user', content: 'fetch' })
     const [, result] = await thread.append(fetchMessages('c', 'https://example.com', page))
-    // The result item holds the citation; its memory id holds the page.
-    const cited = ok(await tools.memory_retrieve.execute({ id: result!.id }))
-    expect(cited.content).toMatch(/Memory id: mem_\w+/)
-    const memoryId = /Memory id: (mem_\w+)/.exec(cited.content)![1]!
+    // The result item holds the citation; the item's id and the citation's memory id both return the
+    // page itself (every note points home), never the citation.
+    expect(ok(await tools.memory_retrieve.execute({ id: result!.id })).content).toBe(page)
+    const citation = (result as { content: { output: string }[] }).content[0]!.output
+    const memoryId = /Memory id: (mem_[\w-]+)/.exec(citation)![1]!
     expect(ok(await tools.memory_retrieve.execute({ id: memoryId })).content).toBe(page)
     // Summaries are found too.
     const summaries = ok(await tools.memory_query.execute({ type: 'summary' })).results

@@ -1,5 +1,6 @@
 import type { Item, MessagePart } from '../items'
 import type { ContextMessage } from './context-message'
+import { omittedLines, omittedNote, omittedNoteMaxTokens } from './omitted-note'
 import { renderContext, shownMemoryItems } from './render-context'
 
 /** The tokens an old step's results are cut to when a context must shrink to its budget. */
@@ -28,6 +29,11 @@ export interface BudgetFitInput<I extends Item> {
    * citation first takes the citation's brief form.
    */
   shrink: (item: I, maxTokens: number, brief: boolean) => I
+  /**
+   * The id `memory_retrieve` answers with the whole of a part of a view item, for the lines of the
+   * omitted note. @default the item's id
+   */
+  sourceId?: (item: I, part: MessagePart) => string
 }
 
 /** A context that fits, or why it cannot. */
@@ -46,123 +52,273 @@ export type BudgetFit =
       requestTokens: number
     }
 
-/** The note a context carries when it leaves view items out to fit its budget. */
-export function omittedNote(count: number): ContextMessage {
-  const what = count === 1 ? '1 earlier item' : `${count} earlier items`
-  return {
-    role: 'system',
-    content: [
-      {
-        type: 'text',
-        text: `[MEMORY:OMITTED] ${what} of this conversation are left out of this context to keep it within its token budget; they are stored in full: memory_query finds them and memory_retrieve returns them.`,
-      },
-    ],
-  }
-}
-
 /**
  * Fits a context into its token budget, reading only what it is given (a context stays read-only).
- * When the whole context is over the budget, in order until it fits: older steps' tool results and long
- * texts are cut to {@link CUT_RESULT_TOKENS} (a citation's brief form), then the oldest steps leave
- * the context (a tool call always with its results) with one `[MEMORY:OMITTED]` note, then the oldest
- * memory slots (episodic summaries, facts, then short- and long-term summaries), then the newest step
- * is cut to what is left (its long parts sharing it), then to the small size and, last, left out. The current request (the newest user message of the view) and the
- * scope's opening items always stay: when they and the system prompt alone are over the budget, the
- * answer says so with the numbers.
+ * Nothing is cut or left out while the whole context fits. Otherwise:
+ * 1. What stays is decided with every step at its smallest (long parts cut to {@link CUT_RESULT_TOKENS},
+ *    a citation in its brief form) and the newest step held to {@link NEWEST_SHARE} of the budget: the
+ *    oldest steps leave first (a tool call always with its results), listed in one `[MEMORY:OMITTED]`
+ *    note that names what left and the ids that bring it back; then the oldest memory slots (episodic
+ *    summaries, facts, then short- and long-term summaries); then the newest step, unless it is kept.
+ * 2. The budget left is handed out newest first: the newest step gets all it can use, then the kept
+ *    items, then the older steps newest first, each whole or cut to exactly what is left (so cuts fall
+ *    on the oldest). The context ends within a few tokens of the budget whenever anything was cut or
+ *    left out.
+ * The current request and the scopes' opening items (`keep`) are never left out; when they and the
+ * system prompt alone, at their smallest, are over the budget, the answer says so with the numbers.
+ * Counts are of rendered messages, checked again on the final context.
  */
 export function fitToBudget<I extends Item>(input: BudgetFitInput<I>): BudgetFit {
-  const { system, systemTokens, budget, countMessage } = input
-  const render = (memoryItems: readonly Item[], view: readonly I[], omitted: number) => {
-    const messages = renderContext({ ...(system === undefined ? {} : { system }), memoryItems, view })
-    if (omitted > 0) messages.splice(firstViewMessage(messages), 0, omittedNote(omitted))
-    return messages
-  }
+  const { system, budget, countMessage } = input
   const total = (messages: readonly ContextMessage[]) =>
     messages.reduce((sum, message) => sum + countMessage(message), 0)
-
-  const whole = render(input.memoryItems, input.view, 0)
+  const whole = renderContext({
+    ...(system === undefined ? {} : { system }),
+    memoryItems: input.memoryItems,
+    view: input.view,
+  })
   const wholeTokens = total(whole)
   if (wholeTokens <= budget) return { fits: true, messages: whole, tokens: wholeTokens, omitted: 0 }
 
-  const view = [...input.view]
-  const groups = steps(view)
-  const kept = new Array<boolean>(view.length).fill(true)
-  const keeps = new Set<number>()
-  view.forEach((item, index) => {
-    if (input.keep.has(item.id)) keeps.add(index)
-  })
-  const itemTokens = (item: I) => (item.type === 'message' ? countMessage(item) : 0)
-  let memory = shownMemoryItems(input.memoryItems)
-  const memoryTokens = () => total(render(memory, [], 0))
-  let estimate = memoryTokens() + view.reduce((sum, item) => sum + itemTokens(item), 0)
-  estimate += systemTokens
-  const note = countMessage(omittedNote(view.length))
-  let omitted = 0
-
-  const shrinkGroup = (group: readonly number[], maxTokens = CUT_RESULT_TOKENS) => {
-    for (const index of group) {
-      const before = itemTokens(view[index]!)
-      view[index] = input.shrink(view[index]!, maxTokens, maxTokens === CUT_RESULT_TOKENS)
-      estimate -= before - itemTokens(view[index]!)
+  const planner = new FitPlanner(input)
+  // The plan adds up the rendered size of each step; a final count that disagrees (a result answering
+  // a call of another step) is taken off the target and planned again.
+  for (const withNote of [true, false]) {
+    let target = budget
+    for (let attempt = 0; attempt < 3 && target > 0; attempt++) {
+      const plan = planner.plan(target, withNote)
+      if (plan === undefined) break
+      const tokens = total(plan.messages)
+      if (tokens <= budget) return { fits: true, messages: plan.messages, tokens, omitted: plan.omitted }
+      target -= tokens - budget
     }
   }
-  const dropGroup = (group: readonly number[]) => {
-    if (omitted === 0) estimate += note
-    for (const index of group) {
-      kept[index] = false
-      omitted++
-      estimate -= itemTokens(view[index]!)
+  return { fits: false, systemTokens: input.systemTokens, requestTokens: planner.essentialTokens() }
+}
+
+/** The share of the budget the newest step is held to while older steps are being left out. */
+export const NEWEST_SHARE = 2 / 3
+
+/** One step of the view: a tool call with its results, or one other item; its sizes as rendered. */
+interface Step<I> {
+  indexes: number[]
+  items: I[]
+  keep: boolean
+  full: number
+  /** Its long parts at {@link CUT_RESULT_TOKENS}, citations brief; computed when first needed. */
+  floor?: { items: I[]; tokens: number }
+  lines?: string[]
+}
+
+/** Plans fits of one input at one or more targets; steps' sizes and cuts are computed once. */
+class FitPlanner<I extends Item> {
+  readonly #input: BudgetFitInput<I>
+  readonly #steps: Step<I>[]
+  readonly #texts = new Map<string, number>()
+
+  constructor(input: BudgetFitInput<I>) {
+    this.#input = input
+    this.#steps = steps(input.view).map((indexes) => {
+      const items = indexes.map((index) => input.view[index]!)
+      return {
+        indexes,
+        items,
+        keep: items.some((item) => input.keep.has(item.id)),
+        full: this.#measure(items),
+      }
+    })
+  }
+
+  /** The rendered tokens of view items alone (a step renders the same alone as in its context). */
+  #measure(items: readonly Item[]): number {
+    return renderContext({ memoryItems: [], view: items }).reduce(
+      (sum, message) => sum + this.#input.countMessage(message),
+      0,
+    )
+  }
+
+  #countText = (text: string): number => {
+    let tokens = this.#texts.get(text)
+    if (tokens === undefined) {
+      const { countMessage } = this.#input
+      tokens = countMessage({ content: [{ type: 'text', text }] }) - countMessage({ content: [] })
+      this.#texts.set(text, tokens)
     }
+    return tokens
   }
-  const droppable = (group: readonly number[]) => !group.some((index) => keeps.has(index))
-  const older = groups.slice(0, -1)
-  const newest = groups.at(-1) ?? []
 
-  for (const group of older) if (estimate > budget) shrinkGroup(group)
-  for (const group of older) if (estimate > budget && droppable(group)) dropGroup(group)
-  while (estimate > budget && memory.length > 0) {
-    const before = memoryTokens()
-    memory = withoutOldestSlot(memory)
-    estimate -= before - memoryTokens()
+  #floor(step: Step<I>) {
+    if (step.floor === undefined) {
+      const items = step.items.map((item) => this.#input.shrink(item, CUT_RESULT_TOKENS, true))
+      step.floor = { items, tokens: Math.min(step.full, this.#measure(items)) }
+      if (step.floor.tokens === step.full) step.floor.items = step.items
+    }
+    return step.floor
   }
-  // The newest step keeps what the rest leaves free, its long parts sharing it; then less.
-  if (estimate > budget) {
-    const own = newest.reduce((sum, index) => sum + itemTokens(view[index]!), 0)
-    const parts = newest.reduce((sum, index) => sum + longParts(view[index]!), 0) || 1
-    const free = budget - (estimate - own)
-    const share = Math.floor(free / parts) - NOTE_TOKENS
-    if (share > CUT_RESULT_TOKENS) shrinkGroup(newest, share)
-  }
-  if (estimate > budget) shrinkGroup(newest)
-  if (estimate > budget && droppable(newest)) dropGroup(newest)
 
-  const shown = view.filter((_, index) => kept[index])
-  const messages = render(memory, shown, omitted)
-  const tokens = total(messages)
-  if (tokens <= budget) return { fits: true, messages, tokens, omitted }
-  // Last, only what a context cannot leave out: with the note when it fits, else without it.
-  const essential = view.filter((_, index) => keeps.has(index))
-  const left = input.view.length - essential.length
-  for (const note of [left, 0]) {
-    const bare = render([], essential, note)
-    const bareTokens = total(bare)
-    if (bareTokens <= budget) return { fits: true, messages: bare, tokens: bareTokens, omitted: left }
+  #lines(step: Step<I>): string[] {
+    const sourceId = this.#input.sourceId ?? ((item: I) => item.id)
+    step.lines ??= omittedLines(step.items, sourceId)
+    return step.lines
   }
-  let requestTokens = 0
-  for (const index of keeps) requestTokens += itemTokens(input.view[index]!)
-  return { fits: false, systemTokens, requestTokens }
+
+  /** The tokens of the system prompt and the kept steps at their smallest: the least a context holds. */
+  essentialTokens(): number {
+    let tokens = 0
+    for (const step of this.#steps) if (step.keep) tokens += this.#floor(step).tokens
+    return tokens
+  }
+
+  /**
+   * The context planned for `budget`, or undefined when even the system prompt and the kept steps at
+   * their smallest are over it. `withNote: false` leaves the omitted note out (the last resort).
+   */
+  plan(budget: number, withNote: boolean): { messages: ContextMessage[]; omitted: number } | undefined {
+    const input = this.#input
+    const { system, systemTokens } = input
+    const steps = this.#steps
+    const newest = steps.length - 1
+    const out = new Array<boolean>(steps.length).fill(false)
+    const lines: string[] = []
+    let omittedItems = 0
+    let memory = shownMemoryItems(input.memoryItems)
+    const memoryTokens = () => this.#measureMemory(memory)
+    let memorySize = memoryTokens()
+    const noteMax = omittedNoteMaxTokens(budget)
+    const note = () =>
+      withNote && omittedItems > 0 ? omittedNote(omittedItems, lines, noteMax, this.#countText) : undefined
+    let noteTokens = 0
+    let stepTokens = 0
+    for (const step of steps.slice(0, -1)) stepTokens += this.#floor(step).tokens
+    // The newest step is held to its share of the budget while older steps leave.
+    const newestStep = steps[newest]
+    let newestTokens =
+      newestStep === undefined
+        ? 0
+        : Math.min(
+            newestStep.full,
+            Math.max(this.#floor(newestStep).tokens, Math.floor(NEWEST_SHARE * (budget - systemTokens))),
+          )
+    const need = () => systemTokens + memorySize + noteTokens + stepTokens + newestTokens
+    const omit = (index: number) => {
+      const step = steps[index]!
+      out[index] = true
+      omittedItems += step.items.length
+      lines.push(...this.#lines(step))
+      if (index === newest) newestTokens = 0
+      else stepTokens -= this.#floor(step).tokens
+      const shown = note()
+      noteTokens = shown === undefined ? 0 : input.countMessage(shown)
+    }
+    for (let index = 0; index < newest && need() > budget; index++) if (!steps[index]!.keep) omit(index)
+    while (need() > budget && memory.length > 0) {
+      memory = withoutOldestSlot(memory)
+      memorySize = memoryTokens()
+    }
+    if (need() > budget && newestStep !== undefined) newestTokens = this.#floor(newestStep).tokens
+    if (need() > budget && newestStep !== undefined && !newestStep.keep) omit(newest)
+    if (need() > budget) return undefined
+
+    // Hand out what is left, newest first: the newest step, the kept ones, then the others.
+    const shown = steps.map((step, index) => (out[index] ? [] : this.#floor(step).items))
+    let left = budget - systemTokens - memorySize - noteTokens
+    for (let index = 0; index < steps.length; index++)
+      if (!out[index]) left -= this.#floor(steps[index]!).tokens
+    const order = [...steps.keys()].filter((index) => !out[index]).reverse()
+    order.sort((a, b) => rank(a) - rank(b))
+    function rank(index: number) {
+      return index === newest ? 0 : steps[index]!.keep ? 1 : 2
+    }
+    for (const index of order) {
+      if (left <= 0) break
+      // What little is left would show a few words of a cut and cost a search: not worth it.
+      if (left < MIN_HAND_OUT && steps[index]!.full - this.#floor(steps[index]!).tokens > left) continue
+      const step = steps[index]!
+      const floor = this.#floor(step)
+      if (step.full - floor.tokens <= left) {
+        shown[index] = step.items
+        left -= step.full - floor.tokens
+        continue
+      }
+      const cut = this.#cutTo(step, floor.tokens + left)
+      if (cut !== undefined) {
+        shown[index] = cut.items
+        left -= cut.tokens - floor.tokens
+      }
+    }
+
+    const view: I[] = []
+    const byIndex = new Map<number, I>()
+    steps.forEach((step, index) => {
+      step.indexes.forEach((at, position) => {
+        if (!out[index]) byIndex.set(at, shown[index]![position]!)
+      })
+    })
+    input.view.forEach((_, at) => {
+      const item = byIndex.get(at)
+      if (item !== undefined) view.push(item)
+    })
+    const messages = renderContext({ ...(system === undefined ? {} : { system }), memoryItems: memory, view })
+    const shownNote = note()
+    if (shownNote !== undefined) messages.splice(firstViewMessage(messages), 0, shownNote)
+    return { messages, omitted: omittedItems }
+  }
+
+  #measureMemory(memory: readonly Item[]): number {
+    return renderContext({ memoryItems: memory, view: [] }).reduce(
+      (sum, message) => sum + this.#input.countMessage(message),
+      0,
+    )
+  }
+
+  /**
+   * The step with its long parts cut to one size, the largest found whose rendered tokens are within
+   * `target` and close to it (within {@link CUT_TOLERANCE}); undefined when no cut above the smallest
+   * fits. A cut costs about its size, so each probe moves the size by what the last one missed,
+   * shared among the parts it cuts, inside the bounds found so far (a bisection when that stalls).
+   */
+  #cutTo(step: Step<I>, target: number): { items: I[]; tokens: number } | undefined {
+    const input = this.#input
+    const sizes: number[] = []
+    for (const item of step.items) {
+      if (item.type !== 'message') continue
+      for (const part of item.content) {
+        if (part.type === 'text' || part.type === 'reasoning' || part.type === 'tool-result')
+          sizes.push(input.countMessage({ content: [part] }) - input.countMessage({ content: [] }))
+      }
+    }
+    const cutAt = (size: number) => sizes.filter((tokens) => tokens > size).length || 1
+    let low = CUT_RESULT_TOKENS + 1
+    let high = Math.max(...sizes, 0) - 1
+    const tolerance = Math.max(CUT_TOLERANCE, Math.floor(target / 100))
+    let best: { items: I[]; tokens: number } | undefined
+    // The first guess: every part cut to what the step's overflow leaves it, less about a note each.
+    let size = high - Math.ceil((step.full - target) / cutAt(high)) - NOTE_GUESS
+    const tried = new Set<number>()
+    while (low <= high) {
+      if (size < low || size > high || tried.has(size)) size = Math.floor((low + high) / 2)
+      tried.add(size)
+      const items = step.items.map((item) => input.shrink(item, size, false))
+      const tokens = this.#measure(items)
+      if (tokens <= target) {
+        best = { items, tokens }
+        if (target - tokens <= tolerance) break
+        low = size + 1
+      } else high = size - 1
+      size += Math.trunc((target - tokens) / cutAt(size))
+    }
+    return best
+  }
 }
 
-/** What a cut part's note and the message around it cost, about. */
-const NOTE_TOKENS = 48
+/** The fewest tokens worth cutting a step anew for, once the newest step and the kept ones are served. */
+const MIN_HAND_OUT = 48
 
-/** The parts of an item a cut shortens: texts, reasoning and tool results. */
-function longParts(item: Item): number {
-  if (item.type !== 'message') return 0
-  return item.content.filter(
-    (part) => part.type === 'text' || part.type === 'reasoning' || part.type === 'tool-result',
-  ).length
-}
+/** A cut within this many tokens (or 1% of its target, when more) of its target is close enough. */
+const CUT_TOLERANCE = 8
+
+/** About what a cut part's note costs, for the first guess of a cut's size. */
+const NOTE_GUESS = 40
 
 /** Where the view starts among rendered messages: after the system prompt and the memory slots. */
 function firstViewMessage(messages: readonly ContextMessage[]): number {

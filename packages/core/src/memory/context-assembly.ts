@@ -1,18 +1,20 @@
 import { mergeFacts, renderSnapshot, snapshotTurns } from '../compaction'
 import type { BudgetRunner } from '../compaction/budget/budget-run'
 import type { CompactionState } from '../compaction/compaction-options'
-import { briefPart, memoryIdOf } from '../content/content-reference'
+import { briefPart, partSource } from '../content/content-reference'
 import { type ContextStats, renderContext } from '../context'
 import { fitToBudget } from '../context/budget-fit'
-import { type CutOptions, cutPart } from '../context/cut-part'
+import { cutPart } from '../context/cut-part'
 import { invalidOptions, StrataError } from '../errors'
-import type { FactItem, Item } from '../items'
+import type { FactItem, Item, MessagePart, NormalizedMessage } from '../items'
 import { jsonCopy } from '../items/json'
 import { startsTurn } from '../items/turns'
+import { turnIdOf } from '../thread/thread-log'
 import type { WritePath } from '../thread/write-path'
+import type { TokenCounter } from '../tokens'
 import { countMessageTokens } from '../tokens'
 import { keepRecentScopes, levelView, type ToolInteraction, toolInteractions } from '../views'
-import type { ContextOptions, ThreadContext } from './thread-types'
+import type { AppendFitOptions, ContextOptions, ThreadContext } from './thread-types'
 
 /** What a thread shows: level views, model contexts, snapshots, tool interactions and the raw log. */
 export class ContextAssembly<L extends string> {
@@ -137,20 +139,26 @@ export class ContextAssembly<L extends string> {
     system: string | undefined,
     systemTokens: number,
     alongsideTokens: number,
+    memoryItems: readonly Item<L>[] = this.#state.log.memoryItems,
+    refused = '',
   ) {
     const state = this.#state
     const budget = this.#budget.gauge.effectiveBudget()
-    const cutOptions = { counter: state.deps.tokenCounter, sourceId: memoryIdOf }
+    const counter = state.deps.tokenCounter
+    // A part's note names the id that returns its whole original: found through the log's own item.
+    const logItems = new Map<string, Item<L>>(logView.map((item) => [item.id, item]))
+    const logItem = (item: Item<L>) => logItems.get(item.id) ?? item
     const fit = fitToBudget({
       system,
       systemTokens,
-      memoryItems: state.log.memoryItems,
+      memoryItems,
       view,
       keep: keptIds(logView),
       // What is sent alongside the context takes its share of the budget first.
       budget: Math.max(0, budget - alongsideTokens),
       countMessage: (message) => state.countTokens(message),
-      shrink: (item, maxTokens, brief) => shrunkItem(item, maxTokens, brief, cutOptions),
+      shrink: (item, maxTokens, brief) => shrunkItem(item, maxTokens, brief, counter, logItem(item)),
+      sourceId: (item, part) => partSource(part, logItem(item)).id,
     })
     if (fit.fits) return fit
     throw new StrataError({
@@ -159,7 +167,7 @@ export class ContextAssembly<L extends string> {
         `The context of thread '${state.id}' cannot fit its input budget of ${budget} tokens: the system ` +
         `prompt (${fit.systemTokens + alongsideTokens} tokens${alongsideTokens > 0 ? `, ${alongsideTokens} of them sent alongside the context` : ''}) ` +
         `and the current request (${fit.requestTokens} tokens) alone ` +
-        'are over it. Shorten the system prompt or the request (a large attachment can go through the ' +
+        `are over it.${refused} Shorten the system prompt or the request (a large attachment can go through the ` +
         'content channel), or raise compaction.budget.',
       details: {
         threadId: state.id,
@@ -168,6 +176,51 @@ export class ContextAssembly<L extends string> {
         requestTokens: fit.requestTokens,
       },
     })
+  }
+
+  /**
+   * The `fit` check of `append` and `appendUnseen`, run before anything is written: the context with
+   * `messages` appended must be able to fit the budget, or `STRATA_BUDGET_EXCEEDED` is thrown. What a
+   * fit cannot leave out is measured as {@link fitToBudget} measures it in `context()`: the system
+   * prompt, the text sent alongside, the current request (the newest user message, new or stored) and
+   * the scopes' opening items, each at its smallest. The new messages are taken at the current level,
+   * before any automatic transition they may bring (which only closes scopes: it can leave out more).
+   */
+  checkFit(messages: readonly NormalizedMessage[], options: AppendFitOptions): Promise<void> | undefined {
+    const state = this.#state
+    if (state.deps.compaction.budget === false) return undefined
+    const { system, alongside } = checkFitOptions(options)
+    return (async () => {
+      const level = state.level
+      const lastSeq = state.log.lastSeq
+      const added = messages.map(
+        (message, index) =>
+          ({
+            ...message,
+            type: 'message',
+            // As long as a memory id: a stored attachment's cut note names one.
+            id: message.id ?? `mem_appended-message-${String(index).padStart(18, '0')}`,
+            seq: lastSeq + 1 + index,
+            ts: message.ts ?? 0,
+            level,
+            turnId: turnIdOf(state.log.currentTurn),
+          }) as unknown as Item<L>,
+      )
+      const logView = [...state.view(level), ...added]
+      const view = await state.content.expand(logView, [...state.log.unfrozenItems, ...added])
+      const keep = keptIds(logView)
+      const textTokens = (text: string | undefined) =>
+        text ? countMessageTokens({ content: [{ type: 'text', text }] }, state.deps.tokenCounter) : 0
+      this.#fitted(
+        view.filter((item) => keep.has(item.id)),
+        logView.filter((item) => keep.has(item.id)),
+        system,
+        textTokens(system),
+        textTokens(alongside),
+        [],
+        ' Nothing was stored.',
+      )
+    })()
   }
 
   snapshot(options: { level?: L }): Promise<string> {
@@ -205,12 +258,32 @@ export class ContextAssembly<L extends string> {
   }
 }
 
+/** The `fit` option, checked: an object with string `system` and `alongside` when given. */
+function checkFitOptions(options: AppendFitOptions): AppendFitOptions {
+  if (typeof options !== 'object' || options === null) {
+    invalidOptions('fit must be an object like { system?: string, alongside?: string }.')
+  }
+  for (const key of ['system', 'alongside'] as const) {
+    if (options[key] !== undefined && typeof options[key] !== 'string')
+      invalidOptions(`fit.${key} must be a string: the text the next context() is given as ${key}.`)
+  }
+  return options
+}
+
 /** A view item with its long parts cut for a context over its budget; `brief`: a citation shows its brief form. */
-function shrunkItem<I extends Item>(item: I, maxTokens: number, brief: boolean, options: CutOptions): I {
+function shrunkItem<I extends Item>(
+  item: I,
+  maxTokens: number,
+  brief: boolean,
+  counter: TokenCounter,
+  logItem: Item,
+): I {
   if (item.type !== 'message') return item
+  const owner = logItem.type === 'message' ? logItem : { id: item.id }
   let changed = false
   const content = item.content.map((part) => {
-    const cut = cutPart(brief ? briefPart(part) : part, maxTokens, item.id, options)
+    const source = (shown: MessagePart) => partSource(shown, owner)
+    const cut = cutPart(brief ? briefPart(part) : part, maxTokens, item.id, { counter, source })
     if (cut !== part) changed = true
     return cut
   })

@@ -17,6 +17,9 @@ import { startsTurn, turnIdOf } from '../thread/thread-log'
 import type { WritePath } from '../thread/write-path'
 import type { AppendUnseenOptions } from './thread-types'
 
+/** A check of the messages about to be written, which refuses them by throwing (`fit`). */
+export type BeforeWrite = (messages: readonly NormalizedMessage[]) => void | Promise<void>
+
 /**
  * Appending messages: each takes its level and turn (a tool result its call's), with the automatic
  * transition a new request may bring and the reopening of scopes a late tool result would hide.
@@ -52,6 +55,7 @@ export class MessageAppend<L extends string> {
   async appendUnseen<T extends { role: string }>(
     incoming: readonly T[],
     options: AppendUnseenOptions<T>,
+    beforeWrite?: BeforeWrite,
   ): Promise<MessageItem<L>[]> {
     if (!Array.isArray(incoming)) invalidOptions('appendUnseen() needs an array of messages.')
     const { toMessage, history = 'auto', window = DEFAULT_WINDOW } = options
@@ -76,15 +80,19 @@ export class MessageAppend<L extends string> {
         })
       }
       return indexes.map((index) => messages.comparable(index) as NormalizedMessage)
-    })
+    }, beforeWrite)
   }
 
   /**
    * Writes messages built from the current log, with the automatic transition a new request may bring
    * and the reopening of scopes a late tool result would hide; emits the transition and starts the
-   * waterfall. Returns the messages as stored.
+   * waterfall. Returns the messages as stored. `beforeWrite` sees the messages before anything is
+   * written (each attempt) and may refuse them by throwing.
    */
-  async appendMessages(build: () => NormalizedMessage[]): Promise<MessageItem<L>[]> {
+  async appendMessages(
+    build: () => NormalizedMessage[],
+    beforeWrite?: BeforeWrite,
+  ): Promise<MessageItem<L>[]> {
     const state = this.#state
     let closed: { count: number; event: ClosingEvent } | undefined
     let messageCount = 0
@@ -93,6 +101,7 @@ export class MessageAppend<L extends string> {
         const messages = build()
         messageCount = messages.length
         if (messages.length === 0) return []
+        await beforeWrite?.(messages)
         const auto = await autoTransitionItems(state, this.#closing, messages)
         closed = auto === undefined ? undefined : { count: auto.items.length, event: auto.event }
         return [...(auto?.items ?? []), ...this.#reopenAfterLateResults(this.#messageItems(messages))]

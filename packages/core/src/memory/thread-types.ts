@@ -16,6 +16,18 @@ import type { OpenScope } from '../thread/thread-log'
 
 export type { LastCompaction }
 
+/**
+ * The `fit` option of {@link Thread.append} and {@link Thread.appendUnseen}: what the next model call
+ * sends besides the thread's context, so that a request that cannot fit the input budget is refused
+ * before anything is stored.
+ */
+export interface AppendFitOptions {
+  /** The system prompt the next `context({ system })` is given. */
+  system?: string
+  /** The text sent alongside the context (`context({ alongside })`): an agent's own prompt, tool definitions. */
+  alongside?: string
+}
+
 /** Options of {@link Thread.append}. */
 export interface AppendMessageOptions {
   /**
@@ -24,6 +36,14 @@ export interface AppendMessageOptions {
    * AI SDK's typed output (`{ type: 'text', value }`, …) is refused as ambiguous.
    */
   format?: MessageFormat
+  /**
+   * Under `compaction.budget`: before anything is written, check that the context with these messages
+   * can fit the input budget — the system prompt, the text sent alongside and what the fit cannot
+   * leave out (the current request and the scopes' opening items, at their smallest) — and otherwise
+   * throw `STRATA_BUDGET_EXCEEDED` having stored nothing. Without it, such a request is stored and the
+   * next `context()` throws.
+   */
+  fit?: AppendFitOptions
 }
 
 /** Options of {@link Thread.enter}. */
@@ -91,6 +111,17 @@ export interface AppendUnseenOptions<T> extends Omit<UnseenMessagesOptions<T>, '
    * @default the message itself (already core's form)
    */
   toMessage?: (message: T) => MessageInput
+  /**
+   * Under `compaction.budget`: before anything is written, check that the context with the new
+   * messages can fit the input budget (the system prompt, the text sent alongside and the request the
+   * fit cannot leave out), and otherwise throw `STRATA_BUDGET_EXCEEDED` having stored nothing: a call
+   * refused for its budget leaves the thread exactly as it was.
+   *
+   * @example
+   * await thread.appendUnseen(messages, { fit: { system, alongside: agentPrompt } })
+   * const { messages: prompt } = await thread.context({ system, alongside: agentPrompt })
+   */
+  fit?: AppendFitOptions
 }
 
 /** Options of {@link Thread.rewind}. */

@@ -4,7 +4,13 @@ import { CompactionReport } from '../compaction/compaction-report'
 import { WaterfallRunner } from '../compaction/waterfall/waterfall-run'
 import { type ContentBinding, ThreadContent } from '../content'
 import { invalidOptions } from '../errors'
-import { type Item, type MessageInput, type MessageItem, normalizeMessage } from '../items'
+import {
+  type Item,
+  type MessageInput,
+  type MessageItem,
+  type NormalizedMessage,
+  normalizeMessage,
+} from '../items'
 import { contextSpanAttributes, traceCompaction, traced } from '../telemetry'
 import { ScopeClosing } from '../thread/scope-closing'
 import { type HoldOptions, type ThreadHold, ThreadHolds } from '../thread/thread-hold'
@@ -19,6 +25,7 @@ import { Scopes } from './scopes'
 import { rewindThread, type ThreadRewindParts, threadDivergence } from './thread-rewind'
 import { reportUsage, type ThreadStatusParts, threadStatus } from './thread-status'
 import type {
+  AppendFitOptions,
   AppendMessageOptions,
   AppendUnseenOptions,
   ContextOptions,
@@ -146,6 +153,9 @@ export class Thread<L extends string = string> {
    * output shaped exactly like the AI SDK's typed output is refused as ambiguous. A UIMessage (parts,
    * no content) is refused with a pointer to `convertToModelMessages`.
    *
+   * With `{ fit: { system, alongside } }` (under `compaction.budget`), a message after which the context
+   * could not fit the input budget is refused with `STRATA_BUDGET_EXCEEDED` before anything is stored.
+   *
    * @example
    * await thread.append({ role: 'user', content: 'Draw a house' })
    * await thread.append(await convertToModelMessages(uiMessages), { format: 'ai-sdk' })
@@ -155,17 +165,27 @@ export class Thread<L extends string = string> {
     options?: AppendMessageOptions & { format?: 'core' },
   ): Promise<MessageItem<L>[]>
   /** AI SDK `ModelMessage`s (or one), mapped by `fromModelMessage` before they are stored. */
-  append(input: object | readonly object[], options: { format: 'ai-sdk' }): Promise<MessageItem<L>[]>
+  append(
+    input: object | readonly object[],
+    options: { format: 'ai-sdk'; fit?: AppendFitOptions },
+  ): Promise<MessageItem<L>[]>
   async append(input: unknown, options: AppendMessageOptions = {}): Promise<MessageItem<L>[]> {
     const inputs = (Array.isArray(input) ? input : [input]) as unknown[]
-    const { format } = options ?? {}
+    const { format, fit } = options ?? {}
     const messages = inputs.map((message, index) =>
       normalizeMessage(message, {
         ...(inputs.length > 1 ? { index } : {}),
         ...(format === undefined ? {} : { format }),
       }),
     )
-    return this.#append.appendMessages(() => messages)
+    return this.#append.appendMessages(() => messages, this.#fitCheck(fit))
+  }
+
+  /** The `fit` check of an append, when asked for (see {@link AppendFitOptions}). */
+  #fitCheck(fit: AppendFitOptions | undefined) {
+    return fit === undefined
+      ? undefined
+      : (messages: readonly NormalizedMessage[]) => this.#contexts.checkFit(messages, fit)
   }
 
   /**
@@ -180,14 +200,21 @@ export class Thread<L extends string = string> {
    * message) rather than stored a second time; `divergence` finds where it
    * leaves the thread. Costs the compared tail, not the history. Returns the stored messages.
    *
+   * With `fit: { system, alongside }` (under `compaction.budget`) the new messages are refused with
+   * `STRATA_BUDGET_EXCEEDED` before anything is written when the context with them could not fit the
+   * input budget: the system prompt, the text sent alongside and what the fit cannot leave out (the
+   * current request and the scopes' opening items, at their smallest). Adapters pass what they will
+   * pass to `context()`, so a call refused for its budget leaves the thread exactly as it was.
+   *
    * @example
    * await thread.appendUnseen(fullHistoryFromTheClient, { history: 'full' })
+   * await thread.appendUnseen(newMessages, { fit: { system, alongside: agentPrompt } })
    */
   async appendUnseen<T extends { role: string }>(
     incoming: readonly T[],
     options: AppendUnseenOptions<T> = {},
   ): Promise<MessageItem<L>[]> {
-    return this.#append.appendUnseen(incoming, options)
+    return this.#append.appendUnseen(incoming, options, this.#fitCheck(options.fit))
   }
 
   /**

@@ -1,0 +1,110 @@
+import type { Item, JsonValue, MessagePart } from '../items'
+import type { ContextMessage } from './context-message'
+
+/** The tag the note starts with. */
+export const OMITTED_TAG = '[MEMORY:OMITTED]'
+
+/** Characters of a call's JSON input, or of a text, a line of the note shows. */
+const GIST_CHARS = 80
+
+/** Lines the note lists at most, whatever the budget: past this a list stops being read. */
+export const OMITTED_NOTE_MAX_LINES = 24
+
+/**
+ * The most tokens the note may take in a context of `budget` tokens: a tenth of the budget, between
+ * 160 and 800. The note is read instead of conversation, so it stays a small part of the budget; 160
+ * holds its header and two or three lines at the smallest budgets (2k), and 800 about
+ * {@link OMITTED_NOTE_MAX_LINES} lines, past which a list stops being read. Lines that do not fit are
+ * counted in one line that points to `memory_query`.
+ */
+export function omittedNoteMaxTokens(budget: number): number {
+  return Math.max(160, Math.min(800, Math.floor(budget / 10)))
+}
+
+/** A short, one-line gist of a value: JSON, whitespace collapsed, cut with `…`. */
+function gist(value: string): string {
+  const line = value.replace(/\s+/g, ' ').trim()
+  return line.length > GIST_CHARS ? `${line.slice(0, GIST_CHARS - 1)}…` : line
+}
+
+const jsonGist = (value: JsonValue | undefined) => gist(value === undefined ? '' : JSON.stringify(value))
+
+/**
+ * The note's lines for one step of the view that leaves the context, oldest first: one per tool call
+ * (tool name, a gist of its input, the ids `memory_retrieve` answers with its results), one per text
+ * of a message, one for a transition, a summary or a fact. `sourceId` names the id that returns a
+ * part's whole content.
+ */
+export function omittedLines<I extends Item>(
+  items: readonly I[],
+  sourceId: (item: I, part: MessagePart) => string,
+): string[] {
+  const results = new Map<string, string[]>()
+  for (const item of items) {
+    if (item.type !== 'message') continue
+    for (const part of item.content) {
+      if (part.type !== 'tool-result') continue
+      const ids = results.get(part.toolCallId) ?? []
+      ids.push(sourceId(item, part))
+      results.set(part.toolCallId, ids)
+    }
+  }
+  const lines: string[] = []
+  for (const item of items) {
+    switch (item.type) {
+      case 'message': {
+        const text = item.content.find((part) => part.type === 'text')
+        if (text !== undefined) lines.push(`- ${item.role}: "${gist(text.text)}" → ${sourceId(item, text)}`)
+        for (const part of item.content) {
+          if (part.type !== 'tool-call') continue
+          const ids = results.get(part.toolCallId) ?? []
+          lines.push(
+            `- ${part.toolName} ${jsonGist(part.input)}${ids.length === 0 ? '' : ` → ${ids.join(', ')}`}`,
+          )
+        }
+        break
+      }
+      case 'transition':
+        lines.push(`- scope closed: "${gist(item.agentFacingMessage)}" → ${item.id}`)
+        break
+      case 'summary':
+        lines.push(`- ${item.tier} summary: "${gist(item.text)}" → ${item.id}`)
+        break
+      case 'fact':
+        lines.push(`- fact: "${gist(item.text)}" → ${item.id}`)
+        break
+    }
+  }
+  return lines
+}
+
+/**
+ * The note a context carries when it leaves view items out to fit its budget: a table of contents of
+ * what left, the newest lines kept while the note stays within `maxTokens` and
+ * {@link OMITTED_NOTE_MAX_LINES}; older lines are counted, not listed. `countText` counts a text's
+ * tokens (lines are counted one by one, plus one token for each line break).
+ */
+export function omittedNote(
+  count: number,
+  lines: readonly string[],
+  maxTokens: number,
+  countText: (text: string) => number,
+): ContextMessage {
+  const what = count === 1 ? '1 earlier item' : `${count} earlier items`
+  const header =
+    `${OMITTED_TAG} ${what} left out to fit the token budget, stored whole: memory_retrieve {"id":"<id>"} ` +
+    'returns one, memory_query searches all; retrieve a listed result rather than repeat its call.'
+  const olderLine = (older: number) =>
+    older > 0 ? [`- … ${older} older line${older === 1 ? '' : 's'}: memory_query finds them`] : []
+  // Room for the header and the "older" line, then the newest lines while they fit.
+  let left = maxTokens - countText(header) - countText(olderLine(lines.length)[0] ?? '') - 8
+  let first = lines.length
+  while (first > 0 && lines.length - first < OMITTED_NOTE_MAX_LINES) {
+    const cost = countText(lines[first - 1]!) + 1
+    if (cost > left) break
+    left -= cost
+    first--
+  }
+  const text = [header, ...olderLine(first), ...lines.slice(first)].join('\n')
+  return { role: 'system', content: [{ type: 'text', text }] }
+}
