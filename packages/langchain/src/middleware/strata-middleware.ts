@@ -4,6 +4,7 @@ import {
   assertThreadId,
   type ContextMessage,
   type DivergenceHandling,
+  type FollowHistoryOptions,
   followHistory,
   type HistoryMode,
   invalidOptions,
@@ -14,7 +15,7 @@ import { createMiddleware, MiddlewareError, ToolInvocationError, type WrapModelC
 import { fromLangChainMessage } from '../messages/from-langchain'
 import { toLangChainMessages } from '../messages/to-langchain'
 import { langchainTracing } from '../tracing/langchain-tracing'
-import { splitRequestMessages, toCoreMessage } from './conversation'
+import { type RoledMessage, splitRequestMessages, toCoreMessage } from './conversation'
 import { RequestHolds } from './request-holds'
 import { toolDefinitionsText } from './tool-definitions'
 import { withTransitions } from './transitions'
@@ -299,7 +300,19 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
       ]
         .filter((text) => text.length > 0)
         .join('\n\n')
-      await followHistory(thread, conversation, { history: mode, toMessage: toCoreMessage, onDivergence })
+      // With `fit`, a request that cannot fit the budget beside what is sent alongside is refused
+      // (STRATA_BUDGET_EXCEEDED) before anything is stored: core's appendUnseen option, which
+      // followHistory forwards (a core without it stores first and context() refuses after).
+      const follow = {
+        history: mode,
+        toMessage: toCoreMessage,
+        onDivergence,
+        fit: {
+          ...(system === undefined ? {} : { system }),
+          ...(alongside === '' ? {} : { alongside }),
+        },
+      } as FollowHistoryOptions<RoledMessage>
+      await followHistory(thread, conversation, follow)
       const context = await thread.context({
         ...(level === undefined ? {} : { level }),
         ...(system === undefined ? {} : { system }),

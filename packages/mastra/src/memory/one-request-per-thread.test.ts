@@ -208,3 +208,26 @@ describe('one request at a time per thread', () => {
     await (await (await createMemory({ store }).thread(threadId)).hold()).release()
   })
 })
+
+describe('a refused call leaves the thread exactly as it was', () => {
+  it('a request over the budget is refused with STRATA_BUDGET_EXCEEDED before anything is stored', async () => {
+    const store = inMemoryStore()
+    const seeded = agentOn(createMemory({ store }), [{ text: 'Hello.' }])
+    await seeded.agent.generate('Hello.', call('budget'))
+    const threadId = (await seeded.strata.thread('budget')).id
+    // The same thread under a budget the instructions and tool definitions nearly fill.
+    const { agent, prompts } = agentOn(
+      createMemory({ store, compaction: { budget: { inputTokens: 120 } } }),
+      [{ text: 'never' }],
+    )
+    const before = await snapshot(store, threadId)
+    const refused = await rejection(
+      agent.generate(`Please read this: ${'word '.repeat(600)}`, call('budget')),
+    )
+    expect(strataErrorOf(refused)?.code).toBe('STRATA_BUDGET_EXCEEDED')
+    expect(await snapshot(store, threadId)).toBe(before)
+    expect(prompts).toHaveLength(0)
+    // The refusal gave the thread back.
+    await (await (await createMemory({ store }).thread(threadId)).hold()).release()
+  })
+})

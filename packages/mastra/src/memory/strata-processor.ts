@@ -200,9 +200,6 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       })
     }
     await flushTransitions(run, writer)
-    // A run resumed after a tool approval starts past its first step with nothing stored yet: its
-    // prompt holds the conversation the thread has stored up to the approved call.
-    await this.#store(thread, conversationOf(prompt), run, stepNumber === 0 || run.stored === undefined)
     const system = prompt.filter((message) => message.role === 'system')
     // What the provider receives besides the context: the agent's instructions and the step's tool
     // definitions. Under a budget they take their share.
@@ -212,6 +209,15 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     ]
       .filter((text) => text.length > 0)
       .join('\n\n')
+    // A run resumed after a tool approval starts past its first step with nothing stored yet: its
+    // prompt holds the conversation the thread has stored up to the approved call.
+    await this.#store(
+      thread,
+      conversationOf(prompt),
+      run,
+      stepNumber === 0 || run.stored === undefined,
+      alongside,
+    )
     const context = await thread.context({
       ...(this.#host.level === undefined ? {} : { level: this.#host.level }),
       ...(this.#host.system === undefined ? {} : { system: this.#host.system }),
@@ -257,7 +263,8 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     writer,
   }: ProcessOutputResultArgs): Promise<MessageList> {
     const run = state as RunState
-    if (isInternal(requestContext)) return messageList
+    // A refused run stores nothing, also here.
+    if (isInternal(requestContext) || run.refused !== undefined) return messageList
     try {
       const thread = await this.#host.threadOf(requestContext)
       if (thread === undefined) return messageList
@@ -323,14 +330,21 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     this.#host.claim(fresh, true)
   }
 
-  /** Stores what follows the stored part of the run's conversation. */
-  async #store(thread: Thread, conversation: MastraPrompt, run: RunState, first: boolean) {
+  /**
+   * Stores what follows the stored part of the run's conversation. The request (the run's first
+   * store) is refused with `STRATA_BUDGET_EXCEEDED`, storing nothing, when it cannot fit the budget
+   * beside what is sent `alongside`; a later step's tool results are stored as they come (the fit
+   * cuts them, and a refusal there would leave their calls unanswered).
+   */
+  async #store(thread: Thread, conversation: MastraPrompt, run: RunState, first: boolean, alongside = '') {
     const stored = first ? 0 : (run.stored ?? 0)
     const fresh = conversation.slice(stored)
     if (first) {
+      const system = this.#host.system
       await thread.appendUnseen(fresh as Exclude<MastraPrompt[number], { role: 'system' }>[], {
         history: this.#host.history,
         toMessage: fromPromptMessage,
+        fit: { ...(system === undefined ? {} : { system }), ...(alongside === '' ? {} : { alongside }) },
       })
     } else if (fresh.length > 0) {
       await thread.append(fresh.map((message) => fromPromptMessage(message as never)))
