@@ -18,6 +18,12 @@ async function snapshot(store: StrataStore, threadId: string) {
   })
 }
 
+/** Another process (a second memory on the store) can take the thread at once: no request holds it. */
+async function expectFree(store: StrataStore, threadId: string) {
+  const hold = await (await createMemory({ store }).thread(threadId)).hold()
+  await hold.release()
+}
+
 /** A promise and the function that settles it. */
 function gate() {
   let open!: () => void
@@ -177,10 +183,7 @@ describe('one request at a time per thread', () => {
     await expect(broken.invoke({ messages: [new HumanMessage('Weather in Rome?')] }, config)).rejects.toThrow(
       'provider down',
     )
-    // Another process can take the thread at once: nothing holds it.
-    const other = createMemory({ store })
-    const hold = await (await other.thread('dies')).hold()
-    await hold.release()
+    await expectFree(store, 'dies')
     // And this memory goes on with it.
     const { agent: next } = agentOn(memory, ['Sunny in Rome.'])
     await next.invoke({ messages: [new HumanMessage('Again?')] }, { configurable: { thread_id: 'dies' } })
@@ -206,8 +209,7 @@ describe('one request at a time per thread', () => {
     await inTool.opened
     controller.abort()
     await expect(request).rejects.toThrow()
-    const hold = await (await createMemory({ store }).thread('aborted')).hold()
-    await hold.release()
+    await expectFree(store, 'aborted')
   })
 
   it('a human-in-the-loop interrupt ends the request: the resumed request takes the thread and completes', async () => {
@@ -236,7 +238,7 @@ describe('one request at a time per thread', () => {
     const thread = await memory.thread('approve')
     expect((await thread.toolInteractions()).map((interaction) => interaction.status)).toEqual(['success'])
     // It ended: another process can take the thread.
-    await (await (await createMemory({ store }).thread('approve')).hold()).release()
+    await expectFree(store, 'approve')
   })
 
   it('an interrupt left waiting frees the thread after hold.idleMs', async () => {
@@ -254,8 +256,7 @@ describe('one request at a time per thread', () => {
     const config = { configurable: { thread_id: 'waiting' } }
     await agent.invoke({ messages: [new HumanMessage('Weather in Lima?')] }, config)
     await new Promise((resolve) => setTimeout(resolve, 60))
-    const hold = await (await createMemory({ store }).thread('waiting')).hold()
-    await hold.release()
+    await expectFree(store, 'waiting')
   })
 })
 

@@ -21,6 +21,12 @@ async function snapshot(store: StrataStore, threadId: string) {
   })
 }
 
+/** Another process (a second memory on the store) can take the thread at once: no request holds it. */
+async function expectFree(store: StrataStore, threadId: string) {
+  const hold = await (await createMemory({ store }).thread(threadId)).hold()
+  await hold.release()
+}
+
 /** A promise and the function that settles it. */
 function gate() {
   let open!: () => void
@@ -112,7 +118,7 @@ describe('one request at a time per thread', () => {
   it('a stream on a thread another process holds is refused before it stores anything', async () => {
     const store = inMemoryStore()
     const { agent, strata, prompts } = agentOn(createMemory({ store }), [{ text: 'Hello again.' }])
-    await agent.generate('Hello.', call('streams')).catch(() => undefined)
+    await agent.generate('Hello.', call('streams'))
     const threadId = (await strata.thread('streams')).id
     // Another process's request holds the thread.
     const hold = await (await createMemory({ store }).thread(threadId)).hold()
@@ -158,7 +164,7 @@ describe('one request at a time per thread', () => {
     await expect(agent.generate('Weather in Faro?', call('dies'))).rejects.toThrow()
     const threadId = (await strata.thread('dies')).id
     // Another process can take the thread at once: nothing holds it.
-    await (await (await createMemory({ store }).thread(threadId)).hold()).release()
+    await expectFree(store, threadId)
     const next = agentOn(memory, [{ text: 'Sunny in Faro.' }])
     expect((await next.agent.generate('Again?', call('dies'))).text).toBe('Sunny in Faro.')
   })
@@ -196,7 +202,7 @@ describe('one request at a time per thread', () => {
     expect(waiting.finishReason).toBe('suspended')
     const threadId = (await strata.thread('approval')).id
     // Another process may take the thread while the approval waits.
-    await (await (await createMemory({ store }).thread(threadId)).hold()).release()
+    await expectFree(store, threadId)
 
     const done = await agent.approveToolCallGenerate({ runId: waiting.runId!, toolCallId: 'p1' })
     expect(done.text).toBe('Paid.')
@@ -205,7 +211,7 @@ describe('one request at a time per thread', () => {
     )
     expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
     // And the approved run gave the thread back.
-    await (await (await createMemory({ store }).thread(threadId)).hold()).release()
+    await expectFree(store, threadId)
   })
 })
 
@@ -228,6 +234,6 @@ describe('a refused call leaves the thread exactly as it was', () => {
     expect(await snapshot(store, threadId)).toBe(before)
     expect(prompts).toHaveLength(0)
     // The refusal gave the thread back.
-    await (await (await createMemory({ store }).thread(threadId)).hold()).release()
+    await expectFree(store, threadId)
   })
 })

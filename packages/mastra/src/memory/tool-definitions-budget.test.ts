@@ -3,7 +3,8 @@ import { createTool } from '@mastra/core/tools'
 import { createMemory, tokenEstimator } from '@strata-memory/core'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { type ReceivedPrompt, scriptedModel } from '../testing/scripted-model'
+import { promptTokens } from '../testing/agent-harness'
+import { scriptedModel } from '../testing/scripted-model'
 import { StrataMemory } from './strata-memory'
 import { toolDefinitionsText } from './tool-definitions'
 
@@ -17,20 +18,6 @@ const ledger = createTool({
   inputSchema: z.object({ account: z.string().describe('The account number, as printed on the statement.') }),
   execute: async () => 'no rows',
 })
-
-/** Each message's text and 4 tokens of framing, as the memory counts a message. */
-const promptTokens = (prompt: ReceivedPrompt) =>
-  prompt.reduce(
-    (sum, message) =>
-      sum +
-      4 +
-      counter.count(
-        typeof message.content === 'string'
-          ? message.content
-          : message.content.map((part) => ('text' in part ? part.text : '')).join(''),
-      ),
-    0,
-  )
 
 /** A thread with a long history, then one generate: what the first model call was sent. */
 async function firstCall(withTools: boolean) {
