@@ -226,6 +226,7 @@ describe('the public surface of @strata-memory/core', () => {
       'describeContentChannel',
       'describeStoreConformance',
       'describeThreadRewind',
+      'expectRequestsOneAtATime',
       'fetchMessages',
       'itemTexts',
       'makeContentRecord',
@@ -239,6 +240,7 @@ describe('the public surface of @strata-memory/core', () => {
       'withSeqs',
     ])
     expect(typeExports('./testing/index.ts')).toEqual([
+      'ContendedRequestsReport',
       'MakeItemsOptions',
       'MessageItemOverrides',
       'StoreConformanceOptions',

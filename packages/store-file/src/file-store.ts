@@ -13,7 +13,9 @@ import {
   isValidThreadId,
   type JsonObject,
   jsonCopy,
+  type LeaseWriteOptions,
   type ReadOptions,
+  type StoreLeaseMethods,
   StrataError,
   type StrataStore,
   type ThreadHead,
@@ -38,6 +40,7 @@ import {
 } from './content-files'
 import { appendFileDurably, readRange, syncDirectory, writeFileAtomic, writeFully } from './durable-fs'
 import { isMissing, storeFailed } from './file-errors'
+import { fileLease } from './file-lease'
 import { type FileStoreOptions, resolveFileStoreOptions } from './file-store-options'
 import { readJsonObject } from './json-file'
 import { itemFromLogLine, prepareLogLine, sequenceLogLine, withoutBatchEnd } from './line-format'
@@ -61,7 +64,7 @@ const CACHED_THREADS = 256
  * @example
  * const memory = createMemory({ store: fileStore({ dir: './memory' }) })
  */
-export function fileStore(options: FileStoreOptions = {}): StrataStore {
+export function fileStore(options: FileStoreOptions = {}): StrataStore & StoreLeaseMethods {
   const settings = resolveFileStoreOptions(options)
   const { fsync: durable, onEvent } = settings
   const agentsDirectory = join(settings.dir, 'agents')
@@ -97,6 +100,8 @@ export function fileStore(options: FileStoreOptions = {}): StrataStore {
       },
       action,
     )
+
+  const { fence, ...leaseMethods } = fileLease({ threadFiles, locked })
 
   /**
    * The thread as it is now, read without the lock. A pending tail (a write in progress, or a torn
@@ -261,9 +266,10 @@ export function fileStore(options: FileStoreOptions = {}): StrataStore {
   }
 
   return {
-    specificationVersion: 'v1',
+    specificationVersion: 'v2',
     name: 'file',
-    flags: { persistent: true, shared: true },
+    flags: { persistent: true, shared: true, leases: true },
+    ...leaseMethods,
 
     async append(
       threadId: string,
@@ -284,6 +290,8 @@ export function fileStore(options: FileStoreOptions = {}): StrataStore {
         if (prepared.length === 0) return []
       }
       return locked(thread, async () => {
+        // The lease is checked under the lock every write takes: no other owner's write slips between.
+        await fence(thread, options, 'append')
         await repair(thread)
         const { lastSeq } = thread.view()
         checkSeq(threadId, expectedSeq, lastSeq)
@@ -336,6 +344,7 @@ export function fileStore(options: FileStoreOptions = {}): StrataStore {
       if (expectedSeq !== undefined) checkSeq(threadId, expectedSeq, ahead.lastSeq)
       if (!ahead.activeSeqs.some((seq) => wanted.has(seq))) return 0
       return locked(thread, async () => {
+        await fence(thread, options, 'archive')
         await repair(thread)
         const view = thread.view()
         if (expectedSeq !== undefined) checkSeq(threadId, expectedSeq, view.lastSeq)
@@ -391,17 +400,21 @@ export function fileStore(options: FileStoreOptions = {}): StrataStore {
       return (await readJsonObject(threadFiles(threadId).statePath, 'state.json')) as JsonObject | undefined
     },
 
-    async setState(threadId: string, state: JsonObject): Promise<void> {
+    async setState(threadId: string, state: JsonObject, options?: LeaseWriteOptions): Promise<void> {
       assertThreadId(threadId)
       checkState(state)
       const text = `${JSON.stringify(state, null, 2)}\n`
-      const path = threadFiles(threadId).statePath
-      try {
-        await mkdirFor(path)
-        await writeFileAtomic(path, text, durable)
-      } catch (error) {
-        throw storeFailed('write', path, error)
-      }
+      const thread = threadFiles(threadId)
+      const path = thread.statePath
+      await locked(thread, async () => {
+        await fence(thread, options, 'setState')
+        try {
+          await mkdirFor(path)
+          await writeFileAtomic(path, text, durable)
+        } catch (error) {
+          throw storeFailed('write', path, error)
+        }
+      })
     },
 
     async listThreads(): Promise<string[]> {

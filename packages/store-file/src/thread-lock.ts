@@ -38,7 +38,8 @@ const EMPTY_LOCK_GRACE_MS = 2_000
 /** How long a break marker may live before another process may remove it. */
 const BREAK_MARKER_STALE_MS = 2_000
 
-const HOST = hostname()
+/** This host's name, as lock and lease files record it. */
+export const HOST = hostname()
 
 /** Tokens of locks this process holds now: a lock with our pid but another token is a dead incarnation. */
 const heldTokens = new Set<string>()
@@ -199,7 +200,8 @@ function parseHolder(raw: string): LockHolder | undefined {
   return undefined
 }
 
-function isAlive(pid: number): boolean {
+/** True when a process with this pid runs on this host (or may: one we may not signal). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true

@@ -20,9 +20,10 @@ function script(body: string): LuaScript {
 
 /*
  * The thread scripts but the append script (which has keys and inline checks of its own, see
- * APPEND_SCRIPT) receive the thread's five keys (see ThreadKeys) in this order: log (list), archived
- * (string: a bitmap), ids (hash), content (hash), state (string). Before writing, every script checks
- * that each key it uses (all five when it refreshes a ttl, which touches every key) is absent or ours:
+ * APPEND_SCRIPT) receive the thread's six keys (see ThreadKeys) in this order: log (list), archived
+ * (string: a bitmap), ids (hash), content (hash), state (string), lease (string). Before writing, every
+ * script checks that each key it uses (the first five when it refreshes a ttl, which touches each of
+ * them but the lease, which keeps its own expiry) is absent or ours:
  * of our type, for the log a list that starts with our header, for the id index one whose seq counter
  * agrees with the log. Otherwise it replies `corrupt`, the key and what it holds, having written
  * nothing. Replies are flat arrays led by a status: ok, stored, conflict, duplicate, corrupt (a
@@ -32,7 +33,7 @@ function script(body: string): LuaScript {
  * same HMGET as the ids; it always equals the log's length − 1.
  */
 const PROLOGUE = `
-local TYPES = {'list', 'string', 'hash', 'hash', 'string'}
+local TYPES = {'list', 'string', 'hash', 'hash', 'string', 'string'}
 local HEADER = '${LOG_HEADER}'
 local CHUNK = 500
 local function corrupt(index, what)
@@ -94,17 +95,25 @@ local function check(used, ttl)
 end
 local function refresh_ttl(ttl)
   if ttl > 0 then
-    for index = 1, #KEYS do redis.call('EXPIRE', KEYS[index], ttl) end
+    for index = 1, 5 do redis.call('EXPIRE', KEYS[index], ttl) end
   end
+end
+-- The lease (KEYS[6]): nil when a write carrying \`owner\` ('' for none) may go on; else a reply:
+-- \`busy\` and the lease's remaining milliseconds while another owner's lease has not lapsed.
+local function check_lease(owner)
+  local holder = redis.pcall('GET', KEYS[6])
+  if type(holder) == 'table' then return check_type(6) or holder end
+  if holder and holder ~= owner then return {'busy', redis.call('PTTL', KEYS[6])} end
+  return nil
 end
 `
 
 /**
  * Checks and indexes an append, and writes its items in one of two ways.
  *
- * KEYS: log, ids; with a ttl also archived, content, state (the refresh touches every key, so every
- * key is checked); for the transaction path the gate last. ARGV: expectedSeq; ttlSeconds, only when
- * KEYS has the ttl's keys; the header's random epoch, only when expectedSeq is 0 (no other append can
+ * KEYS: log, ids, lease; with a ttl also archived, content, state (the refresh touches every key but
+ * the lease, so every key is checked); for the transaction path the gate last. ARGV: expectedSeq; the
+ * lease owner the append carries ('' for none); ttlSeconds, only when KEYS has the ttl's keys; the header's random epoch, only when expectedSeq is 0 (no other append can
  * start a log); id_1 … id_count; then for the script path member_1 … member_count. The client
  * serialises member_i with seq_i = expectedSeq + i, right only if the thread is at expectedSeq, which
  * is checked here. (Arguments an append does not need are left out rather than sent empty: each one
@@ -122,28 +131,30 @@ end
  *
  * When every id is already stored (a re-sent append whose reply was lost), replies `stored` and, for
  * each, its seq and stored JSON, writing nothing: the client compares them with what it sent. When only
- * some are, `duplicate` and the first. Otherwise checks expectedSeq (`conflict` and the last seq),
- * indexes the ids, writes or lets through the items and replies the bare string `ok`.
+ * some are, `duplicate` and the first. Otherwise checks the lease (`busy` and its remaining
+ * milliseconds while another owner's has not lapsed: store contract `v2`), then expectedSeq
+ * (`conflict` and the last seq), indexes the ids, writes or lets through the items and replies the
+ * bare string `ok`.
  *
  * Every append runs this script, so it is written for the cost of a one-item append, which is mostly
  * the server's fixed cost per command called from Lua and per Lua value made: no shared prologue (its
  * helpers are closures and tables made anew on every call), checks inline, no table of its own for
- * one item, and four commands on the way: `LINDEX` reads the log's header (and fails on a foreign
- * type), `HMGET` the seq counter and the ids (and fails on a foreign type), `HSET` indexes, `RPUSH`
- * writes. `TYPE` runs only to name what a failed command found, and with a ttl for the keys an append
+ * one item, and five commands on the way: `LINDEX` reads the log's header (and fails on a foreign
+ * type), `HMGET` the seq counter and the ids (and fails on a foreign type), `GET` the lease, `HSET`
+ * indexes, `RPUSH` writes. `TYPE` runs only to name what a failed command found, and with a ttl for the keys an append
  * otherwise leaves alone. None of this is cached between calls: a foreign value written under a key
  * of a thread this store already knows is found as surely as one written before the thread existed.
  */
 export const APPEND_SCRIPT = luaScript(`
 local gate
 local ttl = 0
-local IDS = 2
-if #KEYS >= 5 then
-  ttl = tonumber(ARGV[2])
-  IDS = 3
-  gate = KEYS[6]
+local IDS = 3
+if #KEYS >= 6 then
+  ttl = tonumber(ARGV[3])
+  IDS = 4
+  gate = KEYS[7]
 else
-  gate = KEYS[3]
+  gate = KEYS[4]
 end
 local epoch
 if ARGV[1] == '0' then
@@ -165,8 +176,8 @@ if header then
   end
 end
 if ttl > 0 then
-  local TYPES = {'list', 'hash', 'string', 'hash', 'string'}
-  for index = 3, 5 do
+  local TYPES = {'list', 'hash', 'string', 'string', 'hash', 'string'}
+  for index = 4, 6 do
     local actual = redis.call('TYPE', KEYS[index])['ok']
     if actual ~= 'none' and actual ~= TYPES[index] then
       return {'corrupt', KEYS[index], 'a ' .. actual .. ' where a ' .. TYPES[index] .. ' belongs'}
@@ -225,6 +236,13 @@ if found > 0 then
   end
   return reply
 end
+-- The lease: while another owner's has not lapsed, a write of anyone else (ARGV[2], '' for a write
+-- without one) is refused before anything is written.
+local holder = redis.pcall('GET', KEYS[3])
+if type(holder) == 'table' then
+  return {'corrupt', KEYS[3], 'a ' .. redis.call('TYPE', KEYS[3])['ok'] .. ' where a string belongs'}
+end
+if holder and holder ~= ARGV[2] then return {'busy', redis.call('PTTL', KEYS[3])} end
 if (value or '0') ~= ARGV[1] and last ~= tonumber(ARGV[1]) then
   return {'conflict', value or '0'}
 end
@@ -264,27 +282,31 @@ elseif header then
 else
   redis.call('RPUSH', gate, '${LOG_HEADER}' .. epoch)
 end
--- The gate gets the ttl too: RENAME carries it over to the log.
+-- The gate gets the ttl too: RENAME carries it over to the log. The lease keeps its own expiry.
 if ttl > 0 then
-  for index = 1, #KEYS do redis.call('EXPIRE', KEYS[index], ttl) end
+  for index = 1, #KEYS do
+    if index ~= 3 then redis.call('EXPIRE', KEYS[index], ttl) end
+  end
 end
 return 'ok'
 `)
 
 /**
- * ARGV: expectedSeq ('' for none), ttlSeconds, then the seqs to archive. Sets each one's bit in the
- * archived bitmap; the items stay where they are in the log. Replies `ok` and how many were active, or
- * `conflict` and the last seq.
+ * ARGV: expectedSeq ('' for none), ttlSeconds, the lease owner ('' for none), then the seqs to
+ * archive. Sets each one's bit in the archived bitmap; the items stay where they are in the log.
+ * Replies `ok` and how many were active, `conflict` and the last seq, or `busy` (see check_lease).
  */
 export const ARCHIVE_SCRIPT = script(`
 local ttl = tonumber(ARGV[2])
 local bad, last = check({1, 2}, ttl)
 if bad then return bad end
+local busy = check_lease(ARGV[3])
+if busy then return busy end
 if ARGV[1] ~= '' and last ~= tonumber(ARGV[1]) then
   return {'conflict', string.format('%d', last)}
 end
 local moved = 0
-for index = 3, #ARGV do
+for index = 4, #ARGV do
   local seq = tonumber(ARGV[index])
   if seq <= last and redis.call('SETBIT', KEYS[2], seq, 1) == 0 then moved = moved + 1 end
 end
@@ -391,11 +413,13 @@ refresh_ttl(ttl)
 return {'ok'}
 `)
 
-/** ARGV: ttlSeconds, state JSON. Replaces the thread state. */
+/** ARGV: ttlSeconds, state JSON, the lease owner ('' for none). Replaces the thread state. */
 export const SET_STATE_SCRIPT = script(`
 local ttl = tonumber(ARGV[1])
 local bad = check({5}, ttl)
 if bad then return bad end
+local busy = check_lease(ARGV[3])
+if busy then return busy end
 redis.call('SET', KEYS[5], ARGV[2])
 refresh_ttl(ttl)
 return {'ok'}
@@ -410,5 +434,34 @@ local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if score and tonumber(score) == tonumber(ARGV[2]) then
   return redis.call('ZREM', KEYS[1], ARGV[1])
 end
+return 0
+`)
+
+/*
+ * The lease scripts, on the lease key alone (KEYS[1]). The value is the owner token; the key's PX
+ * expiry is the lease's: Redis drops a lease nobody renews, so a holder that died frees the thread.
+ */
+
+/**
+ * ARGV: owner, ttlMs. Takes the lease, or extends the owner's; replies `ok`, or `busy` and the
+ * remaining milliseconds of another owner's lease.
+ */
+export const ACQUIRE_LEASE_SCRIPT = luaScript(`
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return {'busy', redis.call('PTTL', KEYS[1])} end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return {'ok'}
+`)
+
+/** ARGV: owner, ttlMs. Extends the owner's lease: `ok`, or `lost` when the lease is not the owner's. */
+export const RENEW_LEASE_SCRIPT = luaScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {'lost'} end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return {'ok'}
+`)
+
+/** ARGV: owner. Compare-and-delete: removes the lease only if it is the owner's; replies 1 or 0. */
+export const RELEASE_LEASE_SCRIPT = luaScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 `)

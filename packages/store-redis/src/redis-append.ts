@@ -8,12 +8,12 @@ import {
   StrataError,
   type UnsequencedItem,
 } from '@strata-memory/core'
-import { checkExpectedSeq, isPlainObject } from '@strata-memory/core/store-kit'
+import { checkExpectedSeq, isPlainObject, leaseOfWrite } from '@strata-memory/core/store-kit'
 import { copyItem } from './item-copy'
 import { APPEND_SCRIPT } from './lua-scripts'
 import { isErrorReply } from './redis-connection'
 import type { RedisContext } from './redis-context'
-import { conflictError, duplicateError, storeError } from './redis-errors'
+import { busyError, conflictError, duplicateError, storeError } from './redis-errors'
 import { appendKeys, gateKey } from './thread-keys'
 
 /**
@@ -107,13 +107,14 @@ export function redisAppend(
       recentAppend = { threadId, keys }
     }
     const expectedSeq = checkExpectedSeq(options?.expectedSeq, 'append', true)
+    const lease = leaseOfWrite(options, 'append') ?? ''
     // The items as stored (their JSON with the seqs they get if the thread is still at expectedSeq,
     // which the script checks) and the items returned, both made before the first await.
     const { members, stored } = storedItems(items, expectedSeq)
     const count = members.length
-    // The script's ARGV (see APPEND_SCRIPT): the ttl only with the keys it refreshes, and an epoch
-    // for the log's header only where a log can start, at expectedSeq 0.
-    const args = [String(expectedSeq)]
+    // The script's ARGV (see APPEND_SCRIPT): the lease owner, the ttl only with the keys it
+    // refreshes, and an epoch for the log's header only where a log can start, at expectedSeq 0.
+    const args = [String(expectedSeq), lease]
     if (ttlSeconds !== undefined) args.push(ttl)
     if (expectedSeq === 0) args.push(randomUUID())
     for (let index = 0; index < count; index++) args.push(items[index]!.id)
@@ -135,6 +136,7 @@ export function redisAppend(
       count > 0 && expectedSeq === 0 ? (await Promise.all([register(threadId), writing]))[1] : await writing
     if (reply === 'ok') return stored
     const [status, value] = reply
+    if (status === 'busy') throw busyError(threadId, Number(value))
     if (status === 'conflict') throw conflictError(threadId, expectedSeq, Number(value))
     if (status === 'duplicate') throw duplicateError(threadId, value!)
     if (status === 'stored') {

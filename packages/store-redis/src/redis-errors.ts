@@ -1,4 +1,5 @@
 import { StrataError } from '@strata-memory/core'
+import { threadBusyError } from '@strata-memory/core/store-kit'
 import { isErrorReply } from './redis-connection'
 
 /* The typed errors of the Redis store. */
@@ -18,6 +19,14 @@ export function conflictError(threadId: string, expectedSeq: number, actualSeq: 
     message: `Thread '${threadId}' is at seq ${actualSeq}, not the expected ${expectedSeq}: another writer changed it. Re-read the thread (head/read) and retry with expectedSeq ${actualSeq}.`,
     details: { threadId, expectedSeq, actualSeq },
   })
+}
+
+/**
+ * `STRATA_THREAD_BUSY`: another owner's lease holds the thread for `remainingMs` more (PTTL's reply;
+ * the expiry is left out when Redis gave none).
+ */
+export function busyError(threadId: string, remainingMs: number): StrataError {
+  return threadBusyError(threadId, remainingMs > 0 ? Date.now() + remainingMs : undefined)
 }
 
 /** `STRATA_DUPLICATE_ITEM_ID`: another append stored an item with this id. */

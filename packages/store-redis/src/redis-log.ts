@@ -7,10 +7,15 @@ import {
   type StrataStore,
   type ThreadHead,
 } from '@strata-memory/core'
-import { checkArchiveOptions, checkReadOptions, isPlainObject } from '@strata-memory/core/store-kit'
+import {
+  checkArchiveOptions,
+  checkReadOptions,
+  isPlainObject,
+  leaseOfWrite,
+} from '@strata-memory/core/store-kit'
 import { ARCHIVE_SCRIPT, LOG_HEADER, READ_PLAN_SCRIPT } from './lua-scripts'
 import type { RedisContext } from './redis-context'
-import { conflictError, corruptError, storeError } from './redis-errors'
+import { busyError, conflictError, corruptError, storeError } from './redis-errors'
 import { type ThreadKeys, threadKeys } from './thread-keys'
 
 /** Reads that find the thread deleted or re-created under them start over, at most this often. */
@@ -53,6 +58,7 @@ export function redisLog(
       assertThreadId(threadId)
       const archiveOptions = checkArchiveOptions(options)
       const expectedSeq = archiveOptions.expectedSeq
+      const lease = leaseOfWrite(options, 'archive') ?? ''
       // Seqs are whole numbers from 1; anything else names no item.
       const seqs = [...new Set(archiveOptions.seqs)].filter((seq) => Number.isSafeInteger(seq) && seq > 0)
       if (seqs.length === 0 && expectedSeq === undefined) return 0
@@ -60,8 +66,10 @@ export function redisLog(
       const reply = await run(ARCHIVE_SCRIPT, threadId, keys, [
         expectedSeq === undefined ? '' : String(expectedSeq),
         ttl,
+        lease,
         ...seqs.map(String),
       ])
+      if (reply[0] === 'busy') throw busyError(threadId, Number(reply[1]))
       if (reply[0] === 'conflict') throw conflictError(threadId, expectedSeq!, Number(reply[1]))
       return Number(reply[1])
     },

@@ -1,10 +1,11 @@
-import { invalidOptions, type StrataStore } from '@strata-memory/core'
+import { invalidOptions, type StoreLeaseMethods, type StrataStore } from '@strata-memory/core'
 import { isPlainObject } from '@strata-memory/core/store-kit'
 import { createClient } from 'redis'
 import { redisAppend } from './redis-append'
 import { type RedisConnection, redisConnection } from './redis-connection'
 import { redisContent } from './redis-content'
 import { redisContext } from './redis-context'
+import { redisLease } from './redis-lease'
 import { redisLog } from './redis-log'
 import { redisThreads } from './redis-threads'
 import { checkPrefix } from './thread-keys'
@@ -50,8 +51,12 @@ export interface RedisStoreOptions {
   ttlSeconds?: number
 }
 
-/** A {@link StrataStore} on Redis, with `close()` always present. */
+/** A {@link StrataStore} on Redis with the lease (store contract `v2`), with `close()` always present. */
 export interface RedisStore extends StrataStore {
+  acquireLease: StoreLeaseMethods['acquireLease']
+  renewLease: StoreLeaseMethods['renewLease']
+  releaseLease: StoreLeaseMethods['releaseLease']
+  readLease: StoreLeaseMethods['readLease']
   /** Closes the client the store created from `url`; a client passed in is left open. */
   close(): Promise<void>
 }
@@ -94,10 +99,11 @@ export function redisStore(options: RedisStoreOptions = {}): RedisStore {
   const context = redisContext(connection, { prefix, ttlSeconds })
 
   return {
-    specificationVersion: 'v1',
+    specificationVersion: 'v2',
     name: 'redis',
-    flags: { persistent: true, shared: true },
+    flags: { persistent: true, shared: true, leases: true },
     append: redisAppend(context),
+    ...redisLease(context),
     ...redisLog(context),
     ...redisContent(context),
     ...redisThreads(context),

@@ -1,8 +1,14 @@
-import { assertThreadId, isValidThreadId, type JsonObject, type StrataStore } from '@strata-memory/core'
-import { checkState, isPlainObject } from '@strata-memory/core/store-kit'
+import {
+  assertThreadId,
+  isValidThreadId,
+  type JsonObject,
+  type LeaseWriteOptions,
+  type StrataStore,
+} from '@strata-memory/core'
+import { checkState, isPlainObject, leaseOfWrite } from '@strata-memory/core/store-kit'
 import { PRUNE_REGISTRY_SCRIPT, SET_STATE_SCRIPT } from './lua-scripts'
 import type { RedisContext } from './redis-context'
-import { corruptError } from './redis-errors'
+import { busyError, corruptError } from './redis-errors'
 import { threadKeyList, threadKeys } from './thread-keys'
 
 /** An empty thread found in the registry is removed from it only after this long, so a write under way is never unlisted. */
@@ -26,14 +32,16 @@ export function redisThreads(
       return state as JsonObject
     },
 
-    async setState(threadId: string, state: JsonObject): Promise<void> {
+    async setState(threadId: string, state: JsonObject, options?: LeaseWriteOptions): Promise<void> {
       assertThreadId(threadId)
       checkState(state)
+      const lease = leaseOfWrite(options, 'setState') ?? ''
       const keys = threadKeys(prefix, threadId)
-      await Promise.all([
+      const [, reply] = await Promise.all([
         register(threadId),
-        run(SET_STATE_SCRIPT, threadId, keys, [ttl, JSON.stringify(state)]),
+        run(SET_STATE_SCRIPT, threadId, keys, [ttl, JSON.stringify(state), lease]),
       ])
+      if (reply[0] === 'busy') throw busyError(threadId, Number(reply[1]))
     },
 
     async listThreads(): Promise<string[]> {
@@ -56,6 +64,7 @@ export function redisThreads(
       return listed.filter((threadId) => threadId !== undefined).sort()
     },
 
+    /** Removes the thread's keys, its lease included. */
     async deleteThread(threadId: string): Promise<void> {
       assertThreadId(threadId)
       const keys = threadKeys(prefix, threadId)

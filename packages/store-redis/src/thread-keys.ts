@@ -20,10 +20,15 @@ export interface ThreadKeys {
   content: string
   /** STRING: the thread state's JSON. */
   state: string
+  /**
+   * STRING with a PX expiry: the owner token of the thread's lease (store contract `v2`), while a
+   * request holds the thread. Never touched by the thread's ttl: the lease keeps its own expiry.
+   */
+  lease: string
 }
 
 /** The key names of {@link ThreadKeys}, in script order. */
-export const THREAD_KEY_NAMES = ['log', 'archived', 'ids', 'content', 'state'] as const
+export const THREAD_KEY_NAMES = ['log', 'archived', 'ids', 'content', 'state', 'lease'] as const
 
 /** The keys of `threadId` under `prefix`: `<prefix>:{<threadId>}:<name>`. */
 export function threadKeys(prefix: string, threadId: string): ThreadKeys {
@@ -34,18 +39,19 @@ export function threadKeys(prefix: string, threadId: string): ThreadKeys {
     ids: `${base}ids`,
     content: `${base}content`,
     state: `${base}state`,
+    lease: `${base}lease`,
   }
 }
 
 /**
- * The keys APPEND_SCRIPT receives, in its order: the log and the id index, which are all an append
- * uses, and with a ttl also archived, content and state, since the ttl refresh touches them too.
+ * The keys APPEND_SCRIPT receives, in its order: the log, the id index and the lease, which are all an
+ * append uses, and with a ttl also archived, content and state, since the ttl refresh touches them too.
  */
 export function appendKeys(prefix: string, threadId: string, withTtl: boolean): string[] {
   const base = `${prefix}:{${threadId}}:`
   return withTtl
-    ? [`${base}log`, `${base}ids`, `${base}archived`, `${base}content`, `${base}state`]
-    : [`${base}log`, `${base}ids`]
+    ? [`${base}log`, `${base}ids`, `${base}lease`, `${base}archived`, `${base}content`, `${base}state`]
+    : [`${base}log`, `${base}ids`, `${base}lease`]
 }
 
 /**

@@ -195,4 +195,41 @@ describe('thread.hold()', () => {
     expect(await store.queryContent('busy-content')).toEqual([])
     await hold.release()
   })
+
+  it("the holder's background compaction writes under its hold (summaries, state)", async () => {
+    const store = inMemoryStore()
+    const options = { store, compaction: { waterfall: { window: 4, every: 4 } } } as const
+    const holder = await createMemory(options).thread('held-compaction')
+    const other = await createMemory(options).thread('held-compaction')
+    const hold = await holder.hold()
+    for (let index = 0; index < 12; index++)
+      await holder.append({ role: index % 2 === 0 ? 'user' : 'assistant', content: `message ${index}` })
+    await holder.settled()
+    expect((await store.read('held-compaction')).some((item) => item.type === 'summary')).toBe(true)
+    expect(
+      StrataError.isInstance(
+        await failure(() => other.reportUsage({ inputTokens: 5 })),
+        'STRATA_THREAD_BUSY',
+      ),
+    ).toBe(true)
+    await hold.release()
+  })
+
+  it('keeps stamping its writes after an adapter makes the memory trace its store', async () => {
+    const store = inMemoryStore()
+    const memory = createMemory({ store })
+    const thread = await memory.thread('traced-hold')
+    const hold = await thread.hold()
+    memory.adoptTracer('test', () => undefined)
+    await thread.append({ role: 'user', content: 'Hello' })
+    const other = await createMemory({ store }).thread('traced-hold')
+    expect(
+      StrataError.isInstance(
+        await failure(() => other.append({ role: 'user', content: 'x' })),
+        'STRATA_THREAD_BUSY',
+      ),
+    ).toBe(true)
+    await hold.release()
+    expect((await store.head('traced-hold')).lastSeq).toBe(1)
+  })
 })

@@ -1,23 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { Item } from '../items'
-import type { SummarizeOptions, Summarizer } from '../summarizers'
+import { gatedSummarizer as gated } from '../testing/gated-summarizer'
 import { createMemory } from './create-memory'
-
-/** A summarizer that answers only when the test lets it, so background work stays pending until then. */
-function gated() {
-  let open: () => void = () => {}
-  const gate = new Promise<void>((resolve) => {
-    open = resolve
-  })
-  const summarizer: Summarizer = {
-    name: 'gated',
-    async summarize(items: readonly Item[], options: SummarizeOptions) {
-      await gate
-      return { summary: `${options.tier} ${items[0]?.seq}-${items.at(-1)?.seq}`, facts: [] }
-    },
-  }
-  return { summarizer, open: () => open() }
-}
 
 const chat = (index: number) => ({
   role: index % 2 === 0 ? ('user' as const) : ('assistant' as const),

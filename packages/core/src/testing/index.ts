@@ -1,3 +1,4 @@
+export { type ContendedRequestsReport, expectRequestsOneAtATime } from './contended-requests'
 export { describeContentChannel, fetchMessages, makePage } from './content-channel-suite'
 export {
   FIXTURE_BASE_TS,

@@ -60,7 +60,7 @@ export interface ThreadHoldsOptions {
 class ActiveHold implements ThreadHold {
   readonly threadId: string
   readonly owner = crypto.randomUUID()
-  /** Set once the store granted the lease: from then on writes carry `owner`. */
+  /** Set once the store granted the lease, which then has to be given back. */
   granted = false
   /** When the lease lapses unless renewed (epoch ms), as the store last said. */
   expiresAt: number | undefined
@@ -114,10 +114,12 @@ export class ThreadHolds {
     this.#options = options
   }
 
-  /** The owner token writes carry: the current hold's, once granted. */
+  /**
+   * The owner token writes carry: the current hold's, from the moment it is asked for (a write of this
+   * thread object that races the store's grant then passes as the holder's, not as another owner's).
+   */
   get lease(): string | undefined {
-    const current = this.#current
-    return current?.granted === true ? current.owner : undefined
+    return this.#current?.owner
   }
 
   /** Takes the hold; see `Thread.hold`. */
@@ -173,20 +175,28 @@ export class ThreadHolds {
           ? base.setState(id, state)
           : base.setState(id, state, stamped)
       },
-      putContent: async (id: string, record: ContentRecord) => {
+    }
+    // Only where the store has content methods: a view must not make a store look as if it had them.
+    if (typeof base.putContent === 'function') {
+      overrides.putContent = async (id: string, record: ContentRecord) => {
         if (id === threadId && this.lease === undefined) {
           const held = await (base as unknown as StoreLeaseMethods).readLease(id)
           if (held !== undefined) throw threadBusyError(id, held.expiresAt)
         }
         return base.putContent(id, record)
-      },
+      }
     }
+    const methods = new Map<PropertyKey, unknown>(Object.entries(overrides))
     return new Proxy(base, {
       get(target, key) {
-        const own = overrides[key as keyof StrataStore]
-        if (own !== undefined) return own
+        const method = methods.get(key)
+        if (method !== undefined) return method
         const value: unknown = Reflect.get(target, key, target)
-        return typeof value === 'function' ? value.bind(target) : value
+        if (typeof value !== 'function') return value
+        // Called on the store itself (a class store keeps its private fields), bound once.
+        const bound = value.bind(target)
+        methods.set(key, bound)
+        return bound
       },
     })
   }
