@@ -1,7 +1,11 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { HumanMessage } from '@langchain/core/messages'
 import { tool } from '@langchain/core/tools'
 import { Command, MemorySaver } from '@langchain/langgraph'
 import { createMemory, inMemoryStore, type Memory, StrataError, type StrataStore } from '@strata-memory/core'
+import { fileStore } from '@strata-memory/store-file'
 import { createAgent, humanInTheLoopMiddleware, MiddlewareError } from 'langchain'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -288,5 +292,45 @@ describe('a refused call leaves the thread exactly as it was', () => {
     expect(strataCause(refused).code).toBe('STRATA_BUDGET_EXCEEDED')
     expect(model.calls).toHaveLength(0)
     expect(await snapshot(store, 'budget')).toBe(before)
+  })
+})
+
+describe('two processes on one memory folder (the file store’s lease)', () => {
+  it('a request while another process’s request holds the thread is refused and stores nothing; the other completes, paired', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'strata-langchain-hold-'))
+    try {
+      const store = fileStore({ dir })
+      const { opened, open } = gate()
+      const inTool = gate()
+      const here = agentOn(
+        createMemory({ store }),
+        [{ calls: [{ name: 'order', args: { item: 'paper' }, id: 'c1' }] }, 'Paper ordered.'],
+        [slowTool(opened, inTool.open)],
+      )
+      const config = { configurable: { thread_id: 'orders' } }
+      const first = here.agent.invoke({ messages: [new HumanMessage('Order paper.')] }, config)
+      await inTool.opened
+      const before = await snapshot(store, 'orders')
+      // Another process: its own store object on the same folder.
+      const elsewhere = agentOn(createMemory({ store: fileStore({ dir }) }), ['never'])
+      const refused = await rejection(
+        elsewhere.agent.invoke({ messages: [new HumanMessage('Order ink.')] }, config),
+      )
+      expect(strataCause(refused).code).toBe('STRATA_THREAD_BUSY')
+      expect(elsewhere.model.calls).toHaveLength(0)
+      expect(await snapshot(store, 'orders')).toBe(before)
+      open()
+      await first
+      const thread = await createMemory({ store: fileStore({ dir }) }).thread('orders')
+      expect(await storedMessages(thread)).toEqual([
+        'user:Order paper.',
+        'assistant: →order#c1',
+        'tool:#c1',
+        'assistant:Paper ordered.',
+      ])
+      expect((await thread.toolInteractions()).map((interaction) => interaction.status)).toEqual(['success'])
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })

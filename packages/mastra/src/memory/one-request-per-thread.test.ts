@@ -1,8 +1,12 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Mastra } from '@mastra/core'
 import { Agent } from '@mastra/core/agent'
 import { InMemoryStore } from '@mastra/core/storage'
 import { createTool } from '@mastra/core/tools'
 import { createMemory, inMemoryStore, type Memory, StrataError, type StrataStore } from '@strata-memory/core'
+import { fileStore } from '@strata-memory/store-file'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { strataErrorOf } from '../errors/strata-error-of'
@@ -235,5 +239,38 @@ describe('a refused call leaves the thread exactly as it was', () => {
     expect(prompts).toHaveLength(0)
     // The refusal gave the thread back.
     await expectFree(store, threadId)
+  })
+})
+
+describe('two processes on one memory folder (the file store’s lease)', () => {
+  it('a request while another process’s request holds the thread is refused and stores nothing; the other completes, paired', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'strata-mastra-hold-'))
+    try {
+      const store = fileStore({ dir })
+      const { opened, open } = gate()
+      const inTool = gate()
+      const here = agentOn(
+        createMemory({ store }),
+        [{ toolCalls: [{ id: 'c1', name: 'order', input: { item: 'paper' } }] }, { text: 'Paper ordered.' }],
+        { order: slowTool(opened, inTool.open) },
+      )
+      const first = here.agent.generate('Order paper.', call('orders'))
+      await inTool.opened
+      const threadId = (await here.strata.thread('orders')).id
+      const before = await snapshot(store, threadId)
+      // Another process: its own store object on the same folder.
+      const elsewhere = agentOn(createMemory({ store: fileStore({ dir }) }), [{ text: 'never' }])
+      expectBusy(await rejection(elsewhere.agent.generate('Order ink.', call('orders'))))
+      expect(elsewhere.prompts).toHaveLength(0)
+      expect(await snapshot(store, threadId)).toBe(before)
+      open()
+      expect((await first).text).toBe('Paper ordered.')
+      const thread = await createMemory({ store: fileStore({ dir }) }).thread(threadId)
+      const messages = (await thread.items()).filter((item) => item.type === 'message')
+      expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
+      expect((await thread.toolInteractions()).map((interaction) => interaction.status)).toEqual(['success'])
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })
