@@ -293,10 +293,11 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
       const { system: requestSystem, conversation } = splitRequestMessages(request.messages)
       const mode = history === 'new' && failedThreads.has(thread.id) ? 'auto' : history
       // What the provider receives besides the context: the agent's system prompt, the request's
-      // system messages and the tool definitions. Under a budget they take their share.
+      // system messages, the tool definitions and the structured-output format. Under a budget they
+      // take their share.
       const alongside = [
         ...[request.systemMessage, ...requestSystem].map((message) => message.text),
-        toolDefinitionsText(request.tools),
+        toolDefinitionsText(request.tools, request.responseFormat),
       ]
         .filter((text) => text.length > 0)
         .join('\n\n')

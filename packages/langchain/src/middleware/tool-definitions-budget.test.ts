@@ -30,7 +30,7 @@ const ledger = tool(
 const BUDGET = 2_600
 
 /** A thread with a long history, then one invoke: the tokens of what the first model call was sent. */
-async function firstCall(memory: Memory, tools: (typeof ledger)[]) {
+async function firstCall(memory: Memory, tools: (typeof ledger)[], responseFormat?: z.ZodType) {
   const thread = await memory.thread('tools-budget')
   for (let turn = 1; turn <= 9; turn++) {
     await thread.append({
@@ -44,6 +44,7 @@ async function firstCall(memory: Memory, tools: (typeof ledger)[]) {
     model,
     tools,
     systemPrompt: 'You keep the books.',
+    ...(responseFormat === undefined ? {} : { responseFormat: responseFormat as z.ZodObject }),
     checkpointer: new MemorySaver(),
     middleware: [strataMiddleware({ memory, history: 'new' })],
   })
@@ -55,7 +56,7 @@ async function firstCall(memory: Memory, tools: (typeof ledger)[]) {
   const messages = call.messages.reduce((sum, message) => sum + tokensOf(message.text), 0)
   return {
     messages,
-    tools: counter.count(toolDefinitionsText(tools)),
+    tools: counter.count(toolDefinitionsText(tools, responseFormat)),
     texts: call.messages.map((m) => m.text),
   }
 }
@@ -78,6 +79,21 @@ describe('the tool definitions a model call sends count against the budget', () 
     expect(withTools.messages).toBeLessThan(withoutTools.messages)
     expect(withTools.messages + withTools.tools).toBeLessThanOrEqual(BUDGET)
     expect(withTools.texts.at(-1)).toBe('Which invoices are due?')
+  })
+
+  it('so does the structured-output format the agent adds to the call (responseFormat)', async () => {
+    const report = z
+      .object({
+        due: z.array(z.string()).describe('The ids of the invoices due, as printed on each invoice.'),
+      })
+      .describe(`The invoices due. ${'Each row carries its id, vendor, amount and due date. '.repeat(60)}`)
+    const budget = () => createMemory({ compaction: { budget: { inputTokens: BUDGET } } })
+    const without = await firstCall(budget(), [])
+    const withFormat = await firstCall(budget(), [], report)
+    expect(withFormat.tools).toBeGreaterThan(600)
+    expect(without.messages + withFormat.tools).toBeGreaterThan(BUDGET)
+    expect(withFormat.messages).toBeLessThan(without.messages)
+    expect(withFormat.messages + withFormat.tools).toBeLessThanOrEqual(BUDGET)
   })
 
   it('the definitions are the provider’s: name, description and JSON schema of each tool', () => {

@@ -1,4 +1,6 @@
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling'
+import { toJsonSchema } from '@langchain/core/utils/json_schema'
+import { ProviderStrategy, ToolStrategy } from 'langchain'
 
 /** One tool as a provider receives it, as JSON; a tool that cannot be written so counts by its name. */
 function definitionText(tool: unknown): string {
@@ -13,13 +15,33 @@ function definitionText(tool: unknown): string {
 }
 
 /**
- * The tool definitions of a model request as a provider receives them (each tool's name, description
- * and JSON schema, in the function format LangChain's chat models bind), as one text, or `''` when
- * the request has none. A provider counts them as input on every call, so the middleware passes them
- * with the system text in `context({ alongside })`: the first call, before any usage report, is
- * within the budget too.
+ * A structured-output format as the provider receives it: a `toolStrategy` as the tool the agent binds
+ * for it, a `providerStrategy` or a raw schema (zod, standard or JSON schema) as its JSON schema.
  */
-export function toolDefinitionsText(tools: readonly unknown[] | undefined): string {
-  if (tools === undefined || tools.length === 0) return ''
-  return `[${tools.map(definitionText).join(',')}]`
+function formatText(format: unknown): string {
+  if (format instanceof ToolStrategy) return JSON.stringify(format.tool)
+  if (format instanceof ProviderStrategy) return JSON.stringify(format.schema)
+  try {
+    return JSON.stringify(toJsonSchema(format as Parameters<typeof toJsonSchema>[0]))
+  } catch {
+    return ''
+  }
+}
+
+/**
+ * The tool definitions of a model request as a provider receives them (each tool's name, description
+ * and JSON schema, in the function format LangChain's chat models bind), with the structured-output
+ * format the agent adds to the call (`responseFormat`), as one text, or `''` when the request has
+ * none. A provider counts them as input on every call, so the middleware passes them with the system
+ * text in `context({ alongside })`: the first call, before any usage report, is within the budget too.
+ */
+export function toolDefinitionsText(tools: readonly unknown[] | undefined, responseFormat?: unknown): string {
+  const definitions = (tools ?? []).map(definitionText)
+  const formats = responseFormat === undefined || responseFormat === null ? [] : [responseFormat].flat()
+  // createAgent's placeholder for "no structured output".
+  const real = formats.filter(
+    (format) => !(typeof format === 'object' && format !== null && '__responseFormatUndefined' in format),
+  )
+  definitions.push(...real.map(formatText).filter((text) => text.length > 0))
+  return definitions.length === 0 ? '' : `[${definitions.join(',')}]`
 }
