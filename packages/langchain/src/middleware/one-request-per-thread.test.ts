@@ -83,6 +83,19 @@ function agentOn(
 }
 
 describe('one request at a time per thread', () => {
+  it('malformed hold options are STRATA_INVALID_OPTIONS when the middleware is created', () => {
+    const memory = createMemory()
+    for (const hold of [{ ttlMs: 0 }, { ttlMs: 1.5 }, { idleMs: -1 }, 'long']) {
+      let caught: unknown
+      try {
+        strataMiddleware({ memory, hold: hold as never })
+      } catch (error) {
+        caught = error
+      }
+      expect(StrataError.isInstance(caught, 'STRATA_INVALID_OPTIONS')).toBe(true)
+    }
+  })
+
   it('a second request on a thread in use is refused before it stores anything; the first completes, its tool calls paired', async () => {
     const store = inMemoryStore()
     const memory = createMemory({ store })

@@ -194,6 +194,11 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
   if (tracing) memory.adoptTracer('langchain', langchainTracing())
   if (typeof hold !== 'object' || hold === null) invalidOptions('strataMiddleware(): hold must be an object.')
   const { ttlMs, idleMs = DEFAULT_IDLE_MS } = hold
+  if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && ttlMs > 0)) {
+    invalidOptions(
+      `strataMiddleware(): hold.ttlMs must be a whole number of milliseconds above 0 (got ${String(ttlMs)}).`,
+    )
+  }
   if (!(Number.isSafeInteger(idleMs) && idleMs >= 0)) {
     invalidOptions(
       `strataMiddleware(): hold.idleMs must be a whole number of milliseconds (got ${String(idleMs)}).`,

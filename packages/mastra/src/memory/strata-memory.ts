@@ -157,6 +157,12 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     }
     if (typeof telemetry !== 'boolean') invalidOptions('StrataMemory: telemetry must be true or false.')
     if (typeof hold !== 'object' || hold === null) invalidOptions('StrataMemory: hold must be an object.')
+    const { ttlMs } = hold
+    if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && ttlMs > 0)) {
+      invalidOptions(
+        `StrataMemory: hold.ttlMs must be a whole number of milliseconds above 0 (got ${String(ttlMs)}).`,
+      )
+    }
     super({
       id,
       name: 'StrataMemory',
@@ -171,7 +177,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       system,
       history,
       onTransition: (listener) => memory.on('transition', listener),
-      holdTtlMs: hold.ttlMs,
+      holdTtlMs: ttlMs,
       held: (strataId, held) => (held ? this.#records.hold(strataId) : this.#records.release(strataId)),
       claim: (messageIds, claimed) => {
         for (const id of messageIds) {
