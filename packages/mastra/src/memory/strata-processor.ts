@@ -22,7 +22,7 @@ import { type MemoryTransitionData, memoryTransitionData } from '../messages/db-
 import { fromPromptMessage, type MastraPrompt, toPrompt } from '../messages/prompt-messages'
 import { stepMessage } from '../messages/step-message'
 import { holdThread } from './request-hold'
-import { toolDefinitionsText } from './tool-definitions'
+import { responseFormatText, toolDefinitionsText } from './tool-definitions'
 
 /** The request-context key that marks Strata's own model calls (the summarizer's): nothing of them is stored. */
 export const INTERNAL_CALL_KEY = 'strata.internal'
@@ -142,9 +142,14 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     })
   }
 
-  /** Notes the tools the step sends: the provider counts their definitions as input. */
-  processInputStep({ tools, activeTools, state }: ProcessInputStepArgs): undefined {
-    ;(state as RunState).toolDefinitions = toolDefinitionsText(tools, activeTools)
+  /** Notes the tools and the output schema the step sends: the provider counts them as input. */
+  processInputStep({ tools, activeTools, structuredOutput, state }: ProcessInputStepArgs): undefined {
+    ;(state as RunState).toolDefinitions = [
+      toolDefinitionsText(tools, activeTools),
+      responseFormatText(structuredOutput),
+    ]
+      .filter((text) => text.length > 0)
+      .join('\n')
     return undefined
   }
 

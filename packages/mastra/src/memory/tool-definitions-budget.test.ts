@@ -20,7 +20,7 @@ const ledger = createTool({
 })
 
 /** A thread with a long history, then one generate: what the first model call was sent. */
-async function firstCall(withTools: boolean) {
+async function firstCall(withTools: boolean, structured?: z.ZodObject) {
   const memory = createMemory({ compaction: { budget: { inputTokens: BUDGET } } })
   const strata = new StrataMemory({ memory, tools: false })
   await strata.saveThread({
@@ -34,12 +34,14 @@ async function firstCall(withTools: boolean) {
     })
     await thread.append({ role: 'assistant', content: `Filed invoice ${turn}.` })
   }
-  const { model, prompts } = scriptedModel([{ text: 'Done.' }])
+  const { model, prompts } = scriptedModel([{ text: structured === undefined ? 'Done.' : '{"due":[]}' }])
   const tools: Record<string, typeof ledger> = withTools ? { ledger_lookup: ledger } : {}
   let sentTools: unknown
+  let sentFormat: unknown
   const generate = model.doGenerate.bind(model)
   model.doGenerate = async (options) => {
     sentTools = options.tools
+    sentFormat = options.responseFormat
     return generate(options)
   }
   const agent = new Agent({
@@ -50,8 +52,11 @@ async function firstCall(withTools: boolean) {
     tools,
     memory: strata,
   })
-  await agent.generate('Which invoices are due?', { memory: { thread: 'books', resource: 'ana' } })
-  return { messages: promptTokens(prompts[0]!), sentTools, last: prompts[0]!.at(-1) }
+  const on = { thread: 'books', resource: 'ana' }
+  if (structured === undefined) await agent.generate('Which invoices are due?', { memory: on })
+  else
+    await agent.generate('Which invoices are due?', { memory: on, structuredOutput: { schema: structured } })
+  return { messages: promptTokens(prompts[0]!), sentTools, sentFormat, last: prompts[0]!.at(-1) }
 }
 
 describe('the tool definitions a step sends count against the budget', () => {
@@ -66,6 +71,22 @@ describe('the tool definitions a step sends count against the budget', () => {
     expect(withTools.messages).toBeLessThan(withoutTools.messages)
     expect(withTools.messages + toolTokens).toBeLessThanOrEqual(BUDGET)
     expect(JSON.stringify(withTools.last)).toContain('Which invoices are due?')
+  })
+
+  it('so does the output schema of a call with structuredOutput', async () => {
+    const report = z
+      .object({ due: z.array(z.string()).describe('The ids of the invoices due.') })
+      .describe(`The invoices due. ${'Each row carries its id, vendor, amount and due date. '.repeat(60)}`)
+    const without = await firstCall(false)
+    const structured = await firstCall(false, report)
+    // What the provider received, counted as the processor counts it.
+    const formatTokens = counter.count(JSON.stringify(structured.sentFormat))
+    expect(formatTokens).toBeGreaterThan(600)
+    expect(without.messages + formatTokens).toBeGreaterThan(BUDGET)
+    expect(structured.messages).toBeLessThan(without.messages)
+    // Estimates of parts add up to within a few tokens of the whole the memory counts (the instructions
+    // and the schema are counted as one text sent alongside).
+    expect(structured.messages + formatTokens).toBeLessThanOrEqual(BUDGET + 4)
   })
 
   it('the definitions are the provider’s: name, description and JSON schema; only the active tools', () => {

@@ -1,3 +1,5 @@
+import { standardSchemaToJSONSchema, toStandardSchema } from '@mastra/core/schema'
+
 /** A step's tool as Mastra hands it to `processInputStep`: converted, its schema as JSON schema. */
 interface StepTool {
   type?: unknown
@@ -50,4 +52,22 @@ export function toolDefinitionsText(
   const names = Object.keys(tools).filter((name) => activeTools === undefined || activeTools.includes(name))
   if (names.length === 0) return ''
   return `[${names.map((name) => text(definition(name, (tools[name] ?? {}) as StepTool), name)).join(',')}]`
+}
+
+/**
+ * The JSON schema of a call's structured output as the provider receives it (`responseFormat:
+ * { type: 'json', schema }`, converted as Mastra converts it), as text, or `''` when the call has
+ * none, when a separate model does the structuring (`structuredOutput.model`: the main call does not
+ * send it), or when the schema cannot give its JSON schema.
+ */
+export function responseFormatText(
+  structuredOutput: { schema?: unknown; model?: unknown } | undefined,
+): string {
+  if (structuredOutput?.schema === undefined || structuredOutput.model !== undefined) return ''
+  try {
+    const schema = standardSchemaToJSONSchema(toStandardSchema(structuredOutput.schema as never))
+    return JSON.stringify({ type: 'json', schema })
+  } catch {
+    return ''
+  }
 }
