@@ -98,3 +98,6 @@ console.log(
     `the last context is ${context.stats.contextTokens} of ${context.stats.totalTokens} tokens at level ${context.stats.level}. ` +
     `Model calls: ${model.callCount}.`,
 )
+
+// Background compactions end, holds still held are released, and the store is closed.
+await memory.close()

@@ -122,3 +122,6 @@ console.log(
 console.log(
   `Mastra sees: threads of ana: ${threads.threads.map((found) => found.id).join(', ')}; ${messages.length} messages, ${messages.filter((message) => message.content.parts.some((part) => part.type === 'data-memory-transition')).length} transitions.`,
 )
+
+// Background compactions end, holds still held are released, and the store is closed.
+await memory.close()

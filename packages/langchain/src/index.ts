@@ -14,7 +14,11 @@ export {
   toLangChainMessage,
   toLangChainMessages,
 } from './messages/to-langchain'
-export { type StrataMiddlewareOptions, strataMiddleware } from './middleware/strata-middleware'
+export {
+  type StrataHoldOptions,
+  type StrataMiddlewareOptions,
+  strataMiddleware,
+} from './middleware/strata-middleware'
 export { type MemoryTransitionEvent, memoryTransitionEvent } from './middleware/transitions'
 export {
   type LangchainSummarizerOptions,

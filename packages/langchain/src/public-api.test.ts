@@ -47,6 +47,7 @@ describe('the public surface of @strata-memory/langchain', () => {
       'LangchainSummarizerOptions',
       'MemoryTransitionEvent',
       'StrataChatMessageHistoryOptions',
+      'StrataHoldOptions',
       'StrataKwargs',
       'StrataMessageKind',
       'StrataMiddlewareOptions',
@@ -72,7 +73,7 @@ describe('the public surface of @strata-memory/langchain', () => {
       expect(readme, name).toMatch(new RegExp(`\\b${name}\\b`))
     }
     expect(readme).toContain(
-      'strataMiddleware({ memory, threadId?, level?, system?, history?, onDivergence?, tracing? })',
+      'strataMiddleware({ memory, threadId?, level?, system?, history?, onDivergence?, tracing?, hold? })',
     )
     expect(readme).toContain('strataTools(memory, { threadId?, scopes? })')
     expect(readme).toContain('langchainSummarizer({ model, name?, structured?, timeoutMs?, maxFacts? })')

@@ -1,19 +1,23 @@
 import { type AIMessage, type BaseMessage, SystemMessage } from '@langchain/core/messages'
+import { AsyncLocalStorageProviderSingleton } from '@langchain/core/singletons'
 import {
   assertThreadId,
   type ContextMessage,
   type DivergenceHandling,
+  type FollowHistoryOptions,
   followHistory,
   type HistoryMode,
   invalidOptions,
   type Memory,
   type Thread,
 } from '@strata-memory/core'
-import { createMiddleware } from 'langchain'
+import { createMiddleware, MiddlewareError, ToolInvocationError, type WrapModelCallHook } from 'langchain'
 import { fromLangChainMessage } from '../messages/from-langchain'
 import { toLangChainMessages } from '../messages/to-langchain'
 import { langchainTracing } from '../tracing/langchain-tracing'
-import { splitRequestMessages, toCoreMessage } from './conversation'
+import { type RoledMessage, splitRequestMessages, toCoreMessage } from './conversation'
+import { RequestHolds } from './request-holds'
+import { toolDefinitionsText } from './tool-definitions'
 import { withTransitions } from './transitions'
 
 /** Options of {@link strataMiddleware}. */
@@ -59,10 +63,53 @@ export interface StrataMiddlewareOptions<L extends string = string> {
    * @default true
    */
   tracing?: boolean
+  /**
+   * One request at a time per thread: an `invoke` or `stream` of the agent holds its thread from
+   * `beforeAgent` to `afterAgent` (`thread.hold()`), so a second request on the same thread — here or
+   * in another process sharing the store — is refused before it stores anything, with a
+   * `MiddlewareError` whose `cause` is a `StrataError` with code `STRATA_THREAD_BUSY`. A request that
+   * fails gives the thread back.
+   */
+  hold?: StrataHoldOptions
+}
+
+/** Options of {@link StrataMiddlewareOptions.hold}. */
+export interface StrataHoldOptions {
+  /**
+   * How long the store's lease outlives a process that died holding it (see `thread.hold({ ttlMs })`).
+   * @default core's default (30 s)
+   */
+  ttlMs?: number
+  /**
+   * How long a request keeps its thread while none of its model or tool calls runs. A request can end
+   * where no hook of this middleware sees it — a human-in-the-loop interrupt (`humanInTheLoopMiddleware`),
+   * a recursion limit, another middleware's error — so after this long without a step, its thread is
+   * free for other requests; a step that comes later takes it again (the request resumed with
+   * `new Command({ resume })` does). Raise it when other middleware spends longer between model calls
+   * (an LLM call in `beforeModel`).
+   * @default 10_000
+   */
+  idleMs?: number
 }
 
 const DIVERGENCE_HANDLINGS: readonly DivergenceHandling[] = ['rewind', 'reject']
 const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
+
+/** The default of {@link StrataHoldOptions.idleMs}. */
+const DEFAULT_IDLE_MS = 10_000
+
+/**
+ * The request a hook runs in: LangGraph's run control, one per `invoke` or `stream` of the graph (a
+ * resumed run has its own), read from the run's config. Undefined on a LangGraph without it.
+ */
+function requestOf(): object | undefined {
+  const config = AsyncLocalStorageProviderSingleton.getRunnableConfig() as { control?: unknown } | undefined
+  const control = config?.control
+  return typeof control === 'object' && control !== null ? control : undefined
+}
+
+/** An error the agent feeds back to the model as the tool's answer (`handleToolErrors`): the request goes on. */
+const fedBack = (error: unknown) => ToolInvocationError.isInstance(error)
 
 /** How many threads with a failed last call a middleware remembers (a bound, not a tuning knob). */
 const MAX_FAILED_THREADS = 10_000
@@ -124,6 +171,7 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
     history = 'auto',
     onDivergence = 'rewind',
     tracing = true,
+    hold = {},
   } = options ?? ({} as StrataMiddlewareOptions<L>)
   if (typeof memory?.thread !== 'function') {
     invalidOptions('strataMiddleware() needs { memory }: pass the memory from createMemory().')
@@ -144,6 +192,19 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
     invalidOptions('strataMiddleware(): system must be a string.')
   if (typeof tracing !== 'boolean') invalidOptions('strataMiddleware(): tracing must be true or false.')
   if (tracing) memory.adoptTracer('langchain', langchainTracing())
+  if (typeof hold !== 'object' || hold === null) invalidOptions('strataMiddleware(): hold must be an object.')
+  const { ttlMs, idleMs = DEFAULT_IDLE_MS } = hold
+  if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && ttlMs > 0)) {
+    invalidOptions(
+      `strataMiddleware(): hold.ttlMs must be a whole number of milliseconds above 0 (got ${String(ttlMs)}).`,
+    )
+  }
+  if (!(Number.isSafeInteger(idleMs) && idleMs >= 0)) {
+    invalidOptions(
+      `strataMiddleware(): hold.idleMs must be a whole number of milliseconds (got ${String(idleMs)}).`,
+    )
+  }
+  const holds = new RequestHolds({ ttlMs, idleMs })
 
   const threadIdOf = (runtime: RuntimeLike | undefined): string | undefined => {
     if (threadId !== undefined) return threadId
@@ -164,6 +225,28 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
   return createMiddleware({
     name: 'StrataMemory',
 
+    // The request takes its thread before anything is stored. LangChain passes what this hook throws
+    // as it is: a refusal is wrapped as it would be from the model call, in a MiddlewareError.
+    beforeAgent: async (_state, runtime) => {
+      const id = threadIdOf(runtime as RuntimeLike)
+      if (id === undefined) return undefined
+      try {
+        const request = requestOf()
+        await holds.begin(await memory.thread(id), request)
+        const signal = (runtime as { signal?: AbortSignal }).signal
+        signal?.addEventListener('abort', () => void holds.end(id, request), { once: true })
+      } catch (error) {
+        throw MiddlewareError.wrap(error, 'StrataMemory')
+      }
+      return undefined
+    },
+
+    afterAgent: async (_state, runtime) => {
+      const id = threadIdOf(runtime as RuntimeLike)
+      if (id !== undefined) await holds.end(id, requestOf())
+      return undefined
+    },
+
     wrapModelCall: async (request, handler) => {
       const runtime = request.runtime as RuntimeLike
       const id = threadIdOf(runtime)
@@ -173,49 +256,94 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
         )
       }
       const thread = await memory.thread(id)
-      return withTransitions(memory, thread.id, runtime.writer, async () => {
-        const { system: requestSystem, conversation } = splitRequestMessages(request.messages)
-        const mode = history === 'new' && failedThreads.has(thread.id) ? 'auto' : history
-        await followHistory(thread, conversation, { history: mode, toMessage: toCoreMessage, onDivergence })
-        // The agent's system prompt and the request's system messages go with the context: under a
-        // budget they take their share.
-        const alongside = [request.systemMessage, ...requestSystem]
-          .map((message) => message.text)
-          .filter((text) => text.length > 0)
-          .join('\n\n')
-        const context = await thread.context({
-          ...(level === undefined ? {} : { level }),
-          ...(system === undefined ? {} : { system }),
-          ...(alongside === '' ? {} : { alongside }),
-        })
-        const threadSystem = context.messages.filter((message) => message.role === 'system')
-        const rest = context.messages.filter((message) => message.role !== 'system')
-        const messages: BaseMessage[] = [
-          ...requestSystem,
-          ...toLangChainMessages(rest, { level: context.stats.level }),
-        ]
-        let response: AIMessage
-        try {
-          response = await handler({
-            ...request,
-            messages,
-            systemMessage: systemMessageWith(request.systemMessage, threadSystem),
-          })
-        } catch (error) {
-          failed(thread.id)
-          throw error
-        }
-        await recordResponse(thread, response)
-        failedThreads.delete(thread.id)
-        return response
-      })
+      const run = requestOf()
+      await holds.enter(thread, run)
+      try {
+        return await modelCall(thread, request, handler)
+      } catch (error) {
+        // The request dies here (a retry middleware around this one takes the thread again).
+        await holds.end(thread.id, run)
+        throw error
+      } finally {
+        holds.leave(thread.id, run)
+      }
     },
 
     wrapToolCall: async (request, handler) => {
       const runtime = request.runtime as RuntimeLike | undefined
       const id = threadIdOf(runtime)
       if (id === undefined) return handler(request)
-      return withTransitions(memory, id, runtime?.writer, async () => handler(request))
+      const run = requestOf()
+      await holds.enter(await memory.thread(id), run)
+      try {
+        return await withTransitions(memory, id, runtime?.writer, async () => handler(request))
+      } catch (error) {
+        // An interrupt ends the request here; a failed tool the agent feeds back to the model does not.
+        if (!fedBack(error)) await holds.end(id, run)
+        throw error
+      } finally {
+        holds.leave(id, run)
+      }
     },
   })
+
+  /** One model call: the request's unseen messages stored, the model called with the context, its answer stored. */
+  async function modelCall(
+    thread: Thread,
+    request: Parameters<WrapModelCallHook>[0],
+    handler: Parameters<WrapModelCallHook>[1],
+  ): Promise<AIMessage> {
+    const runtime = request.runtime as RuntimeLike
+    return withTransitions(memory, thread.id, runtime.writer, async () => {
+      const { system: requestSystem, conversation } = splitRequestMessages(request.messages)
+      const mode = history === 'new' && failedThreads.has(thread.id) ? 'auto' : history
+      // What the provider receives besides the context: the agent's system prompt, the request's
+      // system messages, the tool definitions and the structured-output format. Under a budget they
+      // take their share.
+      const alongside = [
+        ...[request.systemMessage, ...requestSystem].map((message) => message.text),
+        toolDefinitionsText(request.tools, request.responseFormat),
+      ]
+        .filter((text) => text.length > 0)
+        .join('\n\n')
+      // With `fit`, a request that cannot fit the budget beside what is sent alongside is refused
+      // (STRATA_BUDGET_EXCEEDED) before anything is stored: core's appendUnseen option, which
+      // followHistory forwards (a core without it stores first and context() refuses after).
+      const follow = {
+        history: mode,
+        toMessage: toCoreMessage,
+        onDivergence,
+        fit: {
+          ...(system === undefined ? {} : { system }),
+          ...(alongside === '' ? {} : { alongside }),
+        },
+      } as FollowHistoryOptions<RoledMessage>
+      await followHistory(thread, conversation, follow)
+      const context = await thread.context({
+        ...(level === undefined ? {} : { level }),
+        ...(system === undefined ? {} : { system }),
+        ...(alongside === '' ? {} : { alongside }),
+      })
+      const threadSystem = context.messages.filter((message) => message.role === 'system')
+      const rest = context.messages.filter((message) => message.role !== 'system')
+      const messages: BaseMessage[] = [
+        ...requestSystem,
+        ...toLangChainMessages(rest, { level: context.stats.level }),
+      ]
+      let response: AIMessage
+      try {
+        response = await handler({
+          ...request,
+          messages,
+          systemMessage: systemMessageWith(request.systemMessage, threadSystem),
+        })
+      } catch (error) {
+        failed(thread.id)
+        throw error
+      }
+      await recordResponse(thread, response)
+      failedThreads.delete(thread.id)
+      return response
+    })
+  }
 }

@@ -22,6 +22,12 @@ describe('typed errors', () => {
     expect(await codeOf(() => new StrataMemory({ memory, history: 'all' as never }))).toBe(
       'STRATA_INVALID_OPTIONS',
     )
+    expect(await codeOf(() => new StrataMemory({ memory, hold: { ttlMs: 0 } }))).toBe(
+      'STRATA_INVALID_OPTIONS',
+    )
+    expect(await codeOf(() => new StrataMemory({ memory, hold: 'long' as never }))).toBe(
+      'STRATA_INVALID_OPTIONS',
+    )
     expect(await codeOf(() => new StrataMemory({ memory, tools: 'yes' as never }))).toBe(
       'STRATA_INVALID_OPTIONS',
     )

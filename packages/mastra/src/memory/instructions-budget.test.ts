@@ -1,10 +1,10 @@
 import { Agent } from '@mastra/core/agent'
-import { createMemory, tokenEstimator } from '@strata-memory/core'
+import { createMemory } from '@strata-memory/core'
 import { describe, expect, it } from 'vitest'
+import { promptTokens } from '../testing/agent-harness'
 import { scriptedModel } from '../testing/scripted-model'
 import { StrataMemory } from './strata-memory'
 
-const counter = tokenEstimator()
 const INSTRUCTIONS = `You are a procurement agent. ${'Follow the house rules on vendors, budgets and sources. '.repeat(130)}`
 
 describe("the agent's instructions and the token budget", () => {
@@ -32,18 +32,7 @@ describe("the agent's instructions and the token budget", () => {
     let largest = 0
     for (const prompt of prompts) {
       expect(JSON.stringify(prompt[0])).toContain('house rules')
-      // Each message's text and 4 tokens of framing, as the memory counts a message.
-      const sent = prompt.reduce(
-        (sum, message) =>
-          sum +
-          4 +
-          counter.count(
-            typeof message.content === 'string'
-              ? message.content
-              : message.content.map((part) => ('text' in part ? part.text : '')).join(''),
-          ),
-        0,
-      )
+      const sent = promptTokens(prompt)
       expect(sent).toBeLessThanOrEqual(budget)
       largest = Math.max(largest, sent)
     }

@@ -27,7 +27,8 @@ import {
 import { toDBMessages } from '../messages/db-messages'
 import { mastraTracer } from '../telemetry/mastra-tracer'
 import { toStrataThreadId } from '../threads/thread-id-mapping'
-import { type MastraThreadRecord, readThreadRecord, writeThreadRecord } from '../threads/thread-record'
+import type { MastraThreadRecord } from '../threads/thread-record'
+import { ThreadRecordWrites } from '../threads/thread-record-writes'
 import { type MastraTool, strataTools } from '../tools/strata-tools'
 import { type ProcessorHost, StrataProcessor } from './strata-processor'
 import { filterThreads, pageOf } from './thread-listing'
@@ -72,6 +73,17 @@ export interface StrataMemoryOptions<L extends string = string> {
    * @default true
    */
   telemetry?: boolean
+  /**
+   * One request at a time per thread: an `agent.generate` or `agent.stream` holds its thread from
+   * its input to its result (`thread.hold()`), so a second request on the same thread — here or in
+   * another process sharing the store — is refused before it stores anything. Mastra throws its
+   * `MastraError` (`AGENT_GENERATE_FAILED`, …) with, in its `cause` chain, a `MastraError` with id
+   * `STRATA_THREAD_BUSY` whose `cause` is the `StrataError`: `strataErrorOf(error)?.code` reads it.
+   * A request that fails gives the thread back. `ttlMs`: how long the store's lease outlives a
+   * process that died holding it.
+   * @default { ttlMs: core's default (30 s) }
+   */
+  hold?: { ttlMs?: number }
 }
 
 const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
@@ -109,6 +121,8 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
   readonly #tools: Record<string, MastraTool>
   /** Ids of the Mastra messages of agent runs in progress: the processor stores them, never `saveMessages`. */
   readonly #claimed = new Set<string>()
+  /** The Mastra thread records, held back while a run holds their thread. */
+  readonly #records: ThreadRecordWrites
 
   constructor(options: StrataMemoryOptions<L>) {
     const {
@@ -119,6 +133,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       history = 'new',
       tools = true,
       telemetry = true,
+      hold = {},
     } = options ?? ({} as StrataMemoryOptions<L>)
     if (typeof memory?.thread !== 'function' || typeof memory.store?.getState !== 'function') {
       invalidOptions('new StrataMemory() needs { memory }: pass the memory from createMemory().')
@@ -141,12 +156,20 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       invalidOptions('StrataMemory: tools must be true, false or { scopes: boolean }.')
     }
     if (typeof telemetry !== 'boolean') invalidOptions('StrataMemory: telemetry must be true or false.')
+    if (typeof hold !== 'object' || hold === null) invalidOptions('StrataMemory: hold must be an object.')
+    const { ttlMs } = hold
+    if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && ttlMs > 0)) {
+      invalidOptions(
+        `StrataMemory: hold.ttlMs must be a whole number of milliseconds above 0 (got ${String(ttlMs)}).`,
+      )
+    }
     super({
       id,
       name: 'StrataMemory',
       options: { lastMessages: false, semanticRecall: false, generateTitle: false },
     })
     this.strata = memory
+    this.#records = new ThreadRecordWrites(() => memory.store)
     if (telemetry) memory.adoptTracer('mastra', mastraTracer)
     const host: ProcessorHost = {
       threadOf: (requestContext) => this.#threadOfContext(requestContext),
@@ -154,6 +177,8 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       system,
       history,
       onTransition: (listener) => memory.on('transition', listener),
+      holdTtlMs: ttlMs,
+      held: (strataId, held) => (held ? this.#records.hold(strataId) : this.#records.release(strataId)),
       claim: (messageIds, claimed) => {
         for (const id of messageIds) {
           if (claimed) this.#claimed.add(id)
@@ -187,7 +212,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
 
   async #record(threadId: string): Promise<{ strataId: string; record: MastraThreadRecord | undefined }> {
     const strataId = await toStrataThreadId(threadId)
-    const record = await readThreadRecord(this.strata.store, strataId)
+    const record = await this.#records.read(strataId)
     // A hashed id that another Mastra id already holds: never answer with someone else's thread.
     if (record !== undefined && record.threadId !== threadId) {
       throw new StrataError({
@@ -231,7 +256,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       ...(thread.title === undefined ? {} : { title: thread.title }),
       ...(metadata === undefined ? {} : { metadata }),
     }
-    await writeThreadRecord(this.strata.store, strataId, record)
+    await this.#records.write(strataId, record)
     return toThread(record)
   }
 
@@ -252,7 +277,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       ...(title === undefined ? {} : { title }),
       ...(kept === undefined ? {} : { metadata: kept }),
     }
-    await writeThreadRecord(this.strata.store, strataId, updated)
+    await this.#records.write(strataId, updated)
     return toThread(updated)
   }
 
@@ -268,14 +293,14 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       invalidOptions('StrataMemory.updateThreadResourceId(): resourceId must be a non-empty string.')
     }
     const updated = { ...record, resourceId, updatedAt: new Date().toISOString() }
-    await writeThreadRecord(this.strata.store, strataId, updated)
+    await this.#records.write(strataId, updated)
     return toThread(updated)
   }
 
   override async listThreads(args: StorageListThreadsInput = {}): Promise<StorageListThreadsOutput> {
     const records: MastraThreadRecord[] = []
     for (const strataId of await this.strata.listThreads()) {
-      const record = await readThreadRecord(this.strata.store, strataId)
+      const record = await this.#records.read(strataId)
       if (record !== undefined) records.push(record)
     }
     const { items, ...page } = pageOf(filterThreads(records, args), args.page, args.perPage ?? 100)

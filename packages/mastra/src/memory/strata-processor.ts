@@ -5,18 +5,24 @@ import {
   resolveObservabilityContext,
 } from '@mastra/core/observability'
 import type {
+  ProcessInputArgs,
+  ProcessInputResult,
+  ProcessInputStepArgs,
   ProcessLLMRequestArgs,
   ProcessLLMRequestResult,
   ProcessOutputResultArgs,
   ProcessOutputStepArgs,
+  ProcessOutputStreamArgs,
   Processor,
   ProcessorStreamWriter,
 } from '@mastra/core/processors'
 import type { RequestContext } from '@mastra/core/request-context'
-import type { HistoryMode, Thread, TransitionEvent } from '@strata-memory/core'
+import type { HistoryMode, Thread, ThreadHold, TransitionEvent } from '@strata-memory/core'
 import { type MemoryTransitionData, memoryTransitionData } from '../messages/db-messages'
 import { fromPromptMessage, type MastraPrompt, toPrompt } from '../messages/prompt-messages'
 import { stepMessage } from '../messages/step-message'
+import { holdThread } from './request-hold'
+import { responseFormatText, toolDefinitionsText } from './tool-definitions'
 
 /** The request-context key that marks Strata's own model calls (the summarizer's): nothing of them is stored. */
 export const INTERNAL_CALL_KEY = 'strata.internal'
@@ -38,6 +44,10 @@ export interface ProcessorHost {
   claim(messageIds: Iterable<string>, claimed: boolean): void
   /** Listens to the memory's transitions; returns the function that stops listening. */
   onTransition(listener: (event: TransitionEvent) => void): () => void
+  /** The lease time of a request's hold on its thread; undefined: core's default. */
+  holdTtlMs: number | undefined
+  /** A run took (`true`) or gave back (`false`) its hold on the thread: the memory's own writes wait. */
+  held(strataThreadId: string, held: boolean): void | Promise<void>
 }
 
 /** What the processor remembers of one agent run, in Mastra's per-request processor state. */
@@ -52,6 +62,14 @@ interface RunState {
   transitions?: MemoryTransitionData[]
   /** Stops listening to transitions. */
   stopListening?: () => void
+  /** The tool definitions the current step sends, as the provider receives them (see `processInputStep`). */
+  toolDefinitions?: string
+  /** The run's hold on its thread, taken before anything is stored (null: the store has no lease). */
+  hold?: Promise<ThreadHold | undefined>
+  /** The thread the run holds. */
+  heldThreadId?: string
+  /** Why the run may not go on (its thread is busy), thrown at its first step. */
+  refused?: unknown
 }
 
 /**
@@ -103,12 +121,59 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     this.#host = host
   }
 
+  /**
+   * The request takes its thread before anything is stored: one request at a time per thread. A
+   * second one is refused (a `MastraError` with id `STRATA_THREAD_BUSY`, the `StrataError` as cause).
+   */
+  processInput(args: ProcessInputArgs): Promise<ProcessInputResult> {
+    return inProcessorSpan(args, async () => {
+      const { requestContext, state, messageList, abortSignal } = args
+      if (isInternal(requestContext)) return messageList
+      const thread = await this.#host.threadOf(requestContext)
+      if (thread === undefined) return messageList
+      try {
+        await this.#hold(state as RunState, thread, abortSignal)
+      } catch (error) {
+        // Mastra passes on what processInput throws as a message only: the refusal is thrown where the
+        // first step's prompt is built, before anything is stored, where Mastra keeps it as it is.
+        ;(state as RunState).refused = error
+      }
+      return messageList
+    })
+  }
+
+  /** Notes the tools and the output schema the step sends: the provider counts them as input. */
+  processInputStep({ tools, activeTools, structuredOutput, state }: ProcessInputStepArgs): undefined {
+    ;(state as RunState).toolDefinitions = [
+      toolDefinitionsText(tools, activeTools),
+      responseFormatText(structuredOutput),
+    ]
+      .filter((text) => text.length > 0)
+      .join('\n')
+    return undefined
+  }
+
   processLLMRequest(args: ProcessLLMRequestArgs): Promise<ProcessLLMRequestResult> {
-    return inProcessorSpan(args, () => this.#llmRequest(args))
+    return inProcessorSpan(args, () => this.#failing(args.state, () => this.#llmRequest(args)))
   }
 
   processOutputStep(args: ProcessOutputStepArgs): Promise<MessageList> {
-    return inProcessorSpan(args, () => this.#outputStep(args))
+    return inProcessorSpan(args, () => this.#failing(args.state, () => this.#outputStep(args)))
+  }
+
+  /**
+   * A tool call waiting for approval (`requireApproval`) or a suspended tool ends the request there,
+   * without a result phase: its hold ends with it. The resumed request takes the thread again at its
+   * first step.
+   */
+  async processOutputStream({
+    part,
+    state,
+  }: ProcessOutputStreamArgs): Promise<ProcessOutputStreamArgs['part']> {
+    if (part.type === 'tool-call-approval' || part.type === 'tool-call-suspended') {
+      await this.#release(state as RunState)
+    }
+    return part
   }
 
   processOutputResult(args: ProcessOutputResultArgs): Promise<MessageList> {
@@ -127,6 +192,9 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     const thread = await this.#host.threadOf(requestContext)
     if (thread === undefined) return undefined
     const run = state as RunState
+    if (run.refused !== undefined) throw run.refused
+    // A run resumed past processInput (an approved tool call) takes its thread here.
+    await this.#hold(run, thread, undefined)
     this.#claim(run, messageList)
     if (run.threadId === undefined) {
       run.threadId = thread.id
@@ -137,19 +205,28 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       })
     }
     await flushTransitions(run, writer)
-    await this.#store(thread, conversationOf(prompt), run, stepNumber === 0)
     const system = prompt.filter((message) => message.role === 'system')
+    // What the provider receives besides the context: the agent's instructions and the step's tool
+    // definitions. Under a budget they take their share.
+    const alongside = [
+      ...system.map((message) => (message.role === 'system' ? message.content : '')),
+      run.toolDefinitions ?? '',
+    ]
+      .filter((text) => text.length > 0)
+      .join('\n\n')
+    // A run resumed after a tool approval starts past its first step with nothing stored yet: its
+    // prompt holds the conversation the thread has stored up to the approved call.
+    await this.#store(
+      thread,
+      conversationOf(prompt),
+      run,
+      stepNumber === 0 || run.stored === undefined,
+      alongside,
+    )
     const context = await thread.context({
       ...(this.#host.level === undefined ? {} : { level: this.#host.level }),
       ...(this.#host.system === undefined ? {} : { system: this.#host.system }),
-      // The agent's instructions go with the context: under a budget they take their share.
-      ...(system.length === 0
-        ? {}
-        : {
-            alongside: system
-              .map((message) => (message.role === 'system' ? message.content : ''))
-              .join('\n\n'),
-          }),
+      ...(alongside === '' ? {} : { alongside }),
     })
     return { prompt: [...system, ...toPrompt(context.messages)] }
   }
@@ -191,7 +268,8 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     writer,
   }: ProcessOutputResultArgs): Promise<MessageList> {
     const run = state as RunState
-    if (isInternal(requestContext)) return messageList
+    // A refused run stores nothing, also here.
+    if (isInternal(requestContext) || run.refused !== undefined) return messageList
     try {
       const thread = await this.#host.threadOf(requestContext)
       if (thread === undefined) return messageList
@@ -203,8 +281,46 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       run.stopListening?.()
       run.threadId = undefined
       run.stopListening = undefined
+      await this.#release(run)
     }
     return messageList
+  }
+
+  /** Takes the run's hold on its thread, once; an aborted run gives it back. */
+  async #hold(run: RunState, thread: Thread, abortSignal: AbortSignal | undefined): Promise<void> {
+    if (run.hold !== undefined) {
+      await run.hold
+      return
+    }
+    run.hold = holdThread(thread, this.#host.holdTtlMs)
+    try {
+      await run.hold
+    } catch (error) {
+      run.hold = undefined
+      throw error
+    }
+    run.heldThreadId = thread.id
+    this.#host.held(thread.id, true)
+    abortSignal?.addEventListener('abort', () => void this.#release(run), { once: true })
+  }
+
+  /** Ends the run's hold (its last write is done, or it failed); a later step takes it again. */
+  async #release(run: RunState): Promise<void> {
+    const { hold, heldThreadId } = run
+    run.hold = undefined
+    run.heldThreadId = undefined
+    await (await hold?.catch(() => undefined))?.release()
+    if (heldThreadId !== undefined) await this.#host.held(heldThreadId, false)
+  }
+
+  /** Runs a step's work; when it throws, the run dies: its thread is given back. */
+  async #failing<T>(state: Record<string, unknown>, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work()
+    } catch (error) {
+      await this.#release(state as RunState)
+      throw error
+    }
   }
 
   /** Claims the run's messages Mastra may save itself while the run goes on. */
@@ -219,14 +335,21 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     this.#host.claim(fresh, true)
   }
 
-  /** Stores what follows the stored part of the run's conversation. */
-  async #store(thread: Thread, conversation: MastraPrompt, run: RunState, first: boolean) {
+  /**
+   * Stores what follows the stored part of the run's conversation. The request (the run's first
+   * store) is refused with `STRATA_BUDGET_EXCEEDED`, storing nothing, when it cannot fit the budget
+   * beside what is sent `alongside`; a later step's tool results are stored as they come (the fit
+   * cuts them, and a refusal there would leave their calls unanswered).
+   */
+  async #store(thread: Thread, conversation: MastraPrompt, run: RunState, first: boolean, alongside = '') {
     const stored = first ? 0 : (run.stored ?? 0)
     const fresh = conversation.slice(stored)
     if (first) {
+      const system = this.#host.system
       await thread.appendUnseen(fresh as Exclude<MastraPrompt[number], { role: 'system' }>[], {
         history: this.#host.history,
         toMessage: fromPromptMessage,
+        fit: { ...(system === undefined ? {} : { system }), ...(alongside === '' ? {} : { alongside }) },
       })
     } else if (fresh.length > 0) {
       await thread.append(fresh.map((message) => fromPromptMessage(message as never)))

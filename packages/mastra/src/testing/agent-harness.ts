@@ -1,6 +1,6 @@
 import { Agent } from '@mastra/core/agent'
 import { createTool } from '@mastra/core/tools'
-import type { Memory } from '@strata-memory/core'
+import { type Memory, tokenEstimator } from '@strata-memory/core'
 import { StrataMemory, type StrataMemoryOptions } from '../memory/strata-memory'
 import { type ReceivedPrompt, type ScriptedStep, scriptedModel } from './scripted-model'
 
@@ -60,4 +60,21 @@ export function promptLines(prompt: ReceivedPrompt): string[] {
     })
     return `${message.role}: ${parts.join(' ')}`
   })
+}
+
+const estimator = tokenEstimator()
+
+/** A received prompt's tokens as the memory counts them: each message's text and 4 tokens of framing. */
+export function promptTokens(prompt: ReceivedPrompt): number {
+  return prompt.reduce(
+    (sum, message) =>
+      sum +
+      4 +
+      estimator.count(
+        typeof message.content === 'string'
+          ? message.content
+          : message.content.map((part) => ('text' in part ? part.text : '')).join(''),
+      ),
+    0,
+  )
 }

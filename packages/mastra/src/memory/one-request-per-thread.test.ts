@@ -1,0 +1,276 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Mastra } from '@mastra/core'
+import { Agent } from '@mastra/core/agent'
+import { InMemoryStore } from '@mastra/core/storage'
+import { createTool } from '@mastra/core/tools'
+import { createMemory, inMemoryStore, type Memory, StrataError, type StrataStore } from '@strata-memory/core'
+import { fileStore } from '@strata-memory/store-file'
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { strataErrorOf } from '../errors/strata-error-of'
+import { weatherTool } from '../testing/agent-harness'
+import { type ScriptedStep, scriptedModel } from '../testing/scripted-model'
+import { THREAD_BUSY_ERROR_ID } from './request-hold'
+import { StrataMemory } from './strata-memory'
+
+/** Everything the store holds of a thread: its log, archive, state and content records. */
+async function snapshot(store: StrataStore, threadId: string) {
+  return JSON.stringify({
+    items: await store.read(threadId),
+    archive: await store.readArchive(threadId),
+    state: await store.getState(threadId),
+    content: (await store.queryContent?.(threadId, {})) ?? [],
+  })
+}
+
+/** Another process (a second memory on the store) can take the thread at once: no request holds it. */
+async function expectFree(store: StrataStore, threadId: string) {
+  const hold = await (await createMemory({ store }).thread(threadId)).hold()
+  await hold.release()
+}
+
+/** A promise and the function that settles it. */
+function gate() {
+  let open!: () => void
+  const opened = new Promise<void>((resolve) => {
+    open = resolve
+  })
+  return { opened, open }
+}
+
+/** A tool that waits for `wait` before it answers: the request holding the thread stays in its tool step. */
+const slowTool = (wait: Promise<void>, started: () => void) =>
+  createTool({
+    id: 'order',
+    description: 'Orders an item.',
+    execute: async () => {
+      started()
+      await wait
+      return { ordered: true }
+    },
+  })
+
+function agentOn(memory: Memory, steps: readonly ScriptedStep[], tools: Record<string, unknown> = {}) {
+  const { model, prompts } = scriptedModel(steps)
+  const strata = new StrataMemory({ memory, tools: false })
+  const agent = new Agent({
+    id: 'shop',
+    name: 'shop',
+    instructions: 'Be brief.',
+    model,
+    tools: { weather: weatherTool, ...tools } as never,
+    memory: strata,
+  })
+  return { agent, strata, prompts }
+}
+
+const call = (thread: string) => ({ memory: { thread, resource: 'ana' }, maxSteps: 4 })
+
+const rejection = async (work: Promise<unknown>) => {
+  try {
+    await work
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected the request to be refused')
+}
+
+/**
+ * The refusal as a Mastra user meets it. The processor throws a `MastraError` (id `STRATA_THREAD_BUSY`,
+ * the `StrataError` as cause); Mastra's agent loop passes a processor's error on as an `Error` that
+ * keeps its fields (`code` from the id, `domain`, `category`, the cause's `code`) but not its class.
+ */
+function expectBusy(error: unknown) {
+  expect(error).toBeInstanceOf(Error)
+  expect(error).toMatchObject({ code: THREAD_BUSY_ERROR_ID, domain: 'MASTRA_MEMORY', category: 'USER' })
+  expect((error as Error).cause).toMatchObject({ code: 'STRATA_THREAD_BUSY' })
+  const strata = strataErrorOf(error)
+  expect(StrataError.isInstance(strata, 'STRATA_THREAD_BUSY')).toBe(true)
+}
+
+describe('one request at a time per thread', () => {
+  it('a second request on a thread in use is refused before it stores anything; the first completes, its tool call paired', async () => {
+    const store = inMemoryStore()
+    const memory = createMemory({ store })
+    const { opened, open } = gate()
+    const inTool = gate()
+    const { agent, strata, prompts } = agentOn(
+      memory,
+      [{ toolCalls: [{ id: 'c1', name: 'order', input: { item: 'paper' } }] }, { text: 'Paper ordered.' }],
+      { order: slowTool(opened, inTool.open) },
+    )
+    const first = agent.generate('Order paper.', call('orders'))
+    await inTool.opened
+    const threadId = (await strata.thread('orders')).id
+    const before = await snapshot(store, threadId)
+
+    expectBusy(await rejection(agent.generate('Order ink.', call('orders'))))
+    expect(await snapshot(store, threadId)).toBe(before)
+    expect(prompts).toHaveLength(1)
+
+    open()
+    expect((await first).text).toBe('Paper ordered.')
+    const thread = await strata.thread('orders')
+    expect((await thread.toolInteractions()).map((interaction) => interaction.status)).toEqual(['success'])
+    // The thread is free again.
+    const next = agentOn(memory, [{ text: 'Ink ordered.' }])
+    expect((await next.agent.generate('Order ink.', call('orders'))).text).toBe('Ink ordered.')
+  })
+
+  it('a stream on a thread another process holds is refused before it stores anything', async () => {
+    const store = inMemoryStore()
+    const { agent, strata, prompts } = agentOn(createMemory({ store }), [{ text: 'Hello again.' }])
+    await agent.generate('Hello.', call('streams'))
+    const threadId = (await strata.thread('streams')).id
+    // Another process's request holds the thread.
+    const hold = await (await createMemory({ store }).thread(threadId)).hold()
+    const before = await snapshot(store, threadId)
+    const output = await agent.stream('Still there?', call('streams'))
+    await output.consumeStream()
+    expectBusy(output.error)
+    expect(await snapshot(store, threadId)).toBe(before)
+    expect(prompts).toHaveLength(1)
+    await hold.release()
+  })
+
+  it('another process on the same store is refused too (the store’s lease), and stores nothing', async () => {
+    const store = inMemoryStore()
+    const { opened, open } = gate()
+    const inTool = gate()
+    const here = agentOn(
+      createMemory({ store }),
+      [{ toolCalls: [{ id: 'c1', name: 'order', input: { item: 'paper' } }] }, { text: 'Paper ordered.' }],
+      { order: slowTool(opened, inTool.open) },
+    )
+    const first = here.agent.generate('Order paper.', call('shared'))
+    await inTool.opened
+    const threadId = (await here.strata.thread('shared')).id
+    const before = await snapshot(store, threadId)
+    const elsewhere = agentOn(createMemory({ store }), [{ text: 'never' }])
+    expectBusy(await rejection(elsewhere.agent.generate('Hi', call('shared'))))
+    expect(elsewhere.prompts).toHaveLength(0)
+    expect(await snapshot(store, threadId)).toBe(before)
+    open()
+    await first
+  })
+
+  it('a request that throws mid-way gives the thread back', async () => {
+    const store = inMemoryStore()
+    const memory = createMemory({ store })
+    const { agent, strata } = agentOn(memory, [
+      { toolCalls: [{ id: 'w1', name: 'weather', input: { city: 'Faro' } }] },
+      () => {
+        throw new Error('provider down')
+      },
+    ])
+    await expect(agent.generate('Weather in Faro?', call('dies'))).rejects.toThrow()
+    const threadId = (await strata.thread('dies')).id
+    // Another process can take the thread at once: nothing holds it.
+    await expectFree(store, threadId)
+    const next = agentOn(memory, [{ text: 'Sunny in Faro.' }])
+    expect((await next.agent.generate('Again?', call('dies'))).text).toBe('Sunny in Faro.')
+  })
+
+  it('a tool call waiting for approval ends the request: the thread is free meanwhile; the approved run goes on with it, storing nothing twice', async () => {
+    const store = inMemoryStore()
+    const pay = createTool({
+      id: 'pay',
+      description: 'Pays an invoice.',
+      inputSchema: z.object({ id: z.string() }),
+      requireApproval: true,
+      execute: async () => ({ paid: true }),
+    })
+    const { model } = scriptedModel([
+      { toolCalls: [{ id: 'p1', name: 'pay', input: { id: 'INV-1' } }] },
+      { text: 'Paid.' },
+    ])
+    const strata = new StrataMemory({ memory: createMemory({ store }), tools: false })
+    const mastra = new Mastra({
+      agents: {
+        payer: new Agent({
+          id: 'payer',
+          name: 'payer',
+          instructions: 'Be brief.',
+          model,
+          tools: { pay },
+          memory: strata,
+        }),
+      },
+      storage: new InMemoryStore(),
+      logger: false,
+    })
+    const agent = mastra.getAgent('payer')
+    const waiting = await agent.generate('Pay INV-1.', call('approval'))
+    expect(waiting.finishReason).toBe('suspended')
+    const threadId = (await strata.thread('approval')).id
+    // Another process may take the thread while the approval waits.
+    await expectFree(store, threadId)
+
+    const done = await agent.approveToolCallGenerate({ runId: waiting.runId!, toolCallId: 'p1' })
+    expect(done.text).toBe('Paid.')
+    const messages = (await (await strata.thread('approval')).items()).filter(
+      (item) => item.type === 'message',
+    )
+    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
+    // And the approved run gave the thread back.
+    await expectFree(store, threadId)
+  })
+})
+
+describe('a refused call leaves the thread exactly as it was', () => {
+  it('a request over the budget is refused with STRATA_BUDGET_EXCEEDED before anything is stored', async () => {
+    const store = inMemoryStore()
+    const seeded = agentOn(createMemory({ store }), [{ text: 'Hello.' }])
+    await seeded.agent.generate('Hello.', call('budget'))
+    const threadId = (await seeded.strata.thread('budget')).id
+    // The same thread under a budget the instructions and tool definitions nearly fill.
+    const { agent, prompts } = agentOn(
+      createMemory({ store, compaction: { budget: { inputTokens: 120 } } }),
+      [{ text: 'never' }],
+    )
+    const before = await snapshot(store, threadId)
+    const refused = await rejection(
+      agent.generate(`Please read this: ${'word '.repeat(600)}`, call('budget')),
+    )
+    expect(strataErrorOf(refused)?.code).toBe('STRATA_BUDGET_EXCEEDED')
+    expect(await snapshot(store, threadId)).toBe(before)
+    expect(prompts).toHaveLength(0)
+    // The refusal gave the thread back.
+    await expectFree(store, threadId)
+  })
+})
+
+describe('two processes on one memory folder (the file store’s lease)', () => {
+  it('a request while another process’s request holds the thread is refused and stores nothing; the other completes, paired', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'strata-mastra-hold-'))
+    try {
+      const store = fileStore({ dir })
+      const { opened, open } = gate()
+      const inTool = gate()
+      const here = agentOn(
+        createMemory({ store }),
+        [{ toolCalls: [{ id: 'c1', name: 'order', input: { item: 'paper' } }] }, { text: 'Paper ordered.' }],
+        { order: slowTool(opened, inTool.open) },
+      )
+      const first = here.agent.generate('Order paper.', call('orders'))
+      await inTool.opened
+      const threadId = (await here.strata.thread('orders')).id
+      const before = await snapshot(store, threadId)
+      // Another process: its own store object on the same folder.
+      const elsewhere = agentOn(createMemory({ store: fileStore({ dir }) }), [{ text: 'never' }])
+      expectBusy(await rejection(elsewhere.agent.generate('Order ink.', call('orders'))))
+      expect(elsewhere.prompts).toHaveLength(0)
+      expect(await snapshot(store, threadId)).toBe(before)
+      open()
+      expect((await first).text).toBe('Paper ordered.')
+      const thread = await createMemory({ store: fileStore({ dir }) }).thread(threadId)
+      const messages = (await thread.items()).filter((item) => item.type === 'message')
+      expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
+      expect((await thread.toolInteractions()).map((interaction) => interaction.status)).toEqual(['success'])
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+})

@@ -1,0 +1,53 @@
+import { StrataError, type StrataStore } from '@strata-memory/core'
+import { type MastraThreadRecord, readThreadRecord, writeThreadRecord } from './thread-record'
+
+/**
+ * The Mastra thread records of one `StrataMemory`, written to the Strata thread's state. While a run
+ * of this memory holds a thread, the store refuses every write to it that does not carry the hold's
+ * lease, and Mastra saves the thread during a run (`savePerStep`, its `updatedAt`): such a write waits
+ * until the run gives the thread back, and reads see it meanwhile.
+ */
+export class ThreadRecordWrites {
+  readonly #store: () => StrataStore
+  /** Strata thread ids a run of this memory holds. */
+  readonly #held = new Set<string>()
+  /** Records waiting for their thread to be given back. */
+  readonly #pending = new Map<string, MastraThreadRecord>()
+
+  constructor(store: () => StrataStore) {
+    this.#store = store
+  }
+
+  async read(strataId: string): Promise<MastraThreadRecord | undefined> {
+    return this.#pending.get(strataId) ?? readThreadRecord(this.#store(), strataId)
+  }
+
+  async write(strataId: string, record: MastraThreadRecord): Promise<void> {
+    if (this.#held.has(strataId)) {
+      this.#pending.set(strataId, record)
+      return
+    }
+    this.#pending.delete(strataId)
+    await writeThreadRecord(this.#store(), strataId, record)
+  }
+
+  /** A run of this memory took the thread. */
+  hold(strataId: string): void {
+    this.#held.add(strataId)
+  }
+
+  /** The run gave the thread back: the record it held back is written. */
+  async release(strataId: string): Promise<void> {
+    this.#held.delete(strataId)
+    const record = this.#pending.get(strataId)
+    if (record === undefined) return
+    this.#pending.delete(strataId)
+    try {
+      await writeThreadRecord(this.#store(), strataId, record)
+    } catch (error) {
+      // Another request took the thread at once: the record waits for the next write or release.
+      if (!StrataError.isInstance(error, 'STRATA_THREAD_BUSY')) throw error
+      if (!this.#pending.has(strataId)) this.#pending.set(strataId, record)
+    }
+  }
+}
