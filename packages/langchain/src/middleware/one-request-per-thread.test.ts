@@ -278,9 +278,7 @@ describe('one request at a time per thread', () => {
 })
 
 describe('a refused call leaves the thread exactly as it was', () => {
-  // Core's followHistory does not forward appendUnseen's `fit` yet: the request is stored, then
-  // context() refuses it. Passes once followHistory forwards `fit` (then drop `.fails`).
-  it.fails('a request over the budget is refused with STRATA_BUDGET_EXCEEDED before anything is stored', async () => {
+  it('a request over the budget is refused with STRATA_BUDGET_EXCEEDED before anything is stored', async () => {
     const store = inMemoryStore()
     const seeded = agentOn(createMemory({ store }), ['Hello.'])
     const config = { configurable: { thread_id: 'budget' } }

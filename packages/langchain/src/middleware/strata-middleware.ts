@@ -307,9 +307,8 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
         .filter((text) => text.length > 0)
         .join('\n\n')
       // With `fit`, a request that cannot fit the budget beside what is sent alongside is refused
-      // (STRATA_BUDGET_EXCEEDED) before anything is stored: core's appendUnseen option, which
-      // followHistory forwards (a core without it stores first and context() refuses after).
-      const follow = {
+      // (STRATA_BUDGET_EXCEEDED) before anything is stored.
+      const follow: FollowHistoryOptions<RoledMessage> = {
         history: mode,
         toMessage: toCoreMessage,
         onDivergence,
@@ -317,7 +316,7 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
           ...(system === undefined ? {} : { system }),
           ...(alongside === '' ? {} : { alongside }),
         },
-      } as FollowHistoryOptions<RoledMessage>
+      }
       await followHistory(thread, conversation, follow)
       const context = await thread.context({
         ...(level === undefined ? {} : { level }),

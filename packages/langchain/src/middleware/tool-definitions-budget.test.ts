@@ -28,6 +28,12 @@ const ledger = tool(
 )
 
 const BUDGET = 2_600
+/**
+ * The test recounts what the model received message by message (`message.text`); the memory counts
+ * part by part, and the estimator is not additive, so the two differ by a token or two (the omission
+ * note names generated ids, so the difference changes from run to run).
+ */
+const RECOUNT_SLACK = 4
 
 /** A thread with a long history, then one invoke: the tokens of what the first model call was sent. */
 async function firstCall(memory: Memory, tools: (typeof ledger)[], responseFormat?: z.ZodType) {
@@ -77,7 +83,7 @@ describe('the tool definitions a model call sends count against the budget', () 
     // With them, the first call — before any usage report — was fitted: smaller, and within the budget
     // with its tool definitions.
     expect(withTools.messages).toBeLessThan(withoutTools.messages)
-    expect(withTools.messages + withTools.tools).toBeLessThanOrEqual(BUDGET)
+    expect(withTools.messages + withTools.tools).toBeLessThanOrEqual(BUDGET + RECOUNT_SLACK)
     expect(withTools.texts.at(-1)).toBe('Which invoices are due?')
   })
 
@@ -93,7 +99,7 @@ describe('the tool definitions a model call sends count against the budget', () 
     expect(withFormat.tools).toBeGreaterThan(600)
     expect(without.messages + withFormat.tools).toBeGreaterThan(BUDGET)
     expect(withFormat.messages).toBeLessThan(without.messages)
-    expect(withFormat.messages + withFormat.tools).toBeLessThanOrEqual(BUDGET)
+    expect(withFormat.messages + withFormat.tools).toBeLessThanOrEqual(BUDGET + RECOUNT_SLACK)
   })
 
   it('the definitions are the provider’s: name, description and JSON schema of each tool', () => {
