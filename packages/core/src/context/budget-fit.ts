@@ -279,6 +279,22 @@ class FitPlanner<I extends Item> {
    */
   #cutTo(step: Step<I>, target: number): { items: I[]; tokens: number } | undefined {
     const input = this.#input
+    // The size found for this step and target before (an unchanged thread fitted again).
+    const key = firstPart(step.items)
+    const known = key === undefined ? undefined : cutSizes.get(key)
+    if (known?.target === target && known.full === step.full) {
+      const items = step.items.map((item) => input.shrink(item, known.size, false))
+      const tokens = this.#measure(items)
+      if (tokens <= target) return { items, tokens }
+    }
+    const found = this.#searchCut(step, target)
+    if (key !== undefined && found !== undefined)
+      cutSizes.set(key, { target, full: step.full, size: found.size })
+    return found
+  }
+
+  #searchCut(step: Step<I>, target: number): { items: I[]; tokens: number; size: number } | undefined {
+    const input = this.#input
     const sizes: number[] = []
     for (const item of step.items) {
       if (item.type !== 'message') continue
@@ -291,7 +307,7 @@ class FitPlanner<I extends Item> {
     let low = CUT_RESULT_TOKENS + 1
     let high = Math.max(...sizes, 0) - 1
     const tolerance = Math.max(CUT_TOLERANCE, Math.floor(target / 100))
-    let best: { items: I[]; tokens: number } | undefined
+    let best: { items: I[]; tokens: number; size: number } | undefined
     // The first guess: every part cut to what the step's overflow leaves it, less about a note each.
     let size = high - Math.ceil((step.full - target) / cutAt(high)) - NOTE_GUESS
     const tried = new Set<number>()
@@ -301,7 +317,7 @@ class FitPlanner<I extends Item> {
       const items = step.items.map((item) => input.shrink(item, size, false))
       const tokens = this.#measure(items)
       if (tokens <= target) {
-        best = { items, tokens }
+        best = { items, tokens, size }
         if (target - tokens <= tolerance) break
         low = size + 1
       } else high = size - 1
@@ -309,6 +325,15 @@ class FitPlanner<I extends Item> {
     }
     return best
   }
+}
+
+/** The cut size last found for a step (by its first part) and target: a context fitted again finds it at once. */
+const cutSizes = new WeakMap<MessagePart, { target: number; full: number; size: number }>()
+
+/** The first part of a step's messages, which stands for the step in {@link cutSizes}. */
+function firstPart(items: readonly Item[]): MessagePart | undefined {
+  for (const item of items) if (item.type === 'message' && item.content.length > 0) return item.content[0]
+  return undefined
 }
 
 /** The fewest tokens worth cutting a step anew for, once the newest step and the kept ones are served. */
