@@ -157,6 +157,43 @@ class FitPlanner<I extends Item> {
     return step.lines
   }
 
+  /**
+   * The memory items with `slot` back, its text cut so that they render within `target` tokens (its
+   * note names the slot's id, which `memory_retrieve` answers with the whole text); undefined when no
+   * cut fits.
+   */
+  #cutSlot(slot: Item, memory: readonly Item[], target: number): Item[] | undefined {
+    if (slot.type !== 'summary' && slot.type !== 'fact') return undefined
+    const { countMessage, shrink } = this.#input
+    let message = slotMessages.get(slot)
+    if (message === undefined) {
+      message = {
+        ...slot,
+        type: 'message',
+        role: 'system',
+        content: [{ type: 'text', text: slot.text }],
+      } as Item
+      slotMessages.set(slot, message)
+    }
+    const withSlot = (cut: Item) => {
+      const text = cut.type === 'message' && cut.content[0]?.type === 'text' ? cut.content[0].text : slot.text
+      const back = { ...slot, text } as Item
+      return this.#input.memoryItems.flatMap((item) =>
+        item === slot ? [back] : memory.includes(item) ? [item] : [],
+      )
+    }
+    const measure = (items: readonly Item[]) => renderedTokens(withSlot(items[0]!), [], countMessage)
+    const cut = cutToTarget({
+      items: [message],
+      full: measure([message]),
+      target,
+      shrink: (item, maxTokens) => shrink(item as I, maxTokens, false),
+      measure,
+      countMessage,
+    })
+    return cut === undefined ? undefined : withSlot(cut.items[0]!)
+  }
+
   /** The tokens of the kept steps at their smallest: the least a context holds beside its system prompt. */
   essentialTokens(): number {
     let tokens = 0
@@ -206,8 +243,12 @@ class FitPlanner<I extends Item> {
       noteTokens = shown === undefined ? 0 : input.countMessage(shown)
     }
     for (let index = 0; index < newest && need() > budget; index++) if (!steps[index]!.keep) omit(index)
+    // Slots leave whole; the last to leave may come back cut when the budget has room left.
+    let lastDropped: Item | undefined
     while (need() > budget && memory.length > 0) {
-      memory = withoutOldestSlot(memory)
+      const kept = withoutOldestSlot(memory)
+      lastDropped = memory.find((item) => !kept.includes(item))
+      memory = kept
       memorySize = memoryTokens()
     }
     if (need() > budget && newestStep !== undefined) newestTokens = this.#floor(newestStep).tokens
@@ -249,6 +290,11 @@ class FitPlanner<I extends Item> {
       }
     }
 
+    if (lastDropped !== undefined && left >= MIN_HAND_OUT) {
+      const back = this.#cutSlot(lastDropped, memory, memorySize + left)
+      if (back !== undefined) memory = back
+    }
+
     const view: I[] = []
     const byIndex = new Map<number, I>()
     steps.forEach((step, index) => {
@@ -266,6 +312,9 @@ class FitPlanner<I extends Item> {
     return { messages, omitted: omittedItems }
   }
 }
+
+/** Each memory slot as a message, for a cut of its text (the same object each time: cuts are kept by part). */
+const slotMessages = new WeakMap<Item, Item>()
 
 /** The fewest tokens worth cutting a step anew for, once the newest step and the kept ones are served. */
 const MIN_HAND_OUT = 48
