@@ -105,6 +105,7 @@ export {
 } from './items'
 export { DEFAULT_LEVELS, type DefaultLevel, type LevelLadder } from './levels'
 export {
+  type AppendFitOptions,
   type AppendMessageOptions,
   type AppendUnseenOptions,
   type ContextOptions,

@@ -59,11 +59,6 @@ interface CitedSource {
 /** Parts built for contexts from citations, to the citation each came from. */
 const citedSources = new WeakMap<MessagePart, CitedSource>()
 
-/** The memory id `memory_retrieve` answers with the whole content of a context's part, if it has one. */
-export function memoryIdOf(part: MessagePart): string | undefined {
-  return citedSources.get(part)?.reference.id ?? referenceOf(part)?.id
-}
-
 /**
  * A context's part in its brief form when it shows a citation (so a context cut to a budget can show
  * it briefly); else the part. A part restored whole (the model has not answered it yet) is not
@@ -156,13 +151,13 @@ export function partSource(
 }
 
 /** The id of one part of a message: the item's id when it is the only part, else `<item id>#<index>`. */
-export function partId(part: MessagePart, item: { id: string; content?: readonly MessagePart[] }): string {
+function partId(part: MessagePart, item: { id: string; content?: readonly MessagePart[] }): string {
   const index = item.content?.indexOf(part) ?? -1
   return index < 0 || item.content!.length <= 1 ? item.id : `${item.id}${PART_ID_SEPARATOR}${index}`
 }
 
 /** The id a `memory_retrieve` result read, from its output (an object, or an adapter's JSON string). */
-export function retrievedId(part: MessagePart): string | undefined {
+function retrievedId(part: MessagePart): string | undefined {
   if (part.type !== 'tool-result' || part.toolName !== 'memory_retrieve' || part.isError === true)
     return undefined
   let output: unknown = part.output

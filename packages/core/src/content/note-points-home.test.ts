@@ -3,7 +3,7 @@ import type { ContextMessage } from '../context'
 import type { MessageInput } from '../items'
 import { createMemory } from '../memory'
 import { inMemoryStore, type StrataStore } from '../stores'
-import { fetchMessages, makePage } from '../testing'
+import { fetchMessages, makePage, makeSummaryItem } from '../testing'
 import type { MemoryRetrieveOutput, MemoryToolError } from './memory-tool-types'
 import { memoryTools } from './memory-tools'
 
@@ -186,4 +186,22 @@ describe('every note points home (invariant 6)', () => {
     const missing = await tools.memory_retrieve.execute({ id: `${two!.id}#2` })
     expect(missing).toMatchObject({ error: { code: 'STRATA_MEMORY_NOT_FOUND' } })
   })
+})
+
+it('a memory slot cut to fit names its summary id, which returns the whole summary', async () => {
+  const store = inMemoryStore()
+  const { writer, reader, tools } = await threads(store, 2_000)
+  await writer.append({ role: 'user', content: 'Go on.' })
+  const text = makePage(9_000, 'summary')
+  const { lastSeq } = await store.head('home')
+  await store.append('home', [makeSummaryItem({ id: 'long-summary', tier: 'long-term', text })], {
+    expectedSeq: lastSeq,
+  })
+  const { messages, stats } = await reader.context()
+  expect(stats.contextTokens).toBeGreaterThan(1_700)
+  const { cut } = notedIds(messages)
+  expect(cut).toEqual(['long-summary'])
+  expect(ok<MemoryRetrieveOutput>(await tools.memory_retrieve.execute({ id: 'long-summary' })).content).toBe(
+    text,
+  )
 })

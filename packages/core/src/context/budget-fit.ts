@@ -1,10 +1,10 @@
 import type { Item, MessagePart } from '../items'
 import type { ContextMessage } from './context-message'
+import { CUT_RESULT_TOKENS, cutToTarget } from './cut-search'
 import { omittedLines, omittedNote, omittedNoteMaxTokens } from './omitted-note'
 import { renderContext, shownMemoryItems } from './render-context'
 
-/** The tokens an old step's results are cut to when a context must shrink to its budget. */
-export const CUT_RESULT_TOKENS = 64
+export { CUT_RESULT_TOKENS }
 
 /** What {@link fitToBudget} works on and with. */
 export interface BudgetFitInput<I extends Item> {
@@ -130,12 +130,7 @@ class FitPlanner<I extends Item> {
   }
 
   /** The rendered tokens of view items alone (a step renders the same alone as in its context). */
-  #measure(items: readonly Item[]): number {
-    return renderContext({ memoryItems: [], view: items }).reduce(
-      (sum, message) => sum + this.#input.countMessage(message),
-      0,
-    )
-  }
+  #measure = (items: readonly Item[]) => renderedTokens([], items, this.#input.countMessage)
 
   #countText = (text: string): number => {
     let tokens = this.#texts.get(text)
@@ -162,7 +157,44 @@ class FitPlanner<I extends Item> {
     return step.lines
   }
 
-  /** The tokens of the system prompt and the kept steps at their smallest: the least a context holds. */
+  /**
+   * The memory items with `slot` back, its text cut so that they render within `target` tokens (its
+   * note names the slot's id, which `memory_retrieve` answers with the whole text); undefined when no
+   * cut fits.
+   */
+  #cutSlot(slot: Item, memory: readonly Item[], target: number): Item[] | undefined {
+    if (slot.type !== 'summary' && slot.type !== 'fact') return undefined
+    const { countMessage, shrink } = this.#input
+    let message = slotMessages.get(slot)
+    if (message === undefined) {
+      message = {
+        ...slot,
+        type: 'message',
+        role: 'system',
+        content: [{ type: 'text', text: slot.text }],
+      } as Item
+      slotMessages.set(slot, message)
+    }
+    const withSlot = (cut: Item) => {
+      const text = cut.type === 'message' && cut.content[0]?.type === 'text' ? cut.content[0].text : slot.text
+      const back = { ...slot, text } as Item
+      return this.#input.memoryItems.flatMap((item) =>
+        item === slot ? [back] : memory.includes(item) ? [item] : [],
+      )
+    }
+    const measure = (items: readonly Item[]) => renderedTokens(withSlot(items[0]!), [], countMessage)
+    const cut = cutToTarget({
+      items: [message],
+      full: measure([message]),
+      target,
+      shrink: (item, maxTokens) => shrink(item as I, maxTokens, false),
+      measure,
+      countMessage,
+    })
+    return cut === undefined ? undefined : withSlot(cut.items[0]!)
+  }
+
+  /** The tokens of the kept steps at their smallest: the least a context holds beside its system prompt. */
   essentialTokens(): number {
     let tokens = 0
     for (const step of this.#steps) if (step.keep) tokens += this.#floor(step).tokens
@@ -182,7 +214,7 @@ class FitPlanner<I extends Item> {
     const lines: string[] = []
     let omittedItems = 0
     let memory = shownMemoryItems(input.memoryItems)
-    const memoryTokens = () => this.#measureMemory(memory)
+    const memoryTokens = () => renderedTokens(memory, [], input.countMessage)
     let memorySize = memoryTokens()
     const noteMax = omittedNoteMaxTokens(budget)
     const note = () =>
@@ -211,8 +243,12 @@ class FitPlanner<I extends Item> {
       noteTokens = shown === undefined ? 0 : input.countMessage(shown)
     }
     for (let index = 0; index < newest && need() > budget; index++) if (!steps[index]!.keep) omit(index)
+    // Slots leave whole; the last to leave may come back cut when the budget has room left.
+    let lastDropped: Item | undefined
     while (need() > budget && memory.length > 0) {
-      memory = withoutOldestSlot(memory)
+      const kept = withoutOldestSlot(memory)
+      lastDropped = memory.find((item) => !kept.includes(item))
+      memory = kept
       memorySize = memoryTokens()
     }
     if (need() > budget && newestStep !== undefined) newestTokens = this.#floor(newestStep).tokens
@@ -240,11 +276,23 @@ class FitPlanner<I extends Item> {
         left -= step.full - floor.tokens
         continue
       }
-      const cut = this.#cutTo(step, floor.tokens + left)
+      const cut = cutToTarget({
+        items: step.items,
+        full: step.full,
+        target: floor.tokens + left,
+        shrink: input.shrink,
+        measure: this.#measure,
+        countMessage: input.countMessage,
+      })
       if (cut !== undefined) {
         shown[index] = cut.items
         left -= cut.tokens - floor.tokens
       }
+    }
+
+    if (lastDropped !== undefined && left >= MIN_HAND_OUT) {
+      const back = this.#cutSlot(lastDropped, memory, memorySize + left)
+      if (back !== undefined) memory = back
     }
 
     const view: I[] = []
@@ -263,62 +311,22 @@ class FitPlanner<I extends Item> {
     if (shownNote !== undefined) messages.splice(firstViewMessage(messages), 0, shownNote)
     return { messages, omitted: omittedItems }
   }
-
-  #measureMemory(memory: readonly Item[]): number {
-    return renderContext({ memoryItems: memory, view: [] }).reduce(
-      (sum, message) => sum + this.#input.countMessage(message),
-      0,
-    )
-  }
-
-  /**
-   * The step with its long parts cut to one size, the largest found whose rendered tokens are within
-   * `target` and close to it (within {@link CUT_TOLERANCE}); undefined when no cut above the smallest
-   * fits. A cut costs about its size, so each probe moves the size by what the last one missed,
-   * shared among the parts it cuts, inside the bounds found so far (a bisection when that stalls).
-   */
-  #cutTo(step: Step<I>, target: number): { items: I[]; tokens: number } | undefined {
-    const input = this.#input
-    const sizes: number[] = []
-    for (const item of step.items) {
-      if (item.type !== 'message') continue
-      for (const part of item.content) {
-        if (part.type === 'text' || part.type === 'reasoning' || part.type === 'tool-result')
-          sizes.push(input.countMessage({ content: [part] }) - input.countMessage({ content: [] }))
-      }
-    }
-    const cutAt = (size: number) => sizes.filter((tokens) => tokens > size).length || 1
-    let low = CUT_RESULT_TOKENS + 1
-    let high = Math.max(...sizes, 0) - 1
-    const tolerance = Math.max(CUT_TOLERANCE, Math.floor(target / 100))
-    let best: { items: I[]; tokens: number } | undefined
-    // The first guess: every part cut to what the step's overflow leaves it, less about a note each.
-    let size = high - Math.ceil((step.full - target) / cutAt(high)) - NOTE_GUESS
-    const tried = new Set<number>()
-    while (low <= high) {
-      if (size < low || size > high || tried.has(size)) size = Math.floor((low + high) / 2)
-      tried.add(size)
-      const items = step.items.map((item) => input.shrink(item, size, false))
-      const tokens = this.#measure(items)
-      if (tokens <= target) {
-        best = { items, tokens }
-        if (target - tokens <= tolerance) break
-        low = size + 1
-      } else high = size - 1
-      size += Math.trunc((target - tokens) / cutAt(size))
-    }
-    return best
-  }
 }
+
+/** Each memory slot as a message, for a cut of its text (the same object each time: cuts are kept by part). */
+const slotMessages = new WeakMap<Item, Item>()
 
 /** The fewest tokens worth cutting a step anew for, once the newest step and the kept ones are served. */
 const MIN_HAND_OUT = 48
 
-/** A cut within this many tokens (or 1% of its target, when more) of its target is close enough. */
-const CUT_TOLERANCE = 8
-
-/** About what a cut part's note costs, for the first guess of a cut's size. */
-const NOTE_GUESS = 40
+/** The tokens of the messages rendered from memory items and view items (no system prompt). */
+function renderedTokens(
+  memoryItems: readonly Item[],
+  view: readonly Item[],
+  countMessage: BudgetFitInput<Item>['countMessage'],
+): number {
+  return renderContext({ memoryItems, view }).reduce((sum, message) => sum + countMessage(message), 0)
+}
 
 /** Where the view starts among rendered messages: after the system prompt and the memory slots. */
 function firstViewMessage(messages: readonly ContextMessage[]): number {

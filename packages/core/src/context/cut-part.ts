@@ -60,14 +60,18 @@ function cutNote(source: PartSource, shown: number, length: number): string {
   }
 }
 
-/** The last cut of each part and its size: contexts of an unchanged thread cut the same parts alike. */
-const cuts = new WeakMap<MessagePart, { maxTokens: number; cut: MessagePart }>()
+/**
+ * The last two cuts of each part, by size, newest last: contexts of an unchanged thread cut the same
+ * parts alike (a part's smallest cut and the cut that fills a budget are both kept).
+ */
+const cuts = new WeakMap<MessagePart, { maxTokens: number; cut: MessagePart }[]>()
+const KEPT_CUTS = 2
 
 /**
  * The part with its text, reasoning or tool output cut to about `maxTokens`, ending with a note that
  * names the id `memory_retrieve` answers with the whole original (see {@link CutOptions.source}; else
- * `itemId`) and the original's length; the part itself when it fits. The same part cut to the same
- * size twice in a row is the same object.
+ * `itemId`) and the original's length; the part itself when it fits. The same part cut to one of
+ * the last two sizes it was cut to is the same object.
  */
 export function cutPart(
   part: MessagePart,
@@ -76,7 +80,8 @@ export function cutPart(
   options: CutOptions,
 ): MessagePart {
   const known = cuts.get(part)
-  if (known?.maxTokens === maxTokens) return known.cut
+  const hit = known?.find((entry) => entry.maxTokens === maxTokens)
+  if (hit !== undefined) return hit.cut
   const { counter } = options
   const { text, tokens } = measured(part, counter)
   if (tokens <= maxTokens) return part
@@ -89,6 +94,6 @@ export function cutPart(
   const shown = `${text.slice(0, length)}\n${cutNote(source, length, text.length)}`
   const cut: MessagePart =
     part.type === 'tool-result' ? { ...part, output: shown } : ({ ...part, text: shown } as MessagePart)
-  cuts.set(part, { maxTokens, cut })
+  cuts.set(part, [...(known ?? []).slice(1 - KEPT_CUTS), { maxTokens, cut }])
   return cut
 }
