@@ -1,10 +1,10 @@
 import { createMemory, inMemoryStore, StrataError } from '@strata-memory/core'
+import { storedThread } from '@strata-memory/core/testing'
 import { generateText, type ModelMessage, streamText, tool, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { generated, streamed } from '../testing/model-results'
-import { storedData } from '../testing/stored-data'
 import { strataMiddleware } from './strata-middleware'
 
 /** A tool whose definition alone is larger than the budget below. */
@@ -26,13 +26,13 @@ describe('a call refused for its budget stores nothing', () => {
     })
     const history: ModelMessage[] = [{ role: 'user', content: 'Hello' }]
     history.push(...(await generateText({ model, messages: history })).response.messages)
-    const before = await storedData(store, 'budget')
+    const before = await storedThread(store, 'budget')
     history.push({ role: 'user', content: 'File the report for Q3.' })
     const error = await generateText({ model, messages: history, tools, maxRetries: 0 }).catch(
       (caught: unknown) => caught,
     )
     expect(StrataError.isInstance(error, 'STRATA_BUDGET_EXCEEDED')).toBe(true)
-    expect(await storedData(store, 'budget')).toEqual(before)
+    expect(await storedThread(store, 'budget')).toEqual(before)
     // Without the tool the same request fits, and is stored once.
     await generateText({ model, messages: history })
     const users = (await store.read('budget')).filter(
@@ -59,7 +59,7 @@ describe('a call refused for its budget stores nothing', () => {
     })
     await result.consumeStream()
     expect(StrataError.isInstance(errors[0], 'STRATA_BUDGET_EXCEEDED')).toBe(true)
-    expect(await storedData(store, 'budget')).toEqual({
+    expect(await storedThread(store, 'budget')).toEqual({
       active: [],
       archive: [],
       state: undefined,

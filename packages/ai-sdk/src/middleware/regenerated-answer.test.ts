@@ -10,13 +10,13 @@ import {
   StrataError,
   type StrataStore,
 } from '@strata-memory/core'
+import { storedThread } from '@strata-memory/core/testing'
 import { generateText, type ModelMessage, stepCountIs, tool, type UIMessage, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { plainChatRoute, TestChat } from '../testing/chat-client'
 import { generated, streamed, toolCall } from '../testing/model-results'
-import { storedData } from '../testing/stored-data'
 import { type StrataMiddlewareOptions, strataMiddleware } from './strata-middleware'
 
 const texts = (items: readonly Item[]) =>
@@ -257,14 +257,14 @@ describe('a regenerate or edit that cannot rewind safely is refused, and nothing
       history.push({ role: 'user', content: text })
       history.push(...(await generateText({ model, messages: history })).response.messages)
     }
-    const before = await storedData(base, 'race')
+    const before = await storedThread(base, 'race')
     racing = true
     const error = await generateText({ model, messages: history.slice(0, -1), maxRetries: 0 }).catch(
       (caught: unknown) => caught,
     )
     expect(StrataError.isInstance(error, 'STRATA_SEQ_CONFLICT')).toBe(true)
     expect((error as Error).message).toContain('nothing was archived')
-    const after = await storedData(base, 'race')
+    const after = await storedThread(base, 'race')
     expect(after.archive).toEqual(before.archive)
     expect(after.active).toEqual([...before.active, expect.objectContaining({ seq: 5 })])
     expect(mock.doGenerateCalls).toHaveLength(2)
@@ -285,7 +285,7 @@ describe('a regenerate or edit that cannot rewind safely is refused, and nothing
     const thread = await memory.thread('waterfall')
     await thread.compact()
     expect(texts(await thread.items())).toContain('summary')
-    const before = await storedData(memory.store, 'waterfall')
+    const before = await storedThread(memory.store, 'waterfall')
 
     const edited: ModelMessage[] = [...history.slice(0, 2), { role: 'user', content: 'Two, edited' }]
     const error = await generateText({ model, messages: edited }).catch((caught: unknown) => caught)
@@ -293,7 +293,7 @@ describe('a regenerate or edit that cannot rewind safely is refused, and nothing
     expect((error as StrataError).details).toMatchObject({ reason: 'compacted' })
     expect((error as Error).message).toContain('already compacted into a summary')
     expect(StrataError.isInstance((error as Error).cause, 'STRATA_REWIND_UNSAFE')).toBe(true)
-    expect(await storedData(memory.store, 'waterfall')).toEqual(before)
+    expect(await storedThread(memory.store, 'waterfall')).toEqual(before)
     expect(mock.doGenerateCalls).toHaveLength(5)
   })
 
@@ -321,7 +321,7 @@ describe('a regenerate or edit that cannot rewind safely is refused, and nothing
     })
     const history: ModelMessage[] = [{ role: 'user', content: 'Weather?' }, call, result('Sunny')]
     await generateText({ model, messages: history })
-    const before = await storedData(memory.store, 'split')
+    const before = await storedThread(memory.store, 'split')
 
     // The client sends the call again with another result for it.
     const error = await generateText({ model, messages: [...history.slice(0, 2), result('Rain')] }).catch(
@@ -330,7 +330,7 @@ describe('a regenerate or edit that cannot rewind safely is refused, and nothing
     expect(StrataError.isInstance(error, 'STRATA_INVALID_MESSAGE')).toBe(true)
     expect((error as StrataError).details).toMatchObject({ reason: 'tool-call-split' })
     expect((error as Error).message).toContain('split a tool call from its result')
-    expect(await storedData(memory.store, 'split')).toEqual(before)
+    expect(await storedThread(memory.store, 'split')).toEqual(before)
   })
 
   it('refuses an edit from before a scope the app opened', async () => {
@@ -345,26 +345,26 @@ describe('a regenerate or edit that cannot rewind safely is refused, and nothing
       history.push(...(await generateText({ model, messages: history })).response.messages)
       if (text === 'Two') await (await memory.thread('scoped')).enter('project', { title: 'Trip' })
     }
-    const before = await storedData(memory.store, 'scoped')
+    const before = await storedThread(memory.store, 'scoped')
     const error = await generateText({
       model,
       messages: [...history.slice(0, 2), { role: 'user', content: 'Two, edited' }],
     }).catch((caught: unknown) => caught)
     expect(StrataError.isInstance(error, 'STRATA_INVALID_MESSAGE')).toBe(true)
     expect((error as StrataError).details).toMatchObject({ reason: 'scope-changed' })
-    expect(await storedData(memory.store, 'scoped')).toEqual(before)
+    expect(await storedThread(memory.store, 'scoped')).toEqual(before)
     expect((await memory.thread('scoped')).level).toBe('project')
   })
 
   it('refuses an edited first message: the history shares no stored message to rewind to', async () => {
     const { memory, chat, errors } = chatOn('full')
     await chat.sendMessage({ text: 'One' })
-    const before = await storedData(memory.store, 'chat')
+    const before = await storedThread(memory.store, 'chat')
     chat.messages = []
     await chat.sendMessage({ text: 'One, edited' })
     expect(StrataError.isInstance(errors[0], 'STRATA_INVALID_MESSAGE')).toBe(true)
     expect((errors[0] as StrataError).details).toMatchObject({ reason: 'no-divergence-point' })
-    expect(await storedData(memory.store, 'chat')).toEqual(before)
+    expect(await storedThread(memory.store, 'chat')).toEqual(before)
   })
 })
 
@@ -375,7 +375,7 @@ describe("onDivergence: 'reject' keeps the typed refusal", () => {
       await chat.sendMessage({ text: 'One' })
       await chat.sendMessage({ text: 'Two' })
       const thread = await memory.thread('chat')
-      const before = await storedData(memory.store, 'chat')
+      const before = await storedThread(memory.store, 'chat')
       expect(texts(before.active)).toEqual([
         'user: One',
         'assistant: Answer 1',
@@ -390,7 +390,7 @@ describe("onDivergence: 'reject' keeps the typed refusal", () => {
       expect((errors[0] as Error).message).toContain("onDivergence: 'reject'")
       // Without the check the whole history was stored a second time; now nothing is, and the
       // provider was not called.
-      expect(await storedData(memory.store, 'chat')).toEqual(before)
+      expect(await storedThread(memory.store, 'chat')).toEqual(before)
       expect(await thread.items()).toEqual(before.active)
       expect(mock.doStreamCalls).toHaveLength(2)
     })
@@ -400,11 +400,11 @@ describe("onDivergence: 'reject' keeps the typed refusal", () => {
     const { memory, chat, errors } = chatOn('full', { onDivergence: 'reject' })
     await chat.sendMessage({ text: 'One' })
     await chat.sendMessage({ text: 'Two' })
-    const before = await storedData(memory.store, 'chat')
+    const before = await storedThread(memory.store, 'chat')
     chat.messages = chat.messages.slice(0, 2)
     await chat.sendMessage({ text: 'Two, edited' })
     expect(StrataError.isInstance(errors[0], 'STRATA_INVALID_MESSAGE')).toBe(true)
-    expect(await storedData(memory.store, 'chat')).toEqual(before)
+    expect(await storedThread(memory.store, 'chat')).toEqual(before)
   })
 
   it('takes only rewind or reject', () => {

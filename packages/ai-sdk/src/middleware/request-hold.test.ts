@@ -6,12 +6,12 @@ import {
   type StrataStore,
   type ThreadHold,
 } from '@strata-memory/core'
+import { storedThread } from '@strata-memory/core/testing'
 import { generateText, type ModelMessage, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { generated, streamed, streamParts, toolCall } from '../testing/model-results'
-import { storedData } from '../testing/stored-data'
 import { strataMiddleware } from './strata-middleware'
 
 /** A provider stream that sends its first `parts`, then waits until `go()` before the rest. */
@@ -75,11 +75,11 @@ async function lookupLoop(
   const lookup = tool({
     inputSchema: z.object({ what: z.string() }),
     execute: async () => {
-      stored.push(await storedData(store, threadId))
+      stored.push(await storedThread(store, threadId))
       meanwhile = await generateText({ model: other, prompt: 'Meanwhile', maxRetries: 0 }).catch(
         (error: unknown) => error,
       )
-      stored.push(await storedData(store, threadId))
+      stored.push(await storedThread(store, threadId))
       return 'shipped'
     },
   })
@@ -110,14 +110,14 @@ describe('one request at a time per thread', () => {
     const consumed = running.consumeStream()
     // The first call has stored its message and is streaming: the thread is held.
     await expect.poll(() => mock.doStreamCalls.length).toBe(1)
-    const before = await storedData(store, 'busy')
+    const before = await storedThread(store, 'busy')
     const refused = await generateText({
       model,
       messages: [{ role: 'user', content: 'Second request' }],
       maxRetries: 0,
     }).catch((error: unknown) => error)
     expect(StrataError.isInstance(refused, 'STRATA_THREAD_BUSY')).toBe(true)
-    expect(await storedData(store, 'busy')).toEqual(before)
+    expect(await storedThread(store, 'busy')).toEqual(before)
     expect(mock.doStreamCalls).toHaveLength(1)
     first.go()
     await consumed

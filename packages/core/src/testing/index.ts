@@ -14,4 +14,5 @@ export {
   withSeqs,
 } from './fixtures'
 export { describeStoreConformance, type StoreConformanceOptions } from './store-conformance'
+export { expectThreadFree, type StoredThread, storedThread } from './stored-thread'
 export { describeThreadRewind, itemTexts } from './thread-rewind-suite'

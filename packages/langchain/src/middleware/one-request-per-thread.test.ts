@@ -4,29 +4,14 @@ import { join } from 'node:path'
 import { HumanMessage } from '@langchain/core/messages'
 import { tool } from '@langchain/core/tools'
 import { Command, MemorySaver } from '@langchain/langgraph'
-import { createMemory, inMemoryStore, type Memory, StrataError, type StrataStore } from '@strata-memory/core'
+import { createMemory, inMemoryStore, type Memory, StrataError } from '@strata-memory/core'
+import { expectThreadFree, storedThread } from '@strata-memory/core/testing'
 import { fileStore } from '@strata-memory/store-file'
 import { createAgent, humanInTheLoopMiddleware, MiddlewareError } from 'langchain'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { scriptedModel, storedMessages, weather } from '../testing/agent'
 import { type StrataMiddlewareOptions, strataMiddleware } from './strata-middleware'
-
-/** Everything the store holds of a thread: its log, archive, state and content records. */
-async function snapshot(store: StrataStore, threadId: string) {
-  return JSON.stringify({
-    items: await store.read(threadId),
-    archive: await store.readArchive(threadId),
-    state: await store.getState(threadId),
-    content: (await store.queryContent?.(threadId, {})) ?? [],
-  })
-}
-
-/** Another process (a second memory on the store) can take the thread at once: no request holds it. */
-async function expectFree(store: StrataStore, threadId: string) {
-  const hold = await (await createMemory({ store }).thread(threadId)).hold()
-  await hold.release()
-}
 
 /** A promise and the function that settles it. */
 function gate() {
@@ -109,12 +94,12 @@ describe('one request at a time per thread', () => {
     const config = { configurable: { thread_id: 'orders' } }
     const first = agent.invoke({ messages: [new HumanMessage('Order paper.')] }, config)
     await inTool.opened
-    const before = await snapshot(store, 'orders')
+    const before = await storedThread(store, 'orders')
 
     // The same agent, the same thread, while the first request waits in its tool step.
     const refused = await rejection(agent.invoke({ messages: [new HumanMessage('Order ink.')] }, config))
     expect(strataCause(refused).code).toBe('STRATA_THREAD_BUSY')
-    expect(await snapshot(store, 'orders')).toBe(before)
+    expect(await storedThread(store, 'orders')).toEqual(before)
 
     open()
     const result = await first
@@ -174,12 +159,12 @@ describe('one request at a time per thread', () => {
     const config = { configurable: { thread_id: 'shared' } }
     const first = here.agent.invoke({ messages: [new HumanMessage('Order paper.')] }, config)
     await inTool.opened
-    const before = await snapshot(store, 'shared')
+    const before = await storedThread(store, 'shared')
     const elsewhere = agentOn(createMemory({ store }), ['never'])
     const refused = await rejection(elsewhere.agent.invoke({ messages: [new HumanMessage('Hi')] }, config))
     expect(strataCause(refused).code).toBe('STRATA_THREAD_BUSY')
     expect(elsewhere.model.calls).toHaveLength(0)
-    expect(await snapshot(store, 'shared')).toBe(before)
+    expect(await storedThread(store, 'shared')).toEqual(before)
     open()
     await first
   })
@@ -200,7 +185,7 @@ describe('one request at a time per thread', () => {
     await expect(broken.invoke({ messages: [new HumanMessage('Weather in Rome?')] }, config)).rejects.toThrow(
       'provider down',
     )
-    await expectFree(store, 'dies')
+    await expectThreadFree(store, 'dies')
     // And this memory goes on with it.
     const { agent: next } = agentOn(memory, ['Sunny in Rome.'])
     await next.invoke({ messages: [new HumanMessage('Again?')] }, { configurable: { thread_id: 'dies' } })
@@ -226,7 +211,7 @@ describe('one request at a time per thread', () => {
     await inTool.opened
     controller.abort()
     await expect(request).rejects.toThrow()
-    await expectFree(store, 'aborted')
+    await expectThreadFree(store, 'aborted')
   })
 
   it('a human-in-the-loop interrupt ends the request: the resumed request takes the thread and completes', async () => {
@@ -255,7 +240,7 @@ describe('one request at a time per thread', () => {
     const thread = await memory.thread('approve')
     expect((await thread.toolInteractions()).map((interaction) => interaction.status)).toEqual(['success'])
     // It ended: another process can take the thread.
-    await expectFree(store, 'approve')
+    await expectThreadFree(store, 'approve')
   })
 
   it('an interrupt left waiting frees the thread after hold.idleMs', async () => {
@@ -273,7 +258,7 @@ describe('one request at a time per thread', () => {
     const config = { configurable: { thread_id: 'waiting' } }
     await agent.invoke({ messages: [new HumanMessage('Weather in Lima?')] }, config)
     await new Promise((resolve) => setTimeout(resolve, 60))
-    await expectFree(store, 'waiting')
+    await expectThreadFree(store, 'waiting')
   })
 })
 
@@ -296,13 +281,13 @@ describe('a refused call leaves the thread exactly as it was', () => {
         }),
       ],
     })
-    const before = await snapshot(store, 'budget')
+    const before = await storedThread(store, 'budget')
     const refused = await rejection(
       agent.invoke({ messages: [new HumanMessage(`Please read this: ${'word '.repeat(600)}`)] }, config),
     )
     expect(strataCause(refused).code).toBe('STRATA_BUDGET_EXCEEDED')
     expect(model.calls).toHaveLength(0)
-    expect(await snapshot(store, 'budget')).toBe(before)
+    expect(await storedThread(store, 'budget')).toEqual(before)
   })
 })
 
@@ -321,7 +306,7 @@ describe('two processes on one memory folder (the file store’s lease)', () => 
       const config = { configurable: { thread_id: 'orders' } }
       const first = here.agent.invoke({ messages: [new HumanMessage('Order paper.')] }, config)
       await inTool.opened
-      const before = await snapshot(store, 'orders')
+      const before = await storedThread(store, 'orders')
       // Another process: its own store object on the same folder.
       const elsewhere = agentOn(createMemory({ store: fileStore({ dir }) }), ['never'])
       const refused = await rejection(
@@ -329,7 +314,7 @@ describe('two processes on one memory folder (the file store’s lease)', () => 
       )
       expect(strataCause(refused).code).toBe('STRATA_THREAD_BUSY')
       expect(elsewhere.model.calls).toHaveLength(0)
-      expect(await snapshot(store, 'orders')).toBe(before)
+      expect(await storedThread(store, 'orders')).toEqual(before)
       open()
       await first
       const thread = await createMemory({ store: fileStore({ dir }) }).thread('orders')

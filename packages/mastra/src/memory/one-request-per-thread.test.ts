@@ -5,7 +5,8 @@ import { Mastra } from '@mastra/core'
 import { Agent } from '@mastra/core/agent'
 import { InMemoryStore } from '@mastra/core/storage'
 import { createTool } from '@mastra/core/tools'
-import { createMemory, inMemoryStore, type Memory, StrataError, type StrataStore } from '@strata-memory/core'
+import { createMemory, inMemoryStore, type Memory, StrataError } from '@strata-memory/core'
+import { expectThreadFree, storedThread } from '@strata-memory/core/testing'
 import { fileStore } from '@strata-memory/store-file'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -14,22 +15,6 @@ import { weatherTool } from '../testing/agent-harness'
 import { type ScriptedStep, scriptedModel } from '../testing/scripted-model'
 import { THREAD_BUSY_ERROR_ID } from './request-hold'
 import { StrataMemory } from './strata-memory'
-
-/** Everything the store holds of a thread: its log, archive, state and content records. */
-async function snapshot(store: StrataStore, threadId: string) {
-  return JSON.stringify({
-    items: await store.read(threadId),
-    archive: await store.readArchive(threadId),
-    state: await store.getState(threadId),
-    content: (await store.queryContent?.(threadId, {})) ?? [],
-  })
-}
-
-/** Another process (a second memory on the store) can take the thread at once: no request holds it. */
-async function expectFree(store: StrataStore, threadId: string) {
-  const hold = await (await createMemory({ store }).thread(threadId)).hold()
-  await hold.release()
-}
 
 /** A promise and the function that settles it. */
 function gate() {
@@ -104,10 +89,10 @@ describe('one request at a time per thread', () => {
     const first = agent.generate('Order paper.', call('orders'))
     await inTool.opened
     const threadId = (await strata.thread('orders')).id
-    const before = await snapshot(store, threadId)
+    const before = await storedThread(store, threadId)
 
     expectBusy(await rejection(agent.generate('Order ink.', call('orders'))))
-    expect(await snapshot(store, threadId)).toBe(before)
+    expect(await storedThread(store, threadId)).toEqual(before)
     expect(prompts).toHaveLength(1)
 
     open()
@@ -126,11 +111,11 @@ describe('one request at a time per thread', () => {
     const threadId = (await strata.thread('streams')).id
     // Another process's request holds the thread.
     const hold = await (await createMemory({ store }).thread(threadId)).hold()
-    const before = await snapshot(store, threadId)
+    const before = await storedThread(store, threadId)
     const output = await agent.stream('Still there?', call('streams'))
     await output.consumeStream()
     expectBusy(output.error)
-    expect(await snapshot(store, threadId)).toBe(before)
+    expect(await storedThread(store, threadId)).toEqual(before)
     expect(prompts).toHaveLength(1)
     await hold.release()
   })
@@ -147,11 +132,11 @@ describe('one request at a time per thread', () => {
     const first = here.agent.generate('Order paper.', call('shared'))
     await inTool.opened
     const threadId = (await here.strata.thread('shared')).id
-    const before = await snapshot(store, threadId)
+    const before = await storedThread(store, threadId)
     const elsewhere = agentOn(createMemory({ store }), [{ text: 'never' }])
     expectBusy(await rejection(elsewhere.agent.generate('Hi', call('shared'))))
     expect(elsewhere.prompts).toHaveLength(0)
-    expect(await snapshot(store, threadId)).toBe(before)
+    expect(await storedThread(store, threadId)).toEqual(before)
     open()
     await first
   })
@@ -168,7 +153,7 @@ describe('one request at a time per thread', () => {
     await expect(agent.generate('Weather in Faro?', call('dies'))).rejects.toThrow()
     const threadId = (await strata.thread('dies')).id
     // Another process can take the thread at once: nothing holds it.
-    await expectFree(store, threadId)
+    await expectThreadFree(store, threadId)
     const next = agentOn(memory, [{ text: 'Sunny in Faro.' }])
     expect((await next.agent.generate('Again?', call('dies'))).text).toBe('Sunny in Faro.')
   })
@@ -206,7 +191,7 @@ describe('one request at a time per thread', () => {
     expect(waiting.finishReason).toBe('suspended')
     const threadId = (await strata.thread('approval')).id
     // Another process may take the thread while the approval waits.
-    await expectFree(store, threadId)
+    await expectThreadFree(store, threadId)
 
     const done = await agent.approveToolCallGenerate({ runId: waiting.runId!, toolCallId: 'p1' })
     expect(done.text).toBe('Paid.')
@@ -215,7 +200,7 @@ describe('one request at a time per thread', () => {
     )
     expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
     // And the approved run gave the thread back.
-    await expectFree(store, threadId)
+    await expectThreadFree(store, threadId)
   })
 })
 
@@ -230,15 +215,15 @@ describe('a refused call leaves the thread exactly as it was', () => {
       createMemory({ store, compaction: { budget: { inputTokens: 120 } } }),
       [{ text: 'never' }],
     )
-    const before = await snapshot(store, threadId)
+    const before = await storedThread(store, threadId)
     const refused = await rejection(
       agent.generate(`Please read this: ${'word '.repeat(600)}`, call('budget')),
     )
     expect(strataErrorOf(refused)?.code).toBe('STRATA_BUDGET_EXCEEDED')
-    expect(await snapshot(store, threadId)).toBe(before)
+    expect(await storedThread(store, threadId)).toEqual(before)
     expect(prompts).toHaveLength(0)
     // The refusal gave the thread back.
-    await expectFree(store, threadId)
+    await expectThreadFree(store, threadId)
   })
 })
 
@@ -257,12 +242,12 @@ describe('two processes on one memory folder (the file store’s lease)', () => 
       const first = here.agent.generate('Order paper.', call('orders'))
       await inTool.opened
       const threadId = (await here.strata.thread('orders')).id
-      const before = await snapshot(store, threadId)
+      const before = await storedThread(store, threadId)
       // Another process: its own store object on the same folder.
       const elsewhere = agentOn(createMemory({ store: fileStore({ dir }) }), [{ text: 'never' }])
       expectBusy(await rejection(elsewhere.agent.generate('Order ink.', call('orders'))))
       expect(elsewhere.prompts).toHaveLength(0)
-      expect(await snapshot(store, threadId)).toBe(before)
+      expect(await storedThread(store, threadId)).toEqual(before)
       open()
       expect((await first).text).toBe('Paper ordered.')
       const thread = await createMemory({ store: fileStore({ dir }) }).thread(threadId)
