@@ -53,80 +53,81 @@ export function tokenEstimator({ multiplier = 1 }: TokenEstimatorOptions = {}): 
   }
   return {
     name: 'estimator',
-    count: (text) => (text.length === 0 ? 0 : Math.ceil((estimateCost(text) + HEADROOM) * multiplier)),
+    count: (text) =>
+      text.length === 0 ? 0 : Math.ceil((estimateCost(text) + Math.min(HEADROOM, text.length)) * multiplier),
   }
 }
 
 // Every cost is a multiple of 1/64, so that sums are exact in floating point and the rounding at the
 // end never depends on the order of additions.
-const HEADROOM = 1
+const HEADROOM = 6
 
 // ASCII letters.
-const WORD_START = 1
-const WORD_START_AFTER_PUNCTUATION = 1.1875
-const WORD_START_AFTER_DIGIT = 1.5
-const WORD_START_AT_LINE_START = 1
-const WORD_START_AT_TEXT_START = 2
-const LETTER_AFTER_ACCENTED_LETTER = 0.8125
-const LOWER_COMMON_PAIR = 0.09375
-const LOWER_COMMON_PAIR_LONG_WORD = 0.1875
+const WORD_START = 1.09375
+const WORD_START_AFTER_PUNCTUATION = 0.90625
+const WORD_START_AFTER_DIGIT = 1.59375
+const WORD_START_AT_LINE_START = 0
+const WORD_START_AT_TEXT_START = 1
+const LETTER_AFTER_ACCENTED_LETTER = 1.140625
+const LOWER_COMMON_PAIR = 0
+const LOWER_COMMON_PAIR_LONG_WORD = 0.21875
 const LONG_WORD = 8
 // A run of letters this long is no word (a blob, a repeated letter): it tokenizes as badly as noise.
 const NO_WORD = 24
-const LETTER_PAIR_NO_WORD = 0.625
-const LOWER_RARE_PAIR = 0.875
-const LOWER_AFTER_UPPER_COMMON_PAIR = 0.25
-const LOWER_AFTER_UPPER_RARE_PAIR = 0.75
-const UPPER_AFTER_LOWER = 1
-const UPPER_AFTER_UPPER_COMMON_PAIR = 0.25
-const UPPER_AFTER_UPPER_RARE_PAIR = 1.3125
+const LETTER_PAIR_NO_WORD = 0
+const LOWER_RARE_PAIR = 0.3125
+const LOWER_AFTER_UPPER_COMMON_PAIR = 0
+const LOWER_AFTER_UPPER_RARE_PAIR = 1.625
+const UPPER_AFTER_LOWER = 1.109375
+const UPPER_AFTER_UPPER_COMMON_PAIR = 0.03125
+const UPPER_AFTER_UPPER_RARE_PAIR = 1.015625
 // Digits and whitespace.
 const DIGIT_GROUP = 1
-const SPACE_BEFORE_DIGIT = 1
-const SECOND_SPACE = 1
-const FURTHER_SPACE = 0.015625
+const SPACE_BEFORE_DIGIT = 1.234375
+const SECOND_SPACE = 0.796875
+const FURTHER_SPACE = 0
 const NEWLINE = 1
-const NEWLINE_AFTER_PUNCTUATION = 0.25
-const FURTHER_NEWLINE = 0.125
+const NEWLINE_AFTER_PUNCTUATION = 0.65625
+const FURTHER_NEWLINE = 0
 // Bare `\r` runs (old Mac line ends) have no long tokens of their own.
 const FURTHER_CARRIAGE_RETURN = 1
 // Mixed `\r\n` runs: the vocabularies hold shorter runs of them than of `\n`.
-const FURTHER_MIXED_LINE_BREAK = 0.15625
-const TAB = 0.5
-const TAB_AFTER_SPACE = 1
-const FURTHER_TAB = 0.125
+const FURTHER_MIXED_LINE_BREAK = 0.0625
+const TAB = 2
+const TAB_AFTER_SPACE = 0
+const FURTHER_TAB = 0
 // ASCII punctuation and control characters.
-const PUNCTUATION_AFTER_LETTER = 0.5
-const PUNCTUATION_AFTER_DIGIT = 1.125
-const PUNCTUATION_AFTER_SPACE = 1.1875
-const PUNCTUATION_AT_LINE_START = 1.125
+const PUNCTUATION_AFTER_LETTER = 0.53125
+const PUNCTUATION_AFTER_DIGIT = 1.203125
+const PUNCTUATION_AFTER_SPACE = 1.078125
+const PUNCTUATION_AT_LINE_START = 0.296875
 const PUNCTUATION_AT_TEXT_START = 2
-const PUNCTUATION_AFTER_OTHER = 1
-const REPEATED_PUNCTUATION = 0.0625
-const KNOWN_PUNCTUATION_PAIR = 0.5
-const UNKNOWN_PUNCTUATION_PAIR = 1.125
+const PUNCTUATION_AFTER_OTHER = 4
+const REPEATED_PUNCTUATION = 1
+const KNOWN_PUNCTUATION_PAIR = 0.328125
+const UNKNOWN_PUNCTUATION_PAIR = 1.25
 const CONTROL = 2
 const CONTROL_AFTER_SPACE = 1
 // Other scripts, per character after the first of a word; a new word after a space adds a start.
-const SCRIPT_WORD_START = 1
+const SCRIPT_WORD_START = 0
 // Per UTF-8 byte of a letter of a script written with spaces, in a run that is no word (see NO_WORD).
 const SCRIPT_NO_WORD_BYTE = 0.625
-const HAN = 1.4375
-const KANA = 1
-const CJK_PUNCTUATION = 1.25
-const HANGUL = 1.125
+const HAN = 0.9375
+const KANA = 0.765625
+const CJK_PUNCTUATION = 0.875
+const HANGUL = 0.765625
 const CYRILLIC = 0.5625
 const GREEK = 1.0625
 const HEBREW = 1
 const ARABIC = 0.6875
-const LATIN_1_LETTER = 1.1875
+const LATIN_1_LETTER = 0.5
 const LATIN_EXTENDED_LETTER = 1
 const VIETNAMESE_LETTER = 0.75
 const INDIC = 1.125
 const THAI = 1
 // Symbols.
-const LATIN_1_SYMBOL = 0.75
-const TYPOGRAPHIC_PUNCTUATION = 0.5
+const LATIN_1_SYMBOL = 1.671875
+const TYPOGRAPHIC_PUNCTUATION = 0.25
 const EMOJI = 3.125
 const EMOJI_JOINER = 1.25
 
