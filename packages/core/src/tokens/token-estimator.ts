@@ -1,4 +1,25 @@
 import { invalidOptions } from '../errors'
+import {
+  ACCENTED_LETTER,
+  ASCII_CLASS,
+  COMMON_SYMBOLS,
+  CONTROL_CHARACTER,
+  DIGIT,
+  isCjkPunctuation,
+  isTypographic,
+  LETTER_PAIR_BITS,
+  LINE_BREAK,
+  LOWER,
+  OTHER,
+  PUNCTUATION,
+  PUNCTUATION_INDEX,
+  PUNCTUATION_PAIR_BITS,
+  RUN_SYMBOLS,
+  SPACE,
+  TAB_CHARACTER,
+  TEXT_START,
+  UPPER,
+} from './character-tables'
 import type { TokenCounter } from './token-counter'
 
 /** Options of {@link tokenEstimator}. */
@@ -147,134 +168,8 @@ const THAI = 1
 const LATIN_1_SYMBOL = 0.75
 const TYPOGRAPHIC_PUNCTUATION = 0.515625
 const SYMBOL = 0.5
-/** Symbols that `o200k_base` learnt as one token each. */
-const COMMON_SYMBOLS = '←↑→↓⇒✓✔★☆●○■□▶►◆'
 const EMOJI = 3.125
 const EMOJI_JOINER = 1.25
-
-// Character classes of the state machine.
-const TEXT_START = 0
-const LOWER = 1
-const UPPER = 2
-const DIGIT = 3
-const SPACE = 4
-const LINE_BREAK = 5
-const TAB_CHARACTER = 6
-const PUNCTUATION = 7
-const CONTROL_CHARACTER = 8
-const ACCENTED_LETTER = 9
-const OTHER = 10
-
-const ASCII_CLASS = new Uint8Array(128)
-for (let code = 0; code < 128; code++) {
-  if (code >= 97 && code <= 122) ASCII_CLASS[code] = LOWER
-  else if (code >= 65 && code <= 90) ASCII_CLASS[code] = UPPER
-  else if (code >= 48 && code <= 57) ASCII_CLASS[code] = DIGIT
-  else if (code === 32) ASCII_CLASS[code] = SPACE
-  else if (code === 10 || code === 13) ASCII_CLASS[code] = LINE_BREAK
-  else if (code === 9) ASCII_CLASS[code] = TAB_CHARACTER
-  else if (code < 32 || code === 127) ASCII_CLASS[code] = CONTROL_CHARACTER
-  else ASCII_CLASS[code] = PUNCTUATION
-}
-
-/**
- * For each letter a–z, the letters that commonly follow it: the 300 most frequent of the 676 pairs
- * in English technical documentation (code identifiers included), licences and tutorials. Random
- * letters (generated ids, base64) hit a rare pair about every other character; English words rarely do.
- */
-const COMMON_LETTER_PAIRS = [
-  'bcdfgiklmnprstuvwy',
-  'aeijlorsuy',
-  'acehiklmoprstu',
-  'adeilosu',
-  'abcdefgijlmnopqrstvwxy',
-  'aefilorstuy',
-  'aehilnorstu',
-  'aeimoprtu',
-  'abcdefgklmnoprstvxz',
-  'aesu',
-  'aeis',
-  'abdegilopstuy',
-  'abdeijlmopsu',
-  'acdefgiklmnostuvy',
-  'abcdefgiklmnoprstuvw',
-  'aehiloprstuy',
-  'u',
-  'acdefgiklmnoprstuvwy',
-  'acefhiklmoprstuy',
-  'acdefhiloprstuwy',
-  'abcdefgilmnprst',
-  'aeimo',
-  'aehinors',
-  'aceiptx',
-  'anoprst',
-  'e',
-]
-
-/** Bit `b` of entry `a` is set when letter `b` commonly follows letter `a` (both 0–25). */
-const LETTER_PAIR_BITS = new Uint32Array(26)
-COMMON_LETTER_PAIRS.forEach((nexts, first) => {
-  for (const next of nexts) LETTER_PAIR_BITS[first]! |= 1 << (next.charCodeAt(0) - 97)
-})
-
-/**
- * For each ASCII punctuation character, the ones that form a single token with it in both
- * vocabularies (`");`, `=>`, `},`). Code and JSON are full of them; random symbols less so.
- */
-const KNOWN_PUNCTUATION_PAIRS: Record<string, string> = {
-  '!': '!"\'()*,./:=?[\\]',
-  '"': '"#$%&\'()*+,-./:;<>?[\\]_`{|}',
-  '#': '!"#$+,./:[{',
-  $: '$(,./:\\_{',
-  '%': '!"%\'(),-.;=@\\^',
-  '&': '#&(),_',
-  "'": '"#$%\'()*+,-./:;<=>?[\\]^_{}',
-  '(': '!"#$%&\'()*+-./:;<?@[\\^_`{|~',
-  ')': '!"#$%&\'()*+,-./:;<=>?[\\]^_`{|}',
-  '*': '"$&()*,-./:=>@[\\_',
-  '+': '"#$\'()+,-./:=[\\]',
-  ',': '!"#$%&\'()*+,-./:<@[\\_{',
-  '-': '"$%&\'()*,-./=>[\\_{',
-  '.': '!"#$%&\'()*+,-./:;<=?@[\\]^_`{|',
-  '/': '"#$%&\'()*+,-./:<=>?@[\\]^_{~',
-  ':': '"#$%&\'()*+,-./:<=?@[\\]^_`{',
-  ';': '"$%&\'(),-./;<\\}',
-  '<': "!$&'(-/<=>?[_{",
-  '=': '!"#$%&\'(*-./:<=>?@[\\_`{}',
-  '>': '"#$%&\'()*,-./:;<=>?@[\\]`{|}',
-  '?': '!"$\'(),-.:<>?[\\',
-  '@': '"$(@[\\',
-  '[': '"#$%\'(*,-/:@[\\]^_`{',
-  '\\': '"$\'(-./:<[\\',
-  ']': '"%&\'()*+,-./:;<=>?[\\]^{|}',
-  '^': '(-.[\\^{',
-  _: '"$%\'()*,-./:;<=[\\]^_{|',
-  '`': '),.:;\\]`}',
-  '{': '"$%\'-/:@\\{|}',
-  '|': '"(-\\|',
-  '}': '"$%&\'(),-./:;<=>?@[\\]_`{|}',
-  '~': ',-/=~',
-}
-
-/** The 32 ASCII punctuation characters, numbered 0–31 in code order; -1 for anything else. */
-const PUNCTUATION_INDEX = new Int8Array(128).fill(-1)
-Object.keys(KNOWN_PUNCTUATION_PAIRS)
-  .map((symbol) => symbol.charCodeAt(0))
-  .sort((a, b) => a - b)
-  .forEach((code, index) => {
-    PUNCTUATION_INDEX[code] = index
-  })
-
-/** Bit `PUNCTUATION_INDEX[b]` of entry `PUNCTUATION_INDEX[a]` is set when `a` then `b` is a known pair. */
-const PUNCTUATION_PAIR_BITS = new Uint32Array(32)
-for (const [first, nexts] of Object.entries(KNOWN_PUNCTUATION_PAIRS)) {
-  const row = PUNCTUATION_INDEX[first.charCodeAt(0)]!
-  for (const next of nexts) PUNCTUATION_PAIR_BITS[row]! |= 1 << PUNCTUATION_INDEX[next.charCodeAt(0)]!
-}
-
-/** Symbols that vocabularies learn in long runs (`----`, `====`, `////`): each repeat costs little. */
-const RUN_SYMBOLS = new Uint8Array(128)
-for (const symbol of '-=*#_~./+') RUN_SYMBOLS[symbol.charCodeAt(0)] = 1
 
 // Scripts whose common letters have a calibrated cost. A letter continues a word of its script when
 // the last letter before it was of the same script, even across spaces and punctuation.
@@ -320,33 +215,6 @@ function letterRange(code: number): number {
     if (code >= range[0] && code <= range[1]) return index
   }
   return -1
-}
-
-/** 、 。 〈〉《》「」『』【】 and the fullwidth ！（），：；？ that the vocabularies know. */
-function isCjkPunctuation(code: number): boolean {
-  if (code === 0x3001 || code === 0x3002 || (code >= 0x3008 && code <= 0x3011)) return true
-  return (
-    code >= 0xff01 &&
-    code <= 0xff1f &&
-    code !== 0xff02 &&
-    code !== 0xff03 &&
-    code !== 0xff04 &&
-    code !== 0xff07
-  )
-}
-
-/** Curly quotes, dashes, bullet and ellipsis: common in prose, usually merged with their neighbours. */
-function isTypographic(code: number): boolean {
-  return (
-    code === 0x2013 ||
-    code === 0x2014 ||
-    code === 0x2018 ||
-    code === 0x2019 ||
-    code === 0x201c ||
-    code === 0x201d ||
-    code === 0x2022 ||
-    code === 0x2026
-  )
 }
 
 /** The cost of `text` before headroom and multiplier. */
