@@ -12,10 +12,10 @@ const samples = estimatorSamples()
 
 /**
  * The most the estimate may exceed `o200k_base` on a corpus sample, per category, tuned and held-out
- * samples alike. The goal is 1.15: the tuned samples reach 1.10–1.17 at most, the held-out ones 1.10–1.17
- * but for a git diff at 1.23 (the worst sample of the corpus). CJK cannot get near it
- * without a table of characters: narrative Chinese spends about 1.0 o200k token a character and
- * business Chinese 0.7, and an estimate that never undercounts the first overcounts the second.
+ * samples alike. The goal is 1.15: the tuned samples reach 1.10–1.17 at most, the held-out ones
+ * 1.10–1.17 but for a git diff at 1.23 (the worst sample of the corpus). CJK cannot get near it without
+ * a table of characters: narrative Chinese spends about 1.0 o200k token a character and business
+ * Chinese 0.7, and an estimate that never undercounts the first overcounts the second.
  */
 const caps: Record<EstimatorCategory, number> = {
   'tool-results': 1.23,
@@ -51,11 +51,14 @@ describe('tokenEstimator on the estimator corpus', () => {
     }
   })
 
-  it('overcounts tool results by less than the old estimator did (1.17–1.36×): median under 1.15×', () => {
-    const ratios = samples.filter((sample) => sample.category === 'tool-results').map((s) => ratioOf(s.text))
-    ratios.sort((a, b) => a - b)
-    expect(ratios[ratios.length >> 1]).toBeLessThan(1.15)
-  })
+  it.each(ESTIMATOR_CATEGORIES.filter((category) => category !== 'cjk'))(
+    'overcounts the median %s sample by less than 1.15× (the old estimator: 1.26–1.43×)',
+    (category) => {
+      const ratios = samples.filter((sample) => sample.category === category).map((s) => ratioOf(s.text))
+      ratios.sort((a, b) => a - b)
+      expect(ratios[ratios.length >> 1]).toBeLessThan(1.15)
+    },
+  )
 })
 
 /** How far above `o200k_base` the estimate may go on the older, shorter samples, per category. */
