@@ -5,7 +5,7 @@ import { createMemory } from './create-memory'
 
 // An agent framework's own system prompt, sent beside Strata's context (LangChain's systemMessage, a
 // call's system messages in the AI SDK).
-const AGENT_PROMPT = `You are a procurement agent. ${'Follow the house rules on vendors, budgets and sources. '.repeat(130)}`
+const AGENT_PROMPT = `You are a procurement agent. ${'Follow the house rules on vendors, budgets and sources. '.repeat(190)}`
 const counter = tokenEstimator()
 const promptTokens = countMessageTokens({ content: [{ type: 'text', text: AGENT_PROMPT }] }, counter)
 

@@ -1,48 +1,70 @@
 import { invalidOptions } from '../errors'
+import {
+  ACCENTED_LETTER,
+  ASCII_CLASS,
+  COMMON_SYMBOLS,
+  CONTROL_CHARACTER,
+  DIGIT,
+  isCjkPunctuation,
+  isTypographic,
+  LETTER_PAIR_BITS,
+  LINE_BREAK,
+  LOWER,
+  OTHER,
+  PUNCTUATION,
+  PUNCTUATION_INDEX,
+  PUNCTUATION_PAIR_BITS,
+  RUN_SYMBOLS,
+  SPACE,
+  TAB_CHARACTER,
+  TEXT_START,
+  UPPER,
+} from './character-tables'
 import type { TokenCounter } from './token-counter'
 
 /** Options of {@link tokenEstimator}. */
 export interface TokenEstimatorOptions {
   /**
    * Multiplies every estimate. Raise it for a model whose tokenizer is less efficient than OpenAI's
-   * `o200k_base` and `cl100k_base`, which the estimator is calibrated against. Must be positive.
+   * `o200k_base`, which the estimator is calibrated against (usage calibration corrects the rest as
+   * reports come in). Must be positive.
    * @default 1
    */
   multiplier?: number
 }
 
 /**
- * The default token counter: a fast, offline estimate that does not undercount OpenAI's
- * `o200k_base` or `cl100k_base` tokenizers on real text (prose, code, JSON, CJK, emoji, numbers,
- * base64 and hex, whitespace). On English and code it is typically 1.2–1.5× the `o200k_base` count;
- * more on very short texts, and on scripts where `cl100k_base` needs far more tokens than
- * `o200k_base` (about 1.5× on CJK, 2–3× on Greek, Hebrew or Devanagari), since it covers both.
+ * The default token counter: a fast, offline estimate that does not undercount OpenAI's `o200k_base`
+ * tokenizer (GPT-4o, GPT-4.1, GPT-5) and stays close to it. On texts of 200 tokens or more it is
+ * typically 1.05–1.15× the `o200k_base` count on tool results, JSON, code and English, German or
+ * French prose; 1.05–1.5× on Chinese, Japanese and Korean (no table of characters can tell the common
+ * ideographs, which merge, from the rare ones, which do not); more on very short texts.
  *
  * It makes one pass over the string and charges each character by its class and the class of the
  * character before it, because that is how byte-pair tokenizers behave: they first split text into
- * pieces (a word with its leading space, up to three digits, a run of punctuation, a run of
- * whitespace) and then merge bytes inside each piece using a vocabulary learnt from real text.
- * - A piece start costs about one token; letters that continue an English-like word cost a tenth of
- *   one, unusual letter pairs (random identifiers, base64) almost a whole one, and a lower-to-upper
- *   case change starts a new piece.
- * - Digits cost exactly one token per group of three; runs of spaces, newlines, tabs or one repeated
- *   symbol cost a fraction per character; punctuation pairs that the vocabularies know cost half.
- * - Han, kana, hangul, Cyrillic and the other scripts it knows cost a calibrated amount per
- *   character once a word of that script has started; the first character of such a word, and every
- *   character it does not know, costs its UTF-8 length in bytes, the most a byte-level tokenizer
- *   can spend on it.
- * - One token of headroom is added to every non-empty text, and a word that opens a text costs two:
- *   on a short string, whether a fragment happens to be in the vocabulary changes the count. So a
- *   short text is overestimated by a few tokens ('Hello world': 5, `o200k_base`: 2); a long one is not.
+ * pieces (a word with its leading space or punctuation, up to three digits, a run of punctuation, a run
+ * of whitespace) and then merge bytes inside each piece using a vocabulary learnt from real text.
+ * - A piece start costs about one token; letters that continue an English-like word cost little,
+ *   unusual letter pairs a third of one, and a lower-to-upper case change starts a new piece.
+ * - A long run of letters and digits that keeps switching between cases and digits is a blob
+ *   (base64, hex, generated ids) and costs a steady amount per character instead.
+ * - Digits cost exactly one token per group of three; runs of spaces, newlines or tabs cost a
+ *   fraction per character; punctuation pairs that the vocabulary knows cost a third.
+ * - Han, kana, hangul, accented Latin letters and the other scripts it knows cost a calibrated amount
+ *   per character once a word of that script has started; the first character of such a word costs
+ *   part of its UTF-8 length, and every character it does not know all of it, the most a byte-level
+ *   tokenizer can spend on it.
+ * - Up to four tokens of headroom are added to every non-empty text (one per character below four),
+ *   because on a short string, whether a fragment happens to be in the vocabulary changes the count.
+ *   So a short text is overestimated by a few tokens ('Hello world': 8, `o200k_base`: 2).
  *
- * The costs were fitted by linear programming against both tokenizers on prose, code, JSON, markup
- * and text in fifteen languages, with random strings as extra constraints, then rounded up. Rare
- * letters of a known script side by side (two uncommon ideographs in a row) can still cost more than
- * estimated; real text is not made of them.
+ * The costs were fitted by linear programming against `o200k_base` on a corpus of tool results, JSON,
+ * code, prose and CJK written for this repository (a quarter of it held out from fitting), with random
+ * strings of each category's characters and of all of Unicode as constraints, then rounded up.
  *
  * @example
  * const counter = tokenEstimator()
- * counter.count('Hello, world!') // 6 (o200k_base: 4)
+ * counter.count('Hello, world!') // 8 (o200k_base: 4)
  */
 export function tokenEstimator({ multiplier = 1 }: TokenEstimatorOptions = {}): TokenCounter {
   if (!(Number.isFinite(multiplier) && multiplier > 0)) {
@@ -53,206 +75,101 @@ export function tokenEstimator({ multiplier = 1 }: TokenEstimatorOptions = {}): 
   }
   return {
     name: 'estimator',
-    count: (text) => (text.length === 0 ? 0 : Math.ceil((estimateCost(text) + HEADROOM) * multiplier)),
+    count: (text) =>
+      text.length === 0 ? 0 : Math.ceil((estimateCost(text) + Math.min(HEADROOM, text.length)) * multiplier),
   }
 }
 
 // Every cost is a multiple of 1/64, so that sums are exact in floating point and the rounding at the
 // end never depends on the order of additions.
-const HEADROOM = 1
+const HEADROOM = 4
 
 // ASCII letters.
-const WORD_START = 1
-const WORD_START_AFTER_PUNCTUATION = 1.1875
-const WORD_START_AFTER_DIGIT = 1.5
-const WORD_START_AT_LINE_START = 1
+const WORD_START = 1.09375
+const WORD_START_AFTER_PUNCTUATION = 0.9375
+const WORD_START_AFTER_DIGIT = 1.78125
+const WORD_START_AT_LINE_START = 0.4375
 const WORD_START_AT_TEXT_START = 2
-const LETTER_AFTER_ACCENTED_LETTER = 0.8125
-const LOWER_COMMON_PAIR = 0.09375
-const LOWER_COMMON_PAIR_LONG_WORD = 0.1875
+const LETTER_AFTER_ACCENTED_LETTER = 0.296875
+const LOWER_COMMON_PAIR = 0
+const LOWER_COMMON_PAIR_LONG_WORD = 0.171875
 const LONG_WORD = 8
 // A run of letters this long is no word (a blob, a repeated letter): it tokenizes as badly as noise.
 const NO_WORD = 24
 const LETTER_PAIR_NO_WORD = 0.625
-const LOWER_RARE_PAIR = 0.875
-const LOWER_AFTER_UPPER_COMMON_PAIR = 0.25
-const LOWER_AFTER_UPPER_RARE_PAIR = 0.75
-const UPPER_AFTER_LOWER = 1
-const UPPER_AFTER_UPPER_COMMON_PAIR = 0.25
+const LOWER_RARE_PAIR = 0.40625
+const LOWER_AFTER_UPPER_COMMON_PAIR = 0
+const LOWER_AFTER_UPPER_RARE_PAIR = 2.84375
+const UPPER_AFTER_LOWER = 0.828125
+const UPPER_AFTER_UPPER_COMMON_PAIR = 0.015625
 const UPPER_AFTER_UPPER_RARE_PAIR = 1.3125
+// Blobs: runs of at least BLOB_MIN_LENGTH letters and digits that switch class at least every
+// BLOB_SWITCH_SHARE characters.
+const BLOB_MIN_LENGTH = 16
+const BLOB_SWITCH_SHARE = 4
+const BLOB_START = 1
+const BLOB_CHARACTER = 0.703125
+const HEX_CHARACTER = 0.609375
 // Digits and whitespace.
 const DIGIT_GROUP = 1
+// A digit right after a letter (`v2`, `sha256`, hex): the piece of letters ends there.
+const DIGIT_AFTER_LETTER = 0.65625
 const SPACE_BEFORE_DIGIT = 1
-const SECOND_SPACE = 1
-const FURTHER_SPACE = 0.015625
+const SECOND_SPACE = 1.046875
+const FURTHER_SPACE = 0
 const NEWLINE = 1
-const NEWLINE_AFTER_PUNCTUATION = 0.25
-const FURTHER_NEWLINE = 0.125
+const NEWLINE_AFTER_PUNCTUATION = 0.65625
+const FURTHER_NEWLINE = 0
 // Bare `\r` runs (old Mac line ends) have no long tokens of their own.
 const FURTHER_CARRIAGE_RETURN = 1
 // Mixed `\r\n` runs: the vocabularies hold shorter runs of them than of `\n`.
 const FURTHER_MIXED_LINE_BREAK = 0.15625
-const TAB = 0.5
+const TAB = 1
 const TAB_AFTER_SPACE = 1
-const FURTHER_TAB = 0.125
+const FURTHER_TAB = 0.265625
 // ASCII punctuation and control characters.
-const PUNCTUATION_AFTER_LETTER = 0.5
-const PUNCTUATION_AFTER_DIGIT = 1.125
-const PUNCTUATION_AFTER_SPACE = 1.1875
+const PUNCTUATION_AFTER_LETTER = 0.453125
+const PUNCTUATION_AFTER_DIGIT = 1.203125
+const PUNCTUATION_AFTER_SPACE = 0.9375
 const PUNCTUATION_AT_LINE_START = 1.125
 const PUNCTUATION_AT_TEXT_START = 2
 const PUNCTUATION_AFTER_OTHER = 1
-const REPEATED_PUNCTUATION = 0.0625
-const KNOWN_PUNCTUATION_PAIR = 0.5
+const PUNCTUATION_AFTER_ACCENTED_LETTER = 1
+// An apostrophe inside a word (`don't`, `l'école`) and the letters after it, which it joins.
+const APOSTROPHE_AFTER_LETTER = 1
+const LETTER_AFTER_APOSTROPHE = 0.640625
+// An accented letter that starts a word (`à`, `été`, `Über`).
+const ACCENTED_WORD_START = 1
+const REPEATED_PUNCTUATION = 0.921875
+const KNOWN_PUNCTUATION_PAIR = 0.390625
 const UNKNOWN_PUNCTUATION_PAIR = 1.125
 const CONTROL = 2
 const CONTROL_AFTER_SPACE = 1
 // Other scripts, per character after the first of a word; a new word after a space adds a start.
 const SCRIPT_WORD_START = 1
+// Per UTF-8 byte of the first letter after a letter of another script (or none).
+const SCRIPT_START_BYTE = 0.671875
 // Per UTF-8 byte of a letter of a script written with spaces, in a run that is no word (see NO_WORD).
 const SCRIPT_NO_WORD_BYTE = 0.625
-const HAN = 1.4375
-const KANA = 1
-const CJK_PUNCTUATION = 1.25
-const HANGUL = 1.125
+const HAN = 0.65625
+const KANA = 0.671875
+const CJK_PUNCTUATION = 3.390625
+const HANGUL = 0.5625
 const CYRILLIC = 0.5625
 const GREEK = 1.0625
 const HEBREW = 1
 const ARABIC = 0.6875
-const LATIN_1_LETTER = 1.1875
+const LATIN_1_LETTER = 1.03125
 const LATIN_EXTENDED_LETTER = 1
 const VIETNAMESE_LETTER = 0.75
 const INDIC = 1.125
 const THAI = 1
 // Symbols.
 const LATIN_1_SYMBOL = 0.75
-const TYPOGRAPHIC_PUNCTUATION = 0.5
+const TYPOGRAPHIC_PUNCTUATION = 0.515625
+const SYMBOL = 0.5
 const EMOJI = 3.125
 const EMOJI_JOINER = 1.25
-
-// Character classes of the state machine.
-const TEXT_START = 0
-const LOWER = 1
-const UPPER = 2
-const DIGIT = 3
-const SPACE = 4
-const LINE_BREAK = 5
-const TAB_CHARACTER = 6
-const PUNCTUATION = 7
-const CONTROL_CHARACTER = 8
-const ACCENTED_LETTER = 9
-const OTHER = 10
-
-const ASCII_CLASS = new Uint8Array(128)
-for (let code = 0; code < 128; code++) {
-  if (code >= 97 && code <= 122) ASCII_CLASS[code] = LOWER
-  else if (code >= 65 && code <= 90) ASCII_CLASS[code] = UPPER
-  else if (code >= 48 && code <= 57) ASCII_CLASS[code] = DIGIT
-  else if (code === 32) ASCII_CLASS[code] = SPACE
-  else if (code === 10 || code === 13) ASCII_CLASS[code] = LINE_BREAK
-  else if (code === 9) ASCII_CLASS[code] = TAB_CHARACTER
-  else if (code < 32 || code === 127) ASCII_CLASS[code] = CONTROL_CHARACTER
-  else ASCII_CLASS[code] = PUNCTUATION
-}
-
-/**
- * For each letter a–z, the letters that commonly follow it: the 300 most frequent of the 676 pairs
- * in English technical documentation (code identifiers included), licences and tutorials. Random
- * letters (generated ids, base64) hit a rare pair about every other character; English words rarely do.
- */
-const COMMON_LETTER_PAIRS = [
-  'bcdfgiklmnprstuvwy',
-  'aeijlorsuy',
-  'acehiklmoprstu',
-  'adeilosu',
-  'abcdefgijlmnopqrstvwxy',
-  'aefilorstuy',
-  'aehilnorstu',
-  'aeimoprtu',
-  'abcdefgklmnoprstvxz',
-  'aesu',
-  'aeis',
-  'abdegilopstuy',
-  'abdeijlmopsu',
-  'acdefgiklmnostuvy',
-  'abcdefgiklmnoprstuvw',
-  'aehiloprstuy',
-  'u',
-  'acdefgiklmnoprstuvwy',
-  'acefhiklmoprstuy',
-  'acdefhiloprstuwy',
-  'abcdefgilmnprst',
-  'aeimo',
-  'aehinors',
-  'aceiptx',
-  'anoprst',
-  'e',
-]
-
-/** Bit `b` of entry `a` is set when letter `b` commonly follows letter `a` (both 0–25). */
-const LETTER_PAIR_BITS = new Uint32Array(26)
-COMMON_LETTER_PAIRS.forEach((nexts, first) => {
-  for (const next of nexts) LETTER_PAIR_BITS[first]! |= 1 << (next.charCodeAt(0) - 97)
-})
-
-/**
- * For each ASCII punctuation character, the ones that form a single token with it in both
- * vocabularies (`");`, `=>`, `},`). Code and JSON are full of them; random symbols less so.
- */
-const KNOWN_PUNCTUATION_PAIRS: Record<string, string> = {
-  '!': '!"\'()*,./:=?[\\]',
-  '"': '"#$%&\'()*+,-./:;<>?[\\]_`{|}',
-  '#': '!"#$+,./:[{',
-  $: '$(,./:\\_{',
-  '%': '!"%\'(),-.;=@\\^',
-  '&': '#&(),_',
-  "'": '"#$%\'()*+,-./:;<=>?[\\]^_{}',
-  '(': '!"#$%&\'()*+-./:;<?@[\\^_`{|~',
-  ')': '!"#$%&\'()*+,-./:;<=>?[\\]^_`{|}',
-  '*': '"$&()*,-./:=>@[\\_',
-  '+': '"#$\'()+,-./:=[\\]',
-  ',': '!"#$%&\'()*+,-./:<@[\\_{',
-  '-': '"$%&\'()*,-./=>[\\_{',
-  '.': '!"#$%&\'()*+,-./:;<=?@[\\]^_`{|',
-  '/': '"#$%&\'()*+,-./:<=>?@[\\]^_{~',
-  ':': '"#$%&\'()*+,-./:<=?@[\\]^_`{',
-  ';': '"$%&\'(),-./;<\\}',
-  '<': "!$&'(-/<=>?[_{",
-  '=': '!"#$%&\'(*-./:<=>?@[\\_`{}',
-  '>': '"#$%&\'()*,-./:;<=>?@[\\]`{|}',
-  '?': '!"$\'(),-.:<>?[\\',
-  '@': '"$(@[\\',
-  '[': '"#$%\'(*,-/:@[\\]^_`{',
-  '\\': '"$\'(-./:<[\\',
-  ']': '"%&\'()*+,-./:;<=>?[\\]^{|}',
-  '^': '(-.[\\^{',
-  _: '"$%\'()*,-./:;<=[\\]^_{|',
-  '`': '),.:;\\]`}',
-  '{': '"$%\'-/:@\\{|}',
-  '|': '"(-\\|',
-  '}': '"$%&\'(),-./:;<=>?@[\\]_`{|}',
-  '~': ',-/=~',
-}
-
-/** The 32 ASCII punctuation characters, numbered 0–31 in code order; -1 for anything else. */
-const PUNCTUATION_INDEX = new Int8Array(128).fill(-1)
-Object.keys(KNOWN_PUNCTUATION_PAIRS)
-  .map((symbol) => symbol.charCodeAt(0))
-  .sort((a, b) => a - b)
-  .forEach((code, index) => {
-    PUNCTUATION_INDEX[code] = index
-  })
-
-/** Bit `PUNCTUATION_INDEX[b]` of entry `PUNCTUATION_INDEX[a]` is set when `a` then `b` is a known pair. */
-const PUNCTUATION_PAIR_BITS = new Uint32Array(32)
-for (const [first, nexts] of Object.entries(KNOWN_PUNCTUATION_PAIRS)) {
-  const row = PUNCTUATION_INDEX[first.charCodeAt(0)]!
-  for (const next of nexts) PUNCTUATION_PAIR_BITS[row]! |= 1 << PUNCTUATION_INDEX[next.charCodeAt(0)]!
-}
-
-/** Symbols that vocabularies learn in long runs (`----`, `====`, `////`): each repeat costs little. */
-const RUN_SYMBOLS = new Uint8Array(128)
-for (const symbol of '-=*#_~./+') RUN_SYMBOLS[symbol.charCodeAt(0)] = 1
 
 // Scripts whose common letters have a calibrated cost. A letter continues a word of its script when
 // the last letter before it was of the same script, even across spaces and punctuation.
@@ -272,7 +189,8 @@ const THAI_SCRIPT = 9
  */
 const LETTER_RANGES: readonly (readonly [first: number, last: number, script: number, cost: number])[] = [
   [0x4e00, 0x9fff, CJK, HAN], // CJK unified ideographs
-  [0x3041, 0x30fa, CJK, KANA], // hiragana and katakana
+  [0x3041, 0x30ff, CJK, KANA], // hiragana and katakana, with the prolonged sound mark ー
+  [0x3005, 0x3005, CJK, HAN], // 々, the ideographic iteration mark
   [0xac00, 0xd7a3, HANGUL_SCRIPT, HANGUL], // hangul syllables
   [0x0410, 0x044f, CYRILLIC_SCRIPT, CYRILLIC], // А–я
   [0x0401, 0x0401, CYRILLIC_SCRIPT, CYRILLIC], // Ё
@@ -299,44 +217,25 @@ function letterRange(code: number): number {
   return -1
 }
 
-/** 、 。 〈〉《》「」『』【】 and the fullwidth ！（），：；？ that the vocabularies know. */
-function isCjkPunctuation(code: number): boolean {
-  if (code === 0x3001 || code === 0x3002 || (code >= 0x3008 && code <= 0x3011)) return true
-  return (
-    code >= 0xff01 &&
-    code <= 0xff1f &&
-    code !== 0xff02 &&
-    code !== 0xff03 &&
-    code !== 0xff04 &&
-    code !== 0xff07
-  )
-}
-
-/** Curly quotes, dashes, bullet and ellipsis: common in prose, usually merged with their neighbours. */
-function isTypographic(code: number): boolean {
-  return (
-    code === 0x2013 ||
-    code === 0x2014 ||
-    code === 0x2018 ||
-    code === 0x2019 ||
-    code === 0x201c ||
-    code === 0x201d ||
-    code === 0x2022 ||
-    code === 0x2026
-  )
-}
-
 /** The cost of `text` before headroom and multiplier. */
 function estimateCost(text: string): number {
   let total = 0
   let previous = TEXT_START // class of the previous character
   let previousCode = -1
   let previousCode2 = -1 // the code before that
+  let previousClass2 = TEXT_START // and its class
   let run = 0 // characters of the previous class in a row
+  // The current run of ASCII letters and digits: what was spent before it, its length, and how often it
+  // switched between lower case, upper case and digits (a blob: base64, hex, generated ids).
+  let alnumBefore = 0
+  let alnumLength = 0
+  let alnumSwitches = 0
+  let alnumHex = true // every character of the run is a digit or a–f
   let spaces = 0 // length of the current run of spaces
   let script = 0 // script of the last letter
   const length = text.length
   for (let index = 0; index < length; index++) {
+    const totalBefore = total
     let code = text.charCodeAt(index)
     let current = OTHER
     if (code < 128) {
@@ -351,6 +250,8 @@ function estimateCost(text: string): number {
           } else if (previous === UPPER) {
             const common = (LETTER_PAIR_BITS[previousCode - 65]! >>> (code - 97)) & 1
             total += common ? LOWER_AFTER_UPPER_COMMON_PAIR : LOWER_AFTER_UPPER_RARE_PAIR
+          } else if (previousCode === 39 && isLetterClass(previousClass2)) {
+            total += LETTER_AFTER_APOSTROPHE
           } else {
             total += wordStart(previous)
           }
@@ -368,7 +269,8 @@ function estimateCost(text: string): number {
           break
         case DIGIT:
           // Both tokenizers split digit runs into groups of three, and every group is one token.
-          if (previous !== DIGIT || run % 3 === 0) total += DIGIT_GROUP
+          if (previous === LOWER || previous === UPPER) total += DIGIT_AFTER_LETTER
+          else if (previous !== DIGIT || run % 3 === 0) total += DIGIT_GROUP
           if (previous === SPACE) total += SPACE_BEFORE_DIGIT
           break
         case SPACE:
@@ -389,7 +291,10 @@ function estimateCost(text: string): number {
           total += previous === SPACE ? CONTROL + CONTROL_AFTER_SPACE : CONTROL
           break
         default:
-          total += punctuation(code, previous, previousCode)
+          total +=
+            code === 39 && (previous === LOWER || previous === ACCENTED_LETTER)
+              ? APOSTROPHE_AFTER_LETTER
+              : punctuation(code, previous, previousCode)
       }
     } else {
       if (code >= 0xd800 && code < 0xdc00 && index + 1 < length) {
@@ -413,8 +318,9 @@ function estimateCost(text: string): number {
         const spaced = letterScript !== CJK && letterScript !== THAI_SCRIPT
         const noWord =
           spaced && previous === current && (run >= NO_WORD || (repeated && code === previousCode2))
-        if (letterScript !== script) total += bytes + afterSpace
+        if (letterScript !== script) total += bytes * SCRIPT_START_BYTE + afterSpace
         else if (noWord) total += Math.max(cost, bytes * SCRIPT_NO_WORD_BYTE)
+        else if (current === ACCENTED_LETTER && !isLetterClass(previous)) total += ACCENTED_WORD_START
         else total += cost + afterSpace * SCRIPT_WORD_START
         script = letterScript
       } else if (isCjkPunctuation(code)) {
@@ -429,20 +335,54 @@ function estimateCost(text: string): number {
       } else if (isTypographic(code)) {
         // Runs of dashes are learnt as separators; runs of quotes, bullets or ellipses are not.
         total += repeated && code !== 0x2013 && code !== 0x2014 ? bytes : TYPOGRAPHIC_PUNCTUATION
+      } else if (code <= 0xffff && COMMON_SYMBOLS.includes(String.fromCharCode(code)) && !repeated) {
+        // Arrows, check marks and bullets that tool output is full of (test runners, CLIs).
+        total += SYMBOL + afterSpace
+        script = 0
       } else {
         // Anything else costs at most its UTF-8 length: a byte-level tokenizer never needs more.
         total += bytes + afterSpace
         script = 0
       }
     }
+    if (current === LOWER || current === UPPER || current === DIGIT) {
+      if (alnumLength === 0) {
+        alnumBefore = totalBefore
+        alnumHex = true
+      } else if (current !== previous) alnumSwitches++
+      alnumLength++
+      if (current !== DIGIT && (code | 0x20) > 102) alnumHex = false
+    } else if (alnumLength > 0) {
+      total += blobDiscount(totalBefore - alnumBefore, alnumLength, alnumSwitches, alnumHex)
+      alnumLength = 0
+      alnumSwitches = 0
+    }
     run = current === previous ? run + 1 : 1
+    previousClass2 = previous
     previous = current
     previousCode2 = previousCode
     previousCode = code
   }
+  if (alnumLength > 0) total += blobDiscount(total - alnumBefore, alnumLength, alnumSwitches, alnumHex)
   // A trailing lone space is a token of its own.
   if (previous === SPACE && spaces === 1) total += 1
   return total
+}
+
+/**
+ * What to add to a run of ASCII letters and digits that cost `spent` so far: a long run that keeps
+ * switching between lower case, upper case and digits is a blob (base64, hex, a generated id), which
+ * tokenizes at a steady rate per character that the letter-pair costs, made for words, do not follow.
+ * Zero for anything else.
+ */
+function blobDiscount(spent: number, length: number, switches: number, hex: boolean): number {
+  if (length < BLOB_MIN_LENGTH || switches * BLOB_SWITCH_SHARE < length) return 0
+  return BLOB_START + length * (hex ? HEX_CHARACTER : BLOB_CHARACTER) - spent
+}
+
+/** Whether a character class is a letter of a script written with Latin letters. */
+function isLetterClass(characterClass: number): boolean {
+  return characterClass === LOWER || characterClass === UPPER || characterClass === ACCENTED_LETTER
 }
 
 /** The cost of an ASCII letter that starts a word, by the class of the character before it. */
@@ -485,6 +425,8 @@ function punctuation(code: number, previous: number, previousCode: number): numb
     case LINE_BREAK:
     case TAB_CHARACTER:
       return PUNCTUATION_AT_LINE_START
+    case ACCENTED_LETTER:
+      return PUNCTUATION_AFTER_ACCENTED_LETTER
     default:
       return PUNCTUATION_AFTER_OTHER
   }
