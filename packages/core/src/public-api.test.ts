@@ -228,6 +228,7 @@ describe('the public surface of @strata-memory/core', () => {
       'describeStoreConformance',
       'describeThreadRewind',
       'expectRequestsOneAtATime',
+      'expectThreadFree',
       'fetchMessages',
       'itemTexts',
       'makeContentRecord',
@@ -238,6 +239,7 @@ describe('the public surface of @strata-memory/core', () => {
       'makePage',
       'makeSummaryItem',
       'makeTransitionItem',
+      'storedThread',
       'withSeqs',
     ])
     expect(typeExports('./testing/index.ts')).toEqual([
@@ -245,6 +247,7 @@ describe('the public surface of @strata-memory/core', () => {
       'MakeItemsOptions',
       'MessageItemOverrides',
       'StoreConformanceOptions',
+      'StoredThread',
     ])
   })
 

@@ -27,7 +27,7 @@ const ledger = tool(
   },
 )
 
-const BUDGET = 2_600
+const BUDGET = 2_100
 /**
  * The test recounts what the model received message by message (`message.text`); the memory counts
  * part by part, and the estimator is not additive, so the two differ by a token or two (the omission

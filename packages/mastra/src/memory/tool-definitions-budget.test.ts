@@ -9,7 +9,7 @@ import { StrataMemory } from './strata-memory'
 import { toolDefinitionsText } from './tool-definitions'
 
 const counter = tokenEstimator()
-const BUDGET = 2_600
+const BUDGET = 2_100
 
 /** A tool whose definition is large, as real tools' descriptions and schemas are. */
 const ledger = createTool({
