@@ -117,7 +117,9 @@ async function checkContexts(thread: Thread, state: RunState) {
     expect(stats.contextTokens).toBeLessThanOrEqual(stats.inputBudget!)
     expectWholeToolSteps(messages)
     const texts = messages.map(textOf)
-    if (stats.omittedItems! > 0 || texts.some((text) => text.includes('[truncated'))) state.omitting++
+    // A cut part (a text or a tool result) ends with a `[truncated…]` note.
+    const cut = messages.some((message) => JSON.stringify(message.content).includes('[truncated'))
+    if (stats.omittedItems! > 0 || cut) state.omitting++
     if (state.request !== undefined) {
       // In view, and the newest request shown: a model reads it as the current one.
       const requests = texts.filter((text) => text.startsWith('Request '))
