@@ -27,6 +27,7 @@ import { aiSdkTracer, type StrataMiddlewareTelemetry } from './ai-sdk-tracer'
 import { captureCallContext } from './call-context'
 import { CallHolds, clientToolCalls, release } from './call-holds'
 import { readCallOptions, type StrataCallOptions } from './call-options'
+import { markRequestFailed } from './failed-request'
 import { tapStream } from './response-stream'
 import { sentAlongside } from './sent-alongside'
 
@@ -318,7 +319,11 @@ export function strataMiddleware<L extends string = string>(
       const held = await calls?.take(thread, conversation)
       try {
         const requested = call.history ?? history
-        const mode = requested === 'new' && failedThreads.has(thread.id) ? 'auto' : requested
+        // The failure may have been another process's: its mark is in the thread's state.
+        const mode =
+          requested === 'new' && (failedThreads.has(thread.id) || (await thread.failures()).length > 0)
+            ? 'auto'
+            : requested
         // A regenerated or edited history rewinds the thread to where it leaves it, or is refused; then
         // the messages it has not seen are stored. Matching and appending are one step in the thread, so
         // racing calls store a message once; only the messages near the end of the prompt are mapped, so
@@ -366,6 +371,8 @@ export function strataMiddleware<L extends string = string>(
           result = await doGenerate()
         } catch (error) {
           failed(thread.id)
+          // Marked before the hold ends (in `finally`): the request is the holder's.
+          await markRequestFailed(thread, error)
           throw error
         }
         await recordResponse(thread, result.content, result.usage, {
@@ -394,6 +401,7 @@ export function strataMiddleware<L extends string = string>(
           result = await doStream()
         } catch (error) {
           failed(thread.id)
+          await markRequestFailed(thread, error)
           throw error
         }
       } catch (error) {
@@ -414,9 +422,12 @@ export function strataMiddleware<L extends string = string>(
               await calls?.end(params, toolCalls)
             }
           }),
-        onFail: () => {
+        onFail: async (error) => {
           failed(thread.id)
-          void calls?.end(params)
+          // A stream that failed or was cut off is a failed request; one the caller cancelled (the
+          // user stopped it) is not marked, and the next call in 'new' mode still tells a re-send.
+          if (error !== undefined) await markRequestFailed(thread, error)
+          await calls?.end(params)
         },
       })
       return { ...result, stream }
