@@ -1,7 +1,11 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { AIMessage, HumanMessage } from '@langchain/core/messages'
 import { MemorySaver } from '@langchain/langgraph'
 import { createMemory, inMemoryStore, type StrataStore } from '@strata-memory/core'
 import { expectThreadFree } from '@strata-memory/core/testing'
+import { fileStore } from '@strata-memory/store-file'
 import { createAgent } from 'langchain'
 import { describe, expect, it } from 'vitest'
 import { scriptedModel, storedMessages } from '../testing/agent'
@@ -84,5 +88,30 @@ describe('a model call that fails after the request was stored', () => {
       'user:Again',
       'assistant:Done again.',
     ])
+  })
+
+  it('on the file store: the mark is in the file, read by another memory; the thread is free', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'strata-langchain-failed-'))
+    try {
+      const model = scriptedModel([])
+      model.respond(overloaded())
+      const agent = createAgent({
+        model,
+        middleware: [strataMiddleware({ memory: createMemory({ store: fileStore({ dir }) }) })],
+      })
+      const config = { configurable: { thread_id: 'lc-file' } }
+      await expect(agent.invoke({ messages: [new HumanMessage('File it')] }, config)).rejects.toThrow(
+        'Overloaded',
+      )
+      const store = fileStore({ dir })
+      const other = await createMemory({ store }).thread('lc-file')
+      expect(await storedMessages(other)).toEqual(['user:File it'])
+      expect((await other.failures()).map((mark) => [mark.reason, mark.code])).toEqual([
+        ['Overloaded', '529'],
+      ])
+      await expectThreadFree(store, 'lc-file')
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })
