@@ -102,12 +102,14 @@ describe('thread.markFailed()', () => {
       { role: 'user', content: 'Hello' },
       { role: 'assistant', content: 'Hi' },
     ])
+    const opening = await thread.enter('task', { title: 'Check the ledger' })
     await thread.append({ role: 'user', content: 'Again' })
     await thread.markFailed({ reason: 'kept' })
     const before = await storedThread(store, 'failed-6')
     const bad: unknown[] = [
       { itemId: 'no-such-item', reason: 'x' },
       { itemId: answer!.id, reason: 'x' },
+      { itemId: opening.id, reason: 'x' },
       { itemId: question!.id, reason: '' },
       { itemId: '', reason: 'x' },
       { reason: 'x', code: 529 },

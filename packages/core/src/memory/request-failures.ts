@@ -112,6 +112,12 @@ function markedMessage<L extends string>(state: ThreadState<L>, itemId: string |
       { threadId: state.id, itemId },
     )
   }
+  if (found.type === 'message' && found.scope !== undefined) {
+    invalidOptions(
+      `markFailed(): item '${itemId}' of thread '${state.id}' is the opening of scope '${found.scope.title}', not a request; pass the id of the user message whose model call failed.`,
+      { threadId: state.id, itemId },
+    )
+  }
   if (found.type !== 'message' || found.role !== 'user') {
     invalidOptions(
       `markFailed(): item '${itemId}' of thread '${state.id}' is a${found.type === 'message' ? ` ${found.role} message` : ` ${found.type}`}, not a user message; only a request (a user message) can be marked failed.`,
