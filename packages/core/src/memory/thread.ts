@@ -409,9 +409,10 @@ export class Thread<L extends string = string> {
    * message leaves the active log (a rewind); the state keeps the newest 20 marks that count.
    *
    * A write like any other: refused with `STRATA_THREAD_BUSY` while another request holds the thread
-   * (the holder's thread object passes). An `itemId` that names no active user message (a scope's opening is not a request), an empty
-   * `reason` or a thread without a request is `STRATA_INVALID_OPTIONS`, and the state stays as it was.
-   * The adapters call it on a provider failure; see the core README, "Failed requests".
+   * (the holder's thread object passes). An `itemId` that names no active user message (a scope's
+   * opening is not a request), an empty `reason` or a thread without a request is
+   * `STRATA_INVALID_OPTIONS`, and the state stays as it was. The adapters call it on a provider
+   * failure; see the core README, "Failed requests".
    *
    * @example
    * try { await model.generate(context) } catch (error) {
