@@ -54,7 +54,8 @@ export interface StrataMiddlewareOptions<L extends string = string> {
    * What the calls' messages hold: `'full'` when the app re-sends the whole history (the usual route
    * handler), `'new'` when it sends only new messages, `'auto'` to tell from the stored tail. Only
    * `'new'` stores a message identical to the last stored one again, unless the thread's previous call
-   * failed (the SDK's retry, or the user sending it again); see `unseenMessages` in core. A history
+   * failed (the SDK's retry, or the user sending it again; the failure is marked in the store, so
+   * another process tells the retry too); see `unseenMessages` in core and `thread.markFailed`. A history
    * that left out the tool steps the thread stored (a client that keeps only text) still continues
    * it. `'auto'` takes a lone user message that repeats the thread's first one for a new message, so
    * regenerating the very first answer rewinds only with `'full'`: use it for `useChat` routes.
