@@ -124,6 +124,33 @@ describe('a provider failure after the request was stored', () => {
     await expectThreadFree(store, 'failed-cut')
   })
 
+  it('a request the user stops (abortSignal) is not marked failed', async () => {
+    const store = inMemoryStore()
+    const memory = createMemory({ store })
+    const parts = streamParts('The first half and the second half.')
+    const model = wrapLanguageModel({
+      model: new MockLanguageModelV4({
+        doStream: async () => ({
+          // Sends the start of an answer, then waits until the reader cancels it.
+          stream: new ReadableStream<LanguageModelV4StreamPart>({
+            start(controller) {
+              for (const part of parts.slice(0, 4)) controller.enqueue(part)
+            },
+          }),
+        }),
+      }),
+      middleware: strataMiddleware({ memory, threadId: 'stopped' }),
+    })
+    const controller = new AbortController()
+    const result = streamText({ model, prompt: 'Tell me everything', abortSignal: controller.signal })
+    for await (const part of result.fullStream) {
+      if (part.type === 'text-delta') controller.abort()
+    }
+    expect(await userTexts(store, 'stopped')).toEqual(['Tell me everything'])
+    expect(await (await createMemory({ store }).thread('stopped')).failures()).toEqual([])
+    await expectThreadFree(store, 'stopped')
+  })
+
   for (const history of ['new', 'auto'] as const satisfies readonly HistoryMode[]) {
     it(`a retry handled by another process stores the message once (history: '${history}')`, async () => {
       const store = inMemoryStore()

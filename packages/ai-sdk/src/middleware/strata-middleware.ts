@@ -372,8 +372,9 @@ export function strataMiddleware<L extends string = string>(
           result = await doGenerate()
         } catch (error) {
           failed(thread.id)
-          // Marked before the hold ends (in `finally`): the request is the holder's.
-          await markRequestFailed(thread, error)
+          // Marked before the hold ends (in `finally`): the request is the holder's. A request the
+          // caller aborted (the stop button) did not fail.
+          if (params.abortSignal?.aborted !== true) await markRequestFailed(thread, error)
           throw error
         }
         await recordResponse(thread, result.content, result.usage, {
@@ -402,7 +403,7 @@ export function strataMiddleware<L extends string = string>(
           result = await doStream()
         } catch (error) {
           failed(thread.id)
-          await markRequestFailed(thread, error)
+          if (params.abortSignal?.aborted !== true) await markRequestFailed(thread, error)
           throw error
         }
       } catch (error) {
@@ -425,9 +426,11 @@ export function strataMiddleware<L extends string = string>(
           }),
         onFail: async (error) => {
           failed(thread.id)
-          // A stream that failed or was cut off is a failed request; one the caller cancelled (the
-          // user stopped it) is not marked, and the next call in 'new' mode still tells a re-send.
-          if (error !== undefined) await markRequestFailed(thread, error)
+          // A stream that failed or was cut off is a failed request; one the caller cancelled or
+          // aborted (the user stopped it) is not marked, and the next call in 'new' mode still tells
+          // a re-send.
+          if (error !== undefined && params.abortSignal?.aborted !== true)
+            await markRequestFailed(thread, error)
           await calls?.end(params)
         },
       })

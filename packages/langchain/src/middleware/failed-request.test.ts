@@ -60,6 +60,26 @@ describe('a model call that fails after the request was stored', () => {
     expect(await other.failures()).toEqual([])
   })
 
+  it('a request the app aborts (its signal) is not marked failed', async () => {
+    const store = inMemoryStore()
+    const controller = new AbortController()
+    const model = scriptedModel([])
+    // The user stops the request while the model answers: the call fails because it was aborted.
+    model.respond(() => {
+      controller.abort()
+      return new Error('This operation was aborted')
+    })
+    const agent = createAgent({ model, middleware: [strataMiddleware({ memory: createMemory({ store }) })] })
+    const config = { configurable: { thread_id: 'lc-stopped' }, signal: controller.signal }
+    await expect(
+      agent.invoke({ messages: [new HumanMessage('Tell me everything')] }, config),
+    ).rejects.toThrow()
+    const other = await elsewhere(store, 'lc-stopped')
+    expect(await storedMessages(other)).toEqual(['user:Tell me everything'])
+    expect(await other.failures()).toEqual([])
+    await expectThreadFree(store, 'lc-stopped')
+  })
+
   it("history 'new': a retry handled by another process stores the message once", async () => {
     const store = inMemoryStore()
     const failing = scriptedModel([])

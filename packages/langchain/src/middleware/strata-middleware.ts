@@ -343,8 +343,10 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
         })
       } catch (error) {
         failed(thread.id)
-        // Marked while the request still holds the thread (wrapModelCall gives it back after).
-        await markRequestFailed(thread, error)
+        // Marked while the request still holds the thread (wrapModelCall gives it back after). A
+        // request the app aborted (its signal) did not fail.
+        if ((runtime as { signal?: AbortSignal }).signal?.aborted !== true)
+          await markRequestFailed(thread, error)
         throw error
       }
       await recordResponse(thread, response)
