@@ -20,11 +20,13 @@ export {
   type StrataToolsOptions,
   strataTools,
 } from './tools/strata-tools'
+export { loadUIMessages } from './ui/load-ui-messages'
 export {
   contextStatsMetadata,
   type MemoryTransitionData,
   memoryTransitionChunk,
   type StrataDataTypes,
+  type StrataFailedRequest,
   type StrataMessageMetadata,
   type StrataUIMessage,
   type WriteMemoryPartsOptions,

@@ -15,6 +15,8 @@ export class ResponseCollector {
   usage: LanguageModelV4Usage | undefined
   /** Whether the `finish` part arrived: a stream that ends without it was cut off. */
   finished = false
+  /** The error of the last `error` part: why a stream that ends without `finish` failed. */
+  error: unknown
   readonly meta: ResponseMeta = {}
 
   add(part: LanguageModelV4StreamPart) {
@@ -59,6 +61,9 @@ export class ResponseCollector {
         if (part.id !== undefined) this.meta.responseId = part.id
         if (part.modelId !== undefined) this.meta.modelId = part.modelId
         break
+      case 'error':
+        this.error = part.error
+        break
       case 'finish':
         this.usage = part.usage
         this.finished = true
@@ -75,7 +80,14 @@ export class ResponseCollector {
  */
 export function tapStream(
   source: ReadableStream<LanguageModelV4StreamPart>,
-  { onEnd, onFail }: { onEnd: (collector: ResponseCollector) => Promise<void>; onFail: () => void },
+  {
+    onEnd,
+    onFail,
+  }: {
+    onEnd: (collector: ResponseCollector) => Promise<void>
+    /** With the error when the stream failed or was cut off; without when the caller cancelled it. */
+    onFail: (error?: unknown) => Promise<void>
+  },
 ): ReadableStream<LanguageModelV4StreamPart> {
   const reader = source.getReader()
   const collector = new ResponseCollector()
@@ -85,12 +97,15 @@ export function tapStream(
       try {
         next = await reader.read()
       } catch (error) {
-        onFail()
+        await onFail(error)
         throw error
       }
       if (next.done) {
         if (collector.finished) await onEnd(collector)
-        else onFail()
+        else
+          await onFail(
+            collector.error ?? new Error('The model stream ended without a finish part (cut off).'),
+          )
         controller.close()
         return
       }
@@ -98,7 +113,7 @@ export function tapStream(
       controller.enqueue(next.value)
     },
     async cancel(reason) {
-      onFail()
+      await onFail()
       await reader.cancel(reason)
     },
   })

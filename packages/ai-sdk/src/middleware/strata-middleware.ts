@@ -27,6 +27,7 @@ import { aiSdkTracer, type StrataMiddlewareTelemetry } from './ai-sdk-tracer'
 import { captureCallContext } from './call-context'
 import { CallHolds, clientToolCalls, release } from './call-holds'
 import { readCallOptions, type StrataCallOptions } from './call-options'
+import { markRequestFailed } from './failed-request'
 import { tapStream } from './response-stream'
 import { sentAlongside } from './sent-alongside'
 
@@ -53,7 +54,8 @@ export interface StrataMiddlewareOptions<L extends string = string> {
    * What the calls' messages hold: `'full'` when the app re-sends the whole history (the usual route
    * handler), `'new'` when it sends only new messages, `'auto'` to tell from the stored tail. Only
    * `'new'` stores a message identical to the last stored one again, unless the thread's previous call
-   * failed (the SDK's retry, or the user sending it again); see `unseenMessages` in core. A history
+   * failed (the SDK's retry, or the user sending it again; the failure is marked in the store, so
+   * another process tells the retry too); see `unseenMessages` in core and `thread.markFailed`. A history
    * that left out the tool steps the thread stored (a client that keeps only text) still continues
    * it. `'auto'` takes a lone user message that repeats the thread's first one for a new message, so
    * regenerating the very first answer rewinds only with `'full'`: use it for `useChat` routes.
@@ -318,7 +320,11 @@ export function strataMiddleware<L extends string = string>(
       const held = await calls?.take(thread, conversation)
       try {
         const requested = call.history ?? history
-        const mode = requested === 'new' && failedThreads.has(thread.id) ? 'auto' : requested
+        // The failure may have been another process's: its mark is in the thread's state.
+        const mode =
+          requested === 'new' && (failedThreads.has(thread.id) || (await thread.failures()).length > 0)
+            ? 'auto'
+            : requested
         // A regenerated or edited history rewinds the thread to where it leaves it, or is refused; then
         // the messages it has not seen are stored. Matching and appending are one step in the thread, so
         // racing calls store a message once; only the messages near the end of the prompt are mapped, so
@@ -366,6 +372,9 @@ export function strataMiddleware<L extends string = string>(
           result = await doGenerate()
         } catch (error) {
           failed(thread.id)
+          // Marked before the hold ends (in `finally`): the request is the holder's. A request the
+          // caller aborted (the stop button) did not fail.
+          if (params.abortSignal?.aborted !== true) await markRequestFailed(thread, error)
           throw error
         }
         await recordResponse(thread, result.content, result.usage, {
@@ -394,6 +403,7 @@ export function strataMiddleware<L extends string = string>(
           result = await doStream()
         } catch (error) {
           failed(thread.id)
+          if (params.abortSignal?.aborted !== true) await markRequestFailed(thread, error)
           throw error
         }
       } catch (error) {
@@ -414,9 +424,14 @@ export function strataMiddleware<L extends string = string>(
               await calls?.end(params, toolCalls)
             }
           }),
-        onFail: () => {
+        onFail: async (error) => {
           failed(thread.id)
-          void calls?.end(params)
+          // A stream that failed or was cut off is a failed request; one the caller cancelled or
+          // aborted (the user stopped it) is not marked, and the next call in 'new' mode still tells
+          // a re-send.
+          if (error !== undefined && params.abortSignal?.aborted !== true)
+            await markRequestFailed(thread, error)
+          await calls?.end(params)
         },
       })
       return { ...result, stream }

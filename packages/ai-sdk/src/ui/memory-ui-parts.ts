@@ -24,9 +24,25 @@ export interface MemoryTransitionData {
   seq: number
 }
 
-/** Context statistics sent as message metadata, under `strata`. */
+/** A user message's failed request, as `loadUIMessages` shows it (see `thread.markFailed`). */
+export interface StrataFailedRequest {
+  /** The provider's error message. */
+  reason: string
+  /** The error's code or HTTP status, when it had one. */
+  code?: string
+  /** When the request was marked failed (epoch ms). */
+  ts: number
+}
+
+/**
+ * Strata's message metadata, under `strata`: context statistics on an assistant message while it
+ * streams (`writeMemoryParts`), and `failed` on a user message whose request failed after it was
+ * stored (`loadUIMessages`), so a reloaded chat can offer a retry.
+ */
 export interface StrataMessageMetadata {
-  strata?: Pick<ContextStats, 'level' | 'contextTokens' | 'totalTokens' | 'savedTokens' | 'savedRatio'>
+  strata?: Partial<
+    Pick<ContextStats, 'level' | 'contextTokens' | 'totalTokens' | 'savedTokens' | 'savedRatio'>
+  > & { failed?: StrataFailedRequest }
 }
 
 /** The data part types Strata writes, for `UIMessage`'s data generic. */

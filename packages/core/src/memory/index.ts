@@ -12,6 +12,8 @@ export {
   type ExitResult,
   type HoldOptions,
   type LastCompaction,
+  type MarkFailedOptions,
+  type RequestFailure,
   type RewindOptions,
   type RewindResult,
   type ScopeOutcome,

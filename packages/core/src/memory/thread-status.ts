@@ -8,6 +8,7 @@ import { turnIdOf } from '../thread/thread-log'
 import type { WritePath } from '../thread/write-path'
 import type { TokenCounter } from '../tokens'
 import type { ContextAssembly } from './context-assembly'
+import { openFailures } from './request-failures'
 import type { ThreadStatus, UsageReport } from './thread-types'
 
 /** What `reportUsage` and `status` read and write. */
@@ -73,6 +74,7 @@ export function threadStatus<L extends string>({
       turnId: turnIdOf(log.currentTurn),
       items: { active: items.length, archived: log.archivedCount, byLevel, byType },
       tokens: { total: log.rawTokens, counter: deps.tokenCounter.name },
+      failures: openFailures(state, stored),
       store: {
         name: deps.store.name,
         persistent: deps.store.flags.persistent,

@@ -13,6 +13,7 @@ import type {
 import type { MessageFormat } from '../items/normalize-message'
 import type { DivergencePoint } from '../rewind'
 import type { OpenScope } from '../thread/thread-log'
+import type { RequestFailure } from './request-failures'
 
 export type { LastCompaction }
 
@@ -169,6 +170,8 @@ export interface ThreadStatus<L extends string = string> {
   tokens: { total: number; counter: string }
   /** The store the thread lives in: its name and what it promises (`flags`), e.g. for a status page. */
   store: { name: string; persistent: boolean; shared: boolean }
+  /** The failed requests that still count, oldest first (`thread.failures()`). */
+  failures: RequestFailure[]
   /** The last usage reported with `reportUsage`, and its ratio to Strata's estimate of that context. */
   lastUsage?: { inputTokens: number; outputTokens?: number; estimatedTokens?: number; ts: number }
   /** Summaries by tier with their sizes, facts, the waterfall's progress and the last compaction. */

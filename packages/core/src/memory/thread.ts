@@ -21,6 +21,13 @@ import { countPartTokens } from '../tokens'
 import type { ToolInteraction } from '../views'
 import { ContextAssembly } from './context-assembly'
 import { MessageAppend } from './message-append'
+import {
+  type MarkFailedOptions,
+  markFailed,
+  type RequestFailure,
+  type RequestFailureParts,
+  requestFailures,
+} from './request-failures'
 import { Scopes } from './scopes'
 import { rewindThread, type ThreadRewindParts, threadDivergence } from './thread-rewind'
 import { reportUsage, type ThreadStatusParts, threadStatus } from './thread-status'
@@ -43,6 +50,7 @@ import type {
 
 export type { HoldOptions, ThreadHold } from '../thread/thread-hold'
 export type { ThreadDependencies } from '../thread/thread-state'
+export type { MarkFailedOptions, RequestFailure } from './request-failures'
 export type * from './thread-types'
 
 /**
@@ -61,6 +69,7 @@ export class Thread<L extends string = string> {
   readonly #budget: BudgetRunner<L>
   readonly #rewindParts: ThreadRewindParts<L>
   readonly #statusParts: ThreadStatusParts<L>
+  readonly #failureParts: RequestFailureParts<L>
   readonly #holds: ThreadHolds
 
   /**
@@ -110,6 +119,7 @@ export class Thread<L extends string = string> {
     this.#contexts = new ContextAssembly(state, writes, this.#budget)
     this.#rewindParts = { state, writes, append: this.#append, waterfall: this.#waterfall }
     this.#statusParts = { state, writes, contexts: this.#contexts, budget: this.#budget, report }
+    this.#failureParts = { state, writes }
     this.content = new ThreadContent({
       threadId: id,
       // Read at each call: the memory wraps its store in spans once an adapter passes a tracer.
@@ -389,7 +399,40 @@ export class Thread<L extends string = string> {
     await Promise.all([this.#waterfall.settled(), this.#budget.settled()])
   }
 
-  /** Counts, open scopes, tokens and the last reported usage. */
+  /**
+   * Marks a stored request failed: its model call failed after the user message was stored (a provider
+   * error, a dropped stream). That is not a refusal: the message stays in the log, which does not
+   * change (it is append-only); the mark goes in the thread's stored state, so another process, a
+   * reloaded chat or a retry sees it. Marks the turn's request (the newest user message that started a
+   * turn) unless `itemId` names another active user message. Marking a request again replaces its
+   * mark. A mark counts until an assistant message is stored after it (the retry's answer) or its
+   * message leaves the active log (a rewind); the state keeps the newest 20 marks that count.
+   *
+   * A write like any other: refused with `STRATA_THREAD_BUSY` while another request holds the thread
+   * (the holder's thread object passes). An `itemId` that names no active user message (a scope's
+   * opening is not a request), an empty `reason` or a thread without a request is
+   * `STRATA_INVALID_OPTIONS`, and the state stays as it was. The adapters call it on a provider
+   * failure; see the core README, "Failed requests".
+   *
+   * @example
+   * try { await model.generate(context) } catch (error) {
+   *   await thread.markFailed({ reason: error.message, code: error.code })
+   *   throw error
+   * }
+   */
+  async markFailed(options: MarkFailedOptions): Promise<RequestFailure> {
+    return markFailed(this.#failureParts, options)
+  }
+
+  /**
+   * The failed requests that still count (see {@link Thread.markFailed}), oldest first: each user
+   * message whose model call failed and that no answer followed yet. Empty when none.
+   */
+  async failures(): Promise<RequestFailure[]> {
+    return requestFailures(this.#failureParts)
+  }
+
+  /** Counts, open scopes, tokens, the last reported usage and the failed requests. */
   async status(): Promise<ThreadStatus<L>> {
     return threadStatus(this.#statusParts)
   }

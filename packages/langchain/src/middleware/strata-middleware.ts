@@ -16,6 +16,7 @@ import { fromLangChainMessage } from '../messages/from-langchain'
 import { toLangChainMessages } from '../messages/to-langchain'
 import { langchainTracing } from '../tracing/langchain-tracing'
 import { type RoledMessage, splitRequestMessages, toCoreMessage } from './conversation'
+import { markRequestFailed } from './failed-request'
 import { RequestHolds } from './request-holds'
 import { toolDefinitionsText } from './tool-definitions'
 import { withTransitions } from './transitions'
@@ -296,7 +297,11 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
     const runtime = request.runtime as RuntimeLike
     return withTransitions(memory, thread.id, runtime.writer, async () => {
       const { system: requestSystem, conversation } = splitRequestMessages(request.messages)
-      const mode = history === 'new' && failedThreads.has(thread.id) ? 'auto' : history
+      // The failure may have been another process's: its mark is in the thread's state.
+      const mode =
+        history === 'new' && (failedThreads.has(thread.id) || (await thread.failures()).length > 0)
+          ? 'auto'
+          : history
       // What the provider receives besides the context: the agent's system prompt, the request's
       // system messages, the tool definitions and the structured-output format. Under a budget they
       // take their share.
@@ -338,6 +343,10 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
         })
       } catch (error) {
         failed(thread.id)
+        // Marked while the request still holds the thread (wrapModelCall gives it back after). A
+        // request the app aborted (its signal) did not fail.
+        if ((runtime as { signal?: AbortSignal }).signal?.aborted !== true)
+          await markRequestFailed(thread, error)
         throw error
       }
       await recordResponse(thread, response)

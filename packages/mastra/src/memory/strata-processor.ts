@@ -18,9 +18,11 @@ import type {
 } from '@mastra/core/processors'
 import type { RequestContext } from '@mastra/core/request-context'
 import type { HistoryMode, Thread, ThreadHold, TransitionEvent } from '@strata-memory/core'
+import { strataErrorOf } from '../errors/strata-error-of'
 import { type MemoryTransitionData, memoryTransitionData } from '../messages/db-messages'
 import { fromPromptMessage, type MastraPrompt, toPrompt } from '../messages/prompt-messages'
 import { stepMessage } from '../messages/step-message'
+import { markRequestFailed } from './failed-request'
 import { holdThread } from './request-hold'
 import { responseFormatText, toolDefinitionsText } from './tool-definitions'
 
@@ -70,6 +72,8 @@ interface RunState {
   heldThreadId?: string
   /** Why the run may not go on (its thread is busy), thrown at its first step. */
   refused?: unknown
+  /** The model call's error, from the stream's `error` part: the run failed after its request was stored. */
+  modelError?: { error: unknown }
 }
 
 /**
@@ -173,6 +177,9 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     if (part.type === 'tool-call-approval' || part.type === 'tool-call-suspended') {
       await this.#release(state as RunState)
     }
+    // Mastra reports a failed model call (generate or stream) as an `error` part, then ends the run
+    // with finish reason 'error': the result phase marks the request failed.
+    if (part.type === 'error') (state as RunState).modelError = { error: part.payload.error }
     return part
   }
 
@@ -266,17 +273,26 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     requestContext,
     state,
     writer,
+    result,
   }: ProcessOutputResultArgs): Promise<MessageList> {
     const run = state as RunState
     // A refused run stores nothing, also here.
     if (isInternal(requestContext) || run.refused !== undefined) return messageList
+    const requestStored = run.stored !== undefined
     try {
       const thread = await this.#host.threadOf(requestContext)
       if (thread === undefined) return messageList
       const prompt = await messageList.get.all.aiV5.llmPrompt()
       await this.#store(thread, conversationOf(prompt), run, run.stored === undefined)
       await flushTransitions(run, writer)
+      // A model call that failed after the request was stored: marked while the run holds the thread.
+      // A Strata refusal is not a model failure (it stored nothing).
+      const failed = result?.finishReason === 'error' || run.modelError !== undefined
+      if (failed && requestStored && strataErrorOf(run.modelError?.error) === undefined) {
+        await markRequestFailed(thread, run.modelError?.error)
+      }
     } finally {
+      run.modelError = undefined
       if (run.messageIds !== undefined) this.#host.claim(run.messageIds, false)
       run.stopListening?.()
       run.threadId = undefined
@@ -346,8 +362,12 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     const fresh = conversation.slice(stored)
     if (first) {
       const system = this.#host.system
+      // After a failed request (its mark may be another process's), a 'new' run re-sending its
+      // message is told from a new message as 'auto' does, so the retry stores it once.
+      const { history } = this.#host
+      const retry = history === 'new' && (await thread.failures()).length > 0
       await thread.appendUnseen(fresh as Exclude<MastraPrompt[number], { role: 'system' }>[], {
-        history: this.#host.history,
+        history: retry ? 'auto' : history,
         toMessage: fromPromptMessage,
         fit: { ...(system === undefined ? {} : { system }), ...(alongside === '' ? {} : { alongside }) },
       })
