@@ -44,7 +44,8 @@ const NOT_CONTINUING =
  * with the end of the history (`thread.divergence`, `unseenMessages`). A rewind that is not safe (the
  * point lies in a compacted range, a scope was opened or closed after it, it would split a tool call
  * from its result) is refused the same way, with the reason; a writer that appended meanwhile makes it
- * `STRATA_SEQ_CONFLICT`. Refused, nothing is stored or archived.
+ * `STRATA_SEQ_CONFLICT`. With `fit`, a request that could not fit the budget is refused
+ * (`STRATA_BUDGET_EXCEEDED`) before the rewind. Refused, nothing is stored or archived.
  */
 async function followDivergence<T extends { role: string }>(
   thread: Thread,
@@ -52,6 +53,7 @@ async function followDivergence<T extends { role: string }>(
   history: HistoryMode,
   handling: DivergenceHandling,
   toMessage: ((message: T) => MessageInput) | undefined,
+  fit: AppendFitOptions | undefined,
 ): Promise<void> {
   if (history === 'new' || messages.length === 0) return
   const divergence = await thread.divergence(messages, { history, ...(toMessage ? { toMessage } : {}) })
@@ -72,6 +74,12 @@ async function followDivergence<T extends { role: string }>(
       `${NOT_CONTINUING} The adapter was created with onDivergence: 'reject', so the thread is not rewound to where they leave it.`,
       where,
     )
+  }
+  // A request that could not fit is refused before the rewind archives anything: the newest user
+  // message of the history is the request the context would have to keep.
+  const request = messages.findLast((message) => message.role === 'user')
+  if (fit !== undefined && request !== undefined) {
+    await thread.checkFit(toMessage ? toMessage(request) : (request as unknown as MessageInput), fit)
   }
   try {
     await thread.rewind({ afterSeq: divergence.afterSeq, expectedLastSeq: divergence.lastSeq })
@@ -117,7 +125,7 @@ export async function followHistory<T extends { role: string }, L extends string
   options: FollowHistoryOptions<T> = {},
 ): Promise<MessageItem<L>[]> {
   const { history = 'auto', toMessage, onDivergence = 'rewind', fit } = options
-  await followDivergence(thread as unknown as Thread, messages, history, onDivergence, toMessage)
+  await followDivergence(thread as unknown as Thread, messages, history, onDivergence, toMessage, fit)
   return thread
     .appendUnseen(messages, { history, ...(toMessage ? { toMessage } : {}), ...(fit ? { fit } : {}) })
     .catch((error: unknown) => {

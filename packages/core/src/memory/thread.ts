@@ -191,6 +191,23 @@ export class Thread<L extends string = string> {
     return this.#append.appendMessages(() => messages, this.#fitCheck(fit))
   }
 
+  /**
+   * Refuses with `STRATA_BUDGET_EXCEEDED`, writing nothing, messages whose context could not fit the
+   * input budget beside `fit` — the check `append` and `appendUnseen` make with their `fit` option, on
+   * its own, for a caller that must know before it changes the thread in another way (an adapter
+   * before it rewinds for an edited request). Resolves when they would fit, or without a budget.
+   */
+  checkFit(input: MessageInput | readonly MessageInput[], fit: AppendFitOptions): Promise<void> {
+    const inputs = (Array.isArray(input) ? input : [input]) as MessageInput[]
+    const messages = inputs.map((message, index) =>
+      normalizeMessage(message, { ...(inputs.length > 1 ? { index } : {}), format: 'core' }),
+    )
+    return this.#writes.exclusive(async () => {
+      await this.#writes.refresh()
+      await this.#contexts.checkFit(messages, fit)
+    })
+  }
+
   /** The `fit` check of an append, when asked for (see {@link AppendFitOptions}). */
   #fitCheck(fit: AppendFitOptions | undefined) {
     return fit === undefined
