@@ -30,10 +30,16 @@ const ledger = tool(
 const BUDGET = 2_100
 /**
  * The test recounts what the model received message by message (`message.text`); the memory counts
- * part by part, and the estimator is not additive, so the two differ by a token or two (the omission
- * note names generated ids, so the difference changes from run to run).
+ * part by part, and the estimator is not additive, so the two differ by a token or two (ids are
+ * sequential here, so the difference is the same on every run).
  */
 const RECOUNT_SLACK = 4
+
+/** Ids in order, so the omission note, which names them, costs the same on every run. */
+function sequentialIds() {
+  let next = 0
+  return () => `item-${++next}`
+}
 
 /** A thread with a long history, then one invoke: the tokens of what the first model call was sent. */
 async function firstCall(memory: Memory, tools: (typeof ledger)[], responseFormat?: z.ZodType) {
@@ -70,12 +76,13 @@ async function firstCall(memory: Memory, tools: (typeof ledger)[], responseForma
 describe('the tool definitions a model call sends count against the budget', () => {
   it('a budget that fits the history without tools but not with them gets a smaller context, within the budget', async () => {
     const withoutTools = await firstCall(
-      createMemory({ compaction: { budget: { inputTokens: BUDGET } } }),
+      createMemory({ generateId: sequentialIds(), compaction: { budget: { inputTokens: BUDGET } } }),
       [],
     )
-    const withTools = await firstCall(createMemory({ compaction: { budget: { inputTokens: BUDGET } } }), [
-      ledger,
-    ])
+    const withTools = await firstCall(
+      createMemory({ generateId: sequentialIds(), compaction: { budget: { inputTokens: BUDGET } } }),
+      [ledger],
+    )
     expect(withTools.tools).toBeGreaterThan(600)
     // Without tools the history fits as it is; the tools' definitions would push it over.
     expect(withoutTools.messages).toBeLessThanOrEqual(BUDGET)
@@ -93,7 +100,8 @@ describe('the tool definitions a model call sends count against the budget', () 
         due: z.array(z.string()).describe('The ids of the invoices due, as printed on each invoice.'),
       })
       .describe(`The invoices due. ${'Each row carries its id, vendor, amount and due date. '.repeat(60)}`)
-    const budget = () => createMemory({ compaction: { budget: { inputTokens: BUDGET } } })
+    const budget = () =>
+      createMemory({ generateId: sequentialIds(), compaction: { budget: { inputTokens: BUDGET } } })
     const without = await firstCall(budget(), [])
     const withFormat = await firstCall(budget(), [], report)
     expect(withFormat.tools).toBeGreaterThan(600)
