@@ -12,15 +12,16 @@ const samples = estimatorSamples()
 
 /**
  * The most the estimate may exceed `o200k_base` on a corpus sample, per category, tuned and held-out
- * samples alike. The goal is 1.15: the tuned samples reach 1.10–1.17 at most, the held-out ones
- * 1.10–1.17 but for a git diff at 1.23 (the worst sample of the corpus). CJK cannot get near it without
- * a table of characters: narrative Chinese spends about 1.0 o200k token a character and business
- * Chinese 0.7, and an estimate that never undercounts the first overcounts the second.
+ * samples alike. The goal is 1.15: the tuned samples reach 1.10–1.16 at most, the held-out ones
+ * 1.10–1.17 but for a flight search at 1.19 and a git diff at 1.22. CJK cannot get near it without a table of characters:
+ * narrative Chinese spends up to 1.0 o200k token a Han character and formal Chinese 0.63, in clauses
+ * of the same shape, and an estimate that never undercounts the first overcounts the second (the
+ * tuned samples reach 1.47, the held-out ones 1.42).
  */
 const caps: Record<EstimatorCategory, number> = {
   'tool-results': 1.23,
-  json: 1.17,
-  code: 1.16,
+  json: 1.16,
+  code: 1.15,
   prose: 1.17,
   cjk: 1.48,
 }
@@ -171,6 +172,21 @@ describe('tokenEstimator on generated text', () => {
 
   it('never undercounts o200k_base on CJK phrases of the corpus in random order', () => {
     const phrase = fc.noBias(fc.nat({ max: cjkPhrases.length - 1 })).map((index) => cjkPhrases[index]!)
+    fc.assert(
+      fc.property(fc.noBias(fc.array(phrase, { minLength: 25, maxLength: 400 })), (phrases) => {
+        const text = phrases.join('')
+        expect(estimator.count(text)).toBeGreaterThanOrEqual(o200k.count(text))
+      }),
+      { numRuns: 200 },
+    )
+  })
+
+  it('never undercounts o200k_base on CJK phrases whose punctuation is spaces or line breaks, as in chat', () => {
+    // The fit before charged the clause at its punctuation: the same phrases with spaces undercounted
+    // narrative Chinese by a fifth.
+    const phrase = fc
+      .tuple(fc.nat({ max: cjkPhrases.length - 1 }), fc.constantFrom(' ', '\n'))
+      .map(([index, separator]) => cjkPhrases[index]!.replace(/[、。，！？：；「」（）\n]+/gu, separator))
     fc.assert(
       fc.property(fc.noBias(fc.array(phrase, { minLength: 25, maxLength: 400 })), (phrases) => {
         const text = phrases.join('')
