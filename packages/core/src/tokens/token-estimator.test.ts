@@ -159,16 +159,31 @@ const cjkPhrases = samples
   .filter((sample) => sample.category === 'cjk')
   .flatMap((sample) => sample.text.match(/[^、。，！？：；「」（）\n]+[、。，！？：；「」（）\n]*/gu) ?? [])
 
+/**
+ * Random characters are covered up to 12 of them (what fast-check's default size drew anyway when this
+ * said 600). Longer strings of random characters are not texts, and the estimator is not fitted to
+ * them: strings of 50–600 characters of the prose alphabet (a letter in three accented) come out under
+ * `o200k_base` in about one draw in ten, by up to a seventh; of the code and printable alphabets, in
+ * under one in a hundred, by a few percent. Long real texts are checked on the corpus above.
+ */
+const RANDOM_CHARACTERS = 12
+
 describe('tokenEstimator on generated text', () => {
-  it.each(Object.keys(alphabets))('never undercounts o200k_base on random %s characters', (category) => {
-    const alphabet = [...alphabets[category as keyof typeof alphabets]]
-    fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom(...alphabet), maxLength: 600 }), (text) => {
-        expect(estimator.count(text)).toBeGreaterThanOrEqual(o200k.count(text))
-      }),
-      { numRuns: 300 },
-    )
-  })
+  it.each(Object.keys(alphabets))(
+    'never undercounts o200k_base on up to 12 random %s characters',
+    (category) => {
+      const alphabet = [...alphabets[category as keyof typeof alphabets]]
+      fc.assert(
+        fc.property(
+          fc.string({ unit: fc.constantFrom(...alphabet), maxLength: RANDOM_CHARACTERS, size: 'max' }),
+          (text) => {
+            expect(estimator.count(text)).toBeGreaterThanOrEqual(o200k.count(text))
+          },
+        ),
+        { numRuns: 300 },
+      )
+    },
+  )
 
   it('never undercounts o200k_base on CJK phrases of the corpus in random order', () => {
     const phrase = fc.noBias(fc.nat({ max: cjkPhrases.length - 1 })).map((index) => cjkPhrases[index]!)
@@ -197,7 +212,8 @@ describe('tokenEstimator on generated text', () => {
   })
 
   /**
-   * Arbitrary strings, including all of Unicode. Not `fc.json()`: its keys and strings are random
+   * Arbitrary strings, including all of Unicode, at fast-check's default size (up to about 10
+   * characters, whatever `maxLength` says; see {@link RANDOM_CHARACTERS} for longer ones). Not `fc.json()`: its keys and strings are random
    * printable characters between `":null,"` separators, which `o200k_base` splits about 1 in 1000
    * times into a token or two more than the estimate; covering them would cost real JSON 3–4%.
    */
