@@ -53,6 +53,21 @@ describe('a model call that fails after the request was stored', () => {
     await expectThreadFree(store, threadId)
   })
 
+  it('stream: when the error reaches the app, the request is already marked failed and its thread free (a retry at once is not busy)', async () => {
+    const store = inMemoryStore()
+    const memory = createMemory({ store })
+    const { agent, strata } = strataAgent(memory, [down, { text: 'Snow in Oslo.' }])
+    const output = await agent.stream('Weather in Oslo?', call('oslo'))
+    // An app awaits the text and retries on error, without waiting for anything else.
+    await expect(output.text).rejects.toThrow('provider down')
+    const threadId = (await strata.thread('oslo')).id
+    const other = await createMemory({ store }).thread(threadId)
+    expect((await other.failures()).map((mark) => mark.reason)).toEqual(['provider down'])
+    await expectThreadFree(store, threadId)
+    expect((await agent.generate('Weather in Oslo?', call('oslo'))).text).toBe('Snow in Oslo.')
+    expect(await userTexts(store, threadId)).toEqual(['Weather in Oslo?'])
+  })
+
   it('a retry handled by another process stores the message once', async () => {
     const store = inMemoryStore()
     const first = strataAgent(createMemory({ store }), [down])
