@@ -74,6 +74,8 @@ interface RunState {
   refused?: unknown
   /** The model call's error, from the stream's `error` part: the run failed after its request was stored. */
   modelError?: { error: unknown }
+  /** The run has stored its request (its first step's store): a retried first step stores only what is new. */
+  requestStored?: boolean
   /** The run ended at its `error` part (marked, thread given back): its result phase has nothing left to do. */
   ended?: boolean
 }
@@ -244,14 +246,17 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       .filter((text) => text.length > 0)
       .join('\n\n')
     // A run resumed after a tool approval starts past its first step with nothing stored yet: its
-    // prompt holds the conversation the thread has stored up to the approved call.
+    // prompt holds the conversation the thread has stored up to the approved call. A first step that
+    // Mastra runs again (an error processor retrying a failed model call) has stored its request
+    // already: it is not the run's first store.
     await this.#store(
       thread,
       conversationOf(prompt),
       run,
-      stepNumber === 0 || run.stored === undefined,
+      (stepNumber === 0 && !run.requestStored) || run.stored === undefined,
       alongside,
     )
+    run.requestStored = true
     const context = await thread.context({
       ...(this.#host.level === undefined ? {} : { level: this.#host.level }),
       ...(this.#host.system === undefined ? {} : { system: this.#host.system }),
@@ -320,6 +325,8 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     } finally {
       run.modelError = undefined
       if (run.messageIds !== undefined) this.#host.claim(run.messageIds, false)
+      // A run that goes on after its error part (a retried model call) claims its messages again.
+      run.messageIds = undefined
       run.stopListening?.()
       run.threadId = undefined
       run.stopListening = undefined
