@@ -1,8 +1,11 @@
+import { Agent } from '@mastra/core/agent'
+import { StreamErrorRetryProcessor } from '@mastra/core/processors'
 import { createMemory, inMemoryStore, type StrataStore } from '@strata-memory/core'
 import { expectThreadFree } from '@strata-memory/core/testing'
 import { describe, expect, it } from 'vitest'
 import { strataAgent } from '../testing/agent-harness'
-import type { ScriptedStep } from '../testing/scripted-model'
+import { type ScriptedStep, scriptedModel } from '../testing/scripted-model'
+import { StrataMemory } from './strata-memory'
 
 /** A provider that is down: an error with an HTTP status, as provider SDKs throw it. */
 const down: ScriptedStep = () => {
@@ -52,6 +55,53 @@ describe('a model call that fails after the request was stored', () => {
     expect(await userTexts(store, threadId)).toEqual(['Weather in Oslo?'])
     await expectThreadFree(store, threadId)
   })
+
+  it('stream: when the error reaches the app, the request is already marked failed and its thread free (a retry at once is not busy)', async () => {
+    const store = inMemoryStore()
+    const memory = createMemory({ store })
+    const { agent, strata } = strataAgent(memory, [down, { text: 'Snow in Oslo.' }])
+    const output = await agent.stream('Weather in Oslo?', call('oslo'))
+    // An app awaits the text and retries on error, without waiting for anything else.
+    await expect(output.text).rejects.toThrow('provider down')
+    const threadId = (await strata.thread('oslo')).id
+    const other = await createMemory({ store }).thread(threadId)
+    expect((await other.failures()).map((mark) => mark.reason)).toEqual(['provider down'])
+    await expectThreadFree(store, threadId)
+    expect((await agent.generate('Weather in Oslo?', call('oslo'))).text).toBe('Snow in Oslo.')
+    expect(await userTexts(store, threadId)).toEqual(['Weather in Oslo?'])
+  })
+
+  it.each(['generate', 'stream'] as const)(
+    "%s: a failed model call Mastra's error processor retries stores the request once, and the retry sees it once",
+    async (method) => {
+      const store = inMemoryStore()
+      const flaky: ScriptedStep = () => {
+        throw Object.assign(new Error('overloaded'), { statusCode: 529, isRetryable: true })
+      }
+      const { model, prompts } = scriptedModel([flaky, { text: 'Sunny in Faro.' }])
+      const strata = new StrataMemory({ memory: createMemory({ store }) })
+      const agent = new Agent({
+        id: 'helper',
+        name: 'helper',
+        instructions: 'Be brief.',
+        model,
+        memory: strata,
+        errorProcessors: [new StreamErrorRetryProcessor({ maxRetries: 2, delayMs: 1 })],
+        maxProcessorRetries: 2,
+      })
+      const options = { memory: { thread: 'retried', resource: 'ana' } }
+      const text =
+        method === 'generate'
+          ? (await agent.generate('Weather in Faro?', options)).text
+          : await (await agent.stream('Weather in Faro?', options)).text
+      expect(text).toBe('Sunny in Faro.')
+      expect(prompts).toHaveLength(2)
+      expect(prompts[1]!.filter((message) => message.role === 'user')).toHaveLength(1)
+      const threadId = (await strata.thread('retried')).id
+      expect(await userTexts(store, threadId)).toEqual(['Weather in Faro?'])
+      await expectThreadFree(store, threadId)
+    },
+  )
 
   it('a retry handled by another process stores the message once', async () => {
     const store = inMemoryStore()

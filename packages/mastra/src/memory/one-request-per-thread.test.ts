@@ -104,6 +104,50 @@ describe('one request at a time per thread', () => {
     expect((await next.agent.generate('Order ink.', call('orders'))).text).toBe('Ink ordered.')
   })
 
+  it('a request racing another process’s creation of the same thread is refused busy in Mastra’s shape, not as AGENT_GENERATE_FAILED', async () => {
+    const store = inMemoryStore()
+    const { opened, open } = gate()
+    const inTool = gate()
+    const first = agentOn(
+      createMemory({ store }),
+      [{ toolCalls: [{ id: 'c1', name: 'order', input: { item: 'paper' } }] }, { text: 'Paper ordered.' }],
+      { order: slowTool(opened, inTool.open) },
+    )
+    const running = first.agent.generate('Order paper.', call('race'))
+    await inTool.opened
+    const threadId = (await first.strata.thread('race')).id
+    const before = await storedThread(store, threadId)
+    // The other process read the thread before the first one stored it: Mastra's first step creates it.
+    const other = agentOn(createMemory({ store }), [{ text: 'Ink ordered.' }])
+    const created = await other.strata.createThread({ threadId: 'race', resourceId: 'ana' })
+    expect(created).toMatchObject({ id: 'race', resourceId: 'ana' })
+    expectBusy(await rejection(other.agent.generate('Order ink.', call('race'))))
+    expect(await storedThread(store, threadId)).toEqual(before)
+    expect(other.prompts).toHaveLength(0)
+    open()
+    expect((await running).text).toBe('Paper ordered.')
+  })
+
+  it('a save that changes a thread another process holds is still refused busy', async () => {
+    const store = inMemoryStore()
+    const here = agentOn(createMemory({ store }), [{ text: 'Hello.' }])
+    await here.agent.generate('Hello.', call('titled'))
+    const threadId = (await here.strata.thread('titled')).id
+    const hold = await (await createMemory({ store }).thread(threadId)).hold()
+    await expect(
+      here.strata.saveThread({
+        thread: {
+          id: 'titled',
+          resourceId: 'ana',
+          title: 'Renamed',
+          createdAt: new Date(),
+          updatedAt: new Date(),
+        },
+      }),
+    ).rejects.toMatchObject({ code: 'STRATA_THREAD_BUSY' })
+    await hold.release()
+  })
+
   it('a stream on a thread another process holds is refused before it stores anything', async () => {
     const store = inMemoryStore()
     const { agent, strata, prompts } = agentOn(createMemory({ store }), [{ text: 'Hello again.' }])

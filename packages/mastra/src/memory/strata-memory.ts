@@ -100,6 +100,13 @@ const toThread = (record: MastraThreadRecord): StorageThreadType => ({
   ...(record.metadata === undefined ? {} : { metadata: record.metadata }),
 })
 
+/** Two records of one thread that differ at most in their times. */
+const sameThread = (a: MastraThreadRecord, b: MastraThreadRecord) =>
+  a.threadId === b.threadId &&
+  a.resourceId === b.resourceId &&
+  (a.title ?? '') === (b.title ?? '') &&
+  JSON.stringify(a.metadata ?? {}) === JSON.stringify(b.metadata ?? {})
+
 const plainMetadata = (metadata: Record<string, unknown> | undefined): JsonObject | undefined =>
   metadata === undefined ? undefined : (JSON.parse(JSON.stringify(metadata)) as JsonObject)
 
@@ -256,7 +263,18 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       ...(thread.title === undefined ? {} : { title: thread.title }),
       ...(metadata === undefined ? {} : { metadata }),
     }
-    await this.#records.write(strataId, record)
+    try {
+      await this.#records.write(strataId, record)
+    } catch (error) {
+      // Another request holds the thread. When it has just stored this very thread (Mastra's first step
+      // of a second request racing the first one's creation of it), the save changes nothing stored:
+      // it is not refused here, where Mastra would wrap the refusal as AGENT_GENERATE_FAILED, and the
+      // request is refused at its first step as busy, in the shape the README documents.
+      if (!StrataError.isInstance(error, 'STRATA_THREAD_BUSY')) throw error
+      const stored = await this.#records.read(strataId)
+      if (stored === undefined || !sameThread(stored, record)) throw error
+      return toThread(stored)
+    }
     return toThread(record)
   }
 

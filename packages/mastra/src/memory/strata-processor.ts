@@ -74,6 +74,16 @@ interface RunState {
   refused?: unknown
   /** The model call's error, from the stream's `error` part: the run failed after its request was stored. */
   modelError?: { error: unknown }
+  /** The run has stored its request (its first step's store): a retried first step stores only what is new. */
+  requestStored?: boolean
+  /** The run ended at its `error` part (marked, thread given back): its result phase has nothing left to do. */
+  ended?: boolean
+}
+
+/** What the result phase needs: Mastra's result-phase arguments, or a stream part's (no result, maybe no message list). */
+type ResultPhaseArgs = Pick<ProcessOutputResultArgs, 'requestContext' | 'state' | 'writer'> & {
+  messageList?: MessageList | undefined
+  result?: ProcessOutputResultArgs['result'] | undefined
 }
 
 /**
@@ -170,21 +180,34 @@ export class StrataProcessor implements Processor<'strata-memory'> {
    * without a result phase: its hold ends with it. The resumed request takes the thread again at its
    * first step.
    */
-  async processOutputStream({
-    part,
-    state,
-  }: ProcessOutputStreamArgs): Promise<ProcessOutputStreamArgs['part']> {
+  async processOutputStream(args: ProcessOutputStreamArgs): Promise<ProcessOutputStreamArgs['part']> {
+    const { part, state } = args
     if (part.type === 'tool-call-approval' || part.type === 'tool-call-suspended') {
       await this.#release(state as RunState)
     }
     // Mastra reports a failed model call (generate or stream) as an `error` part, then ends the run
-    // with finish reason 'error': the result phase marks the request failed.
-    if (part.type === 'error') (state as RunState).modelError = { error: part.payload.error }
+    // with finish reason 'error'. The part reaches the app (a stream's `text` rejects) before Mastra's
+    // result phase runs: the run ends here, so that an app retrying at once finds the request marked
+    // failed and the thread free, not busy.
+    if (part.type === 'error') {
+      const run = state as RunState
+      run.modelError = { error: part.payload.error }
+      await inProcessorSpan(args, () => this.#outputResult(args))
+      run.ended = true
+    }
     return part
   }
 
   processOutputResult(args: ProcessOutputResultArgs): Promise<MessageList> {
-    return inProcessorSpan(args, () => this.#outputResult(args))
+    const run = args.state as RunState
+    if (run.ended === true) {
+      run.ended = undefined
+      return Promise.resolve(args.messageList)
+    }
+    return inProcessorSpan(args, async () => {
+      await this.#outputResult(args)
+      return args.messageList
+    })
   }
 
   async #llmRequest({
@@ -200,6 +223,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     if (thread === undefined) return undefined
     const run = state as RunState
     if (run.refused !== undefined) throw run.refused
+    run.ended = undefined
     // A run resumed past processInput (an approved tool call) takes its thread here.
     await this.#hold(run, thread, undefined)
     this.#claim(run, messageList)
@@ -222,14 +246,17 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       .filter((text) => text.length > 0)
       .join('\n\n')
     // A run resumed after a tool approval starts past its first step with nothing stored yet: its
-    // prompt holds the conversation the thread has stored up to the approved call.
+    // prompt holds the conversation the thread has stored up to the approved call. A first step that
+    // Mastra runs again (an error processor retrying a failed model call) has stored its request
+    // already: it is not the run's first store.
     await this.#store(
       thread,
       conversationOf(prompt),
       run,
-      stepNumber === 0 || run.stored === undefined,
+      (stepNumber === 0 && !run.requestStored) || run.stored === undefined,
       alongside,
     )
+    run.requestStored = true
     const context = await thread.context({
       ...(this.#host.level === undefined ? {} : { level: this.#host.level }),
       ...(this.#host.system === undefined ? {} : { system: this.#host.system }),
@@ -268,22 +295,26 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     return messageList
   }
 
+  /** The result phase: what the last step left, the transitions, a failure's mark, the thread's release. */
   async #outputResult({
     messageList,
     requestContext,
     state,
     writer,
     result,
-  }: ProcessOutputResultArgs): Promise<MessageList> {
+  }: ResultPhaseArgs): Promise<void> {
     const run = state as RunState
     // A refused run stores nothing, also here.
-    if (isInternal(requestContext) || run.refused !== undefined) return messageList
+    if (isInternal(requestContext) || run.refused !== undefined) return
     const requestStored = run.stored !== undefined
     try {
       const thread = await this.#host.threadOf(requestContext)
-      if (thread === undefined) return messageList
-      const prompt = await messageList.get.all.aiV5.llmPrompt()
-      await this.#store(thread, conversationOf(prompt), run, run.stored === undefined)
+      if (thread === undefined) return
+      // A stream's `error` part may come without the message list: then nothing is left to store.
+      if (messageList !== undefined) {
+        const prompt = await messageList.get.all.aiV5.llmPrompt()
+        await this.#store(thread, conversationOf(prompt), run, run.stored === undefined)
+      }
       await flushTransitions(run, writer)
       // A model call that failed after the request was stored: marked while the run holds the thread.
       // A Strata refusal is not a model failure (it stored nothing).
@@ -294,12 +325,13 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     } finally {
       run.modelError = undefined
       if (run.messageIds !== undefined) this.#host.claim(run.messageIds, false)
+      // A run that goes on after its error part (a retried model call) claims its messages again.
+      run.messageIds = undefined
       run.stopListening?.()
       run.threadId = undefined
       run.stopListening = undefined
       await this.#release(run)
     }
-    return messageList
   }
 
   /** Takes the run's hold on its thread, once; an aborted run gives it back. */
