@@ -145,8 +145,8 @@ export function partSource(
       ...(reference.chars === undefined ? {} : { chars: reference.chars }),
     }
   }
-  const retrieved = retrievedId(part)
-  if (retrieved !== undefined) return { id: retrieved, shows: 'retrieved' }
+  const retrieved = retrievedSource(part)
+  if (retrieved !== undefined) return { ...retrieved, shows: 'retrieved' }
   return { id: partId(part, item), shows: 'content' }
 }
 
@@ -156,8 +156,11 @@ function partId(part: MessagePart, item: { id: string; content?: readonly Messag
   return index < 0 || item.content!.length <= 1 ? item.id : `${item.id}${PART_ID_SEPARATOR}${index}`
 }
 
-/** The id a `memory_retrieve` result read, from its output (an object, or an adapter's JSON string). */
-function retrievedId(part: MessagePart): string | undefined {
+/**
+ * The id a `memory_retrieve` result read, from its output (an object, or an adapter's JSON string),
+ * and the original's length when the result holds it whole (`truncated: false`).
+ */
+function retrievedSource(part: MessagePart): { id: string; chars?: number } | undefined {
   if (part.type !== 'tool-result' || part.toolName !== 'memory_retrieve' || part.isError === true)
     return undefined
   let output: unknown = part.output
@@ -176,5 +179,7 @@ function retrievedId(part: MessagePart): string | undefined {
     record.type === 'json' && typeof record.value === 'object'
       ? (record.value as Record<string, unknown>)
       : record
-  return typeof value?.id === 'string' && value.error === undefined ? value.id : undefined
+  if (typeof value?.id !== 'string' || value.error !== undefined) return undefined
+  const whole = value.truncated === false && typeof value.content === 'string'
+  return whole ? { id: value.id, chars: (value.content as string).length } : { id: value.id }
 }

@@ -138,6 +138,8 @@ describe('every note points home (invariant 6)', () => {
     const { cut } = notedIds(messages)
     expect(cut).toContain(memoryId)
     expect(JSON.stringify(messages)).toContain('returns the whole original')
+    // The count it gives is the original's, not the wrapped and escaped result's.
+    expect(JSON.stringify(messages)).toContain(`returns the whole original (${page.length} characters)`)
     for (const id of cut) {
       expect(ok<MemoryRetrieveOutput>(await tools.memory_retrieve.execute({ id })).content).toBe(page)
     }

@@ -8,7 +8,8 @@ export interface PartSource {
   /**
    * `content`: the part shows the original itself (counts in the note are the original's);
    * `citation`: the part is a citation of it (the note gives the original's length, `chars`, when known);
-   * `retrieved`: the part is a `memory_retrieve` result, and `id` names what it read.
+   * `retrieved`: the part is a `memory_retrieve` result, and `id` names what it read (`chars`: the
+   * original's length, when the result held it whole).
    */
   shows: 'content' | 'citation' | 'retrieved'
   /** The original's length in characters, when the part does not show it whole. */
@@ -56,7 +57,9 @@ function cutNote(source: PartSource, shown: number, length: number): string {
     case 'citation':
       return `[truncated citation; ${retrieve} returns the whole content${source.chars === undefined ? '' : ` (${source.chars} characters)`}]`
     case 'retrieved':
-      return `[truncated: ${length - shown} of this result's ${length} characters left out; ${retrieve} returns the whole original]`
+      // The result's own length is not the original's (a retrieve wraps and escapes it): only the
+      // original's is given, when the result held it whole.
+      return `[truncated: the rest of this result is left out; ${retrieve} returns the whole original${source.chars === undefined ? '' : ` (${source.chars} characters)`}]`
   }
 }
 
