@@ -13,6 +13,7 @@ import {
   type HistoryMode,
   invalidOptions,
   type Memory,
+  markRequestFailed,
   StrataError,
   type Thread,
   type ThreadHold,
@@ -27,7 +28,6 @@ import { aiSdkTracer, type StrataMiddlewareTelemetry } from './ai-sdk-tracer'
 import { captureCallContext } from './call-context'
 import { CallHolds, clientToolCalls, release } from './call-holds'
 import { readCallOptions, type StrataCallOptions } from './call-options'
-import { markRequestFailed } from './failed-request'
 import { tapStream } from './response-stream'
 import { sentAlongside } from './sent-alongside'
 

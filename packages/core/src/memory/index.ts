@@ -1,6 +1,7 @@
 export type { OpenScope } from '../thread/thread-log'
 export { createMemory, DEFAULT_MODES, type Memory, type MemoryOptions } from './create-memory'
 export { type DivergenceHandling, type FollowHistoryOptions, followHistory } from './follow-history'
+export { failureCode, markRequestFailed } from './mark-request-failed'
 export {
   type AppendFitOptions,
   type AppendMessageOptions,

@@ -9,6 +9,7 @@ import {
   type HistoryMode,
   invalidOptions,
   type Memory,
+  markRequestFailed,
   type Thread,
 } from '@strata-memory/core'
 import { createMiddleware, MiddlewareError, ToolInvocationError, type WrapModelCallHook } from 'langchain'
@@ -16,7 +17,6 @@ import { fromLangChainMessage } from '../messages/from-langchain'
 import { toLangChainMessages } from '../messages/to-langchain'
 import { langchainTracing } from '../tracing/langchain-tracing'
 import { type RoledMessage, splitRequestMessages, toCoreMessage } from './conversation'
-import { markRequestFailed } from './failed-request'
 import { RequestHolds } from './request-holds'
 import { toolDefinitionsText } from './tool-definitions'
 import { withTransitions } from './transitions'

@@ -18,11 +18,11 @@ import type {
 } from '@mastra/core/processors'
 import type { RequestContext } from '@mastra/core/request-context'
 import type { HistoryMode, Thread, ThreadHold, TransitionEvent } from '@strata-memory/core'
+import { markRequestFailed } from '@strata-memory/core'
 import { strataErrorOf } from '../errors/strata-error-of'
 import { type MemoryTransitionData, memoryTransitionData } from '../messages/db-messages'
 import { fromPromptMessage, type MastraPrompt, toPrompt } from '../messages/prompt-messages'
 import { stepMessage } from '../messages/step-message'
-import { markRequestFailed } from './failed-request'
 import { holdThread } from './request-hold'
 import { responseFormatText, toolDefinitionsText } from './tool-definitions'
 
