@@ -211,20 +211,15 @@ export class ContextAssembly<L extends string> {
             turnId: turnIdOf(state.log.currentTurn),
           }) as unknown as Item<L>,
       )
-      const logView = [...state.view(level), ...added]
-      const view = await state.content.expand(logView, [...state.log.unfrozenItems, ...added])
+      // The view context() would build (the turn's request in it, one opening per scope), then only
+      // what the fit cannot leave out: expanded alone, not the whole view.
+      const logView = [...state.contextView(level), ...added]
       const keep = keptIds(logView)
+      const kept = logView.filter((item) => keep.has(item.id))
+      const view = await state.content.expand(kept, [...state.log.unfrozenItems, ...added])
       const textTokens = (text: string | undefined) =>
         text ? countMessageTokens({ content: [{ type: 'text', text }] }, state.deps.tokenCounter) : 0
-      this.#fitted(
-        view.filter((item) => keep.has(item.id)),
-        logView.filter((item) => keep.has(item.id)),
-        system,
-        textTokens(system),
-        textTokens(alongside),
-        [],
-        ' Nothing was stored.',
-      )
+      this.#fitted(view, kept, system, textTokens(system), textTokens(alongside), [], ' Nothing was stored.')
     })()
   }
 

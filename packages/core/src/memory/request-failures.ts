@@ -161,7 +161,8 @@ export function markFailed<L extends string>(
     // A request marked again (a retry that failed too) keeps its newest mark; answered ones go.
     const kept = openMarks(state, storedMarks(stored)).filter((old) => old.itemId !== mark.itemId)
     const marks = [...kept, mark].slice(-MAX_REQUEST_FAILURES)
-    await writes.updateState({ [STATE_KEY]: marks as unknown as JsonObject[] })
+    // The state was read above, in this exclusive section: written back with the marks, not read again.
+    await state.deps.store.setState(state.id, { ...stored, [STATE_KEY]: marks as unknown as JsonObject[] })
     return { ...mark }
   })
 }

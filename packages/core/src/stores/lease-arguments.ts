@@ -27,14 +27,17 @@ export function checkLeaseOptions(options: LeaseOptions, method: string): LeaseO
     invalidOptions(`${method}(threadId, { owner, ttlMs }) needs an options object.`, {})
   }
   const owner = checkOwner(options.owner, method)
-  const { ttlMs } = options
-  if (!(typeof ttlMs === 'number' && Number.isSafeInteger(ttlMs) && ttlMs > 0 && ttlMs <= MAX_LEASE_TTL_MS)) {
-    invalidOptions(
-      `${method}: ttlMs must be a whole number of milliseconds from 1 to ${MAX_LEASE_TTL_MS}; got ${String(ttlMs)}.`,
-      { ttlMs },
-    )
-  }
-  return { owner, ttlMs }
+  return { owner, ttlMs: checkTtlMs(options.ttlMs, method) }
+}
+
+/** Validates a lease's ttl: a whole number of milliseconds from 1 to {@link MAX_LEASE_TTL_MS}. */
+export function checkTtlMs(ttlMs: unknown, method: string): number {
+  if (typeof ttlMs === 'number' && Number.isSafeInteger(ttlMs) && ttlMs > 0 && ttlMs <= MAX_LEASE_TTL_MS)
+    return ttlMs
+  return invalidOptions(
+    `${method}: ttlMs must be a whole number of milliseconds from 1 to ${MAX_LEASE_TTL_MS}; got ${String(ttlMs)}.`,
+    { ttlMs },
+  )
 }
 
 /** Validates the options of `releaseLease`; returns the owner. */

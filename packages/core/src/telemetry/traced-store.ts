@@ -1,5 +1,6 @@
 import type { StrataStore } from '../stores'
 import { CONTENT_METHODS, REQUIRED_METHODS } from '../stores/store-check'
+import { storeWithOverrides } from '../stores/store-overrides'
 import type { TelemetryAttributes, TelemetryTracer } from './telemetry-tracer'
 import { traced } from './traced'
 
@@ -52,16 +53,5 @@ export function tracedStore(store: StrataStore, tracer: () => TelemetryTracer | 
       ),
     )
   }
-  return new Proxy(store, {
-    get(target, key) {
-      const method = methods.get(key)
-      if (method !== undefined) return method
-      const value: unknown = Reflect.get(target, key, target)
-      if (typeof value !== 'function') return value
-      // Called on the store itself, bound once.
-      const bound = value.bind(target)
-      methods.set(key, bound)
-      return bound
-    },
-  })
+  return storeWithOverrides(store, methods)
 }

@@ -8,8 +8,9 @@ import type {
   StoreLeaseMethods,
   StrataStore,
 } from '../stores'
-import { MAX_LEASE_TTL_MS, threadBusyError } from '../stores/lease-arguments'
+import { checkTtlMs, threadBusyError } from '../stores/lease-arguments'
 import { hasLeaseMethods, leaseMethods } from '../stores/store-check'
+import { storeWithOverrides } from '../stores/store-overrides'
 
 /** Options of `thread.hold()`. */
 export interface HoldOptions {
@@ -35,7 +36,7 @@ export interface ThreadHold {
 }
 
 /** The default {@link HoldOptions.ttlMs}. */
-export const DEFAULT_HOLD_TTL_MS = 30_000
+const DEFAULT_HOLD_TTL_MS = 30_000
 
 /** `Symbol.asyncDispose` where the runtime has it; the registered symbol `using` falls back to elsewhere. */
 const asyncDispose: typeof Symbol.asyncDispose =
@@ -169,12 +170,8 @@ export class ThreadHolds {
       append: (id: string, items: readonly UnsequencedItem[], options: AppendOptions) =>
         base.append(id, items, withLease(id, options)),
       archive: (id: string, options: ArchiveOptions) => base.archive(id, withLease(id, options)),
-      setState: (id: string, state: JsonObject, options?: LeaseWriteOptions) => {
-        const stamped = withLease(id, options ?? {})
-        return stamped.lease === undefined && options === undefined
-          ? base.setState(id, state)
-          : base.setState(id, state, stamped)
-      },
+      setState: (id: string, state: JsonObject, options?: LeaseWriteOptions) =>
+        base.setState(id, state, withLease(id, options ?? {})),
     }
     // Only where the store has content methods: a view must not make a store look as if it had them.
     if (typeof base.putContent === 'function') {
@@ -186,19 +183,7 @@ export class ThreadHolds {
         return base.putContent(id, record)
       }
     }
-    const methods = new Map<PropertyKey, unknown>(Object.entries(overrides))
-    return new Proxy(base, {
-      get(target, key) {
-        const method = methods.get(key)
-        if (method !== undefined) return method
-        const value: unknown = Reflect.get(target, key, target)
-        if (typeof value !== 'function') return value
-        // Called on the store itself (a class store keeps its private fields), bound once.
-        const bound = value.bind(target)
-        methods.set(key, bound)
-        return bound
-      },
-    })
+    return storeWithOverrides(base, new Map(Object.entries(overrides)))
   }
 
   #renewLater(hold: ActiveHold, store: StoreLeaseMethods, ttlMs: number): void {
@@ -216,9 +201,16 @@ export class ThreadHolds {
     if (hold.released) return
     const { threadId } = this.#options
     try {
-      const grant =
-        (await store.renewLease(threadId, { owner: hold.owner, ttlMs })) ??
-        (await store.acquireLease(threadId, { owner: hold.owner, ttlMs }))
+      let grant = await store.renewLease(threadId, { owner: hold.owner, ttlMs })
+      if (grant === undefined) {
+        // Lapsed: taken again, unless the hold was released meanwhile (nobody would give it back).
+        if (hold.released) return
+        grant = await store.acquireLease(threadId, { owner: hold.owner, ttlMs })
+        if (hold.released) {
+          await store.releaseLease(threadId, { owner: hold.owner })
+          return
+        }
+      }
       hold.expiresAt = grant.expiresAt
     } catch (error) {
       if (StrataError.isInstance(error, 'STRATA_THREAD_BUSY')) return
@@ -247,11 +239,5 @@ function checkTtl(options: HoldOptions): number {
   if (typeof options !== 'object' || options === null) {
     invalidOptions('thread.hold(options): options must be an object like { ttlMs }.', {})
   }
-  const { ttlMs = DEFAULT_HOLD_TTL_MS } = options
-  if (typeof ttlMs === 'number' && Number.isSafeInteger(ttlMs) && ttlMs > 0 && ttlMs <= MAX_LEASE_TTL_MS)
-    return ttlMs
-  return invalidOptions(
-    `thread.hold(): ttlMs must be a whole number of milliseconds from 1 to ${MAX_LEASE_TTL_MS}; got ${String(ttlMs)}.`,
-    { ttlMs },
-  )
+  return checkTtlMs(options.ttlMs ?? DEFAULT_HOLD_TTL_MS, 'thread.hold()')
 }
