@@ -5,7 +5,6 @@ import {
   agentLoopEvents,
   type LoopEvent,
   PLANTED,
-  type PlantedDetail,
   pageOf,
   SYSTEM,
 } from './agent-loop-scenario.ts'
@@ -17,6 +16,7 @@ import {
   messageTokens,
 } from './agent-loop-tokens.ts'
 import { type Benchmark, type BenchRow, rowOf, significant } from './harness.ts'
+import { type DetailReach, reachDetails } from './planted-details.ts'
 
 /** Input budgets: the prompt tokens each model call may use. */
 const BUDGETS = [8_000, 32_000]
@@ -35,12 +35,7 @@ interface LoopRun {
   /** Exact tokens of the context of each model call. */
   tokens: number[]
   /** The details the model can reach, and how. */
-  reachable: {
-    detail: PlantedDetail
-    how: 'verbatim' | 'memory_query' | 'lost'
-    /** For a lost detail of Strata's: the memory_query hits, none of which showed the value. */
-    hits?: number
-  }[]
+  reachable: DetailReach[]
   /** For each call right after a page fetch: whether the context shows that page whole. */
   freshWhole: boolean[]
   /** Comparison only: calls at which messages were dropped to fit the budget. */
@@ -85,18 +80,7 @@ async function runStrata(
       page = pageOf(event)
     }
   }
-  const { memory_query } = memoryTools(thread)
-  const reachable: LoopRun['reachable'] = []
-  for (const detail of PLANTED) {
-    if (containsVerbatim(last, detail.value)) {
-      reachable.push({ detail, how: 'verbatim' })
-      continue
-    }
-    // One call, with a phrase the model would search for, not the value itself.
-    const found = await memory_query.execute({ text: detail.query })
-    if (JSON.stringify(found).includes(detail.value)) reachable.push({ detail, how: 'memory_query' })
-    else reachable.push({ detail, how: 'lost', hits: 'results' in found ? found.results.length : 0 })
-  }
+  const reachable = await reachDetails(memoryTools(thread).memory_query, last, PLANTED)
   return { tokens, reachable, freshWhole }
 }
 

@@ -10,7 +10,7 @@ import {
 } from '@strata-memory/core'
 import { gptTokenizer } from '@strata-memory/core/tokenizer'
 import { SYSTEM } from './agent-loop-scenario.ts'
-import { containsVerbatim, contextTokens, messageTexts } from './agent-loop-tokens.ts'
+import { contextTokens, messageTexts } from './agent-loop-tokens.ts'
 import { scoreFacts } from './fact-samples.ts'
 import {
   agentLoopScenario,
@@ -18,7 +18,8 @@ import {
   type FidelityEvent,
   type FidelityScenario,
 } from './fidelity-scenario.ts'
-import { type Benchmark, type BenchRow, rowOf, significant } from './harness.ts'
+import { type Benchmark, type BenchRow, median, rowOf, significant } from './harness.ts'
+import { reachDetails } from './planted-details.ts'
 
 /** Input budgets: the prompt tokens each model call may use, tool definitions and system prompt included. */
 const BUDGETS = [4_000, 8_000, 32_000]
@@ -170,30 +171,16 @@ async function runScenario(scenario: FidelityScenario, budget: number): Promise<
   }
   await thread.settled()
 
-  let verbatim = 0
-  let reachable = 0
-  const lost: string[] = []
-  for (const detail of scenario.planted) {
-    if (containsVerbatim(last as never, detail.value)) {
-      verbatim++
-      reachable++
-      continue
-    }
-    // One call, with a phrase the model would search for, not the value itself.
-    const found = await memoryToolset.memory_query.execute({ text: detail.query })
-    if (JSON.stringify(found).includes(detail.value)) reachable++
-    else lost.push(detail.value)
-  }
+  const reached = await reachDetails(memoryToolset.memory_query, last as never, scenario.planted)
+  const verbatim = reached.filter((entry) => entry.how === 'verbatim').length
+  const reachable = reached.filter((entry) => entry.how !== 'lost').length
+  const lost = reached.flatMap((entry) => (entry.how === 'lost' ? [entry.detail.value] : []))
   await memory.store.close?.()
   return { calls, turns: turn, turnsOutOfView: outOfView.size, verbatim, reachable, lost }
 }
 
 const percent = (value: number) => `${Math.round(value * 100)}%`
 const mark = (met: boolean) => (met ? 'met' : 'NOT MET')
-const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted.length === 0 ? Number.NaN : sorted[sorted.length >> 1]!
-}
 
 /**
  * Whether what the model sees is right on the paths a real agent takes (issue 24): two scenarios
@@ -216,6 +203,7 @@ const benchmark: Benchmark = {
         const over = run.calls.filter((call) => call.exactTokens > budget).length
         const full = run.calls.filter((call) => call.fitActed)
         const minUse = full.length === 0 ? null : Math.min(...full.map((call) => call.use))
+        const medianUse = full.length === 0 ? null : median(full.map((call) => call.use))
         const continued = run.calls.filter((call) => call.continuedNew).length
         const share = run.reachable / scenario.planted.length
         const calls = { unit: 'calls' as const }
@@ -232,21 +220,20 @@ const benchmark: Benchmark = {
           ),
           rowOf('details-reachable', params, { strata: share, baseline: null }, shares),
         )
-        if (minUse !== null) {
+        if (minUse !== null && medianUse !== null) {
           const fullParams = { ...params, fullCalls: full.length }
-          const middle = median(full.map((call) => call.use))
           rows.push(
             rowOf('budget-use-when-full/min', fullParams, { strata: minUse, baseline: null }, shares),
-            rowOf('budget-use-when-full/median', fullParams, { strata: middle, baseline: null }, shares),
+            rowOf('budget-use-when-full/median', fullParams, { strata: medianUse, baseline: null }, shares),
           )
         }
         notes.push(
           `- ${scenario.name}, ${budget.toLocaleString('en-US')} budget: ${run.calls.length} calls, ${over} over budget [target 0: ${mark(over === 0)}]; ` +
             `${run.turnsOutOfView} of ${run.turns} turns had a call without their request [target 0: ${mark(run.turnsOutOfView === 0)}]; ` +
             `${continued} calls showed a new scope as "(continued)" [target 0: ${mark(continued === 0)}]; ` +
-            (minUse === null
+            (minUse === null || medianUse === null
               ? 'the fit never had to act; '
-              : `budget use when the fit acted (${full.length} calls): min ${percent(minUse)}, median ${percent(median(full.map((call) => call.use)))} [target ≥ ${percent(FULL_TARGET)}: ${mark(minUse >= FULL_TARGET)}]; `) +
+              : `budget use when the fit acted (${full.length} calls): min ${percent(minUse)}, median ${percent(medianUse)} [target ≥ ${percent(FULL_TARGET)}: ${mark(minUse >= FULL_TARGET)}]; `) +
             `planted details verbatim ${run.verbatim}/${scenario.planted.length}, reachable in one call ${run.reachable}/${scenario.planted.length}` +
             (run.lost.length > 0 ? `; lost: ${run.lost.join(', ')}` : ''),
         )

@@ -126,6 +126,12 @@ describe('fact rules', () => {
     expect(userFact(sentence)).toBeUndefined()
   })
 
+  it('keeps a sentence with a capitalised name starting with E: only POSIX error names are error codes', () => {
+    expect(userFact('I work at EXXON in Houston.')).toBeDefined()
+    expect(userFact('I prefer the EUROSTAR to flying.')).toBeDefined()
+    expect(userFact('The upload failed with ECONNRESET again.')).toBeUndefined()
+  })
+
   it('keeps an answer sentence that tells a value, worded about the user, and drops boilerplate and error codes', () => {
     expect(answerFact('Done: your refund RF-30419 of 129.00 EUR is on its way to you.')?.text).toBe(
       "User's refund RF-30419 of 129.00 EUR is on its way to the user",
@@ -147,6 +153,9 @@ describe('fact rules', () => {
     ['4bf92f3577b34da6a3ce929d0e0e4736', true],
     ['STRATA_INVALID_SCOPE', true],
     ['ECONNREFUSED', true],
+    ['ETIMEDOUT after 30 s', true],
+    ['I work at EXXON in Houston', false],
+    ['I prefer the EUROSTAR to flying', false],
     ['HTTP_503', true],
     ['error E-0451', true],
     ['order A-1234', false],
