@@ -121,6 +121,5 @@ export class CallHolds {
   }
 }
 
-/** Ends a hold; a failure to give the lease back is the lease's to expire. */
-export const release = (hold: ThreadHold | undefined): Promise<void> =>
-  hold?.release().catch(() => undefined) ?? Promise.resolve()
+/** Ends a hold, when there is one (`release()` never rejects). */
+export const release = (hold: ThreadHold | undefined): Promise<void> => hold?.release() ?? Promise.resolve()

@@ -160,6 +160,21 @@ describe('thread.hold()', () => {
     await (await thread.hold()).release()
   })
 
+  it('release never rejects: a lease the store fails to take back lapses, and the thread object can hold again', async () => {
+    const store = inMemoryStore()
+    const failing = Object.assign(Object.create(store) as typeof store, {
+      releaseLease: async () => {
+        throw new StrataError({ code: 'STRATA_STORE_FAILED', message: 'the store is down' })
+      },
+    })
+    const thread = await createMemory({ store: failing }).thread('release-fails')
+    const hold = await thread.hold({ ttlMs: 60 })
+    await expect(hold.release()).resolves.toBeUndefined()
+    await sleep(80)
+    const again = await thread.hold()
+    await again.release()
+  })
+
   it('refuses a bad ttl with STRATA_INVALID_OPTIONS, taking nothing', async () => {
     const store = inMemoryStore()
     const thread = await createMemory({ store }).thread('bad-ttl')

@@ -30,7 +30,10 @@ export interface HoldOptions {
  */
 export interface ThreadHold {
   readonly threadId: string
-  /** Ends the hold; idempotent. Also `[Symbol.asyncDispose]`. */
+  /**
+   * Ends the hold; idempotent, and never rejects (a lease the store could not take back lapses after
+   * its ttl). Also `[Symbol.asyncDispose]`.
+   */
   release(): Promise<void>
   [Symbol.asyncDispose](): Promise<void>
 }
@@ -141,7 +144,7 @@ export class ThreadHolds {
       await this.#options.refresh()
     } catch (error) {
       // Refused or failed: nothing of the thread changed; the lease, if granted, is given back.
-      await hold.release().catch(() => undefined)
+      await hold.release()
       throw error
     }
     return hold
@@ -227,7 +230,10 @@ export class ThreadHolds {
   async #end(hold: ActiveHold, store: StoreLeaseMethods): Promise<void> {
     hold.stopRenewing()
     try {
+      // A store that fails to take the lease back leaves it to lapse: release never throws, so the
+      // `finally` of a request (often a fire-and-forget one) cannot fail on it.
       if (hold.granted) await store.releaseLease(this.#options.threadId, { owner: hold.owner })
+    } catch {
     } finally {
       this.#options.registry?.delete(hold)
       if (this.#current === hold) this.#current = undefined
