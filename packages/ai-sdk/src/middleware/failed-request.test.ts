@@ -130,11 +130,17 @@ describe('a provider failure after the request was stored', () => {
     const parts = streamParts('The first half and the second half.')
     const model = wrapLanguageModel({
       model: new MockLanguageModelV4({
-        doStream: async () => ({
-          // Sends the start of an answer, then waits until the reader cancels it.
+        doStream: async ({ abortSignal }) => ({
+          // Sends the start of an answer, then, as a provider's fetch does when the request is
+          // aborted, fails with an AbortError.
           stream: new ReadableStream<LanguageModelV4StreamPart>({
             start(controller) {
               for (const part of parts.slice(0, 4)) controller.enqueue(part)
+              abortSignal?.addEventListener(
+                'abort',
+                () => controller.error(new DOMException('This operation was aborted', 'AbortError')),
+                { once: true },
+              )
             },
           }),
         }),
@@ -151,6 +157,8 @@ describe('a provider failure after the request was stored', () => {
     await expectThreadFree(store, 'stopped')
   })
 
+  // 'new' needs the stored mark to tell the retry from a new message; 'auto' tells it by position
+  // without the mark, and is the control.
   for (const history of ['new', 'auto'] as const satisfies readonly HistoryMode[]) {
     it(`a retry handled by another process stores the message once (history: '${history}')`, async () => {
       const store = inMemoryStore()
