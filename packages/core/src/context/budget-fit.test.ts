@@ -136,7 +136,9 @@ describe('the omitted note', () => {
       const max = omittedNoteMaxTokens(budget)
       expect(max).toBeGreaterThanOrEqual(160)
       expect(max).toBeLessThanOrEqual(800)
-      const note = omittedNote(80, lines, max, countText)
+      const { message: note, tokens } = omittedNote(80, lines, max, countText)
+      // Its lines counted one by one are not under what the whole text counts.
+      expect(tokens).toBeGreaterThanOrEqual(counter.count((note.content[0] as { text: string }).text))
       const text = (note.content[0] as { text: string }).text
       expect(countMessage(note)).toBeLessThanOrEqual(max)
       expect(text).toMatch(/^\[MEMORY:OMITTED\] 80 earlier items left out/)

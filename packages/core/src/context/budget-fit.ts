@@ -90,11 +90,15 @@ export function fitToBudget<I extends Item>(input: BudgetFitInput<I>): BudgetFit
       if (plan === undefined) break
       const tokens = total(plan.messages)
       if (tokens <= budget) return { fits: true, messages: plan.messages, tokens, omitted: plan.omitted }
-      target -= tokens - budget
+      // With a few tokens to spare, so that one more plan is mostly enough.
+      target -= tokens - budget + REPLAN_SPARE_TOKENS
     }
   }
   return { fits: false, systemTokens: input.systemTokens, requestTokens: planner.essentialTokens() }
 }
+
+/** Taken off the target beyond the overshoot when a plan's final count is over the budget. */
+const REPLAN_SPARE_TOKENS = 8
 
 /** The share of the budget the newest step is held to while older steps are being left out. */
 export const NEWEST_SHARE = 2 / 3
@@ -239,8 +243,10 @@ class FitPlanner<I extends Item> {
       lines.push(...this.#lines(step))
       if (index === newest) newestTokens = 0
       else stepTokens -= this.#floor(step).tokens
+      // Counted from its lines' cached counts: counting the whole note again at each step that leaves
+      // cost most of a long thread's fit. The final count of the context catches what they miss.
       const shown = note()
-      noteTokens = shown === undefined ? 0 : input.countMessage(shown)
+      noteTokens = shown === undefined ? 0 : shown.tokens + input.countMessage({ content: [] })
     }
     for (let index = 0; index < newest && need() > budget; index++) if (!steps[index]!.keep) omit(index)
     // Slots leave whole; the last to leave may come back cut when the budget has room left.
@@ -308,7 +314,7 @@ class FitPlanner<I extends Item> {
     })
     const messages = renderContext({ ...(system === undefined ? {} : { system }), memoryItems: memory, view })
     const shownNote = note()
-    if (shownNote !== undefined) messages.splice(firstViewMessage(messages), 0, shownNote)
+    if (shownNote !== undefined) messages.splice(firstViewMessage(messages), 0, shownNote.message)
     return { messages, omitted: omittedItems }
   }
 }

@@ -86,6 +86,16 @@ export function omittedLines<I extends Item>(
   return lines
 }
 
+/** The omitted note and its text's tokens as its lines were counted (see {@link omittedNote}). */
+export interface OmittedNote {
+  message: ContextMessage
+  /**
+   * The text's tokens: the header's, the lines' shown and one for each line break, each counted alone
+   * (cached by the caller), so a fit that omits step after step does not count the whole note again.
+   */
+  tokens: number
+}
+
 /**
  * The note a context carries when it leaves view items out to fit its budget: a table of contents of
  * what left, the newest lines kept while the note stays within `maxTokens` and
@@ -97,7 +107,7 @@ export function omittedNote(
   lines: readonly string[],
   maxTokens: number,
   countText: (text: string) => number,
-): ContextMessage {
+): OmittedNote {
   const what = count === 1 ? '1 earlier item' : `${count} earlier items`
   const header =
     `${OMITTED_TAG} ${what} left out to fit the token budget, stored whole: memory_retrieve {"id":"<id>"} ` +
@@ -105,14 +115,22 @@ export function omittedNote(
   const olderLine = (older: number) =>
     older > 0 ? [`- … ${older} older line${older === 1 ? '' : 's'}: memory_query finds them`] : []
   // Room for the header and the "older" line, then the newest lines while they fit.
-  let left = maxTokens - countText(header) - countText(olderLine(lines.length)[0] ?? '') - 8
+  const headerTokens = countText(header)
+  let left = maxTokens - headerTokens - countText(olderLine(lines.length)[0] ?? '') - 8
+  let linesTokens = 0
   let first = lines.length
   while (first > 0 && lines.length - first < OMITTED_NOTE_MAX_LINES) {
     const cost = countText(lines[first - 1]!) + 1
     if (cost > left) break
     left -= cost
+    linesTokens += cost
     first--
   }
-  const text = [header, ...olderLine(first), ...lines.slice(first)].join('\n')
-  return { role: 'system', content: [{ type: 'text', text }] }
+  const older = olderLine(first)
+  const text = [header, ...older, ...lines.slice(first)].join('\n')
+  const olderTokens = older.length === 0 ? 0 : countText(older[0]!) + 1
+  return {
+    message: { role: 'system', content: [{ type: 'text', text }] },
+    tokens: headerTokens + olderTokens + linesTokens,
+  }
 }
