@@ -20,7 +20,7 @@ import type { ThreadFiles } from './thread-files'
 import { HOST, isAlive } from './thread-lock'
 
 /** The lease file's name inside the thread folder. */
-export const LEASE_FILE = '.lease'
+const LEASE_FILE = '.lease'
 
 /** What the lease file holds, one JSON object: the owner and how to tell that its lease is over. */
 interface LeaseRecord {

@@ -1,7 +1,7 @@
 import type { LanguageModelV4CallOptions, LanguageModelV4Message } from '@ai-sdk/provider'
 
 /** The text of a call's system messages. */
-export const systemText = (messages: readonly LanguageModelV4Message[]) =>
+const systemText = (messages: readonly LanguageModelV4Message[]) =>
   messages.map((message) => (message.role === 'system' ? message.content : '')).join('\n\n')
 
 /**

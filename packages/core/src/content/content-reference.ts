@@ -1,3 +1,4 @@
+import type { PartSource } from '../context/cut-part'
 import type { JsonObject, JsonValue, MessagePart } from '../items'
 
 /** The key of a part's `meta` that marks it as a citation of stored content. */
@@ -115,15 +116,6 @@ function rebuiltPart(part: MessagePart, reference: ContentReference, data: strin
 
 /** Between an item id and a part's index in the id of one part of a message: `<item id>#<index>`. */
 export const PART_ID_SEPARATOR = '#'
-
-/** What a context's part stands for, and the id `memory_retrieve` answers with its whole original. */
-export interface PartSource {
-  id: string
-  /** `content`: the part shows the original; `citation`: a citation of it; `retrieved`: a retrieve result. */
-  shows: 'content' | 'citation' | 'retrieved'
-  /** The original's length in characters, when known and the part does not show it. */
-  chars?: number
-}
 
 /**
  * Where the whole of a context's part is kept: its memory id when it shows or cites stored content;

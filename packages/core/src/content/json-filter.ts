@@ -9,7 +9,7 @@ import type { JsonValue } from '../items'
  * map of records keyed by id) is filtered like a list, by key or value.
  */
 
-type JsonRecord = { [key: string]: JsonValue }
+export type JsonRecord = { [key: string]: JsonValue }
 
 /** What filtering a document did. */
 export interface JsonFilterOutcome {
@@ -20,7 +20,7 @@ export interface JsonFilterOutcome {
   removed: number
 }
 
-const isRecord = (value: JsonValue): value is JsonRecord =>
+export const isRecord = (value: JsonValue): value is JsonRecord =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
 const isScalar = (value: JsonValue) => value === null || typeof value !== 'object'

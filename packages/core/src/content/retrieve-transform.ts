@@ -1,6 +1,6 @@
 import type { JsonValue } from '../items'
 import { utf8Length } from './content-size'
-import { filterJson, parseDocument } from './json-filter'
+import { filterJson, isRecord, parseDocument } from './json-filter'
 
 /** How `memory_retrieve` shapes what it returns. */
 export type RetrieveTransform = 'full' | 'excerpt' | 'summary' | 'first_n' | 'last_n' | 'filtered'
@@ -34,8 +34,6 @@ export interface TransformResult {
   note?: string
 }
 
-type JsonRecord = { [key: string]: JsonValue }
-
 const parseJson = (data: string): JsonValue | undefined => {
   try {
     return JSON.parse(data) as JsonValue
@@ -43,9 +41,6 @@ const parseJson = (data: string): JsonValue | undefined => {
     return undefined
   }
 }
-
-const isRecord = (value: JsonValue): value is JsonRecord =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /**
  * Applies a transform to stored content. Text is taken line by line; JSON (when `json` is true and the

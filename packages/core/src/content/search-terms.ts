@@ -188,7 +188,7 @@ function visitCjk(run: string, start: number, visit: (term: string, start: numbe
  * Calls `visit` with every term of the text, in order, and where its token is. At most `maxChars` of the
  * text are read (a snippet of a huge page does not need its end).
  */
-export function visitTerms(
+function visitTerms(
   text: string,
   visit: (term: string, start: number, end: number) => void,
   maxChars = Number.POSITIVE_INFINITY,

@@ -1,3 +1,4 @@
+import { STORED_RESULTS_TAG } from '../context/omitted-note'
 import type { JsonValue, MessageItem, ToolResultPart } from '../items'
 import type { ContentReference } from './content-reference'
 
@@ -6,9 +7,6 @@ export const STORED_RESULTS_LISTED = 100
 
 /** Characters of a call's input shown in a line of a result whose plugin gave no label. */
 const INPUT_CHARS = 120
-
-/** The tag the note starts with, like `[ACTIONS]` and `[SUMMARY]` for other things left out. */
-export const STORED_RESULTS_TAG = '[STORED RESULTS]'
 
 /**
  * One line of the note: what the result is (the first line of its brief citation: type, source,

@@ -4,8 +4,6 @@ import { CUT_RESULT_TOKENS, cutToTarget } from './cut-search'
 import { omittedLines, omittedNote, omittedNoteMaxTokens } from './omitted-note'
 import { renderContext, shownMemoryItems } from './render-context'
 
-export { CUT_RESULT_TOKENS }
-
 /** What {@link fitToBudget} works on and with. */
 export interface BudgetFitInput<I extends Item> {
   system: string | undefined

@@ -2,13 +2,13 @@ import type { Item, JsonValue, MessagePart } from '../items'
 import type { ContextMessage } from './context-message'
 
 /** The tag the note starts with. */
-export const OMITTED_TAG = '[MEMORY:OMITTED]'
+const OMITTED_TAG = '[MEMORY:OMITTED]'
 
 /** Characters of a call's JSON input, or of a text, a line of the note shows. */
 const GIST_CHARS = 80
 
 /** The tag of the content channel's note of grouped-out results (content/stored-results.ts). */
-const STORED_RESULTS_TAG = '[STORED RESULTS]'
+export const STORED_RESULTS_TAG = '[STORED RESULTS]'
 
 /** Lines the note lists at most, whatever the budget: past this a list stops being read. */
 export const OMITTED_NOTE_MAX_LINES = 24

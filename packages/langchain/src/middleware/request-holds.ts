@@ -1,7 +1,7 @@
 import { StrataError, type Thread, type ThreadHold } from '@strata-memory/core'
 
 /** Options of {@link RequestHolds}. */
-export interface RequestHoldsOptions {
+interface RequestHoldsOptions {
   /** The holds' lease time (see `thread.hold({ ttlMs })`); undefined: core's default. */
   ttlMs: number | undefined
   /** How long a request keeps its thread while none of its steps runs in this middleware. */
