@@ -17,7 +17,7 @@ import {
 import { writeFileAtomic } from './durable-fs'
 import { isMissing, storeFailed } from './file-errors'
 import type { ThreadFiles } from './thread-files'
-import { HOST, isAlive } from './thread-lock'
+import { HOST, holderGone } from './thread-lock'
 
 /** The lease file's name inside the thread folder. */
 const LEASE_FILE = '.lease'
@@ -70,7 +70,7 @@ export function fileLease(context: FileLeaseContext): StoreLeaseMethods & {
     }
     const record = parseLease(text)
     if (record === undefined || record.expiresAt <= Date.now()) return undefined
-    if (record.hostname === HOST && record.pid !== process.pid && !isAlive(record.pid)) return undefined
+    if (holderGone(record)) return undefined
     return record
   }
 

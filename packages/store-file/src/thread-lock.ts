@@ -201,7 +201,7 @@ function parseHolder(raw: string): LockHolder | undefined {
 }
 
 /** True when a process with this pid runs on this host (or may: one we may not signal). */
-export function isAlive(pid: number): boolean {
+function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true
@@ -250,8 +250,13 @@ async function breakStale(lockPath: string, seen: LockState): Promise<boolean> {
   }
 }
 
+/** A holder recorded by another process of this host that is no longer running (a lock's, a lease's). */
+export function holderGone(holder: { pid: number; hostname: string }): boolean {
+  return holder.hostname === HOST && holder.pid !== process.pid && !isAlive(holder.pid)
+}
+
 function isMarkerStale({ holder, mtimeMs }: LockState): boolean {
-  if (holder?.hostname === HOST && holder.pid !== process.pid && !isAlive(holder.pid)) return true
+  if (holder !== undefined && holderGone(holder)) return true
   return Date.now() - mtimeMs > BREAK_MARKER_STALE_MS
 }
 
