@@ -139,10 +139,11 @@ export class PatternReading {
 
   /** An answer: its first sentence, and its identifiers. */
   assistantText(text: string) {
-    const [first] = sentences(text.slice(0, 1_000))
-    if (first !== undefined) this.assistant.add(clip(first, LINE_CHARS.assistant))
+    // Split once: the first sentence's line and the facts read the same sentences.
+    const all = sentences(text)
+    if (all[0] !== undefined) this.assistant.add(clip(all[0], LINE_CHARS.assistant))
     findIdentifiers(text, this.#foundElsewhere())
-    this.facts.answer(text, sentences(text))
+    this.facts.answer(text, all)
   }
 
   /** A summary among the items: its lines go back to their sections, its identifiers with the user's. */
