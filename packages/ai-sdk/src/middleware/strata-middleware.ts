@@ -320,11 +320,13 @@ export function strataMiddleware<L extends string = string>(
       const held = await calls?.take(thread, conversation)
       try {
         const requested = call.history ?? history
-        // The failure may have been another process's: its mark is in the thread's state.
-        const mode =
-          requested === 'new' && (failedThreads.has(thread.id) || (await thread.failures()).length > 0)
-            ? 'auto'
-            : requested
+        // The failure may have been another process's: its mark is in the thread's state, read only
+        // when the call sends a user message last (a retry can be one; a tool loop's step is not).
+        const retry =
+          requested === 'new' &&
+          (failedThreads.has(thread.id) ||
+            (conversation.at(-1)?.role === 'user' && (await thread.failures()).length > 0))
+        const mode = retry ? 'auto' : requested
         // A regenerated or edited history rewinds the thread to where it leaves it, or is refused; then
         // the messages it has not seen are stored. Matching and appending are one step in the thread, so
         // racing calls store a message once; only the messages near the end of the prompt are mapped, so

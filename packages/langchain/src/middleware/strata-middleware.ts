@@ -297,11 +297,13 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
     const runtime = request.runtime as RuntimeLike
     return withTransitions(memory, thread.id, runtime.writer, async () => {
       const { system: requestSystem, conversation } = splitRequestMessages(request.messages)
-      // The failure may have been another process's: its mark is in the thread's state.
-      const mode =
-        history === 'new' && (failedThreads.has(thread.id) || (await thread.failures()).length > 0)
-          ? 'auto'
-          : history
+      // The failure may have been another process's: its mark is in the thread's state, read only
+      // when the call sends a user message last (a retry can be one; a tool loop's step is not).
+      const retry =
+        history === 'new' &&
+        (failedThreads.has(thread.id) ||
+          (conversation.at(-1)?.role === 'user' && (await thread.failures()).length > 0))
+      const mode = retry ? 'auto' : history
       // What the provider receives besides the context: the agent's system prompt, the request's
       // system messages, the tool definitions and the structured-output format. Under a budget they
       // take their share.
