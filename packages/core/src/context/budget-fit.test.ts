@@ -111,7 +111,9 @@ describe('fitToBudget', () => {
       countMessage,
       shrink,
     })
-    expect(result).toMatchObject({ fits: false })
+    expect(result).toMatchObject({ fits: false, systemTokens: 0 })
+    // The numbers it says so with: the request at its smallest, over the budget.
+    expect(result.fits === false && result.requestTokens).toBeGreaterThan(500)
   })
 })
 
