@@ -2,8 +2,21 @@ import { convertToOpenAITool } from '@langchain/core/utils/function_calling'
 import { toJsonSchema } from '@langchain/core/utils/json_schema'
 import { ProviderStrategy, ToolStrategy } from 'langchain'
 
+/** Each tool's text: an agent binds the same tool objects on every model call of its loop. */
+const definitions = new WeakMap<object, string>()
+
 /** One tool as a provider receives it, as JSON; a tool that cannot be written so counts by its name. */
 function definitionText(tool: unknown): string {
+  if (typeof tool !== 'object' || tool === null) return convertedText(tool)
+  let text = definitions.get(tool)
+  if (text === undefined) {
+    text = convertedText(tool)
+    definitions.set(tool, text)
+  }
+  return text
+}
+
+function convertedText(tool: unknown): string {
   try {
     // LangChain's own tools become { type: 'function', function: { name, description, parameters } };
     // a provider's built-in tool, given as a plain object, is sent as it is.
