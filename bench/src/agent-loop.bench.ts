@@ -1,13 +1,7 @@
 import { createMemory, memoryTools } from '@strata-memory/core'
 import { gptTokenizer } from '@strata-memory/core/tokenizer'
 import { type ModelMessage, pruneMessages } from 'ai'
-import {
-  agentLoopEvents,
-  type LoopEvent,
-  PLANTED,
-  pageOf,
-  SYSTEM,
-} from './agent-loop-scenario.ts'
+import { agentLoopEvents, type LoopEvent, PLANTED, pageOf, SYSTEM } from './agent-loop-scenario.ts'
 import {
   type AnyMessage,
   containsVerbatim,
