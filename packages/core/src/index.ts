@@ -136,6 +136,15 @@ export {
   type ThreadStatus,
   type UsageReport,
 } from './memory'
+export type {
+  Embedder,
+  Resource,
+  ResourceFact,
+  ResourceQueryHit,
+  ResourceQueryOptions,
+  SearchDocumentsOptions,
+  SetWorkingMemoryOptions,
+} from './resources'
 export type { DivergencePoint, RewindRefusal } from './rewind'
 export type {
   EnterScopeInput,
@@ -160,13 +169,19 @@ export type {
   LeaseOptions,
   LeaseWriteOptions,
   ReadOptions,
+  ResourceDocument,
+  ResourceThreadEntry,
+  ResourceThreadPage,
   StoreContentMethods,
   StoreFlags,
   StoreLeaseMethods,
+  StoreResourceMethods,
   StoreSpecificationVersion,
   StrataStore,
   StrataStoreBase,
   ThreadHead,
+  VectorRecord,
+  VersionedValue,
 } from './stores'
 export { inMemoryStore, STORE_SPECIFICATION_VERSION } from './stores'
 export type {

@@ -8,12 +8,18 @@ export type {
   LeaseOptions,
   LeaseWriteOptions,
   ReadOptions,
+  ResourceDocument,
+  ResourceThreadEntry,
+  ResourceThreadPage,
   StoreContentMethods,
   StoreFlags,
   StoreLeaseMethods,
+  StoreResourceMethods,
   StoreSpecificationVersion,
   StrataStore,
   StrataStoreBase,
   ThreadHead,
+  VectorRecord,
+  VersionedValue,
 } from './store'
 export { STORE_SPECIFICATION_VERSION } from './store'

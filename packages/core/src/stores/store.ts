@@ -1,4 +1,4 @@
-import type { Item, JsonObject, UnsequencedItem } from '../items'
+import type { Item, JsonObject, JsonValue, UnsequencedItem } from '../items'
 
 /**
  * The version of the store contract this core implements; a store declares it as `specificationVersion`.
@@ -25,6 +25,12 @@ export interface StoreFlags {
    * Absent (a `v1` store) means false.
    */
   leases?: boolean
+  /**
+   * Contract `v2`: the store implements {@link StoreResourceMethods} (resources, their thread index,
+   * working memory, documents, vectors). Absent means false: `memory.resource()` then refuses with
+   * `STRATA_STORE_CAPABILITY`.
+   */
+  resources?: boolean
 }
 
 /** Options of {@link StoreLeaseMethods.acquireLease} and {@link StoreLeaseMethods.renewLease}. */
@@ -101,6 +107,116 @@ export interface StoreContentMethods {
   getContent(threadId: string, id: string): Promise<ContentRecord | undefined>
   /** Content records matching every filter, newest first (by `ts`, then by id descending). */
   queryContent(threadId: string, query?: ContentQuery): Promise<ContentRecord[]>
+}
+
+/** One thread in a resource's thread index. */
+export interface ResourceThreadEntry {
+  threadId: string
+  /** Epoch ms of the thread's last append, as core reported it with `touchResourceThread`. */
+  lastAppendAt: number
+}
+
+/** A page of {@link StoreResourceMethods.listResourceThreads}, newest first by `lastAppendAt`. */
+export interface ResourceThreadPage {
+  threads: ResourceThreadEntry[]
+  /** Pass back as `cursor` for the next page; absent on the last page. Opaque to callers. */
+  cursor?: string
+}
+
+/** A versioned JSON value: a resource's working memory. */
+export interface VersionedValue {
+  value: JsonValue
+  /** 1 for the first write, +1 for each write after it. */
+  version: number
+  /** Epoch ms of the write. */
+  updatedAt: number
+}
+
+/** A document of a resource's namespaced document store (what LangGraph's `BaseStore` holds). */
+export interface ResourceDocument {
+  /** Non-empty path of labels, e.g. `['memories', 'preferences']`. */
+  namespace: string[]
+  key: string
+  value: JsonObject
+  /** Epoch ms. */
+  createdAt: number
+  /** Epoch ms. */
+  updatedAt: number
+}
+
+/** One embedding kept beside a thread's data (items, content, facts). */
+export interface VectorRecord {
+  /** What the vector embeds, unique within the thread: `item:<seq>`, `content:<id>`, `fact:<seq>#<n>`. */
+  id: string
+  /** The embedder's model id: vectors of another model are not compared. */
+  model: string
+  vector: Float32Array
+}
+
+/**
+ * Resources (a user, a team, an account) that own threads, an optional capability of a `v2` store,
+ * declared with `flags.resources`. Resource ids follow the thread-id rule (`STRATA_INVALID_THREAD_ID`
+ * otherwise). A resource's own data (thread index, working memory, documents) is kept under the
+ * resource (Redis Cluster: in the resource's hash slot); a thread's binding and vectors under the thread.
+ * `deleteThread` removes the thread's binding, its index entry and its vectors.
+ */
+export interface StoreResourceMethods {
+  /** The resource a thread is bound to, or undefined. */
+  getThreadResource(threadId: string): Promise<string | undefined>
+  /**
+   * Binds a thread to a resource, atomically compare-and-set on the thread's current binding:
+   * `expected` is the resource the caller read (undefined: unbound). When the binding is no longer
+   * `expected`, `STRATA_SEQ_CONFLICT` and nothing changes. Moving a thread removes it from the old
+   * resource's index and adds it to the new one's (with the old entry's `lastAppendAt`, or now).
+   */
+  setThreadResource(
+    threadId: string,
+    resourceId: string,
+    options: { expected: string | undefined },
+  ): Promise<void>
+  /** Records a thread's last append in its resource's index (an upsert; a later time wins). */
+  touchResourceThread(resourceId: string, threadId: string, lastAppendAt: number): Promise<void>
+  /** The resource's threads, newest first by `lastAppendAt` (ties: thread id ascending), a page at a time. */
+  listResourceThreads(
+    resourceId: string,
+    options?: { cursor?: string; limit?: number },
+  ): Promise<ResourceThreadPage>
+  /** The resource's working memory, or undefined when never written. */
+  getWorkingMemory(resourceId: string): Promise<VersionedValue | undefined>
+  /**
+   * Writes the working memory if its version is still `expectedVersion` (0: never written), else
+   * `STRATA_SEQ_CONFLICT` (details: `expectedVersion`, `actualVersion`) and nothing changes.
+   */
+  setWorkingMemory(
+    resourceId: string,
+    value: JsonValue,
+    options: { expectedVersion: number },
+  ): Promise<VersionedValue>
+  /** Stores a document; one with the same namespace and key is replaced (its `createdAt` kept). */
+  putDocument(
+    resourceId: string,
+    namespace: readonly string[],
+    key: string,
+    value: JsonObject,
+  ): Promise<ResourceDocument>
+  getDocument(
+    resourceId: string,
+    namespace: readonly string[],
+    key: string,
+  ): Promise<ResourceDocument | undefined>
+  /** True when a document was deleted. */
+  deleteDocument(resourceId: string, namespace: readonly string[], key: string): Promise<boolean>
+  /** Documents whose namespace starts with `namespacePrefix` (all when empty), by namespace then key. */
+  listDocuments(
+    resourceId: string,
+    options?: { namespacePrefix?: readonly string[] },
+  ): Promise<ResourceDocument[]>
+  /** Removes the resource's index, working memory and documents; its threads stay (unbound). */
+  deleteResource(resourceId: string): Promise<void>
+  /** Stores vectors beside a thread's data; a record with the same id and model is replaced. */
+  putVectors(threadId: string, records: readonly VectorRecord[]): Promise<void>
+  /** The thread's vectors (of `model` when given). */
+  readVectors(threadId: string, options?: { model?: string }): Promise<VectorRecord[]>
 }
 
 /** Options of {@link StrataStore.append}. */
@@ -182,7 +298,10 @@ export interface ContentQuery {
  * `@strata-memory/core/testing`. Every method validates the thread id (`STRATA_INVALID_THREAD_ID`).
  * Items are returned as fresh copies: mutating them never changes stored data.
  */
-export interface StrataStoreBase extends Partial<StoreContentMethods>, Partial<StoreLeaseMethods> {
+export interface StrataStoreBase
+  extends Partial<StoreContentMethods>,
+    Partial<StoreLeaseMethods>,
+    Partial<StoreResourceMethods> {
   /**
    * The version of this contract the store implements: `'v2'` (or `'v1'`, which core still takes for
    * everything but the lease). `createMemory` refuses a store that declares none or another one

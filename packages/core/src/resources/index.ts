@@ -1,0 +1,9 @@
+export type {
+  Embedder,
+  Resource,
+  ResourceFact,
+  ResourceQueryHit,
+  ResourceQueryOptions,
+  SearchDocumentsOptions,
+  SetWorkingMemoryOptions,
+} from './resource-types'
