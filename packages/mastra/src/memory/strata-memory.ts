@@ -84,9 +84,29 @@ export interface StrataMemoryOptions<L extends string = string> {
    * @default { ttlMs: core's default (30 s) }
    */
   hold?: { ttlMs?: number }
+  /**
+   * Mastra's `readOnly` for every call of this memory's agents (a call may also ask with
+   * `memory: { options: { readOnly: true } }`): the model gets the thread's context and the call's
+   * own messages, and nothing is stored — no message, no thread record, no compaction, no hold.
+   * @default false
+   */
+  readOnly?: boolean
 }
 
 const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
+
+/** What Mastra keeps of a run's memory in its request context: the thread, the resource, the call's memory options. */
+interface MastraMemoryContext {
+  thread?: { id?: string }
+  resourceId?: string
+  memoryConfig?: { readOnly?: boolean }
+}
+
+const memoryContextOf = (requestContext: RequestContext | undefined) =>
+  requestContext?.get('MastraMemory') as MastraMemoryContext | undefined
+
+const memoryConfigOf = (requestContext: RequestContext | undefined) =>
+  memoryContextOf(requestContext)?.memoryConfig
 
 const unsupported = (method: string, why: string): never =>
   invalidOptions(`StrataMemory.${method}() is not supported: ${why}`, { method, reason: 'unsupported' })
@@ -130,6 +150,8 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
   readonly #claimed = new Set<string>()
   /** The Mastra thread records, held back while a run holds their thread. */
   readonly #records: ThreadRecordWrites
+  /** The memory's own `readOnly`: no agent run of it stores anything. */
+  readonly #readOnly: boolean
 
   constructor(options: StrataMemoryOptions<L>) {
     const {
@@ -141,6 +163,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       tools = true,
       telemetry = true,
       hold = {},
+      readOnly = false,
     } = options ?? ({} as StrataMemoryOptions<L>)
     if (typeof memory?.thread !== 'function' || typeof memory.store?.getState !== 'function') {
       invalidOptions('new StrataMemory() needs { memory }: pass the memory from createMemory().')
@@ -163,6 +186,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       invalidOptions('StrataMemory: tools must be true, false or { scopes: boolean }.')
     }
     if (typeof telemetry !== 'boolean') invalidOptions('StrataMemory: telemetry must be true or false.')
+    if (typeof readOnly !== 'boolean') invalidOptions('StrataMemory: readOnly must be true or false.')
     if (typeof hold !== 'object' || hold === null) invalidOptions('StrataMemory: hold must be an object.')
     const { ttlMs } = hold
     if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && ttlMs > 0)) {
@@ -173,18 +197,21 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     super({
       id,
       name: 'StrataMemory',
-      options: { lastMessages: false, semanticRecall: false, generateTitle: false },
+      options: { lastMessages: false, semanticRecall: false, generateTitle: false, readOnly },
     })
     this.strata = memory
+    this.#readOnly = readOnly
     this.#records = new ThreadRecordWrites(() => memory.store)
     if (telemetry) memory.adoptTracer('mastra', mastraTracer)
     const host: ProcessorHost = {
       threadOf: (requestContext) => this.#threadOfContext(requestContext),
+      readOnly: (requestContext) => readOnly || memoryConfigOf(requestContext)?.readOnly === true,
       level,
       system,
       history,
       onTransition: (listener) => memory.on('transition', listener),
       holdTtlMs: ttlMs,
+      stored: (strataId) => this.#records.touch(strataId),
       held: (strataId, held) => (held ? this.#records.hold(strataId) : this.#records.release(strataId)),
       claim: (messageIds, claimed) => {
         for (const id of messageIds) {
@@ -200,16 +227,22 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
         : strataTools(memory as Memory, (ids) => this.#threadOfIds(ids), { scopes: scopes === true })
   }
 
+  /**
+   * Resolves when the background work of every thread opened through the Strata memory (waterfall and
+   * budget compactions started after a run's writes) has ended: `await memory.settled()` before
+   * closing the store, as Mastra's docs say. Never rejects.
+   */
+  override settled(): Promise<void> {
+    return this.strata.settled()
+  }
+
   /** The Strata thread of a Mastra thread id (`toStrataThreadId`), opened on the memory. */
   async thread(threadId: string): Promise<Thread<L>> {
     return this.strata.thread(await toStrataThreadId(threadId))
   }
 
   async #threadOfContext(requestContext: RequestContext | undefined): Promise<Thread | undefined> {
-    const context = requestContext?.get('MastraMemory') as
-      | { thread?: { id?: string }; resourceId?: string }
-      | undefined
-    const threadId = context?.thread?.id
+    const threadId = memoryContextOf(requestContext)?.thread?.id
     return threadId === undefined ? undefined : this.thread(threadId)
   }
 
@@ -248,10 +281,22 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     return record === undefined ? null : toThread(record)
   }
 
-  override async saveThread({ thread }: { thread: StorageThreadType }): Promise<StorageThreadType> {
+  /**
+   * Stores the Mastra thread record. A read-only memory, or a read-only agent call (Mastra passes the
+   * call's memory config when it creates the thread of a run), stores nothing: the thread stays as it
+   * was, or absent.
+   */
+  override async saveThread({
+    thread,
+    memoryConfig,
+  }: {
+    thread: StorageThreadType
+    memoryConfig?: { readOnly?: boolean } | undefined
+  }): Promise<StorageThreadType> {
     if (typeof thread?.resourceId !== 'string' || thread.resourceId.length === 0) {
       invalidOptions('StrataMemory.saveThread(): the thread needs a resourceId.', { threadId: thread?.id })
     }
+    if (this.#readOnly || memoryConfig?.readOnly === true) return thread
     const { strataId, record: old } = await this.#record(thread.id)
     const now = new Date().toISOString()
     const metadata = plainMetadata(thread.metadata)

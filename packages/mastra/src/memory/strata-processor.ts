@@ -17,11 +17,16 @@ import type {
   ProcessorStreamWriter,
 } from '@mastra/core/processors'
 import type { RequestContext } from '@mastra/core/request-context'
-import type { HistoryMode, Thread, ThreadHold, TransitionEvent } from '@strata-memory/core'
-import { markRequestFailed } from '@strata-memory/core'
+import type { ComparableMessage, HistoryMode, Thread, ThreadHold, TransitionEvent } from '@strata-memory/core'
+import { markRequestFailed, unseenMessages } from '@strata-memory/core'
 import { strataErrorOf } from '../errors/strata-error-of'
 import { type MemoryTransitionData, memoryTransitionData } from '../messages/db-messages'
-import { fromPromptMessage, type MastraPrompt, toPrompt } from '../messages/prompt-messages'
+import {
+  type ConversationMessage,
+  fromPromptMessage,
+  type MastraPrompt,
+  toPrompt,
+} from '../messages/prompt-messages'
 import { stepMessage } from '../messages/step-message'
 import { holdThread } from './request-hold'
 import { responseFormatText, toolDefinitionsText } from './tool-definitions'
@@ -33,6 +38,8 @@ export const INTERNAL_CALL_KEY = 'strata.internal'
 export interface ProcessorHost {
   /** The Strata thread of a run, from Mastra's memory context; undefined for a run without a thread. */
   threadOf(requestContext: RequestContext | undefined): Promise<Thread | undefined>
+  /** Whether the run reads memory only (Mastra's `readOnly`, the memory's or the call's): it stores nothing. */
+  readOnly(requestContext: RequestContext | undefined): boolean
   /** The level whose context is sent; undefined: the thread's current level. */
   level: string | undefined
   /** The thread's system prompt, first in its context. */
@@ -50,6 +57,8 @@ export interface ProcessorHost {
   holdTtlMs: number | undefined
   /** A run took (`true`) or gave back (`false`) its hold on the thread: the memory's own writes wait. */
   held(strataThreadId: string, held: boolean): void | Promise<void>
+  /** A run stored messages in the thread: its Mastra record's `updatedAt` moves. */
+  stored(strataThreadId: string): Promise<void>
 }
 
 /** What the processor remembers of one agent run, in Mastra's per-request processor state. */
@@ -142,7 +151,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
   processInput(args: ProcessInputArgs): Promise<ProcessInputResult> {
     return inProcessorSpan(args, async () => {
       const { requestContext, state, messageList, abortSignal } = args
-      if (isInternal(requestContext)) return messageList
+      if (isInternal(requestContext) || this.#host.readOnly(requestContext)) return messageList
       const thread = await this.#host.threadOf(requestContext)
       if (thread === undefined) return messageList
       try {
@@ -221,6 +230,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     if (isInternal(requestContext)) return undefined
     const thread = await this.#host.threadOf(requestContext)
     if (thread === undefined) return undefined
+    if (this.#host.readOnly(requestContext)) return this.#readOnlyRequest(thread, prompt)
     const run = state as RunState
     if (run.refused !== undefined) throw run.refused
     run.ended = undefined
@@ -304,8 +314,8 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     result,
   }: ResultPhaseArgs): Promise<void> {
     const run = state as RunState
-    // A refused run stores nothing, also here.
-    if (isInternal(requestContext) || run.refused !== undefined) return
+    // A refused run stores nothing, also here; so does a read-only one.
+    if (isInternal(requestContext) || run.refused !== undefined || this.#host.readOnly(requestContext)) return
     const requestStored = run.stored !== undefined
     try {
       const thread = await this.#host.threadOf(requestContext)
@@ -316,6 +326,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
         await this.#store(thread, conversationOf(prompt), run, run.stored === undefined)
       }
       await flushTransitions(run, writer)
+      if (run.stored !== undefined && run.stored > 0) await this.#host.stored(thread.id)
       // A model call that failed after the request was stored: marked while the run holds the thread.
       // A Strata refusal is not a model failure (it stored nothing).
       const failed = result?.finishReason === 'error' || run.modelError !== undefined
@@ -332,6 +343,34 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       run.stopListening = undefined
       await this.#release(run)
     }
+  }
+
+  /**
+   * A read-only step's prompt: the thread's context, then the run's messages the thread has not
+   * stored (its input, its earlier steps), which take their share of the budget. Nothing is written.
+   */
+  async #readOnlyRequest(thread: Thread, prompt: MastraPrompt): Promise<ProcessLLMRequestResult> {
+    const system = prompt.filter((message) => message.role === 'system')
+    const conversation = conversationOf(prompt) as ConversationMessage[]
+    const { history } = this.#host
+    // Told from the stored tail even for 'new': a read-only call Mastra makes inside a run (structured
+    // output with `useAgent`) re-sends the run's input, which the run has stored.
+    const fresh = unseenMessages(await thread.items(), conversation, {
+      history: history === 'full' ? 'full' : 'auto',
+      toComparable: (message) => fromPromptMessage(message) as ComparableMessage,
+    }).unseen
+    const alongside = [
+      ...system.map((message) => (message.role === 'system' ? message.content : '')),
+      ...fresh.map((message) => JSON.stringify(message.content)),
+    ]
+      .filter((text) => text.length > 0)
+      .join('\n\n')
+    const context = await thread.context({
+      ...(this.#host.level === undefined ? {} : { level: this.#host.level }),
+      ...(this.#host.system === undefined ? {} : { system: this.#host.system }),
+      ...(alongside === '' ? {} : { alongside }),
+    })
+    return { prompt: [...system, ...toPrompt(context.messages), ...fresh] }
   }
 
   /** Takes the run's hold on its thread, once; an aborted run gives it back. */

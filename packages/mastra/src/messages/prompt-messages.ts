@@ -5,7 +5,7 @@ import type { ContextMessage, JsonObject, JsonValue, MessageInput, MessagePart }
 export type MastraPrompt = ProcessLLMRequestArgs['prompt']
 /** One message of a {@link MastraPrompt}. */
 export type MastraPromptMessage = MastraPrompt[number]
-type ConversationMessage = Exclude<MastraPromptMessage, { role: 'system' }>
+export type ConversationMessage = Exclude<MastraPromptMessage, { role: 'system' }>
 type PromptPart = ConversationMessage['content'][number]
 type ToolOutput = Extract<PromptPart, { type: 'tool-result' }>['output']
 

@@ -31,6 +31,16 @@ export class ThreadRecordWrites {
     await writeThreadRecord(this.#store(), strataId, record)
   }
 
+  /**
+   * Moves the record's `updatedAt` to now (a run stored messages), as Mastra's storages do when they
+   * save messages; chat lists sort by it. Held back like any write while a run holds the thread.
+   */
+  async touch(strataId: string): Promise<void> {
+    const record = await this.read(strataId)
+    if (record === undefined) return
+    await this.write(strataId, { ...record, updatedAt: new Date().toISOString() })
+  }
+
   /** A run of this memory took the thread. */
   hold(strataId: string): void {
     this.#held.add(strataId)
