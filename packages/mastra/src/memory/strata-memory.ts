@@ -31,7 +31,7 @@ import type { MastraThreadRecord } from '../threads/thread-record'
 import { ThreadRecordWrites } from '../threads/thread-record-writes'
 import { type MastraTool, strataTools } from '../tools/strata-tools'
 import { type ProcessorHost, StrataProcessor } from './strata-processor'
-import { filterThreads, pageOf } from './thread-listing'
+import { filterThreads, pageOf, sameJson } from './thread-listing'
 
 /** Options of {@link StrataMemory}. */
 export interface StrataMemoryOptions<L extends string = string> {
@@ -125,7 +125,7 @@ const sameThread = (a: MastraThreadRecord, b: MastraThreadRecord) =>
   a.threadId === b.threadId &&
   a.resourceId === b.resourceId &&
   (a.title ?? '') === (b.title ?? '') &&
-  JSON.stringify(a.metadata ?? {}) === JSON.stringify(b.metadata ?? {})
+  sameJson(a.metadata ?? {}, b.metadata ?? {})
 
 const plainMetadata = (metadata: Record<string, unknown> | undefined): JsonObject | undefined =>
   metadata === undefined ? undefined : (JSON.parse(JSON.stringify(metadata)) as JsonObject)

@@ -1,7 +1,25 @@
 import type { StorageListThreadsInput } from '@mastra/core/storage'
 import type { MastraThreadRecord } from '../threads/thread-record'
 
-const matches = (value: unknown, expected: unknown) => JSON.stringify(value) === JSON.stringify(expected)
+/** Structural equality of JSON values: object key order never matters, array order does. */
+export function sameJson(value: unknown, expected: unknown): boolean {
+  if (value === expected) return true
+  if (typeof value !== 'object' || typeof expected !== 'object' || value === null || expected === null)
+    return false
+  if (Array.isArray(value) !== Array.isArray(expected)) return false
+  if (Array.isArray(value)) {
+    const list = expected as unknown[]
+    return value.length === list.length && value.every((entry, index) => sameJson(entry, list[index]))
+  }
+  const defined = (object: object) =>
+    Object.entries(object).filter(([, entry]) => entry !== undefined) as [string, unknown][]
+  const entries = defined(value)
+  const other = new Map(defined(expected))
+  return (
+    entries.length === other.size &&
+    entries.every(([key, entry]) => other.has(key) && sameJson(entry, other.get(key)))
+  )
+}
 
 /** Threads of `filter.resourceId` whose metadata holds every `filter.metadata` pair, in `orderBy` order. */
 export function filterThreads(records: readonly MastraThreadRecord[], args: StorageListThreadsInput) {
@@ -11,7 +29,7 @@ export function filterThreads(records: readonly MastraThreadRecord[], args: Stor
   return records
     .filter((record) => resourceId === undefined || record.resourceId === resourceId)
     .filter((record) =>
-      Object.entries(metadata ?? {}).every(([key, value]) => matches(record.metadata?.[key], value)),
+      Object.entries(metadata ?? {}).every(([key, value]) => sameJson(record.metadata?.[key], value)),
     )
     .sort((a, b) => sign * (a[field] < b[field] ? -1 : a[field] > b[field] ? 1 : 0))
 }

@@ -1,0 +1,57 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import type { MastraThreadRecord } from '../threads/thread-record'
+import { filterThreads, sameJson } from './thread-listing'
+
+const record = (threadId: string, metadata: MastraThreadRecord['metadata']): MastraThreadRecord => ({
+  threadId,
+  resourceId: 'ana',
+  createdAt: '2026-11-01T00:00:00.000Z',
+  updatedAt: '2026-11-01T00:00:00.000Z',
+  ...(metadata === undefined ? {} : { metadata }),
+})
+
+/** The same JSON value with every object's keys in reverse order. */
+const reversedKeys = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(reversedKeys)
+  if (typeof value !== 'object' || value === null) return value
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([key, entry]) => [key, reversedKeys(entry)]),
+  )
+}
+
+describe('thread listing filters', () => {
+  it('a nested metadata filter matches whatever the key order', () => {
+    const records = [
+      record('a', { project: { name: 'garden', owner: { id: 7, team: 'x' } }, tags: ['a', 'b'] }),
+      record('b', { project: { name: 'garden', owner: { id: 8, team: 'x' } } }),
+    ]
+    const found = filterThreads(records, {
+      filter: { metadata: { project: { owner: { team: 'x', id: 7 }, name: 'garden' } } },
+    })
+    expect(found.map((entry) => entry.threadId)).toEqual(['a'])
+    expect(filterThreads(records, { filter: { metadata: { tags: ['b', 'a'] } } })).toEqual([])
+  })
+
+  it('sameJson: equal under any key order, and only then', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.jsonValue(), (a, b) => {
+        expect(sameJson(a, reversedKeys(a))).toBe(true)
+        expect(sameJson(a, b)).toBe(JSON.stringify(canonical(a)) === JSON.stringify(canonical(b)))
+      }),
+    )
+  })
+})
+
+/** Sorted keys, -0 as 0 (JSON has one zero). */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical)
+  if (typeof value !== 'object' || value === null) return Object.is(value, -0) ? 0 : value
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+  )
+}
