@@ -68,7 +68,7 @@ describe('the public surface of @strata-memory/mastra', () => {
       expect(readme, name).toMatch(new RegExp(`\\b${name}\\b`))
     }
     expect(readme).toContain(
-      'new StrataMemory({ memory, id?, level?, system?, history?, tools?, telemetry?, hold? })',
+      'new StrataMemory({ memory, id?, level?, system?, history?, tools?, telemetry?, hold?, readOnly? })',
     )
     expect(readme).toContain('mastraSummarizer({ agent?, model?, name?, timeoutMs?, maxFacts? })')
     for (const method of [
