@@ -19,11 +19,14 @@ export function strataErrorOf(error: unknown): StrataError | undefined {
   let current: unknown = error
   for (let depth = 0; depth < MAX_DEPTH && typeof current === 'object' && current !== null; depth++) {
     if (StrataError.isInstance(current)) return current
-    const { code, message } = current as { code?: unknown; message?: unknown }
+    const { code, message, details } = current as { code?: unknown; message?: unknown; details?: unknown }
     if (typeof code === 'string' && code.startsWith('STRATA_')) {
       return new StrataError({
         code: code as StrataErrorCode,
         message: typeof message === 'string' ? message : code,
+        ...(typeof details === 'object' && details !== null
+          ? { details: details as Record<string, unknown> }
+          : {}),
         cause: current,
       })
     }

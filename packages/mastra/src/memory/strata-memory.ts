@@ -30,6 +30,7 @@ import { toStrataThreadId } from '../threads/thread-id-mapping'
 import type { MastraThreadRecord } from '../threads/thread-record'
 import { ThreadRecordWrites } from '../threads/thread-record-writes'
 import { type MastraTool, strataTools } from '../tools/strata-tools'
+import { type CallMemoryOptions, unsupportedCallOptions } from './call-options'
 import { type ProcessorHost, StrataProcessor } from './strata-processor'
 import { filterThreads, pageOf, sameJson } from './thread-listing'
 
@@ -99,7 +100,7 @@ const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
 interface MastraMemoryContext {
   thread?: { id?: string }
   resourceId?: string
-  memoryConfig?: { readOnly?: boolean }
+  memoryConfig?: CallMemoryOptions
 }
 
 const memoryContextOf = (requestContext: RequestContext | undefined) =>
@@ -206,6 +207,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     const host: ProcessorHost = {
       threadOf: (requestContext) => this.#threadOfContext(requestContext),
       readOnly: (requestContext) => readOnly || memoryConfigOf(requestContext)?.readOnly === true,
+      refusedOptions: (requestContext) => unsupportedCallOptions(memoryConfigOf(requestContext)),
       level,
       system,
       history,
@@ -291,11 +293,14 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     memoryConfig,
   }: {
     thread: StorageThreadType
-    memoryConfig?: { readOnly?: boolean } | undefined
+    memoryConfig?: CallMemoryOptions | undefined
   }): Promise<StorageThreadType> {
     if (typeof thread?.resourceId !== 'string' || thread.resourceId.length === 0) {
       invalidOptions('StrataMemory.saveThread(): the thread needs a resourceId.', { threadId: thread?.id })
     }
+    // A call Strata refuses for its memory options stores nothing, its new thread's record included.
+    const refused = unsupportedCallOptions(memoryConfig)
+    if (refused !== undefined) throw refused
     if (this.#readOnly || memoryConfig?.readOnly === true) return thread
     const { strataId, record: old } = await this.#record(thread.id)
     const now = new Date().toISOString()

@@ -40,6 +40,8 @@ export interface ProcessorHost {
   threadOf(requestContext: RequestContext | undefined): Promise<Thread | undefined>
   /** Whether the run reads memory only (Mastra's `readOnly`, the memory's or the call's): it stores nothing. */
   readOnly(requestContext: RequestContext | undefined): boolean
+  /** Why the run's memory options cannot be honoured (an option Strata does not take), or undefined. */
+  refusedOptions(requestContext: RequestContext | undefined): unknown
   /** The level whose context is sent; undefined: the thread's current level. */
   level: string | undefined
   /** The thread's system prompt, first in its context. */
@@ -151,9 +153,15 @@ export class StrataProcessor implements Processor<'strata-memory'> {
   processInput(args: ProcessInputArgs): Promise<ProcessInputResult> {
     return inProcessorSpan(args, async () => {
       const { requestContext, state, messageList, abortSignal } = args
-      if (isInternal(requestContext) || this.#host.readOnly(requestContext)) return messageList
+      if (isInternal(requestContext)) return messageList
       const thread = await this.#host.threadOf(requestContext)
       if (thread === undefined) return messageList
+      const refusedOptions = this.#host.refusedOptions(requestContext)
+      if (refusedOptions !== undefined) {
+        ;(state as RunState).refused = refusedOptions
+        return messageList
+      }
+      if (this.#host.readOnly(requestContext)) return messageList
       try {
         await this.#hold(state as RunState, thread, abortSignal)
       } catch (error) {
@@ -230,9 +238,9 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     if (isInternal(requestContext)) return undefined
     const thread = await this.#host.threadOf(requestContext)
     if (thread === undefined) return undefined
-    if (this.#host.readOnly(requestContext)) return this.#readOnlyRequest(thread, prompt)
     const run = state as RunState
     if (run.refused !== undefined) throw run.refused
+    if (this.#host.readOnly(requestContext)) return this.#readOnlyRequest(thread, prompt)
     run.ended = undefined
     // A run resumed past processInput (an approved tool call) takes its thread here.
     await this.#hold(run, thread, undefined)

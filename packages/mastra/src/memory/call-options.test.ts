@@ -1,0 +1,53 @@
+import { createMemory } from '@strata-memory/core'
+import { describe, expect, it } from 'vitest'
+import { strataErrorOf } from '../errors/strata-error-of'
+import { strataAgent } from '../testing/agent-harness'
+
+const cases: [string, Record<string, unknown>, RegExp][] = [
+  ['lastMessages', { lastMessages: 5 }, /compaction: \{ budget/],
+  ['messageHistory', { messageHistory: { maxTokens: 8000 } }, /budget/],
+  ['semanticRecall', { semanticRecall: { topK: 3, messageRange: 2 } }, /memory_query/],
+  ['workingMemory', { workingMemory: { enabled: true, template: '# User' } }, /memory_store/],
+  ['observationalMemory', { observationalMemory: true }, /LLM summarizer/],
+]
+
+describe('a call’s memory options Strata does not take', () => {
+  for (const [name, options, equivalent] of cases) {
+    it(`${name}: refused with a typed error naming the Strata equivalent, nothing stored`, async () => {
+      const memory = createMemory()
+      const { agent, strata, prompts } = strataAgent(memory, [{ text: 'Never sent.' }])
+      await strata.saveThread({
+        thread: { id: 'ana/old', resourceId: 'ana', createdAt: new Date(), updatedAt: new Date() },
+      })
+      const before = await memory.store.getState('ana_2Fold')
+      for (const thread of ['ana/new', 'ana/old']) {
+        const error = await agent.generate('Hi', { memory: { thread, resource: 'ana', options } }).then(
+          () => undefined,
+          (caught: unknown) => caught,
+        )
+        const strataError = strataErrorOf(error)
+        expect(strataError?.code).toBe('STRATA_INVALID_OPTIONS')
+        expect(strataError?.message).toContain(name)
+        expect(strataError?.message).toMatch(equivalent)
+        expect(strataError?.details).toMatchObject({ options: [name] })
+      }
+      expect(prompts).toHaveLength(0)
+      expect(await memory.listThreads()).toEqual(['ana_2Fold'])
+      expect(await memory.store.read('ana_2Fold')).toEqual([])
+      expect(await memory.store.getState('ana_2Fold')).toEqual(before)
+    })
+  }
+
+  it('the options Strata turns off, passed as off, are not refused', async () => {
+    const memory = createMemory()
+    const { agent } = strataAgent(memory, [{ text: 'Hello.' }])
+    const result = await agent.generate('Hi', {
+      memory: {
+        thread: 'ana/new',
+        resource: 'ana',
+        options: { lastMessages: false, semanticRecall: false, workingMemory: { enabled: false } },
+      },
+    })
+    expect(result.text).toBe('Hello.')
+  })
+})

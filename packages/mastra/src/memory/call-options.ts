@@ -1,0 +1,52 @@
+import { StrataError } from '@strata-memory/core'
+
+/** The memory options of one agent call, as Mastra passes them (`memory: { options }`, merged with the memory's). */
+export interface CallMemoryOptions {
+  readOnly?: boolean
+  lastMessages?: number | false
+  messageHistory?: unknown
+  semanticRecall?: unknown
+  workingMemory?: unknown
+  observationalMemory?: unknown
+}
+
+/** What each Mastra memory option Strata does not take is, in Strata. */
+const EQUIVALENTS: Record<Exclude<keyof CallMemoryOptions, 'readOnly'>, string> = {
+  lastMessages:
+    "Strata sends the thread's context fitted to a token budget instead of the last N messages: set createMemory({ compaction: { budget: { inputTokens } } })",
+  messageHistory:
+    "Strata's token budget is the memory's: set createMemory({ compaction: { budget: { inputTokens } } })",
+  semanticRecall:
+    'Strata recalls through ranked search: the agent has the memory_query tool (give it tools: true, the default)',
+  workingMemory:
+    "Strata keeps what it learns as facts in the thread's context; the model stores notes with the memory_store tool",
+  observationalMemory:
+    'Strata compacts old turns into summaries and facts itself: use budget compaction with an LLM summarizer, createMemory({ summarizer: mastraSummarizer({ agent }), compaction: { budget: { inputTokens } } })',
+}
+
+/** Whether an option is on in the call's config (Strata's own memory config turns each of them off). */
+const isOn = (name: keyof typeof EQUIVALENTS, value: unknown) => {
+  if (value === undefined || value === false || value === null) return false
+  if (name === 'workingMemory' || name === 'observationalMemory' || name === 'semanticRecall') {
+    return typeof value !== 'object' || (value as { enabled?: unknown }).enabled !== false
+  }
+  return true
+}
+
+/**
+ * The refusal of a call that asks for a Mastra memory option `StrataMemory` does not implement, or
+ * undefined: such an option is never ignored in silence. The message names the option and what does
+ * its work in Strata.
+ */
+export function unsupportedCallOptions(config: CallMemoryOptions | undefined): StrataError | undefined {
+  if (config === undefined) return undefined
+  const asked = (Object.keys(EQUIVALENTS) as (keyof typeof EQUIVALENTS)[]).filter((name) =>
+    isOn(name, config[name]),
+  )
+  if (asked.length === 0) return undefined
+  return new StrataError({
+    code: 'STRATA_INVALID_OPTIONS',
+    message: `StrataMemory does not take the memory option${asked.length > 1 ? 's' : ''} ${asked.join(', ')} of this call. ${asked.map((name) => `${name}: ${EQUIVALENTS[name]}.`).join(' ')} Nothing was stored.`,
+    details: { options: asked, reason: 'unsupported' },
+  })
+}
