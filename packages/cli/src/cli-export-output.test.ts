@@ -23,7 +23,8 @@ function ranges(seqs: number[]): { fromSeq: number; toSeq: number }[] {
 
 /**
  * What `strata export` must print, built the plain way from the store's own reads: the header, each
- * item as `JSON.stringify` of the item the store returns, in seq order, then the content records.
+ * item as `JSON.stringify` of the item the store returns, in seq order, then the content records and
+ * the thread's state.
  */
 async function expectedExport(threadId: string, withArchive: boolean): Promise<string> {
   const active = await store.read(threadId)
@@ -41,7 +42,13 @@ async function expectedExport(threadId: string, withArchive: boolean): Promise<s
     archived: withArchive ? ranges(archived.map((item) => item.seq)) : [],
   }
   const records = await store.queryContent(threadId)
-  return [header, ...items, ...records.map((record) => ({ format: 'strata-content', record }))]
+  const state = await store.getState(threadId)
+  return [
+    header,
+    ...items,
+    ...records.map((record) => ({ format: 'strata-content', record })),
+    ...(state === undefined ? [] : [{ format: 'strata-state', state }]),
+  ]
     .map((line) => `${JSON.stringify(line)}\n`)
     .join('')
 }

@@ -93,6 +93,10 @@ describe('strata on the file store (the built binary)', { timeout: 60_000 }, () 
   })
 
   it('export writes JSONL that import reads back into an identical thread, and Markdown', async () => {
+    // An adapter's record in the thread's state (the Mastra thread: resource, title, metadata) travels too.
+    const files = fileStore({ dir })
+    const mastra = { threadId: 'ana/garden', resourceId: 'ana', title: 'Garden', metadata: { tag: 'x' } }
+    await files.setState(FIXTURE_THREAD, { ...(await files.getState(FIXTURE_THREAD)), mastra })
     const exported = await runStrata([...store(), 'export', FIXTURE_THREAD, '--archive'])
     expect(exported.code).toBe(0)
     const lines = exported.stdout
@@ -101,6 +105,7 @@ describe('strata on the file store (the built binary)', { timeout: 60_000 }, () 
       .map((line) => JSON.parse(line) as Record<string, unknown>)
     expect(lines[0]).toMatchObject({ format: 'strata-thread', threadId: FIXTURE_THREAD, withArchive: true })
     expect(lines.some((line) => line.format === 'strata-content')).toBe(true)
+    expect(lines.at(-1)).toMatchObject({ format: 'strata-state', state: { mastra } })
     const file = join(dir, 'export.jsonl')
     writeFileSync(file, exported.stdout)
     const imported = await runStrataJson<{ items: number; archived: number; content: number }>([
@@ -114,6 +119,7 @@ describe('strata on the file store (the built binary)', { timeout: 60_000 }, () 
     expect(imported.json.content).toBe(1)
     const again = await runStrata([...store(), 'export', 'copy-1', '--archive'])
     expect(again.stdout.split('\n').slice(1)).toEqual(exported.stdout.split('\n').slice(1))
+    expect(await files.getState('copy-1')).toEqual(await files.getState(FIXTURE_THREAD))
     const status = await runStrataJson<{ level: string; items: { archived: number } }>([
       ...store(),
       'status',

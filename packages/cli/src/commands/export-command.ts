@@ -4,12 +4,13 @@ import type { CommandContext } from '../cli/command-context'
 import { ByteBlocks } from '../output/byte-blocks'
 import { type Progress, progress } from '../output/progress'
 import { itemKind, itemText, seqRanges } from '../output/render-item'
-import type { ContentLine, ThreadExportHeader } from './thread-export-format'
+import type { ContentLine, StateLine, ThreadExportHeader } from './thread-export-format'
 import { readThreadItems } from './thread-items'
 
 /**
  * `strata export <thread> [--format jsonl|markdown] [--archive]`: the active log (and with `--archive`
- * the archived items, merged in seq order) on stdout. JSONL is what `strata import` reads back.
+ * the archived items, merged in seq order) on stdout. JSONL is what `strata import` reads back: the
+ * items, the content records and the thread's state.
  */
 export async function exportCommand(
   context: CommandContext,
@@ -22,7 +23,7 @@ export async function exportCommand(
   }
   const withArchive = options.archive === true
   let bar: Progress | undefined
-  const { entries, records } = await readThreadItems(context, threadId, {
+  const { entries, records, state } = await readThreadItems(context, threadId, {
     progress: (done, total) => {
       bar ??= progress({ total, label: 'export', enabled: !context.output.json })
       bar.update(done)
@@ -65,6 +66,8 @@ export async function exportCommand(
   if (format === 'jsonl') {
     for (const record of records)
       output.write(`${JSON.stringify({ format: 'strata-content', record } satisfies ContentLine)}\n`)
+    if (state !== undefined)
+      output.write(`${JSON.stringify({ format: 'strata-state', state } satisfies StateLine)}\n`)
   } else if (records.length > 0) {
     output.write(
       `\n## Content\n\n${records.map((record) => `- \`${record.id}\` ${record.type}, ${record.size} bytes`).join('\n')}\n`,

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import type { ContentRecord, Item, UnsequencedItem } from '@strata-memory/core'
+import type { ContentRecord, Item, JsonObject, UnsequencedItem } from '@strata-memory/core'
 import { CliError } from '../cli/cli-error'
 import type { CommandContext } from '../cli/command-context'
 import { checkThreadId } from '../store/open-store'
@@ -9,7 +9,7 @@ const BATCH = 1_000
 
 /**
  * `strata import <file> [--thread id]`: writes a JSONL export (made with `--archive`) into a thread
- * that has never been written, with the same seqs, archive and content.
+ * that has never been written, with the same seqs, archive, content and state.
  */
 export async function importCommand(
   context: CommandContext,
@@ -47,6 +47,9 @@ export async function importCommand(
       throw new CliError('This store keeps no content: the content records were not imported.')
     for (const record of parsed.records) await store.putContent(threadId, record)
   }
+  // Last: the state names seqs (cursors, marks) that now exist, and the Mastra thread record, once
+  // written, makes the thread visible to Mastra.
+  if (parsed.state !== undefined) await store.setState(threadId, parsed.state)
   context.output.result(
     { threadId, items: parsed.items.length, archived: archivedSeqs.length, content: parsed.records.length },
     () =>
@@ -79,8 +82,16 @@ export function parseExport(text: string, file: string): ParsedExport {
   }
   const items: Item[] = []
   const records: ContentRecord[] = []
+  let state: JsonObject | undefined
   lines.slice(1).forEach((line, index) => {
     const value = parse(line, index + 2)
+    if (value.format === 'strata-state') {
+      if (typeof value.state !== 'object' || value.state === null || Array.isArray(value.state)) {
+        throw new CliError(`${file}:${index + 2}: the state line's state must be a JSON object.`)
+      }
+      state = value.state as JsonObject
+      return
+    }
     if (value.format === 'strata-content') {
       records.push(value.record as ContentRecord)
       return
@@ -95,5 +106,5 @@ export function parseExport(text: string, file: string): ParsedExport {
     }
     items.push(item)
   })
-  return { header, items, records }
+  return { header, items, records, state }
 }

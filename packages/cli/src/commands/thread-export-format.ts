@@ -1,8 +1,9 @@
-import type { ContentRecord, Item } from '@strata-memory/core'
+import type { ContentRecord, Item, JsonObject } from '@strata-memory/core'
 
 /**
  * The JSONL export of a thread (`strata export --format jsonl`): a header line, one line per item in
- * seq order (each exactly as the store reads it, `seq` included), then one line per content record.
+ * seq order (each exactly as the store reads it, `seq` included), then one line per content record,
+ * then the thread's state (when it has one).
  */
 export interface ThreadExportHeader {
   format: 'strata-thread'
@@ -21,9 +22,19 @@ export interface ContentLine {
   record: ContentRecord
 }
 
+/**
+ * The thread's state line: core's own keys (levels, cursors, failure marks) and what adapters keep
+ * there (the Mastra thread record: its resource, title, metadata and dates).
+ */
+export interface StateLine {
+  format: 'strata-state'
+  state: JsonObject
+}
+
 /** What an export file holds, parsed. */
 export interface ParsedExport {
   header: ThreadExportHeader
   items: Item[]
   records: ContentRecord[]
+  state: JsonObject | undefined
 }

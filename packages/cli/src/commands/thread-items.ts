@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import type { ContentRecord, Item } from '@strata-memory/core'
+import type { ContentRecord, Item, JsonObject } from '@strata-memory/core'
 import { itemFromLogRecord } from '@strata-memory/store-file'
 import { CliError } from '../cli/cli-error'
 import type { CommandContext } from '../cli/command-context'
@@ -60,6 +60,8 @@ export interface ThreadItems {
   /** Characters (file store) or items (Redis) the entries cover, for a progress bar. */
   size: number
   records: ContentRecord[]
+  /** The thread's state object (core's cursors and marks, an adapter's thread record), if it has one. */
+  state: JsonObject | undefined
 }
 
 /**
@@ -101,10 +103,11 @@ export async function readThreadItems(
   const { store, target } = open
   if (target.kind === 'redis') {
     await requireThread(open, threadId)
-    const [active, archived, records] = await Promise.all([
+    const [active, archived, records, state] = await Promise.all([
       store.read(threadId),
       store.readArchive(threadId),
       store.queryContent(threadId),
+      store.getState(threadId),
     ])
     const total = active.length + archived.length
     const merged = mergeBySeq(
@@ -119,7 +122,7 @@ export async function readThreadItems(
         yield entry
       }
     })()
-    return { entries, size: active.length + archived.length, records }
+    return { entries, size: active.length + archived.length, records, state }
   }
   const folder = join(target.dir, 'agents', threadId)
   if (!existsSync(folder)) {
@@ -157,5 +160,6 @@ export async function readThreadItems(
     entries,
     size: activeText.length + archiveText.length,
     records: await store.queryContent(threadId),
+    state: await store.getState(threadId),
   }
 }
