@@ -37,9 +37,10 @@ export interface TokenEstimatorOptions {
  * The default token counter: a fast, offline estimate that does not undercount OpenAI's `o200k_base`
  * tokenizer (GPT-4o, GPT-4.1, GPT-5) and stays close to it. On texts of 200 tokens or more it is
  * typically 1.05–1.15× the `o200k_base` count on tool results, JSON, code and English, German or
- * French prose; 1.0–1.5× on Chinese, Japanese and Korean, where what a character costs depends on the
- * words around it (formal and technical words merge into one token, narrative ones less, rare
- * ideographs not at all) and no rule about scripts can tell them apart; more on very short texts.
+ * French prose (up to 1.21× on a git diff); 1.0–1.5× on Chinese, Japanese and Korean, where what a
+ * character costs depends on the words around it (formal and technical words merge into one token,
+ * narrative ones less, rare ideographs not at all): the tokenizer's pairs of characters decide it, and
+ * neither a rule about scripts nor a class per character can tell them apart; more on very short texts.
  *
  * It makes one pass over the string and charges each character by its class and the class of the
  * character before it, because that is how byte-pair tokenizers behave: they first split text into
