@@ -10,21 +10,38 @@ const estimator = tokenEstimator()
 const o200k = gptTokenizer({ encoding: 'o200k_base' })
 const samples = estimatorSamples()
 
+/** The issue's target: never under `o200k_base`, at most this many times it, per category. */
+const TARGET = 1.15
+
 /**
- * The most the estimate may exceed `o200k_base` on a corpus sample, per category, tuned and held-out
- * samples alike. The goal is 1.15: the tuned samples reach 1.10–1.16 at most, the held-out ones
- * 1.10–1.17 but for a flight search at 1.19 and a git diff at 1.22. CJK cannot get near it without a table of characters:
- * narrative Chinese spends up to 1.0 o200k token a Han character and formal Chinese 0.63, in clauses
- * of the same shape, and an estimate that never undercounts the first overcounts the second (the
- * tuned samples reach 1.47, the held-out ones 1.42).
+ * The most the estimate exceeds `o200k_base` on a corpus sample today, per category, tuned and
+ * held-out samples alike (measured: `cd bench && pnpm start tokens`). Where a cap is above
+ * {@link TARGET}, the target is not reached yet: the held-out samples reach 1.17 on a Go file (tabs),
+ * French prose and a flight search and 1.21 on a git diff, the tuned ones 1.16 on JSON.
+ * CJK cannot get near it without knowing which pairs of characters the vocabulary merges: formal
+ * Chinese spends 0.64 o200k tokens a Han character and narrative Chinese 1.04, in clauses of the same
+ * shape; the pairs `o200k_base` holds as one token explain the difference exactly, classes of single
+ * characters do not (see the bench's notes). So the tuned samples reach 1.47, the held-out ones 1.49.
  */
 const caps: Record<EstimatorCategory, number> = {
-  'tool-results': 1.23,
+  'tool-results': 1.22,
   json: 1.16,
-  code: 1.15,
+  code: 1.17,
   prose: 1.17,
-  cjk: 1.48,
+  cjk: 1.49,
 }
+
+/** The samples of tool results, JSON, code and prose that are over {@link TARGET} today. */
+const OVER_TARGET = new Set([
+  '28-git-diff.txt',
+  '16-flight-search.txt',
+  '18-inventory-compact.txt',
+  '05-chart-series.txt',
+  '04-i18n-messages.txt',
+  '28-go-worker.txt',
+  '16-french-news.txt',
+  '20-french-guide.txt',
+])
 
 /** The ratio `estimate / o200k_base` of one text. */
 const ratioOf = (text: string): number => estimator.count(text) / o200k.count(text)
@@ -45,6 +62,18 @@ describe('tokenEstimator on the estimator corpus', () => {
       expect(estimator.count(sample.text), sample.name).toBeGreaterThanOrEqual(o200k.count(sample.text))
     }
   })
+
+  it.each(ESTIMATOR_CATEGORIES.filter((category) => category !== 'cjk'))(
+    'stays within the target on every %s sample but those named over it',
+    (category) => {
+      for (const sample of samples.filter((each) => each.category === category)) {
+        const ratio = ratioOf(sample.text)
+        // A named sample that reaches the target leaves the list, so that it cannot slip back.
+        if (OVER_TARGET.has(sample.name)) expect(ratio, sample.name).toBeGreaterThan(TARGET)
+        else expect(ratio, sample.name).toBeLessThanOrEqual(TARGET)
+      }
+    },
+  )
 
   it.each(ESTIMATOR_CATEGORIES)('stays within its cap of o200k_base on %s', (category) => {
     for (const sample of samples.filter((each) => each.category === category)) {
@@ -160,13 +189,24 @@ const cjkPhrases = samples
   .flatMap((sample) => sample.text.match(/[^、。，！？：；「」（）\n]+[、。，！？：；「」（）\n]*/gu) ?? [])
 
 /**
- * Random characters are covered up to 12 of them (what fast-check's default size drew anyway when this
- * said 600). Longer strings of random characters are not texts, and the estimator is not fitted to
- * them: strings of 50–600 characters of the prose alphabet (a letter in three accented) come out under
- * `o200k_base` in about one draw in ten, by up to a seventh; of the code and printable alphabets, in
- * under one in a hundred, by a few percent. Long real texts are checked on the corpus above.
+ * Random characters of every alphabet are covered up to 12 of them. Longer strings of random
+ * characters are covered where the estimator holds on them (measured on 2,000 draws per alphabet with
+ * lengths from 13 to 3,000): the JSON alphabet from 13 characters on (no draw under `o200k_base`); the
+ * printable (tool results) and code alphabets from 600 on (none under there; from 13 to 600 one draw
+ * in about 2,000 comes out a token or two under, where a run of random capitals splits into pairs
+ * that the estimate, fitted to acronyms and constants, expects to merge). The prose alphabet (a
+ * letter in three accented or upper case) is not covered beyond 12: from 50 to 3,000 characters one
+ * draw in 25 comes out under `o200k_base`, by up to a tenth, because accented and upper-case letters
+ * in the middle of words of random letters split them where French and German words merge. Realistic
+ * long texts are covered below by the corpus's own words in random order.
  */
 const RANDOM_CHARACTERS = 12
+const longRandom: Partial<Record<keyof typeof alphabets, { minLength: number }>> = {
+  'tool-results': { minLength: 600 },
+  json: { minLength: 13 },
+  code: { minLength: 600 },
+}
+const LONG_RANDOM_CHARACTERS = 3000
 
 describe('tokenEstimator on generated text', () => {
   it.each(Object.keys(alphabets))(
@@ -184,6 +224,72 @@ describe('tokenEstimator on generated text', () => {
       )
     },
   )
+
+  it.each(Object.keys(longRandom))(
+    'never undercounts o200k_base on long strings of random %s characters, up to 3,000',
+    (category) => {
+      const alphabet = [...alphabets[category as keyof typeof alphabets]]
+      const { minLength } = longRandom[category as keyof typeof longRandom]!
+      // Lengths are drawn evenly up to the maximum (no bias towards short strings), characters likewise.
+      const text = fc.noBias(
+        fc.string({
+          unit: fc.constantFrom(...alphabet),
+          minLength,
+          maxLength: LONG_RANDOM_CHARACTERS,
+          size: 'max',
+        }),
+      )
+      fc.assert(
+        fc.property(text, (drawn) => {
+          expect(drawn.length).toBeGreaterThanOrEqual(minLength)
+          expect(estimator.count(drawn)).toBeGreaterThanOrEqual(o200k.count(drawn))
+        }),
+        { numRuns: 200 },
+      )
+    },
+  )
+
+  /**
+   * Texts of at least 200 tokens rebuilt from a category's own words in random order. Covered for tool
+   * results and JSON (no draw under `o200k_base` in 1,500 of each). Not for code and prose: one draw
+   * in about 600 comes out under, by 1–2%, when the draw piles up German compounds or rare
+   * identifiers that cost more than their letters' pairs say (real texts balance them with common
+   * words, which the draws also hold, but not always enough of).
+   */
+  it.each(['tool-results', 'json'] as const)(
+    'never undercounts o200k_base on 100 to 600 words of the %s samples in random order',
+    (category) => {
+      // A word is a run of non-space characters with the whitespace before it: lines, indentation and
+      // punctuation come along, so that the text keeps the category's shapes in a new order.
+      const pieces = samples
+        .filter((sample) => sample.category === category)
+        .flatMap((sample) => sample.text.match(/\s*\S+/gu) ?? [])
+      const piece = fc.noBias(fc.nat({ max: pieces.length - 1 })).map((index) => pieces[index]!)
+      fc.assert(
+        fc.property(fc.noBias(fc.array(piece, { minLength: 100, maxLength: 600, size: 'max' })), (drawn) => {
+          const text = drawn.join('')
+          expect(estimator.count(text)).toBeGreaterThanOrEqual(o200k.count(text))
+        }),
+        { numRuns: 200 },
+      )
+    },
+  )
+
+  it('counts JSON lines of UUIDs and ISO timestamps within 1.1× of o200k_base, never under it', () => {
+    // Hex letters after digits and the `T` and `Z` of timestamps are a token each; charged as the start
+    // of a word after a digit, such lines came out at up to 1.2×.
+    const row = fc
+      .tuple(fc.uuid(), fc.date({ min: new Date(0), max: new Date(4e12), noInvalidDate: true }))
+      .map(([id, date]) => `{"id":"${id}","at":"${date.toISOString()}"}`)
+    fc.assert(
+      fc.property(fc.array(row, { minLength: 10, maxLength: 40 }), (rows) => {
+        const text = rows.join('\n')
+        expect(estimator.count(text)).toBeGreaterThanOrEqual(o200k.count(text))
+        expect(ratioOf(text)).toBeLessThanOrEqual(1.1)
+      }),
+      { numRuns: 200 },
+    )
+  })
 
   it('never undercounts o200k_base on CJK phrases of the corpus in random order', () => {
     const phrase = fc.noBias(fc.nat({ max: cjkPhrases.length - 1 })).map((index) => cjkPhrases[index]!)
