@@ -108,8 +108,10 @@ export function checkStore(
       `createMemory(): the ${name} store must declare flags { persistent: boolean, shared: boolean }.`,
     )
   }
-  if (flags.leases !== undefined && typeof flags.leases !== 'boolean') {
-    invalidOptions(`createMemory(): the ${name} store's flags.leases must be a boolean when present.`)
+  for (const flag of ['leases', 'resources'] as const) {
+    if (flags[flag] !== undefined && typeof flags[flag] !== 'boolean') {
+      invalidOptions(`createMemory(): the ${name} store's flags.${flag} must be a boolean when present.`)
+    }
   }
   if (content && !hasContentMethods(store as StrataStoreBase)) {
     invalidOptions(
