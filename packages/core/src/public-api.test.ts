@@ -287,24 +287,47 @@ describe('the public surface of @strata-memory/core', () => {
   })
   it('@strata-memory/core/store-kit exports exactly these names', async () => {
     expect(Object.keys(await import('./store-kit/index')).sort()).toEqual([
+      'DEFAULT_RESOURCE_PAGE_LIMIT',
       'MAX_LEASE_TTL_MS',
+      'MAX_RESOURCE_PAGE_LIMIT',
+      'assertResourceId',
+      'bindingConflictError',
       'checkAppendArguments',
       'checkArchiveOptions',
       'checkContentQuery',
       'checkContentRecord',
+      'checkDocumentKey',
+      'checkDocumentValue',
+      'checkExpectedResource',
       'checkExpectedSeq',
+      'checkLastAppendAt',
       'checkLeaseOptions',
       'checkLeaseOwner',
       'checkLimit',
+      'checkNamespace',
+      'checkNamespacePrefix',
       'checkReadOptions',
+      'checkResourcePageOptions',
       'checkSeq',
       'checkState',
+      'checkVectorQuery',
+      'checkVectorRecords',
+      'checkWorkingMemoryArguments',
       'compareContentNewestFirst',
+      'compareDocuments',
+      'compareResourceThreads',
+      'compareVectors',
+      'documentAddress',
+      'encodeResourceCursor',
       'isPlainObject',
       'leaseOfWrite',
       'matchesContentQuery',
+      'namespaceStartsWith',
+      'pageResourceThreads',
       'threadBusyError',
+      'vectorAddress',
+      'workingMemoryConflictError',
     ])
-    expect(typeExports('./store-kit/index.ts')).toEqual([])
+    expect(typeExports('./store-kit/index.ts')).toEqual(['ResourceCursorPosition'])
   })
 })
