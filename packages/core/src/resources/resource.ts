@@ -10,7 +10,6 @@ import type {
   StrataStoreBase,
   VersionedValue,
 } from '../stores'
-import { assertResourceId } from '../stores/resource-arguments'
 import { resourceMethods } from '../stores/store-check'
 import type { TokenCounter } from '../tokens'
 import { assertNamespace, listNamespaces, searchDocuments } from './resource-documents'
