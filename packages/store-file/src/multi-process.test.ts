@@ -99,7 +99,7 @@ describe('two processes write working memory at once', () => {
     expect(loser.race.details?.actualVersion).toBeGreaterThanOrEqual(1)
 
     const stored = await fileStore({ dir }).getWorkingMemory('user-42')
-    const kept = (stored?.value as { notes: string[] }).notes
+    const kept = (stored!.value as { notes: string[] }).notes
     // Every write that succeeded is there, in the order it was made: nothing lost, nothing twice.
     expect(stored?.version).toBe(2 + 2 * notes)
     expect(kept).toHaveLength(2 + 2 * notes)
