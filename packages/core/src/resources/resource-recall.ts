@@ -162,12 +162,16 @@ export function rankEntries(
   if (similarity === undefined || similarity.size === 0)
     return ranked.slice(0, limit).map(({ entry, score }) => hit(entry, score))
   const fused = new Map<MemoryEntry, number>()
-  ranked.forEach(({ entry }, index) => fused.set(entry, 1 / (RRF_K + index + 1)))
+  ranked.forEach(({ entry }, index) => {
+    fused.set(entry, 1 / (RRF_K + index + 1))
+  })
   const semantic = [...similarity]
     .filter(([, cosine]) => cosine > 0)
     .sort(([left, a], [right, b]) => b - a || compareEntriesNewestFirst(left, right))
     .slice(0, Math.max(limit * SEMANTIC_DEPTH, 50))
-  semantic.forEach(([entry], index) => fused.set(entry, (fused.get(entry) ?? 0) + 1 / (RRF_K + index + 1)))
+  semantic.forEach(([entry], index) => {
+    fused.set(entry, (fused.get(entry) ?? 0) + 1 / (RRF_K + index + 1))
+  })
   return [...fused]
     .sort(([left, a], [right, b]) => b - a || compareEntriesNewestFirst(left, right))
     .slice(0, limit)
