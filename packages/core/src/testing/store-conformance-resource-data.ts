@@ -1,12 +1,23 @@
 import { describe, expect, it } from 'vitest'
 import type { JsonValue } from '../items'
-import type { VectorRecord } from '../stores'
+import type { StoreResourceMethods, StrataStore, VectorRecord } from '../stores'
 import { makeItems } from './fixtures'
+import type { ConformanceSuite } from './store-conformance-content'
 import { describeValue, expectStrataError, INVALID_THREAD_IDS, scribble } from './store-conformance-helpers'
-import type { ResourceCases } from './store-conformance-resource'
+
+/** What the resource cases share: the store as a resource store, and fresh resource ids. */
+export interface ResourceCases {
+  store: () => StrataStore & StoreResourceMethods
+  newThreadId: () => string
+  /** A fresh resource id that is deleted after the test. */
+  newResourceId: () => string
+  threadWithItems: ConformanceSuite['threadWithItems']
+  /** Skips the running test unless the store has the resource capability. */
+  requireResources: (context: { skip: (note?: string) => void }) => void
+}
 
 /** A little slack for stores whose clock is a server's. */
-const CLOCK_SLACK_MS = 5_000
+export const CLOCK_SLACK_MS = 5_000
 
 /** Float32 values a text encoding could lose: the smallest subnormal, the largest finite, -0, π. */
 const AWKWARD_FLOATS = [1.401298464324817e-45, 3.4028234663852886e38, -0, Math.fround(Math.PI), -1.5, 0.1]

@@ -2,7 +2,11 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { ResourceThreadEntry, StoreResourceMethods, StrataStore } from '../stores'
 import type { ConformanceSuite } from './store-conformance-content'
 import { expectStrataError } from './store-conformance-helpers'
-import { describeResourceDataConformance } from './store-conformance-resource-data'
+import {
+  CLOCK_SLACK_MS,
+  describeResourceDataConformance,
+  type ResourceCases,
+} from './store-conformance-resource-data'
 
 /** What the resource cases need beside the shared suite parts. */
 export interface ResourceConformanceSuite extends ConformanceSuite {
@@ -13,17 +17,6 @@ export interface ResourceConformanceSuite extends ConformanceSuite {
   resources: boolean | undefined
   /** The prefix of every id the suite creates, unique per run (so a shared database is fine). */
   idPrefix: string
-}
-
-/** What the resource cases share: the store as a resource store, and fresh resource ids. */
-export interface ResourceCases {
-  store: () => StrataStore & StoreResourceMethods
-  newThreadId: () => string
-  /** A fresh resource id that is deleted after the test. */
-  newResourceId: () => string
-  threadWithItems: ConformanceSuite['threadWithItems']
-  /** Skips the running test unless the store has the resource capability. */
-  requireResources: (context: { skip: (note?: string) => void }) => void
 }
 
 /** The methods of the resource capability, as the contract lists them. */
@@ -88,9 +81,6 @@ function seededRandom(seed: number): () => number {
     return ((value ^ (value >>> 14)) >>> 0) / 4_294_967_296
   }
 }
-
-/** A little slack for stores whose clock is a server's. */
-const CLOCK_SLACK_MS = 5_000
 
 /**
  * The conformance cases of the resource capability (contract `v2`, `flags.resources`): bindings with
