@@ -32,6 +32,10 @@ export type {
   MemoryToolError,
   MemoryToolName,
   MemoryTools,
+  MemoryUpdateWorkingConflict,
+  MemoryUpdateWorkingInput,
+  MemoryUpdateWorkingOutput,
+  ResourceToolName,
   RetrieveTransform,
   ThreadContentOptions,
   ThreadOptions,
@@ -138,12 +142,17 @@ export {
 } from './memory'
 export type {
   Embedder,
+  ListNamespacesOptions,
   Resource,
+  ResourceDocumentHit,
   ResourceFact,
+  ResourceOptions,
   ResourceQueryHit,
   ResourceQueryOptions,
+  ResourceRecallOptions,
   SearchDocumentsOptions,
   SetWorkingMemoryOptions,
+  WorkingMemoryOptions,
 } from './resources'
 export type { DivergencePoint, RewindRefusal } from './rewind'
 export type {

@@ -132,6 +132,7 @@ describe('the public surface of @strata-memory/core', () => {
       'LeaseOptions',
       'LeaseWriteOptions',
       'LevelLadder',
+      'ListNamespacesOptions',
       'MarkFailedOptions',
       'Memory',
       'MemoryEventListener',
@@ -150,6 +151,9 @@ describe('the public surface of @strata-memory/core', () => {
       'MemoryToolError',
       'MemoryToolName',
       'MemoryTools',
+      'MemoryUpdateWorkingConflict',
+      'MemoryUpdateWorkingInput',
+      'MemoryUpdateWorkingOutput',
       'MessageFormat',
       'MessageInput',
       'MessageItem',
@@ -166,11 +170,15 @@ describe('the public surface of @strata-memory/core', () => {
       'RequestFailure',
       'Resource',
       'ResourceDocument',
+      'ResourceDocumentHit',
       'ResourceFact',
+      'ResourceOptions',
       'ResourceQueryHit',
       'ResourceQueryOptions',
+      'ResourceRecallOptions',
       'ResourceThreadEntry',
       'ResourceThreadPage',
+      'ResourceToolName',
       'RetrieveTransform',
       'RetryBackoffOptions',
       'RewindEvent',
@@ -235,6 +243,7 @@ describe('the public surface of @strata-memory/core', () => {
       'WaterfallOptions',
       'WebPagePluginOptions',
       'WithTimeoutOptions',
+      'WorkingMemoryOptions',
     ])
   })
 
@@ -257,6 +266,7 @@ describe('the public surface of @strata-memory/core', () => {
       'makeSummaryItem',
       'makeTransitionItem',
       'storedThread',
+      'testEmbedder',
       'withSeqs',
     ])
     expect(typeExports('./testing/index.ts')).toEqual([
@@ -265,6 +275,8 @@ describe('the public surface of @strata-memory/core', () => {
       'MessageItemOverrides',
       'StoreConformanceOptions',
       'StoredThread',
+      'TestEmbedder',
+      'TestEmbedderOptions',
     ])
   })
 
@@ -278,24 +290,47 @@ describe('the public surface of @strata-memory/core', () => {
   })
   it('@strata-memory/core/store-kit exports exactly these names', async () => {
     expect(Object.keys(await import('./store-kit/index')).sort()).toEqual([
+      'DEFAULT_RESOURCE_PAGE_LIMIT',
       'MAX_LEASE_TTL_MS',
+      'MAX_RESOURCE_PAGE_LIMIT',
+      'assertResourceId',
+      'bindingConflictError',
       'checkAppendArguments',
       'checkArchiveOptions',
       'checkContentQuery',
       'checkContentRecord',
+      'checkDocumentKey',
+      'checkDocumentValue',
+      'checkExpectedResource',
       'checkExpectedSeq',
+      'checkLastAppendAt',
       'checkLeaseOptions',
       'checkLeaseOwner',
       'checkLimit',
+      'checkNamespace',
+      'checkNamespacePrefix',
       'checkReadOptions',
+      'checkResourcePageOptions',
       'checkSeq',
       'checkState',
+      'checkVectorQuery',
+      'checkVectorRecords',
+      'checkWorkingMemoryArguments',
       'compareContentNewestFirst',
+      'compareDocuments',
+      'compareResourceThreads',
+      'compareVectors',
+      'documentAddress',
+      'encodeResourceCursor',
       'isPlainObject',
       'leaseOfWrite',
       'matchesContentQuery',
+      'namespaceStartsWith',
+      'pageResourceThreads',
       'threadBusyError',
+      'vectorAddress',
+      'workingMemoryConflictError',
     ])
-    expect(typeExports('./store-kit/index.ts')).toEqual([])
+    expect(typeExports('./store-kit/index.ts')).toEqual(['ResourceCursorPosition'])
   })
 })

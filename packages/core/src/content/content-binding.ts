@@ -21,6 +21,13 @@ export interface ThreadContentOptions {
 export interface ThreadOptions {
   /** Share a parent thread's content. @default the thread's own content (isolated) */
   content?: ThreadContentOptions
+  /**
+   * The resource (a user, a team, an account) the thread belongs to: bound on the first open, in the
+   * store. Opening it later with another resource is `STRATA_INVALID_OPTIONS`: move a thread with
+   * `memory.resource(id).adoptThread(threadId)`. Needs a store with `flags.resources`.
+   * @default the binding the store holds, or none
+   */
+  resource?: string
 }
 
 /** Where a thread's content lives, resolved. */

@@ -18,6 +18,11 @@ export type {
   MemoryToolError,
   MemoryToolName,
   MemoryTools,
+  MemoryUpdateWorkingConflict,
+  MemoryUpdateWorkingInput,
+  MemoryUpdateWorkingOutput,
+  ResourceToolName,
+  ToolResource,
 } from './memory-tool-types'
 export { memoryTools, type ThreadWithContent } from './memory-tools'
 export { RETRIEVE_TRANSFORMS, type RetrieveTransform } from './retrieve-transform'

@@ -14,7 +14,7 @@ import {
 } from './memory-search'
 import type { MemoryHitLocation, MemoryQueryOutput } from './memory-tool-types'
 import { queryTerms } from './search-terms'
-import { checkQueryInput } from './tool-input'
+import { type CheckedQuery, checkQueryInput } from './tool-input'
 
 /**
  * Tools whose calls and results `memory_query` never returns: the memory tools echo what memory holds
@@ -30,14 +30,14 @@ export const ECHO_TOOLS: ReadonlySet<string> = new Set([
 ])
 
 /** Content records the memory tools wrote as copies (a retrieve offloaded again) are echoes too. */
-const isEchoRecord = (source: string | undefined) =>
+export const isEchoRecord = (source: string | undefined) =>
   source !== undefined && source !== 'memory_store' && ECHO_TOOLS.has(source)
 
 /**
  * The tool calls of a thread: each call's input, and which calls have a result. A call and its result
  * are one unit: the result is what a search should find, and it is found by the call's input too.
  */
-class ToolCalls {
+export class ToolCalls {
   readonly #inputs = new Map<string, JsonValue>()
   readonly answered = new Set<string>()
 
@@ -61,7 +61,7 @@ class ToolCalls {
 }
 
 /** True when an item's entry can change: it holds a call whose result has not come yet. */
-const pendingCall = (item: Item, calls: ToolCalls) =>
+export const pendingCall = (item: Item, calls: ToolCalls) =>
   item.type === 'message' &&
   item.content.some((part) => part.type === 'tool-call' && !calls.answered.has(part.toolCallId))
 
@@ -69,7 +69,11 @@ const pendingCall = (item: Item, calls: ToolCalls) =>
  * An item as the query searches it: without its parts that call or answer an echoing tool, nor calls
  * that have a result (the result stands for both); undefined when nothing else is left.
  */
-function searchedEntry(item: Item, where: MemoryHitLocation, calls: ToolCalls): MemoryEntry | undefined {
+export function searchedEntry(
+  item: Item,
+  where: MemoryHitLocation,
+  calls: ToolCalls,
+): MemoryEntry | undefined {
   if (item.type !== 'message') return itemEntry(item, where)
   const kept = item.content.filter((part) => {
     if (part.type !== 'tool-call' && part.type !== 'tool-result') return true
@@ -98,6 +102,19 @@ function rankingOf(spaces: ContentSpaces): MemoryRanking {
   return ranking
 }
 
+/** The filters of a checked `memory_query` input, as one test of an entry. */
+export function entryFilter(
+  query: CheckedQuery,
+): (entry: Pick<MemoryEntry, 'type' | 'source' | 'level' | 'ts' | 'tags'>) => boolean {
+  return (entry) =>
+    (query.type === undefined || entry.type === query.type) &&
+    (query.source === undefined || entry.source === query.source) &&
+    (query.level === undefined || entry.level === query.level) &&
+    (query.fromTs === undefined || entry.ts >= query.fromTs) &&
+    (query.toTs === undefined || entry.ts <= query.toTs) &&
+    (query.tags === undefined || query.tags.every((tag) => entry.tags.includes(tag)))
+}
+
 /**
  * Finds memories (`memory_query`) in everything the thread ever held: its content, the active log (in
  * and out of view), the archive, summaries and facts — not the memory and scope tools' own calls and
@@ -115,13 +132,7 @@ export async function queryMemory(spaces: ContentSpaces, input: unknown): Promis
       details: { level: query.level, levels: [...levels] },
     })
   }
-  const matches = (entry: MemoryEntry) =>
-    (query.type === undefined || entry.type === query.type) &&
-    (query.source === undefined || entry.source === query.source) &&
-    (query.level === undefined || entry.level === query.level) &&
-    (query.fromTs === undefined || entry.ts >= query.fromTs) &&
-    (query.toTs === undefined || entry.ts <= query.toTs) &&
-    (query.tags === undefined || query.tags.every((tag) => entry.tags.includes(tag)))
+  const matches = entryFilter(query)
 
   const { items, viewIds } = await spaces.deps.history()
   const archived = await store.readArchive(threadId)
@@ -198,7 +209,7 @@ export async function queryMemory(spaces: ContentSpaces, input: unknown): Promis
 }
 
 /** A fact extracted again (a later confidence) is one fact, as in the context: its newest item. */
-function distinctFacts(entries: KeyedEntry[]): KeyedEntry[] {
+export function distinctFacts(entries: KeyedEntry[]): KeyedEntry[] {
   const newest = new Map<string, MemoryEntry>()
   for (const { entry } of entries) {
     if (entry.type !== 'fact') continue

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import { createMemory } from '../memory'
 import { inMemoryStore, type StrataStore } from '../stores'
 import { fetchMessages, makePage } from '../testing'
-import type { MemoryQueryOutput, MemoryToolError } from './memory-tool-types'
+import type { MemoryQueryOutput, MemoryToolError, MemoryToolName } from './memory-tool-types'
 import { memoryTools } from './memory-tools'
 
 let store: StrataStore
@@ -139,7 +139,7 @@ describe('memory tools', () => {
   it('return readable errors for bad ids and bad parameters, and never throw', async () => {
     const { tools } = await open()
     const stored = ok(await tools.memory_store.execute({ content: 'x' }))
-    const cases: [keyof typeof tools, unknown, string, RegExp][] = [
+    const cases: [MemoryToolName, unknown, string, RegExp][] = [
       [
         'memory_retrieve',
         { id: 'mem_nope' },

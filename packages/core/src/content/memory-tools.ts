@@ -1,5 +1,6 @@
 import { StrataError } from '../errors'
 import type { JsonObject } from '../items'
+import { entryFilter } from './memory-query'
 import type {
   MemoryQueryOutput,
   MemoryRetrieveOutput,
@@ -7,13 +8,83 @@ import type {
   MemoryTool,
   MemoryToolError,
   MemoryTools,
+  MemoryUpdateWorkingConflict,
+  MemoryUpdateWorkingInput,
+  MemoryUpdateWorkingOutput,
+  ToolResource,
 } from './memory-tool-types'
 import { RETRIEVE_TRANSFORMS } from './retrieve-transform'
 import type { ThreadContent } from './thread-content'
+import { checkQueryInput } from './tool-input'
 
-/** What {@link memoryTools} needs of a thread: its content channel. */
+/** What {@link memoryTools} needs of a thread: its content channel, and its resource when it has one. */
 export interface ThreadWithContent {
   readonly content: ThreadContent
+  /** The thread's resource (`memory.thread(id, { resource })`): adds `memory_update_working` and `scope: 'resource'`. */
+  readonly resource?: { readonly id: string } | undefined
+}
+
+/** The thread's resource as the resource tools use it, when it has one. */
+function toolResource(thread: ThreadWithContent): ToolResource | undefined {
+  const resource = thread.resource as Partial<ToolResource> | undefined
+  return typeof resource?.queryHits === 'function' && typeof resource.writeWorking === 'function'
+    ? (resource as ToolResource)
+    : undefined
+}
+
+/** `memory_query` with `scope: 'resource'`: every thread of the thread's resource, ranked together. */
+async function queryResource(thread: ThreadWithContent, input: unknown): Promise<MemoryQueryOutput> {
+  const query = checkQueryInput(input)
+  const resource = toolResource(thread)
+  if (resource === undefined) {
+    throw new StrataError({
+      code: 'STRATA_INVALID_OPTIONS',
+      message:
+        'memory_query: this conversation belongs to no resource (user), so scope "resource" has nothing more to search; use scope "thread" or leave it out.',
+      details: { scope: 'resource' },
+    })
+  }
+  const results = await resource.queryHits(query.words.join(' '), query.limit, entryFilter(query))
+  return { results }
+}
+
+/** Checks `memory_update_working`'s input: `content` a string, `version` an integer ≥ 0. */
+function checkUpdateWorkingInput(input: unknown): MemoryUpdateWorkingInput {
+  const fail = (message: string): never => {
+    throw new StrataError({ code: 'STRATA_INVALID_OPTIONS', message: `memory_update_working: ${message}` })
+  }
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    fail('the input must be an object like { "content": "…", "version": 3 }.')
+  const { content, version, ...rest } = input as Record<string, unknown>
+  if (Object.keys(rest).length > 0)
+    fail(`unknown keys ${Object.keys(rest).join(', ')}; pass content and version only.`)
+  if (typeof content !== 'string') fail('content must be the whole new working memory, as a string.')
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 0)
+    fail('version must be the version shown as [MEMORY:WORKING version=N] (0 when there is none).')
+  return { content: content as string, version: version as number }
+}
+
+/** `memory_update_working`: a stale version gives the current version and content back. */
+async function updateWorking(
+  resource: ToolResource,
+  input: unknown,
+): Promise<MemoryUpdateWorkingOutput | MemoryUpdateWorkingConflict | MemoryToolError> {
+  return runTool(async () => {
+    const { content, version } = checkUpdateWorkingInput(input)
+    try {
+      return await resource.writeWorking(content, version)
+    } catch (error) {
+      if (!StrataError.isInstance(error, 'STRATA_SEQ_CONFLICT')) throw error
+      const current = await resource.readWorking()
+      return {
+        error: {
+          code: 'STRATA_SEQ_CONFLICT' as const,
+          message: `memory_update_working: the working memory changed since version ${version}; it is now at version ${current.version} (its content is in "current"). Merge your change into it and write again with version ${current.version}.`,
+        },
+        current,
+      }
+    }
+  })
 }
 
 /**
@@ -100,7 +171,30 @@ const querySchema: JsonObject = {
       minimum: 1,
       description: 'At most this many results (default 10, at most 100).',
     },
+    scope: {
+      type: 'string',
+      enum: ['thread', 'resource'],
+      description:
+        'thread (default): this conversation; resource: every conversation with this user, each result naming its threadId (memory_retrieve reads only this conversation).',
+    },
   },
+}
+
+const updateWorkingSchema: JsonObject = {
+  type: 'object',
+  properties: {
+    content: {
+      type: 'string',
+      description:
+        'The whole new working memory (it replaces the old one): keep what still holds, add what changed.',
+    },
+    version: {
+      type: 'integer',
+      minimum: 0,
+      description: 'The version shown in [MEMORY:WORKING version=N] (0 when the context shows none).',
+    },
+  },
+  required: ['content', 'version'],
 }
 
 /**
@@ -114,7 +208,7 @@ const querySchema: JsonObject = {
  */
 export function memoryTools(thread: ThreadWithContent): MemoryTools {
   const content = () => thread.content
-  return {
+  const tools = {
     memory_store: {
       name: 'memory_store',
       description:
@@ -134,7 +228,23 @@ export function memoryTools(thread: ThreadWithContent): MemoryTools {
       description:
         'Search everything this conversation ever held (stored tool results, earlier messages hidden from the context, archived turns, summaries and facts) by words, type, source, tags, time or level. With text, results are ranked best first (BM25: entries holding more of your words, and rarer ones, rank higher; any word is enough to be found); without it, newest first. Each result has an id and a snippet where your words meet; read one with memory_retrieve. Your own memory tool calls are not searched.',
       inputSchema: querySchema,
-      execute: (input) => runTool<MemoryQueryOutput>(() => content().query(input ?? {})),
+      execute: (input) =>
+        runTool<MemoryQueryOutput>(() =>
+          (input as { scope?: unknown } | null | undefined)?.scope === 'resource'
+            ? queryResource(thread, input)
+            : content().query(input ?? {}),
+        ),
     } satisfies MemoryTool<unknown, MemoryQueryOutput>,
+  }
+  const resource = toolResource(thread)
+  if (resource === undefined) return tools as MemoryTools
+  return {
+    ...tools,
+    memory_update_working: {
+      name: 'memory_update_working',
+      description: `Rewrite the working memory: what stays true about this user across all conversations (name, preferences, goals, ongoing work), shown to you as [MEMORY:WORKING version=N]. Pass the whole new content and the version N you saw; if someone wrote it meanwhile you get the current version and content back to merge and retry. ${resource.workingGuide()}`,
+      inputSchema: updateWorkingSchema,
+      execute: (input) => updateWorking(toolResource(thread) ?? resource, input),
+    },
   } as MemoryTools
 }

@@ -181,8 +181,16 @@ export function checkQueryInput(input: unknown): CheckedQuery {
   if (input === undefined) input = {}
   if (!isObject(input))
     invalidToolInput(tool, 'the input must be an object of filters like { "text": "invoice" }.')
-  checkKeys(tool, input, ['type', 'source', 'tags', 'fromTs', 'toTs', 'text', 'level', 'limit'])
+  checkKeys(tool, input, ['type', 'source', 'tags', 'fromTs', 'toTs', 'text', 'level', 'limit', 'scope'])
   const query: CheckedQuery = { words: [], limit: optionalInteger(tool, input, 'limit', 1, MAX_LIMIT) ?? 10 }
+  if (input.scope !== undefined) {
+    if (input.scope !== 'thread' && input.scope !== 'resource')
+      invalidToolInput(
+        tool,
+        `scope must be "thread" (this conversation) or "resource" (all conversations of its user); got ${JSON.stringify(input.scope)}.`,
+      )
+    query.scope = input.scope
+  }
   for (const key of ['type', 'source', 'level'] as const) {
     const value = optionalString(tool, input, key)
     if (value !== undefined) query[key] = value

@@ -7,7 +7,9 @@ import { renderContext, shownMemoryItems } from './render-context'
 /** What {@link fitToBudget} works on and with. */
 export interface BudgetFitInput<I extends Item> {
   system: string | undefined
-  /** The system prompt's tokens, as `countMessage` counts it (the caller has counted it already). */
+  /** The resource's slots, shown after the system prompt and counted in `systemTokens`. */
+  pinned?: readonly string[]
+  /** The system prompt's tokens (and its pinned slots'), as `countMessage` counts them (counted already). */
   systemTokens: number
   /** The context-memory items (summaries and facts) the context would show. */
   memoryItems: readonly Item[]
@@ -72,6 +74,7 @@ export function fitToBudget<I extends Item>(input: BudgetFitInput<I>): BudgetFit
     messages.reduce((sum, message) => sum + countMessage(message), 0)
   const whole = renderContext({
     ...(system === undefined ? {} : { system }),
+    ...(input.pinned === undefined ? {} : { pinned: input.pinned }),
     memoryItems: input.memoryItems,
     view: input.view,
   })
@@ -310,7 +313,12 @@ class FitPlanner<I extends Item> {
       const item = byIndex.get(at)
       if (item !== undefined) view.push(item)
     })
-    const messages = renderContext({ ...(system === undefined ? {} : { system }), memoryItems: memory, view })
+    const messages = renderContext({
+      ...(system === undefined ? {} : { system }),
+      ...(input.pinned === undefined ? {} : { pinned: input.pinned }),
+      memoryItems: memory,
+      view,
+    })
     const shownNote = note()
     if (shownNote !== undefined) messages.splice(firstViewMessage(messages), 0, shownNote.message)
     return { messages, omitted: omittedItems }

@@ -19,6 +19,11 @@ export const MAX_FACTS = 20
 export interface RenderContextInput {
   /** The system prompt, first when given. */
   system?: string
+  /**
+   * The resource's slots (`[MEMORY:WORKING …]`, `[MEMORY:RECALL]`): system messages right after the
+   * system prompt, bounded by their own limits and counted with it.
+   */
+  pinned?: readonly string[]
   /** Facts and non-scope summaries of the thread, oldest first. */
   memoryItems: readonly Item[]
   /** The level view, oldest first. */
@@ -165,13 +170,14 @@ function renderMessage(item: MessageItem, pairing: Pairing, out: ContextMessage[
 }
 
 /**
- * Builds the context in the normative order: system prompt → long-term summary → short-term summary →
+ * Builds the context in the normative order: system prompt → the resource's slots → long-term summary → short-term summary →
  * semantic facts → episodic summaries → the level view (transitions by their agent-facing text).
  * Pure and deterministic: the same input gives a byte-identical result.
  */
-export function renderContext({ system, memoryItems, view }: RenderContextInput): ContextMessage[] {
+export function renderContext({ system, pinned, memoryItems, view }: RenderContextInput): ContextMessage[] {
   const messages: ContextMessage[] = []
   if (system !== undefined && system.length > 0) messages.push({ role: 'system', content: text(system) })
+  for (const slot of pinned ?? []) messages.push({ role: 'system', content: text(slot) })
   messages.push(...renderMemorySlots(memoryItems))
 
   const pairing = pairResults(view)

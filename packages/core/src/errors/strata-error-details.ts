@@ -30,8 +30,23 @@ export interface StrataErrorDetails {
   STRATA_UNKNOWN_TOOL_CALL: Open<{ toolCallId?: string; index?: number }>
   /** An item id stored twice. */
   STRATA_DUPLICATE_ITEM_ID: Open<{ id: string; threadId?: string; index?: number }>
-  /** Another writer changed the thread: `actualSeq` is where it is now. */
-  STRATA_SEQ_CONFLICT: Open<{ threadId: string; expectedSeq: number; actualSeq?: number; afterSeq?: number }>
+  /**
+   * Another writer changed what the call expected, and nothing was written: a thread's log
+   * (`threadId`, `expectedSeq`, `actualSeq` where it is now), a thread's resource binding (`threadId`,
+   * `expectedResource`, `actualResource`; null: unbound) or a resource's working memory (`resourceId`,
+   * `expectedVersion`, `actualVersion`).
+   */
+  STRATA_SEQ_CONFLICT: Open<{
+    threadId?: string
+    expectedSeq?: number
+    actualSeq?: number
+    afterSeq?: number
+    expectedResource?: string | null
+    actualResource?: string | null
+    resourceId?: string
+    expectedVersion?: number
+    actualVersion?: number
+  }>
   /** Stored data this store did not write: the file and line, or the Redis key. */
   STRATA_CORRUPT_LOG: Open<{
     threadId?: string

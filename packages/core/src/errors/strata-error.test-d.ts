@@ -6,8 +6,9 @@ declare const caught: unknown
 // isInstance with a code narrows the code and types the details of that code.
 if (StrataError.isInstance(caught, 'STRATA_SEQ_CONFLICT')) {
   expectTypeOf(caught.code).toEqualTypeOf<'STRATA_SEQ_CONFLICT'>()
-  expectTypeOf(caught.details.threadId).toEqualTypeOf<string>()
-  expectTypeOf(caught.details.expectedSeq).toEqualTypeOf<number>()
+  expectTypeOf(caught.details.threadId).toEqualTypeOf<string | undefined>()
+  expectTypeOf(caught.details.expectedSeq).toEqualTypeOf<number | undefined>()
+  expectTypeOf(caught.details.expectedVersion).toEqualTypeOf<number | undefined>()
   expectTypeOf(caught.details.actualSeq).toEqualTypeOf<number | undefined>()
   expectTypeOf(caught).toEqualTypeOf<StrataError<'STRATA_SEQ_CONFLICT'>>()
 }

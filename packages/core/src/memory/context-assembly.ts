@@ -2,7 +2,7 @@ import { mergeFacts, renderSnapshot, snapshotTurns } from '../compaction'
 import type { BudgetRunner } from '../compaction/budget/budget-run'
 import type { CompactionState } from '../compaction/compaction-options'
 import { briefPart, partSource } from '../content/content-reference'
-import { type ContextStats, renderContext } from '../context'
+import { type ContextMessage, type ContextStats, renderContext } from '../context'
 import { fitToBudget } from '../context/budget-fit'
 import { cutPart } from '../context/cut-part'
 import { invalidOptions, StrataError } from '../errors'
@@ -14,6 +14,7 @@ import type { WritePath } from '../thread/write-path'
 import type { TokenCounter } from '../tokens'
 import { countMessageTokens } from '../tokens'
 import { keepRecentScopes, levelView, type ToolInteraction, toolInteractions } from '../views'
+import type { ThreadResourceLink } from './thread-resource'
 import type { AppendFitOptions, ContextOptions, ThreadContext } from './thread-types'
 
 /** What a thread shows: level views, model contexts, snapshots, tool interactions and the raw log. */
@@ -21,13 +22,20 @@ export class ContextAssembly<L extends string> {
   readonly #state: CompactionState<L>
   readonly #writes: WritePath<L>
   readonly #budget: BudgetRunner<L>
+  readonly #resource: ThreadResourceLink | undefined
   /** The tokens of the last context built, for `reportUsage`. */
   lastContextTokens: number | undefined
 
-  constructor(state: CompactionState<L>, writes: WritePath<L>, budget: BudgetRunner<L>) {
+  constructor(
+    state: CompactionState<L>,
+    writes: WritePath<L>,
+    budget: BudgetRunner<L>,
+    resource?: ThreadResourceLink,
+  ) {
     this.#state = state
     this.#writes = writes
     this.#budget = budget
+    this.#resource = resource
   }
 
   /** Reads what other writers stored first, then runs `read` in the thread's exclusive section. */
@@ -84,24 +92,55 @@ export class ContextAssembly<L extends string> {
         text ? countMessageTokens({ content: [{ type: 'text', text }] }, counter) : 0
       const systemTokens = textTokens(options.system)
       const alongsideTokens = textTokens(options.alongside)
-      const fitted =
-        budget === false
-          ? {
-              messages: renderContext({
-                ...(options.system === undefined ? {} : { system: options.system }),
-                memoryItems: state.log.memoryItems,
-                view,
-              }),
-              omitted: 0,
-            }
-          : this.#fitted(view, logView, options.system, systemTokens, alongsideTokens)
+      // The resource's slots: under a budget the recalls go first, then the working memory, when the
+      // context cannot fit them beside what it must keep.
+      const slots = (await this.#resource?.slots(state.log.request)) ?? {}
+      let pinned = [slots.working, slots.recall].filter((slot) => slot !== undefined)
+      const tokensOf = (slots: readonly string[]) => slots.reduce((sum, slot) => sum + textTokens(slot), 0)
+      let pinnedTokens = tokensOf(pinned)
+      let fitted:
+        | { messages: ContextMessage[]; omitted: number }
+        | { messages: ContextMessage[]; omitted: number; tokens: number }
+      if (budget === false) {
+        fitted = {
+          messages: renderContext({
+            ...(options.system === undefined ? {} : { system: options.system }),
+            pinned,
+            memoryItems: state.log.memoryItems,
+            view,
+          }),
+          omitted: 0,
+        }
+      } else {
+        // The slots never push out what the context must keep whole (the request, the scopes'
+        // openings): the recalls leave first, then the working memory.
+        const room = pinned.length === 0 ? 0 : this.#slotRoom(view, logView, systemTokens + alongsideTokens)
+        if (pinned.length > 0 && pinnedTokens > room) {
+          // Both, else the working memory, else the recalls, else neither: the first that has room.
+          const choices = [[slots.working], [slots.recall]].map((choice) =>
+            choice.filter((slot) => slot !== undefined),
+          )
+          pinned = choices.find((choice) => choice.length > 0 && tokensOf(choice) <= room) ?? []
+          pinnedTokens = tokensOf(pinned)
+        }
+        for (;;) {
+          try {
+            fitted = this.#fitted(view, logView, options.system, systemTokens, alongsideTokens, { pinned })
+            break
+          } catch (error) {
+            if (pinned.length === 0 || !StrataError.isInstance(error, 'STRATA_BUDGET_EXCEEDED')) throw error
+            pinned.pop()
+            pinnedTokens = tokensOf(pinned)
+          }
+        }
+      }
       const { messages } = fitted
       // A fitted context was counted as it was built.
       const contextTokens =
         'tokens' in fitted
           ? fitted.tokens
           : messages.reduce((sum, message) => sum + state.countTokens(message), 0)
-      const totalTokens = state.log.rawTokens + systemTokens
+      const totalTokens = state.log.rawTokens + systemTokens + pinnedTokens
       const savedTokens = Math.max(0, totalTokens - contextTokens)
       const stats: ContextStats = {
         level: target,
@@ -129,6 +168,15 @@ export class ContextAssembly<L extends string> {
     })
   }
 
+  /** The budget left for the resource's slots beside the system prompt and what the context keeps whole. */
+  #slotRoom(view: readonly Item<L>[], logView: readonly Item<L>[], systemTokens: number): number {
+    const keep = keptIds(logView)
+    let keptTokens = 0
+    for (const item of view)
+      if (keep.has(item.id) && item.type === 'message') keptTokens += this.#state.countTokens(item)
+    return this.#budget.gauge.effectiveBudget() - systemTokens - keptTokens
+  }
+
   /**
    * The context fitted to the budget ({@link fitToBudget}): a cut part ends with a note naming the id
    * `memory_retrieve` returns in full. A typed error when the system prompt and the current request
@@ -140,18 +188,26 @@ export class ContextAssembly<L extends string> {
     system: string | undefined,
     systemTokens: number,
     alongsideTokens: number,
-    memoryItems: readonly Item<L>[] = this.#state.log.memoryItems,
-    refused = '',
+    {
+      memoryItems = this.#state.log.memoryItems,
+      refused = '',
+      pinned = [],
+    }: { memoryItems?: readonly Item<L>[]; refused?: string; pinned?: readonly string[] } = {},
   ) {
     const state = this.#state
     const budget = this.#budget.gauge.effectiveBudget()
     const counter = state.deps.tokenCounter
+    const pinnedTokens = pinned.reduce(
+      (sum, slot) => sum + countMessageTokens({ content: [{ type: 'text', text: slot }] }, counter),
+      0,
+    )
     // A part's note names the id that returns its whole original: found through the log's own item.
     const logItems = new Map<string, Item<L>>(logView.map((item) => [item.id, item]))
     const logItem = (item: Item<L>) => logItems.get(item.id) ?? item
     const fit = fitToBudget({
       system,
-      systemTokens,
+      pinned,
+      systemTokens: systemTokens + pinnedTokens,
       memoryItems,
       view,
       keep: keptIds(logView),
@@ -219,7 +275,10 @@ export class ContextAssembly<L extends string> {
       const view = await state.content.expand(kept, [...state.log.unfrozenItems, ...added])
       const textTokens = (text: string | undefined) =>
         text ? countMessageTokens({ content: [{ type: 'text', text }] }, state.deps.tokenCounter) : 0
-      this.#fitted(view, kept, system, textTokens(system), textTokens(alongside), [], ' Nothing was stored.')
+      this.#fitted(view, kept, system, textTokens(system), textTokens(alongside), {
+        memoryItems: [],
+        refused: ' Nothing was stored.',
+      })
     })()
   }
 

@@ -10,14 +10,25 @@ import { invalidOptions, StrataError } from '../errors'
 import { createEventEmitter, type MemoryEventListener, type MemoryEventName } from '../events'
 import { assertThreadId } from '../items'
 import { createLevelLadder, DEFAULT_LEVELS, type LevelLadder } from '../levels'
+import {
+  bindThread,
+  checkEmbedder,
+  type Embedder,
+  type Resource,
+  ResourceHandle,
+  type ResourceOptions,
+  resolveResourceOptions,
+} from '../resources'
 import { inMemoryStore, type StrataStore, type StrataStoreBase } from '../stores'
-import { checkStore } from '../stores/store-check'
+import { assertResourceId } from '../stores/resource-arguments'
+import { checkStore, hasResourceMethods, resourceMethods } from '../stores/store-check'
 import { patternSummarizer, type Summarizer } from '../summarizers'
 import { type FrameworkTracer, MemoryTracing, type TelemetryOptions, tracedStore } from '../telemetry'
 import type { HoldRegistry } from '../thread/thread-hold'
 import { loadThreadLog } from '../thread/thread-log'
 import { type TokenCounter, tokenEstimator } from '../tokens'
 import { Thread } from './thread'
+import { ThreadResourceLink } from './thread-resource'
 
 /** The default modes, for the default ladder: the level each mode works at. */
 export const DEFAULT_MODES = { idle: 'task', 'working-solo': 'task', orchestrating: 'project' } as const
@@ -81,6 +92,21 @@ export interface MemoryOptions<L extends string = string> {
    * @default {}
    */
   telemetry?: TelemetryOptions
+  /**
+   * Resources (`memory.resource(id)`, `memory.thread(id, { resource })`): the working memory's schema,
+   * template and size, and whether contexts recall from the resource's other threads. Resources need a
+   * store with `flags.resources`.
+   * @default { workingMemory: { maxTokens: 1000 }, recall: false }
+   */
+  resources?: ResourceOptions
+  /**
+   * Semantic ranking for resources: `resource.query`, `memory_query` with `scope: 'resource'` and the
+   * context's recalls combine word ranking with the embeddings' cosine similarity (reciprocal rank
+   * fusion). A bound thread's appends are embedded in the background; what is missing (content,
+   * older items) is embedded by the first query that needs it. Vectors are stored beside each thread
+   * under the embedder's `model`. @default none: word ranking alone
+   */
+  embedder?: Embedder
 }
 
 /** A memory: threads, their shared configuration and events. */
@@ -98,6 +124,17 @@ export interface Memory<L extends string = string> {
    * const worker = await memory.thread('chat-7.worker-1', { content: { parent: 'chat-7', access: 'read-only' } })
    */
   thread(threadId: string, options?: ThreadOptions): Promise<Thread<L>>
+  /**
+   * A resource (a user, a team, an account): its threads, working memory, facts, recall across its
+   * threads and documents. The same id gives the same object. Throws `STRATA_INVALID_THREAD_ID` for an
+   * id outside the thread-id rule; its methods throw `STRATA_STORE_CAPABILITY` when the store has no
+   * `flags.resources`.
+   *
+   * @example
+   * await memory.thread('user-42.chat-8', { resource: 'user-42' })
+   * const hits = await memory.resource('user-42').query('vegetarian dinner')
+   */
+  resource(resourceId: string): Resource
   /** Ids of the stored threads, sorted. */
   listThreads(): Promise<string[]>
   /** Deletes a thread and everything it holds. */
@@ -190,6 +227,8 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
   const threads = new Map<string, Promise<Thread<L>>>()
   const compaction = resolveCompaction(options.compaction)
   const content = resolveContentOptions(options.content)
+  const resourceOptions = resolveResourceOptions(options.resources)
+  const embedder = checkEmbedder(options.embedder)
   /** Holds granted through this memory's threads and not yet released: `close()` releases them. */
   const holds: HoldRegistry = new Set()
   const deps = {
@@ -211,14 +250,80 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
   }
   /** The content binding each open thread was opened with. */
   const bindings = new Map<string, ContentBinding>()
+  /** Each open thread's tie to its resource. */
+  const links = new Map<string, ThreadResourceLink>()
+  /** Thread-index touches still running, which resource listings wait for. */
+  const touches = new Set<Promise<void>>()
+  const resources = new Map<string, ResourceHandle>()
+  const resourceOf = (resourceId: string): ResourceHandle => {
+    let resource = resources.get(resourceId)
+    if (resource === undefined) {
+      resource = new ResourceHandle(resourceId, {
+        get store() {
+          return store
+        },
+        options: resourceOptions,
+        tokenCounter,
+        embedder,
+        touched: async () => {
+          await Promise.all([...touches])
+        },
+        adopted: (threadId, to) => {
+          const link = links.get(threadId)
+          if (link !== undefined) link.resourceId = to
+        },
+        deleted: (deleted) => {
+          for (const link of links.values()) if (link.resourceId === deleted) link.resourceId = undefined
+        },
+      })
+      resources.set(resourceId, resource)
+    }
+    return resource
+  }
 
   const open = async (threadId: string, binding: ContentBinding): Promise<Thread<L>> => {
-    const [log, state] = await Promise.all([
+    const [log, state, resourceId] = await Promise.all([
       loadThreadLog<L>(store, threadId, tokenCounter),
       store.getState(threadId),
+      // A thread bound in the store is its resource's, whether or not this open names it.
+      hasResourceMethods(store) ? store.getThreadResource(threadId) : undefined,
     ])
     const mode = typeof state?.mode === 'string' ? state.mode : undefined
-    return new Thread<L>(threadId, deps, log, mode, binding, state?.lastUsage)
+    const link = new ThreadResourceLink(
+      {
+        threadId,
+        resource: resourceOf,
+        store: () => (hasResourceMethods(store) ? store : undefined),
+        options: resourceOptions,
+        tokenCounter,
+        clock,
+        embedder,
+        track: (touch) => {
+          touches.add(touch)
+          void touch.finally(() => touches.delete(touch))
+        },
+      },
+      resourceId,
+    )
+    links.set(threadId, link)
+    return new Thread<L>(threadId, deps, log, mode, binding, state?.lastUsage, link)
+  }
+
+  /**
+   * Binds an open thread to `resourceId` (compare-and-set on its first binding); a thread bound to
+   * another resource is refused, and stays where it is.
+   */
+  const bind = async (threadId: string, resourceId: string) => {
+    const methods = resourceMethods(store, `memory.thread('${threadId}', { resource })`)
+    const found = await bindThread(methods, threadId, resourceId, () => false)
+    if (found !== resourceId) {
+      invalidOptions(
+        `Thread '${threadId}' belongs to resource '${found}', not '${resourceId}': open it with { resource: '${found}' } or without a resource, or move it with memory.resource('${resourceId}').adoptThread('${threadId}').`,
+        { threadId, resource: resourceId, boundTo: found },
+      )
+    }
+    const link = links.get(threadId)
+    if (link !== undefined) link.resourceId = resourceId
   }
 
   const settled = async (): Promise<void> => {
@@ -257,6 +362,11 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
     async thread(threadId, threadOptions) {
       assertThreadId(threadId)
       let binding = resolveContentBinding(threadId, threadOptions)
+      const resourceId = threadOptions?.resource
+      if (resourceId !== undefined) {
+        assertResourceId(resourceId)
+        resourceMethods(store, `memory.thread('${threadId}', { resource })`)
+      }
       // A sub-agent of a sub-agent that shares its parent's content shares the same content.
       const parentBinding = bindings.get(binding.owner)
       if (binding.access === 'shared' && parentBinding?.access === 'shared')
@@ -278,15 +388,24 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
         thread.catch(() => {
           threads.delete(threadId)
           bindings.delete(threadId)
+          links.delete(threadId)
         })
       }
-      return thread
+      if (resourceId === undefined) return thread
+      const opened = await thread
+      await bind(threadId, resourceId)
+      return opened
+    },
+    resource(resourceId) {
+      assertResourceId(resourceId)
+      return resourceOf(resourceId)
     },
     listThreads: () => store.listThreads(),
     async deleteThread(threadId) {
       assertThreadId(threadId)
       threads.delete(threadId)
       bindings.delete(threadId)
+      links.delete(threadId)
       await store.deleteThread(threadId)
     },
     on: (event, listener) => events.on(event, listener),

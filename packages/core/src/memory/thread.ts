@@ -11,6 +11,7 @@ import {
   type NormalizedMessage,
   normalizeMessage,
 } from '../items'
+import type { Resource } from '../resources'
 import { contextSpanAttributes, traceCompaction, traced } from '../telemetry'
 import { ScopeClosing } from '../thread/scope-closing'
 import { type HoldOptions, type ThreadHold, ThreadHolds } from '../thread/thread-hold'
@@ -29,6 +30,7 @@ import {
   requestFailures,
 } from './request-failures'
 import { Scopes } from './scopes'
+import type { ThreadResourceLink } from './thread-resource'
 import { rewindThread, type ThreadRewindParts, threadDivergence } from './thread-rewind'
 import { reportUsage, type ThreadStatusParts, threadStatus } from './thread-status'
 import type {
@@ -71,6 +73,7 @@ export class Thread<L extends string = string> {
   readonly #statusParts: ThreadStatusParts<L>
   readonly #failureParts: RequestFailureParts<L>
   readonly #holds: ThreadHolds
+  readonly #resource: ThreadResourceLink | undefined
 
   /**
    * The content channel: large results stored once beside the history, and what the memory tools
@@ -86,8 +89,10 @@ export class Thread<L extends string = string> {
     mode: string | undefined,
     binding: ContentBinding = { owner: id, access: 'own' },
     lastUsage?: unknown,
+    resource?: ThreadResourceLink,
   ) {
     this.id = id
+    this.#resource = resource
     const holds = new ThreadHolds({
       threadId: id,
       store: () => memoryDeps.store,
@@ -116,7 +121,8 @@ export class Thread<L extends string = string> {
       this.#waterfall.start()
       this.#budget.afterWrite()
     })
-    this.#contexts = new ContextAssembly(state, writes, this.#budget)
+    this.#contexts = new ContextAssembly(state, writes, this.#budget, resource)
+    if (resource !== undefined) state.afterAppend = (items) => resource.afterAppend(items)
     this.#rewindParts = { state, writes, append: this.#append, waterfall: this.#waterfall }
     this.#statusParts = { state, writes, contexts: this.#contexts, budget: this.#budget, report }
     this.#failureParts = { state, writes }
@@ -142,6 +148,14 @@ export class Thread<L extends string = string> {
   /** The current level: the innermost open scope's, or the broadest when none is open. */
   get level(): L {
     return this.#state.level
+  }
+
+  /**
+   * The resource the thread belongs to (`memory.thread(id, { resource })`, or the binding the store
+   * held when it was opened), or undefined. Its working memory and recalls are shown in the context.
+   */
+  get resource(): Resource | undefined {
+    return this.#resource?.resource()
   }
 
   /** The current mode, when the application uses modes (`setMode`). */
@@ -413,7 +427,7 @@ export class Thread<L extends string = string> {
    * in a Next.js route, or `ctx.waitUntil(thread.settled())`.
    */
   async settled(): Promise<void> {
-    await Promise.all([this.#waterfall.settled(), this.#budget.settled()])
+    await Promise.all([this.#waterfall.settled(), this.#budget.settled(), this.#resource?.settled()])
   }
 
   /**

@@ -40,11 +40,34 @@ export interface ResourceQueryHit {
 
 /** Options of {@link Resource.searchDocuments}. */
 export interface SearchDocumentsOptions {
-  /** Ranked by these words (word ranking; hybrid when the memory has an embedder). */
+  /** Orders the documents by these words (word ranking over their JSON); never hides one. */
   query?: string
-  /** Every key must equal the document value's field (top-level fields). */
+  /**
+   * Every key must match the document value's top-level field: equal (deep equality), or meet an
+   * operator object like `{ $gte: 3 }` (`$eq $ne $gt $gte $lt $lte $in $nin`).
+   */
   filter?: JsonObject
   /** @default 10 */
+  limit?: number
+  /** @default 0 */
+  offset?: number
+}
+
+/** A document `searchDocuments` found: with the word-ranking `score` when a query ranked it. */
+export interface ResourceDocumentHit extends ResourceDocument {
+  /** Higher is better; only on documents holding a word of the query. */
+  score?: number
+}
+
+/** Options of {@link Resource.listNamespaces} (LangGraph's `listNamespaces`). */
+export interface ListNamespacesOptions {
+  /** Only namespaces starting with these labels (`*` matches any label). */
+  prefix?: readonly string[]
+  /** Only namespaces ending with these labels (`*` matches any label). */
+  suffix?: readonly string[]
+  /** Namespaces cut to this many labels (then deduplicated). */
+  maxDepth?: number
+  /** @default 100 */
   limit?: number
   /** @default 0 */
   offset?: number
@@ -72,18 +95,17 @@ export interface Resource {
   putDocument(namespace: readonly string[], key: string, value: JsonObject): Promise<ResourceDocument>
   getDocument(namespace: readonly string[], key: string): Promise<ResourceDocument | undefined>
   deleteDocument(namespace: readonly string[], key: string): Promise<boolean>
-  /** Documents under a namespace prefix, filtered and ranked. */
+  /**
+   * Documents under a namespace prefix (whole labels; all when empty), filtered on top-level fields
+   * (equality, or `$eq $ne $gt $gte $lt $lte $in $nin`); with `query`, those holding its words first,
+   * best first, each with its `score`. LangGraph's `BaseStore.search` semantics.
+   */
   searchDocuments(
     namespacePrefix: readonly string[],
     options?: SearchDocumentsOptions,
-  ): Promise<ResourceDocument[]>
-  /** The distinct namespaces of its documents, sorted. */
-  listNamespaces(options?: {
-    prefix?: readonly string[]
-    maxDepth?: number
-    limit?: number
-    offset?: number
-  }): Promise<string[][]>
+  ): Promise<ResourceDocumentHit[]>
+  /** The distinct namespaces of its documents, sorted label by label (LangGraph's `listNamespaces`). */
+  listNamespaces(options?: ListNamespacesOptions): Promise<string[][]>
   /** Deletes the resource's documents, working memory and thread index (its threads stay, unbound). */
   delete(): Promise<void>
 }

@@ -1,7 +1,7 @@
 /**
  * `@strata-memory/core/store-kit`: what a store author needs beside the {@link StrataStore} contract
  * (exported from the root entry): the argument checks every store shares, so each raises the same typed
- * error, and the content-query semantics. An app that only uses stores never imports this.
+ * error, the content-query semantics and the orders and cursors of the resource methods. An app that only uses stores never imports this.
  */
 
 export {
@@ -11,6 +11,32 @@ export {
   MAX_LEASE_TTL_MS,
   threadBusyError,
 } from '../stores/lease-arguments'
+export {
+  assertResourceId,
+  bindingConflictError,
+  checkDocumentKey,
+  checkDocumentValue,
+  checkExpectedResource,
+  checkLastAppendAt,
+  checkNamespace,
+  checkNamespacePrefix,
+  checkResourcePageOptions,
+  checkVectorQuery,
+  checkVectorRecords,
+  checkWorkingMemoryArguments,
+  compareDocuments,
+  compareResourceThreads,
+  compareVectors,
+  DEFAULT_RESOURCE_PAGE_LIMIT,
+  documentAddress,
+  encodeResourceCursor,
+  MAX_RESOURCE_PAGE_LIMIT,
+  namespaceStartsWith,
+  pageResourceThreads,
+  type ResourceCursorPosition,
+  vectorAddress,
+  workingMemoryConflictError,
+} from '../stores/resource-arguments'
 export {
   checkAppendArguments,
   checkArchiveOptions,

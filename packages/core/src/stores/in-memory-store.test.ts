@@ -46,7 +46,7 @@ describe('inMemoryStore', () => {
   it('is named memory and neither persistent nor shared', () => {
     const store = inMemoryStore()
     expect(store.name).toBe('memory')
-    expect(store.flags).toEqual({ persistent: false, shared: false, leases: true })
+    expect(store.flags).toEqual({ persistent: false, shared: false, leases: true, resources: true })
   })
 
   it('keeps each instance apart', async () => {

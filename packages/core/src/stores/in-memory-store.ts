@@ -6,6 +6,7 @@ import {
   type UnsequencedItem,
 } from '../items'
 import { indexAfterSeq, indexFromSeq } from '../items/seq-search'
+import { inMemoryResources } from './in-memory-resources'
 import { checkLeaseOptions, checkLeaseOwner, leaseOfWrite, threadBusyError } from './lease-arguments'
 import type {
   AppendOptions,
@@ -17,6 +18,7 @@ import type {
   LeaseWriteOptions,
   ReadOptions,
   StoreLeaseMethods,
+  StoreResourceMethods,
   StrataStore,
   ThreadHead,
 } from './store'
@@ -35,7 +37,8 @@ import {
 /** Options of {@link inMemoryStore}. */
 export interface InMemoryStoreOptions {
   /**
-   * The clock leases lapse by, in epoch ms (a test can move it instead of waiting).
+   * The clock leases lapse by and resource writes are stamped with, in epoch ms (a test can move it
+   * instead of waiting).
    * @default Date.now
    */
   clock?: () => number
@@ -71,8 +74,10 @@ interface ThreadData {
  */
 export function inMemoryStore({
   clock = Date.now,
-}: InMemoryStoreOptions = {}): StrataStore & StoreLeaseMethods {
+}: InMemoryStoreOptions = {}): StrataStore & StoreLeaseMethods & StoreResourceMethods {
   const threads = new Map<string, ThreadData>()
+  /** Resources, bindings and vectors: none of them makes a thread listed. */
+  const { forgetThread, ...resourceMethods } = inMemoryResources(clock)
   /** Leases live beside the threads: a thread with only a lease holds no data and is not listed. */
   const leases = new Map<string, Lease>()
 
@@ -111,7 +116,8 @@ export function inMemoryStore({
   return {
     specificationVersion: 'v2',
     name: 'memory',
-    flags: { persistent: false, shared: false, leases: true },
+    flags: { persistent: false, shared: false, leases: true, resources: true },
+    ...resourceMethods,
 
     async append(
       threadId: string,
@@ -226,6 +232,7 @@ export function inMemoryStore({
       assertThreadId(threadId)
       threads.delete(threadId)
       leases.delete(threadId)
+      forgetThread(threadId)
     },
 
     async acquireLease(threadId: string, options: LeaseOptions): Promise<LeaseGrant> {

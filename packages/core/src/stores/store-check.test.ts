@@ -106,6 +106,18 @@ describe('createMemory checks the store it is given', () => {
     ).toBe(true)
   })
 
+  it('refuses a store whose flags.leases or flags.resources is declared but not a boolean', () => {
+    for (const flag of ['leases', 'resources']) {
+      const store = inMemoryStore()
+      const error = caught(() =>
+        createMemory({ store: { ...store, flags: { ...store.flags, [flag]: 'yes' } } }),
+      )
+      expect(StrataError.isInstance(error, 'STRATA_INVALID_OPTIONS')).toBe(true)
+      expect((error as Error).message).toContain(`flags.${flag} must be a boolean when present`)
+    }
+    expect(inMemoryStore().flags).toMatchObject({ leases: true, resources: true })
+  })
+
   it('refuses a store without content methods while the content channel is on', () => {
     const error = caught(() => createMemory({ store: storeWithoutContent() as never }))
     expect(StrataError.isInstance(error, 'STRATA_INVALID_OPTIONS')).toBe(true)

@@ -3,6 +3,7 @@ import {
   STORE_SPECIFICATION_VERSION,
   type StoreContentMethods,
   type StoreLeaseMethods,
+  type StoreResourceMethods,
   type StoreSpecificationVersion,
   type StrataStore,
   type StrataStoreBase,
@@ -32,6 +33,23 @@ export const CONTENT_METHODS = ['putContent', 'getContent', 'queryContent'] as c
 /** The methods of the lease capability (contract `v2`, declared with `flags.leases`). */
 export const LEASE_METHODS = ['acquireLease', 'renewLease', 'releaseLease', 'readLease'] as const
 
+/** The methods of the resource capability (contract `v2`, declared with `flags.resources`). */
+export const RESOURCE_METHODS = [
+  'getThreadResource',
+  'setThreadResource',
+  'touchResourceThread',
+  'listResourceThreads',
+  'getWorkingMemory',
+  'setWorkingMemory',
+  'putDocument',
+  'getDocument',
+  'deleteDocument',
+  'listDocuments',
+  'deleteResource',
+  'putVectors',
+  'readVectors',
+] as const
+
 /** The contract versions core takes, newest first. */
 const ACCEPTED_VERSIONS: readonly StoreSpecificationVersion[] = [STORE_SPECIFICATION_VERSION, 'v1']
 
@@ -58,6 +76,32 @@ export function leaseMethods(store: StrataStoreBase, action: string): StoreLease
       capability: 'leases',
       specificationVersion: store.specificationVersion,
       missing: LEASE_METHODS.filter((method) => typeof store[method] !== 'function'),
+    },
+  })
+}
+
+/** True when the store declares the resource capability (`flags.resources`) and has its methods. */
+export function hasResourceMethods(store: StrataStoreBase): store is StrataStoreBase & StoreResourceMethods {
+  return (
+    store.flags.resources === true && RESOURCE_METHODS.every((method) => typeof store[method] === 'function')
+  )
+}
+
+/**
+ * The store's resource methods, for `memory.resource()` and `memory.thread(id, { resource })`;
+ * `STRATA_STORE_CAPABILITY` naming what is missing when the store has none (a `v1` store, or a `v2`
+ * store without `flags.resources`).
+ */
+export function resourceMethods(store: StrataStoreBase, action: string): StoreResourceMethods {
+  if (hasResourceMethods(store)) return store
+  throw new StrataError({
+    code: 'STRATA_STORE_CAPABILITY',
+    message: `${action}: the '${store.name}' store (contract ${store.specificationVersion}${store.flags.resources === true ? ', flags.resources without all the resource methods' : ''}) has no resource capability, which resources (threads shared by a user, working memory, documents, cross-thread recall) need. Use a store of contract '${STORE_SPECIFICATION_VERSION}' that declares flags.resources, or open threads without a resource.`,
+    details: {
+      store: store.name,
+      capability: 'resources',
+      specificationVersion: store.specificationVersion,
+      missing: RESOURCE_METHODS.filter((method) => typeof store[method] !== 'function'),
     },
   })
 }
@@ -108,8 +152,10 @@ export function checkStore(
       `createMemory(): the ${name} store must declare flags { persistent: boolean, shared: boolean }.`,
     )
   }
-  if (flags.leases !== undefined && typeof flags.leases !== 'boolean') {
-    invalidOptions(`createMemory(): the ${name} store's flags.leases must be a boolean when present.`)
+  for (const flag of ['leases', 'resources'] as const) {
+    if (flags[flag] !== undefined && typeof flags[flag] !== 'boolean') {
+      invalidOptions(`createMemory(): the ${name} store's flags.${flag} must be a boolean when present.`)
+    }
   }
   if (content && !hasContentMethods(store as StrataStoreBase)) {
     invalidOptions(

@@ -167,7 +167,9 @@ export interface StoreResourceMethods {
    * Binds a thread to a resource, atomically compare-and-set on the thread's current binding:
    * `expected` is the resource the caller read (undefined: unbound). When the binding is no longer
    * `expected`, `STRATA_SEQ_CONFLICT` and nothing changes. Moving a thread removes it from the old
-   * resource's index and adds it to the new one's (with the old entry's `lastAppendAt`, or now).
+   * resource's index and adds it to the new one's (with the old entry's `lastAppendAt`, else the entry
+   * the new index has already, else now). Binding a thread to the resource it has changes nothing but
+   * adding a missing index entry, so a repeated or retried call converges.
    */
   setThreadResource(
     threadId: string,
@@ -176,7 +178,12 @@ export interface StoreResourceMethods {
   ): Promise<void>
   /** Records a thread's last append in its resource's index (an upsert; a later time wins). */
   touchResourceThread(resourceId: string, threadId: string, lastAppendAt: number): Promise<void>
-  /** The resource's threads, newest first by `lastAppendAt` (ties: thread id ascending), a page at a time. */
+  /**
+   * The resource's threads, newest first by `lastAppendAt` (ties: thread id ascending), a page at a time
+   * (`limit` 1–1000, default 50). A cursor is a position, not a snapshot: an entry touched while a caller
+   * pages moves to the front and is never returned twice; the entries not touched are each returned once.
+   * A cursor this store did not return is `STRATA_INVALID_OPTIONS`.
+   */
   listResourceThreads(
     resourceId: string,
     options?: { cursor?: string; limit?: number },
@@ -192,7 +199,10 @@ export interface StoreResourceMethods {
     value: JsonValue,
     options: { expectedVersion: number },
   ): Promise<VersionedValue>
-  /** Stores a document; one with the same namespace and key is replaced (its `createdAt` kept). */
+  /**
+   * Stores a document; one with the same namespace and key is replaced (its `createdAt` kept). Labels
+   * are non-empty strings of any characters (`/`, `.`, unicode); the key is any string.
+   */
   putDocument(
     resourceId: string,
     namespace: readonly string[],
@@ -213,9 +223,12 @@ export interface StoreResourceMethods {
   ): Promise<ResourceDocument[]>
   /** Removes the resource's index, working memory and documents; its threads stay (unbound). */
   deleteResource(resourceId: string): Promise<void>
-  /** Stores vectors beside a thread's data; a record with the same id and model is replaced. */
+  /**
+   * Stores vectors beside a thread's data; a record with the same id and model is replaced. Vectors (and
+   * a binding) alone do not make a thread listed by `listThreads`.
+   */
   putVectors(threadId: string, records: readonly VectorRecord[]): Promise<void>
-  /** The thread's vectors (of `model` when given). */
+  /** The thread's vectors (of `model` when given), by id then model, as fresh copies. */
   readVectors(threadId: string, options?: { model?: string }): Promise<VectorRecord[]>
 }
 
