@@ -95,8 +95,9 @@ export class ContextAssembly<L extends string> {
       // The resource's slots: under a budget the recalls go first, then the working memory, when the
       // context cannot fit them beside what it must keep.
       const slots = (await this.#resource?.slots(state.log.request)) ?? {}
-      const pinned = [slots.working, slots.recall].filter((slot) => slot !== undefined)
-      let pinnedTokens = pinned.reduce((sum, slot) => sum + textTokens(slot), 0)
+      let pinned = [slots.working, slots.recall].filter((slot) => slot !== undefined)
+      const tokensOf = (slots: readonly string[]) => slots.reduce((sum, slot) => sum + textTokens(slot), 0)
+      let pinnedTokens = tokensOf(pinned)
       let fitted:
         | { messages: ContextMessage[]; omitted: number }
         | { messages: ContextMessage[]; omitted: number; tokens: number }
@@ -111,6 +112,21 @@ export class ContextAssembly<L extends string> {
           omitted: 0,
         }
       } else {
+        // The slots never push out what the context must keep whole (the request, the scopes'
+        // openings): the recalls leave first, then the working memory.
+        const keep = keptIds(logView)
+        let keptTokens = 0
+        for (const item of view)
+          if (keep.has(item.id) && item.type === 'message') keptTokens += state.countTokens(item)
+        const room = this.#budget.gauge.effectiveBudget() - systemTokens - alongsideTokens - keptTokens
+        if (pinnedTokens > room) {
+          // Both, else the working memory, else the recalls, else neither: the first that has room.
+          const choices = [[slots.working], [slots.recall]].map((choice) =>
+            choice.filter((slot) => slot !== undefined),
+          )
+          pinned = choices.find((choice) => choice.length > 0 && tokensOf(choice) <= room) ?? []
+          pinnedTokens = tokensOf(pinned)
+        }
         for (;;) {
           try {
             fitted = this.#fitted(view, logView, options.system, systemTokens, alongsideTokens, { pinned })
@@ -118,7 +134,7 @@ export class ContextAssembly<L extends string> {
           } catch (error) {
             if (pinned.length === 0 || !StrataError.isInstance(error, 'STRATA_BUDGET_EXCEEDED')) throw error
             pinned.pop()
-            pinnedTokens = pinned.reduce((sum, slot) => sum + textTokens(slot), 0)
+            pinnedTokens = tokensOf(pinned)
           }
         }
       }

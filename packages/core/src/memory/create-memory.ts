@@ -11,7 +11,6 @@ import { createEventEmitter, type MemoryEventListener, type MemoryEventName } fr
 import { assertThreadId } from '../items'
 import { createLevelLadder, DEFAULT_LEVELS, type LevelLadder } from '../levels'
 import {
-  assertResourceId,
   bindThread,
   type Resource,
   ResourceHandle,
@@ -19,6 +18,7 @@ import {
   resolveResourceOptions,
 } from '../resources'
 import { inMemoryStore, type StrataStore, type StrataStoreBase } from '../stores'
+import { assertResourceId } from '../stores/resource-arguments'
 import { checkStore, hasResourceMethods, resourceMethods } from '../stores/store-check'
 import { patternSummarizer, type Summarizer } from '../summarizers'
 import { type FrameworkTracer, MemoryTracing, type TelemetryOptions, tracedStore } from '../telemetry'
@@ -259,6 +259,9 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
         adopted: (threadId, to) => {
           const link = links.get(threadId)
           if (link !== undefined) link.resourceId = to
+        },
+        deleted: (deleted) => {
+          for (const link of links.values()) if (link.resourceId === deleted) link.resourceId = undefined
         },
       })
       resources.set(resourceId, resource)

@@ -1,4 +1,4 @@
-export { assertResourceId, bindThread, type ResourceDependencies, ResourceHandle } from './resource'
+export { bindThread, type ResourceDependencies, ResourceHandle } from './resource'
 export type {
   ResolvedResourceOptions,
   ResourceOptions,

@@ -2,13 +2,7 @@ import { MemoryRanking } from '../content/memory-ranking'
 import type { MemoryEntry } from '../content/memory-search'
 import type { MemoryQueryHit, ToolResource } from '../content/memory-tool-types'
 import { invalidOptions, StrataError } from '../errors'
-import {
-  assertSerializable,
-  assertThreadId,
-  isValidThreadId,
-  type JsonObject,
-  type JsonValue,
-} from '../items'
+import { assertSerializable, assertThreadId, type JsonObject, type JsonValue } from '../items'
 import type {
   ResourceDocument,
   ResourceThreadPage,
@@ -51,6 +45,8 @@ export interface ResourceDependencies {
   touched(): Promise<void>
   /** Told when `adoptThread` moved a thread, so the memory's open thread follows. */
   adopted(threadId: string, resourceId: string): void
+  /** Told when the resource was deleted: its open threads are unbound. */
+  deleted(resourceId: string): void
 }
 
 /** How many pages of the thread index a full walk reads at most (100 threads each). */
@@ -263,8 +259,7 @@ export class ResourceHandle implements Resource, ToolResource {
 
   #document(method: string, namespace: unknown, key: unknown) {
     assertNamespace(namespace, this.#what(method))
-    if (typeof key !== 'string' || key.length === 0)
-      invalidOptions(`${this.#what(method)}: key must be a non-empty string.`, { key })
+    if (typeof key !== 'string') invalidOptions(`${this.#what(method)}: key must be a string.`, { key })
   }
 
   async putDocument(namespace: readonly string[], key: string, value: JsonObject): Promise<ResourceDocument> {
@@ -306,19 +301,6 @@ export class ResourceHandle implements Resource, ToolResource {
 
   async delete(): Promise<void> {
     await this.#store('delete').deleteResource(this.id)
+    this.#deps.deleted(this.id)
   }
-}
-
-/**
- * Throws `STRATA_INVALID_THREAD_ID` unless `resourceId` follows the thread-id rule (1-128 characters
- * of `A-Z a-z 0-9 _ . -`, not starting with `.`): resource ids name store keys as thread ids do.
- */
-export function assertResourceId(resourceId: unknown): asserts resourceId is string {
-  if (isValidThreadId(resourceId)) return
-  const shown = typeof resourceId === 'string' ? JSON.stringify(resourceId.slice(0, 140)) : typeof resourceId
-  throw new StrataError({
-    code: 'STRATA_INVALID_THREAD_ID',
-    message: `Invalid resource id ${shown}: resource ids follow the thread-id rule, 1-128 characters of A-Z a-z 0-9 _ . - not starting with '.', for example 'user-42'.`,
-    details: { threadId: resourceId, resourceId },
-  })
 }
