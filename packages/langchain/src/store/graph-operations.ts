@@ -58,8 +58,8 @@ export function classifyOperations(operations: readonly Operation[]): GraphOpera
     }
     if ('namespace' in operation) {
       checkNamespace(operation.namespace)
-      if (typeof operation.key !== 'string' || operation.key.length === 0)
-        invalidOptions(`${WHAT}: key must be a non-empty string. Nothing was written.`, {
+      if (typeof operation.key !== 'string')
+        invalidOptions(`${WHAT}: key must be a string. Nothing was written.`, {
           key: operation.key,
         })
       if (!('value' in operation)) return { kind: 'get', operation }

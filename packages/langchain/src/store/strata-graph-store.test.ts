@@ -38,6 +38,9 @@ describe.each(GRAPH_STORE_BACKENDS)(
       expect(item!.updatedAt.getTime()).toBe(item!.createdAt.getTime())
       expect(await store.get(['user-1', 'memories'], 'allergies')).toBeNull()
       expect(await store.get(['user-1', 'other'], 'diet')).toBeNull()
+    // Any string is a key, the empty one too, as in LangGraph's InMemoryStore.
+    await store.put(['user-1', 'memories'], '', { text: 'unnamed' })
+    expect((await store.get(['user-1', 'memories'], ''))?.value).toEqual({ text: 'unnamed' })
     })
 
     it('a second put replaces the value and keeps createdAt; delete removes the item', async () => {
@@ -227,7 +230,7 @@ describe.each(GRAPH_STORE_BACKENDS)(
       const put = { namespace: ['user-1', 'batch'], key: 'new', value: { data: 'new' } }
       await refused([put, { namespace: [], key: 'x', value: { data: 1 } }], 'STRATA_INVALID_OPTIONS')
       await refused(
-        [put, { namespace: ['user-1', 'batch'], key: '', value: { a: 1 } }],
+        [put, { namespace: ['user-1', 'batch'], key: 42 as never, value: { a: 1 } }],
         'STRATA_INVALID_OPTIONS',
       )
       await refused(
