@@ -38,9 +38,9 @@ describe.each(GRAPH_STORE_BACKENDS)(
       expect(item!.updatedAt.getTime()).toBe(item!.createdAt.getTime())
       expect(await store.get(['user-1', 'memories'], 'allergies')).toBeNull()
       expect(await store.get(['user-1', 'other'], 'diet')).toBeNull()
-    // Any string is a key, the empty one too, as in LangGraph's InMemoryStore.
-    await store.put(['user-1', 'memories'], '', { text: 'unnamed' })
-    expect((await store.get(['user-1', 'memories'], ''))?.value).toEqual({ text: 'unnamed' })
+      // Any string is a key, the empty one too, as in LangGraph's InMemoryStore.
+      await store.put(['user-1', 'memories'], '', { text: 'unnamed' })
+      expect((await store.get(['user-1', 'memories'], ''))?.value).toEqual({ text: 'unnamed' })
     })
 
     it('a second put replaces the value and keeps createdAt; delete removes the item', async () => {
