@@ -16,6 +16,7 @@ import {
   type LeaseWriteOptions,
   type ReadOptions,
   type StoreLeaseMethods,
+  type StoreResourceMethods,
   StrataError,
   type StrataStore,
   type ThreadHead,
@@ -41,6 +42,7 @@ import {
 import { appendFileDurably, readRange, syncDirectory, writeFileAtomic, writeFully } from './durable-fs'
 import { isMissing, storeFailed } from './file-errors'
 import { fileLease } from './file-lease'
+import { fileResources } from './file-resources'
 import { type FileStoreOptions, resolveFileStoreOptions } from './file-store-options'
 import { readJsonObject } from './json-file'
 import { itemFromLogLine, prepareLogLine, sequenceLogLine, withoutBatchEnd } from './line-format'
@@ -57,17 +59,22 @@ const CACHED_THREADS = 256
  * The JSONL file store: the embedded default. Every thread is a folder
  * `<dir>/agents/<threadId>/` holding `raw_traces.jsonl` (the active log, one item per line, the
  * source of truth), `raw_traces_archive.jsonl`, `state.json` and `content/<id>.json`, plus readable
- * mirrors (`episodic.jsonl`, `semantic.jsonl`, `summaries/recent-*.md`). Appends are whole lines,
+ * mirrors (`episodic.jsonl`, `semantic.jsonl`, `summaries/recent-*.md`), and, for resources, the
+ * thread's binding (`resource.json`) and vectors (`vectors.json`); a resource is a folder
+ * `<dir>/resources/<resourceId>/` (see `fileResources`). Appends are whole lines,
  * synced before they are acknowledged; archives replace files by rename; a per-thread lock file and
  * the seq check make several processes on one folder safe. See the package README for the format.
  *
  * @example
  * const memory = createMemory({ store: fileStore({ dir: './memory' }) })
  */
-export function fileStore(options: FileStoreOptions = {}): StrataStore & StoreLeaseMethods {
+export function fileStore(
+  options: FileStoreOptions = {},
+): StrataStore & StoreLeaseMethods & StoreResourceMethods {
   const settings = resolveFileStoreOptions(options)
   const { fsync: durable, onEvent } = settings
   const agentsDirectory = join(settings.dir, 'agents')
+  const resourcesDirectory = join(settings.dir, 'resources')
   const threads = new Map<string, ThreadFiles>()
 
   const threadFiles = (threadId: string): ThreadFiles => {
@@ -82,26 +89,38 @@ export function fileStore(options: FileStoreOptions = {}): StrataStore & StoreLe
     return thread
   }
 
-  const locked = <T>(thread: ThreadFiles, action: () => Promise<T>): Promise<T> =>
-    withThreadLock(
-      thread.directory,
+  /** Runs `action` holding the lock of a thread's folder, or of a resource's (`resources/<id>/`). */
+  const lockedDirectory = <T>(directory: string, action: () => Promise<T>): Promise<T> => {
+    const id = basename(directory)
+    const what = dirname(directory) === resourcesDirectory ? 'resource' : 'thread'
+    return withThreadLock(
+      directory,
       {
         timeoutMs: settings.lockTimeoutMs,
         staleMs: settings.staleLockMs,
         onRecovered: (holder, reason) =>
           onEvent({
             type: 'lock-recovered',
-            threadId: thread.threadId,
-            lockFile: join(thread.directory, '.lock'),
+            threadId: id,
+            lockFile: join(directory, '.lock'),
             holder,
             reason,
-            message: `Recovered the stale lock of thread '${thread.threadId}' (${reason === 'holder-dead' ? `its holder, pid ${holder?.pid}, is gone` : `older than ${settings.staleLockMs} ms`}).`,
+            message: `Recovered the stale lock of ${what} '${id}' (${reason === 'holder-dead' ? `its holder, pid ${holder?.pid}, is gone` : `older than ${settings.staleLockMs} ms`}).`,
           }),
       },
       action,
     )
+  }
+  const locked = <T>(thread: ThreadFiles, action: () => Promise<T>): Promise<T> =>
+    lockedDirectory(thread.directory, action)
 
   const { fence, ...leaseMethods } = fileLease({ threadFiles, locked })
+  const { forgetThread, ...resourceMethods } = fileResources({
+    resourcesDirectory,
+    threadFiles,
+    lockedDirectory,
+    durable,
+  })
 
   /**
    * The thread as it is now, read without the lock. A pending tail (a write in progress, or a torn
@@ -268,8 +287,9 @@ export function fileStore(options: FileStoreOptions = {}): StrataStore & StoreLe
   return {
     specificationVersion: 'v2',
     name: 'file',
-    flags: { persistent: true, shared: true, leases: true },
+    flags: { persistent: true, shared: true, leases: true, resources: true },
     ...leaseMethods,
+    ...resourceMethods,
 
     async append(
       threadId: string,
@@ -441,15 +461,17 @@ export function fileStore(options: FileStoreOptions = {}): StrataStore & StoreLe
         // Renamed away holding the lock, so no append lands in a folder being removed; a writer
         // waiting for the lock starts the thread afresh.
         const trash = join(agentsDirectory, `.deleted-${threadId}-${randomBytes(6).toString('hex')}`)
-        const moved = await locked(thread, () =>
-          rename(thread.directory, trash).then(
+        const moved = await locked(thread, async () => {
+          // Its resource's index entry first: a crash in between leaves the thread, still bound.
+          await forgetThread(thread)
+          return rename(thread.directory, trash).then(
             () => true,
             (error: unknown) => {
               if (isMissing(error)) return false
               throw storeFailed('delete', thread.directory, error)
             },
-          ),
-        )
+          )
+        })
         if (moved) await rm(trash, { recursive: true, force: true })
       }
       threads.delete(threadId)

@@ -8,12 +8,13 @@ import { fileStore } from './file-store'
 
 // The children import the built package (`@strata-memory/store-file` → dist): build it first.
 const WORKER = fileURLToPath(new URL('./testing/append-worker.mjs', import.meta.url))
+const WORKING_MEMORY_WORKER = fileURLToPath(new URL('./testing/working-memory-worker.mjs', import.meta.url))
 const PER_WRITER = 1_000
 
 /** Runs the worker to completion; resolves with its stdout, rejects with its stderr. */
-function runWorker(args: string[]): Promise<string> {
+function runWorker(args: string[], worker = WORKER): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WORKER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [worker, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk) => {
@@ -63,5 +64,51 @@ describe('two processes appending to one thread', () => {
     })
     // Both really raced: the seq check turned some of their appends into conflicts they retried.
     expect(reports.reduce((sum, report) => sum + report.conflicts, 0)).toBeGreaterThan(0)
+  }, 120_000)
+})
+
+describe('two processes write working memory at once', () => {
+  let dir: string | undefined
+
+  afterEach(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true })
+  })
+
+  it('one wins, the other gets the typed conflict, nothing lost', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'strata-working-memory-'))
+    const notes = 40
+    // Both read the version first, then write at the same moment, however long each takes to start.
+    const startAt = String(Date.now() + 2_500)
+    const outputs = await Promise.all(
+      ['left', 'right'].map((writer) =>
+        runWorker([dir!, 'user-42', writer, String(notes), startAt], WORKING_MEMORY_WORKER),
+      ),
+    )
+    const reports = outputs.map(
+      (output) =>
+        JSON.parse(output) as {
+          writer: string
+          race: { outcome: string; details?: Record<string, unknown> }
+          conflicts: number
+        },
+    )
+    expect(reports.map((report) => report.race.outcome).sort()).toEqual(['conflict', 'won'])
+    const loser = reports.find((report) => report.race.outcome === 'conflict')!
+    // The winner may have written more notes by the time the loser's write was refused.
+    expect(loser.race.details).toMatchObject({ resourceId: 'user-42', expectedVersion: 0 })
+    expect(loser.race.details?.actualVersion).toBeGreaterThanOrEqual(1)
+
+    const stored = await fileStore({ dir }).getWorkingMemory('user-42')
+    const kept = (stored!.value as { notes: string[] }).notes
+    // Every write that succeeded is there, in the order it was made: nothing lost, nothing twice.
+    expect(stored?.version).toBe(2 + 2 * notes)
+    expect(kept).toHaveLength(2 + 2 * notes)
+    expect(kept[0]).toBe(`${reports.find((report) => report.race.outcome === 'won')!.writer} race`)
+    for (const writer of ['left', 'right']) {
+      const mine = kept.filter((note) => note.startsWith(`${writer} `))
+      const expected = Array.from({ length: notes }, (_, index) => `${writer} ${index}`)
+      expect(mine.filter((note) => note !== `${writer} race`)).toEqual(expected)
+      expect(mine).toContain(`${writer} race`)
+    }
   }, 120_000)
 })

@@ -87,7 +87,8 @@ export function inMemoryResources(clock: () => number): InMemoryResources {
       if (actual !== undefined && actual !== resourceId) resources.get(actual)?.index.delete(threadId)
       bindings.set(threadId, resourceId)
       const index = opened(resourceId).index
-      index.set(threadId, Math.max(index.get(threadId) ?? 0, moved ?? clock()))
+      const indexed = index.get(threadId)
+      index.set(threadId, Math.max(indexed ?? 0, moved ?? indexed ?? clock()))
     },
 
     async touchResourceThread(resourceId: string, threadId: string, lastAppendAt: number): Promise<void> {

@@ -167,7 +167,9 @@ export interface StoreResourceMethods {
    * Binds a thread to a resource, atomically compare-and-set on the thread's current binding:
    * `expected` is the resource the caller read (undefined: unbound). When the binding is no longer
    * `expected`, `STRATA_SEQ_CONFLICT` and nothing changes. Moving a thread removes it from the old
-   * resource's index and adds it to the new one's (with the old entry's `lastAppendAt`, or now).
+   * resource's index and adds it to the new one's (with the old entry's `lastAppendAt`, else the entry
+   * the new index has already, else now). Binding a thread to the resource it has changes nothing but
+   * adding a missing index entry, so a repeated or retried call converges.
    */
   setThreadResource(
     threadId: string,

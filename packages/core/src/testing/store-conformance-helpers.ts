@@ -1,6 +1,25 @@
 import { StrataError, type StrataErrorCode } from '../errors'
 import type { Item } from '../items'
 
+/** Ids every store refuses with `STRATA_INVALID_THREAD_ID` (thread and resource ids alike). */
+export const INVALID_THREAD_IDS: readonly unknown[] = [
+  '../x',
+  'a/b',
+  'a\\b',
+  '{x}',
+  '',
+  'x'.repeat(129),
+  '.hidden',
+  '..',
+  'a b',
+  'a:b',
+  'tab\t',
+  'line\n',
+  'ünïcode',
+  undefined,
+  42,
+]
+
 /** The seqs of items, in order. */
 export const seqsOf = (items: readonly Item[]): number[] => items.map((item) => item.seq)
 

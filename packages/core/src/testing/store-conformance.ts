@@ -7,8 +7,15 @@ import { makeContentRecord, makeEveryItemType, makeItems, withSeqs } from './fix
 import { checkSkipLevelScope } from './skip-level-scope'
 import { describeAppendConformance } from './store-conformance-append'
 import { describeContentConformance } from './store-conformance-content'
-import { describeValue, expectStrataError, scribble, seqsOf } from './store-conformance-helpers'
+import {
+  describeValue,
+  expectStrataError,
+  INVALID_THREAD_IDS,
+  scribble,
+  seqsOf,
+} from './store-conformance-helpers'
 import { describeLeaseConformance } from './store-conformance-lease'
+import { describeResourceConformance } from './store-conformance-resource'
 
 /** Options of {@link describeStoreConformance}. */
 export interface StoreConformanceOptions {
@@ -30,28 +37,16 @@ export interface StoreConformanceOptions {
    * @default true
    */
   leases?: boolean
+  /**
+   * Whether the store implements the resource capability (contract `v2`, `flags.resources`). Left out,
+   * the resource cases run when the store declares it and are skipped when it does not; given, the suite
+   * also checks the store declares exactly that.
+   */
+  resources?: boolean
 }
 
 /** Every thread the suite creates starts with this, so that runs sharing one database never collide. */
 const THREAD_PREFIX = 'strata-conformance-'
-
-const INVALID_THREAD_IDS: readonly unknown[] = [
-  '../x',
-  'a/b',
-  'a\\b',
-  '{x}',
-  '',
-  'x'.repeat(129),
-  '.hidden',
-  '..',
-  'a b',
-  'a:b',
-  'tab\t',
-  'line\n',
-  'ünïcode',
-  undefined,
-  42,
-]
 
 /**
  * The conformance suite every store passes: one vitest `describe` that exercises the store through
@@ -65,7 +60,7 @@ const INVALID_THREAD_IDS: readonly unknown[] = [
 export function describeStoreConformance(
   name: string,
   factory: () => StrataStoreBase | Promise<StrataStoreBase>,
-  { cleanup, content = true, leases = true }: StoreConformanceOptions = {},
+  { cleanup, content = true, leases = true, resources }: StoreConformanceOptions = {},
 ): void {
   describe(`StrataStore conformance: ${name}`, () => {
     const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`
@@ -126,6 +121,15 @@ export function describeStoreConformance(
     describeAppendConformance({ store: () => store, newThreadId, threadWithItems, content })
 
     describeLeaseConformance({ store: () => store, newThreadId, threadWithItems, content, leases })
+
+    describeResourceConformance({
+      store: () => store,
+      newThreadId,
+      threadWithItems,
+      content,
+      resources,
+      idPrefix: `${THREAD_PREFIX}${run}-`,
+    })
 
     describe('read', () => {
       it('returns [] for a thread without items', async () => {
