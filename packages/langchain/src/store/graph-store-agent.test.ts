@@ -115,6 +115,13 @@ describe.each(GRAPH_STORE_BACKENDS)(
       )
       expect(toolTexts(other.messages)).toEqual(['Nothing remembered.'])
 
+      // Another memory on the same store (for files: what another process opens) reads the same documents.
+      const reopened = createMemory({ store: await backend.reopen() })
+      expect(await strataGraphStore(reopened).search(['user-42'], { query: 'mushrooms' })).toMatchObject([
+        { key: 'diet', namespace: ['user-42', 'memories'], value: { text: 'Vegetarian, no mushrooms.' } },
+      ])
+      await reopened.settled()
+
       // Deleting the user's resource deletes what the agent remembered of them.
       await memory.resource('user-42').delete()
       expect(await strataGraphStore(memory).get(['user-42', 'memories'], 'diet')).toBeNull()
