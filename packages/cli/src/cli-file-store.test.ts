@@ -336,3 +336,32 @@ describe('strata verify on the file store', { timeout: 60_000 }, () => {
     expect(failing).not.toContain(FIXTURE_THREAD)
   })
 })
+
+describe('strata on a file store that holds resources', { timeout: 60_000 }, () => {
+  it('lists and verifies threads only: resource folders, bindings and vectors are no threads', async () => {
+    const resourcesDir = mkdtempSync(join(tmpdir(), 'strata-cli-resources-'))
+    try {
+      const files = fileStore({ dir: resourcesDir })
+      await writeFixtureThread(files, 'bound')
+      await files.setThreadResource('bound', 'user-42', { expected: undefined })
+      await files.touchResourceThread('user-42', 'bound', Date.now())
+      await files.setWorkingMemory('user-42', { name: 'Zoë' }, { expectedVersion: 0 })
+      await files.putDocument('user-42', ['memories'], 'food', { likes: 'tea' })
+      await files.putVectors('bound', [{ id: 'item:1', model: 'm', vector: new Float32Array([1, 2]) }])
+      const threads = await runStrataJson<{ threads: { threadId: string }[] }>([
+        '--store',
+        resourcesDir,
+        'threads',
+      ])
+      expect(threads.json.threads.map((thread) => thread.threadId)).toEqual(['bound'])
+      const verified = await runStrataJson<{
+        ok: boolean
+        threads: { threadId: string; problems: unknown[] }[]
+      }>(['--store', resourcesDir, 'verify', '--all'])
+      expect(verified.code).toBe(0)
+      expect(verified.json.threads).toEqual([expect.objectContaining({ threadId: 'bound', problems: [] })])
+    } finally {
+      rmSync(resourcesDir, { recursive: true, force: true })
+    }
+  })
+})

@@ -274,6 +274,10 @@ export function fileResources(context: FileResourcesContext): StoreResourceMetho
 
     async deleteDocument(resourceId, namespace, key) {
       const { address } = documentArguments(resourceId, namespace, key, 'deleteDocument')
+      const held = await readDocuments(resourceId)
+      // Nothing to delete: no lock taken, so no folder is made for a resource that has none.
+      if (!held.some((document) => documentAddress(document.namespace, document.key) === address))
+        return false
       return lockedResource(resourceId, async () => {
         const documents = await readDocuments(resourceId)
         const kept = documents.filter(

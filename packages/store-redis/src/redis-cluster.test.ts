@@ -116,4 +116,49 @@ describe('redisStore on Redis Cluster', () => {
       await store.deleteThread(threadId)
     }
   })
+
+  it("keeps a resource's keys in the resource's slot and a thread's binding and vectors in the thread's, across nodes", async () => {
+    const prefix = 'strata-cluster-resources'
+    const store = redisStore({ client: cluster, prefix })
+    // Two resources and a thread, each owned by a different master.
+    const owners = new Map<number, string>()
+    for (let index = 0; owners.size < 3; index++) {
+      const id = `id-${index}`
+      const owner = await ownerOf(await keySlot(`${prefix}:res:{${id}}:index`))
+      if (!owners.has(owner)) owners.set(owner, id)
+    }
+    const [from, to, threadId] = [...owners.values()] as [string, string, string]
+    const items = makeItems(2)
+    await store.append(threadId, items, { expectedSeq: 0 })
+    await store.touchResourceThread(from, threadId, 1_000)
+    await store.setThreadResource(threadId, from, { expected: undefined })
+    await store.setWorkingMemory(from, { notes: ['likes tea'] }, { expectedVersion: 0 })
+    await store.putDocument(from, ['memories'], 'food', { likes: 'tea' })
+    await store.putVectors(threadId, [{ id: 'item:1', model: 'm', vector: new Float32Array([0.5, -1]) }])
+
+    const resourceFamily = ['index', 'times', 'working', 'documents'].map(
+      (name) => `${prefix}:res:{${from}}:${name}`,
+    )
+    const resourceSlots = await Promise.all(resourceFamily.map(keySlot))
+    expect(new Set(resourceSlots)).toEqual(new Set([hashSlot(resourceFamily[0]!)]))
+    const fromPort = [...owners.entries()].find(([, id]) => id === from)![0]
+    expect(await redisCli(fromPort, ['exists', ...resourceFamily])).toBe('4\n')
+    const threadFamily = ['log', 'resource', 'vectors'].map((name) => `${prefix}:{${threadId}}:${name}`)
+    expect(new Set(await Promise.all(threadFamily.map(keySlot)))).toEqual(
+      new Set([hashSlot(threadFamily[0]!)]),
+    )
+
+    // A move touches both resources' nodes: the entry moves with its time.
+    await store.setThreadResource(threadId, to, { expected: from })
+    expect((await store.listResourceThreads(from)).threads).toEqual([])
+    expect((await store.listResourceThreads(to)).threads).toEqual([{ threadId, lastAppendAt: 1_000 }])
+    expect(await store.getThreadResource(threadId)).toBe(to)
+
+    await store.deleteThread(threadId)
+    expect(await store.listResourceThreads(to)).toEqual({ threads: [] })
+    expect(await store.readVectors(threadId)).toEqual([])
+    await store.deleteResource(from)
+    await store.deleteResource(to)
+    expect(await redisCli(fromPort, ['exists', ...resourceFamily])).toBe('0\n')
+  })
 })

@@ -173,7 +173,7 @@ describe('redisStore', () => {
       const prefix = newPrefix()
       const own = redisStore({ url: redis.url, prefix })
       expect(own.name).toBe('redis')
-      expect(own.flags).toEqual({ persistent: true, shared: true, leases: true })
+      expect(own.flags).toEqual({ persistent: true, shared: true, leases: true, resources: true })
       await own.append('t', makeItems(1), { expectedSeq: 0 })
       await own.close()
       await expectCode(() => own.head('t'), 'STRATA_STORE_FAILED')

@@ -1,4 +1,9 @@
-import { invalidOptions, type StoreLeaseMethods, type StrataStore } from '@strata-memory/core'
+import {
+  invalidOptions,
+  type StoreLeaseMethods,
+  type StoreResourceMethods,
+  type StrataStore,
+} from '@strata-memory/core'
 import { isPlainObject } from '@strata-memory/core/store-kit'
 import { createClient } from 'redis'
 import { redisAppend } from './redis-append'
@@ -7,6 +12,7 @@ import { redisContent } from './redis-content'
 import { redisContext } from './redis-context'
 import { redisLease } from './redis-lease'
 import { redisLog } from './redis-log'
+import { redisResources } from './redis-resources'
 import { redisThreads } from './redis-threads'
 import { checkPrefix } from './thread-keys'
 
@@ -39,20 +45,38 @@ export interface RedisStoreOptions {
    */
   url?: string
   /**
-   * Starts every key: `<prefix>:{<threadId>}:log` and so on, and `<prefix>:threads`. No braces.
+   * Starts every key: `<prefix>:{<threadId>}:log` and so on, `<prefix>:threads`, and a resource's
+   * `<prefix>:res:{<resourceId>}:index` and so on. No braces.
    * @default 'strata'
    */
   prefix?: string
   /**
    * When set, every key of a thread expires this many seconds after the thread's last write (append,
-   * archive, content, state); each write refreshes it for all of the thread's keys.
+   * archive, content, state); each write refreshes it for all of the thread's keys. Resources, and a
+   * thread's binding and vectors, do not expire: `deleteResource` and `deleteThread` remove them.
    * @default undefined (never expires)
    */
   ttlSeconds?: number
 }
 
-/** A {@link StrataStore} on Redis with the lease (store contract `v2`), with `close()` always present. */
+/**
+ * A {@link StrataStore} on Redis with the lease and resources (store contract `v2`), with `close()`
+ * always present.
+ */
 export interface RedisStore extends StrataStore {
+  getThreadResource: StoreResourceMethods['getThreadResource']
+  setThreadResource: StoreResourceMethods['setThreadResource']
+  touchResourceThread: StoreResourceMethods['touchResourceThread']
+  listResourceThreads: StoreResourceMethods['listResourceThreads']
+  getWorkingMemory: StoreResourceMethods['getWorkingMemory']
+  setWorkingMemory: StoreResourceMethods['setWorkingMemory']
+  putDocument: StoreResourceMethods['putDocument']
+  getDocument: StoreResourceMethods['getDocument']
+  deleteDocument: StoreResourceMethods['deleteDocument']
+  listDocuments: StoreResourceMethods['listDocuments']
+  deleteResource: StoreResourceMethods['deleteResource']
+  putVectors: StoreResourceMethods['putVectors']
+  readVectors: StoreResourceMethods['readVectors']
   acquireLease: StoreLeaseMethods['acquireLease']
   renewLease: StoreLeaseMethods['renewLease']
   releaseLease: StoreLeaseMethods['releaseLease']
@@ -97,16 +121,18 @@ export function redisStore(options: RedisStoreOptions = {}): RedisStore {
         )
       : redisConnection(client, { owned: false })
   const context = redisContext(connection, { prefix, ttlSeconds })
+  const { forgetThread, ...resourceMethods } = redisResources(context)
 
   return {
     specificationVersion: 'v2',
     name: 'redis',
-    flags: { persistent: true, shared: true, leases: true },
+    flags: { persistent: true, shared: true, leases: true, resources: true },
     append: redisAppend(context),
     ...redisLease(context),
     ...redisLog(context),
     ...redisContent(context),
-    ...redisThreads(context),
+    ...redisThreads(context, { forgetThread }),
+    ...resourceMethods,
     close: context.close,
   }
 }

@@ -9,6 +9,7 @@ import { checkState, isPlainObject, leaseOfWrite } from '@strata-memory/core/sto
 import { PRUNE_REGISTRY_SCRIPT, SET_STATE_SCRIPT } from './lua-scripts'
 import type { RedisContext } from './redis-context'
 import { busyError, corruptError } from './redis-errors'
+import { threadResourceKeys } from './resource-keys'
 import { threadKeyList, threadKeys } from './thread-keys'
 
 /** An empty thread found in the registry is removed from it only after this long, so a write under way is never unlisted. */
@@ -17,6 +18,7 @@ const PRUNE_AFTER_MS = 60_000
 /** The store's thread state, and the thread registry behind listThreads and deleteThread. */
 export function redisThreads(
   context: RedisContext,
+  { forgetThread }: { forgetThread(threadId: string): Promise<void> },
 ): Pick<StrataStore, 'getState' | 'setState' | 'listThreads' | 'deleteThread'> {
   const { connection, prefix, ttl, registry, send, run, register, parseJson } = context
 
@@ -64,14 +66,17 @@ export function redisThreads(
       return listed.filter((threadId) => threadId !== undefined).sort()
     },
 
-    /** Removes the thread's keys, its lease included. */
+    /** Removes the thread's keys, its lease, binding and vectors included, and its resource index entry. */
     async deleteThread(threadId: string): Promise<void> {
       assertThreadId(threadId)
       const keys = threadKeys(prefix, threadId)
+      const { binding, vectors } = threadResourceKeys(prefix, threadId)
+      // The index entry first (another slot): a failure in between leaves the thread, still bound.
+      await forgetThread(threadId)
       // Unregistered first: a writer re-creating the thread meanwhile registers it again, so the
       // registry never misses a thread that has data (it may name one that has none; listThreads checks).
       await send(registry, ['ZREM', registry, threadId])
-      await send(keys.log, ['DEL', ...threadKeyList(keys)], threadId)
+      await send(keys.log, ['DEL', ...threadKeyList(keys), binding, vectors], threadId)
     },
   }
 }
