@@ -266,6 +266,7 @@ describe('the public surface of @strata-memory/core', () => {
       'makeSummaryItem',
       'makeTransitionItem',
       'storedThread',
+      'testEmbedder',
       'withSeqs',
     ])
     expect(typeExports('./testing/index.ts')).toEqual([
@@ -274,6 +275,8 @@ describe('the public surface of @strata-memory/core', () => {
       'MessageItemOverrides',
       'StoreConformanceOptions',
       'StoredThread',
+      'TestEmbedder',
+      'TestEmbedderOptions',
     ])
   })
 

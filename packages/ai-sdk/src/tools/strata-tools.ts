@@ -58,6 +58,7 @@ export const memoryToolSchemas = {
     toTs: z.number().describe(about('memory_query', 'toTs')).optional(),
     level: z.string().describe(about('memory_query', 'level')).optional(),
     limit: z.number().int().min(1).describe(about('memory_query', 'limit')).optional(),
+    scope: z.enum(['thread', 'resource']).describe(about('memory_query', 'scope')).optional(),
   }),
 }
 

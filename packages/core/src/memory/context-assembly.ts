@@ -114,12 +114,8 @@ export class ContextAssembly<L extends string> {
       } else {
         // The slots never push out what the context must keep whole (the request, the scopes'
         // openings): the recalls leave first, then the working memory.
-        const keep = keptIds(logView)
-        let keptTokens = 0
-        for (const item of view)
-          if (keep.has(item.id) && item.type === 'message') keptTokens += state.countTokens(item)
-        const room = this.#budget.gauge.effectiveBudget() - systemTokens - alongsideTokens - keptTokens
-        if (pinnedTokens > room) {
+        const room = pinned.length === 0 ? 0 : this.#slotRoom(view, logView, systemTokens + alongsideTokens)
+        if (pinned.length > 0 && pinnedTokens > room) {
           // Both, else the working memory, else the recalls, else neither: the first that has room.
           const choices = [[slots.working], [slots.recall]].map((choice) =>
             choice.filter((slot) => slot !== undefined),
@@ -170,6 +166,15 @@ export class ContextAssembly<L extends string> {
       deps.events.emit('context', { threadId: state.id, level: target, stats })
       return { messages: jsonCopy(messages), stats }
     })
+  }
+
+  /** The budget left for the resource's slots beside the system prompt and what the context keeps whole. */
+  #slotRoom(view: readonly Item<L>[], logView: readonly Item<L>[], systemTokens: number): number {
+    const keep = keptIds(logView)
+    let keptTokens = 0
+    for (const item of view)
+      if (keep.has(item.id) && item.type === 'message') keptTokens += this.#state.countTokens(item)
+    return this.#budget.gauge.effectiveBudget() - systemTokens - keptTokens
   }
 
   /**

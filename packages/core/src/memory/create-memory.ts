@@ -12,6 +12,8 @@ import { assertThreadId } from '../items'
 import { createLevelLadder, DEFAULT_LEVELS, type LevelLadder } from '../levels'
 import {
   bindThread,
+  checkEmbedder,
+  type Embedder,
   type Resource,
   ResourceHandle,
   type ResourceOptions,
@@ -97,6 +99,14 @@ export interface MemoryOptions<L extends string = string> {
    * @default { workingMemory: { maxTokens: 1000 }, recall: false }
    */
   resources?: ResourceOptions
+  /**
+   * Semantic ranking for resources: `resource.query`, `memory_query` with `scope: 'resource'` and the
+   * context's recalls combine word ranking with the embeddings' cosine similarity (reciprocal rank
+   * fusion). A bound thread's appends are embedded in the background; what is missing (content,
+   * older items) is embedded by the first query that needs it. Vectors are stored beside each thread
+   * under the embedder's `model`. @default none: word ranking alone
+   */
+  embedder?: Embedder
 }
 
 /** A memory: threads, their shared configuration and events. */
@@ -218,6 +228,7 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
   const compaction = resolveCompaction(options.compaction)
   const content = resolveContentOptions(options.content)
   const resourceOptions = resolveResourceOptions(options.resources)
+  const embedder = checkEmbedder(options.embedder)
   /** Holds granted through this memory's threads and not yet released: `close()` releases them. */
   const holds: HoldRegistry = new Set()
   const deps = {
@@ -253,6 +264,7 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
         },
         options: resourceOptions,
         tokenCounter,
+        embedder,
         touched: async () => {
           await Promise.all([...touches])
         },
@@ -285,6 +297,7 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
         options: resourceOptions,
         tokenCounter,
         clock,
+        embedder,
         track: (touch) => {
           touches.add(touch)
           void touch.finally(() => touches.delete(touch))

@@ -1,6 +1,13 @@
+import { itemEntry } from '../content/memory-search'
 import { queryTerms } from '../content/search-terms'
-import type { MessageItem } from '../items'
-import { type ResolvedResourceOptions, type ResourceHandle, workingMemorySlot } from '../resources'
+import type { Item, MessageItem } from '../items'
+import {
+  type Embedder,
+  embedAll,
+  type ResolvedResourceOptions,
+  type ResourceHandle,
+  workingMemorySlot,
+} from '../resources'
 import type { StoreResourceMethods } from '../stores'
 import type { TokenCounter } from '../tokens'
 
@@ -16,6 +23,8 @@ export interface ThreadResourceParts {
   clock: () => number
   /** Keeps a background touch until it ends, for `memory.settled()` and resource listings. */
   track(touch: Promise<void>): void
+  /** Embeds appended items in the background when the memory has an embedder. */
+  embedder?: Embedder | undefined
 }
 
 /** The text a request is recalled by: the user's own words. */
@@ -58,16 +67,40 @@ export class ThreadResourceLink {
    * the index is an upsert where the later time wins, so nothing waits for it. A failed touch leaves
    * the index's time as it was (the next append touches again).
    */
-  afterAppend() {
+  afterAppend(items: readonly Item[]) {
     const resourceId = this.#resourceId
     const store = this.#parts.store()
     if (resourceId === undefined || store === undefined) return
-    const touch = store
-      .touchResourceThread(resourceId, this.#parts.threadId, this.#parts.clock())
-      .catch(() => undefined)
-      .finally(() => this.#pending.delete(touch))
-    this.#pending.add(touch)
-    this.#parts.track(touch)
+    this.#background(store.touchResourceThread(resourceId, this.#parts.threadId, this.#parts.clock()))
+    const { embedder } = this.#parts
+    if (embedder !== undefined) this.#background(this.#embed(store, embedder, items))
+  }
+
+  /** Keeps a background write until it ends; a failure leaves what it would have written to later. */
+  #background(work: Promise<void>) {
+    const tracked = work.catch(() => undefined).finally(() => this.#pending.delete(tracked))
+    this.#pending.add(tracked)
+    this.#parts.track(tracked)
+  }
+
+  /**
+   * Embeds the appended items and stores their vectors beside the thread's data, so a query embeds
+   * only itself (what is missing, such as a failed batch, is embedded by the query that needs it).
+   */
+  async #embed(store: StoreResourceMethods, embedder: Embedder, items: readonly Item[]) {
+    const entries = items.flatMap((item) => {
+      const entry = itemEntry(item, 'out-of-view')
+      return entry === undefined ? [] : [{ id: `item:${item.seq}`, text: entry.text }]
+    })
+    if (entries.length === 0) return
+    const vectors = await embedAll(
+      embedder,
+      entries.map((entry) => entry.text),
+    )
+    await store.putVectors(
+      this.#parts.threadId,
+      entries.map(({ id }, index) => ({ id, model: embedder.model, vector: vectors[index]! })),
+    )
   }
 
   /** Settles when the touches started so far have ended. */

@@ -122,7 +122,7 @@ export class Thread<L extends string = string> {
       this.#budget.afterWrite()
     })
     this.#contexts = new ContextAssembly(state, writes, this.#budget, resource)
-    if (resource !== undefined) state.afterAppend = () => resource.afterAppend()
+    if (resource !== undefined) state.afterAppend = (items) => resource.afterAppend(items)
     this.#rewindParts = { state, writes, append: this.#append, waterfall: this.#waterfall }
     this.#statusParts = { state, writes, contexts: this.#contexts, budget: this.#budget, report }
     this.#failureParts = { state, writes }

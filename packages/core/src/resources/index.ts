@@ -17,4 +17,5 @@ export type {
   SearchDocumentsOptions,
   SetWorkingMemoryOptions,
 } from './resource-types'
+export { checkEmbedder, cosine, embedAll } from './resource-vectors'
 export { workingMemorySlot, workingMemoryText, writeWorkingMemory } from './working-memory'

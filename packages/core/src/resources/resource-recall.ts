@@ -1,7 +1,7 @@
 import { referenceOf } from '../content/content-reference'
 import { utf8Length } from '../content/content-size'
 import { distinctFacts, isEchoRecord, pendingCall, searchedEntry, ToolCalls } from '../content/memory-query'
-import { type KeyedEntry, MemoryRanking } from '../content/memory-ranking'
+import type { KeyedEntry, MemoryRanking } from '../content/memory-ranking'
 import {
   compareEntriesNewestFirst,
   contentEntry,
@@ -74,23 +74,27 @@ export interface RankedHit {
   snippet: string
 }
 
+/** The entries of a resource query and where each came from. */
+export interface CollectedEntries {
+  entries: KeyedEntry[]
+  origins: Map<MemoryEntry, Origin>
+}
+
+/** The id an entry's vector is stored under in its thread: `item:<seq>` (facts too) or `content:<id>`. */
+export const vectorIdOf = (origin: Origin) =>
+  origin.kind === 'content' ? `content:${origin.memoryId}` : `item:${origin.seq}`
+
 /**
- * Ranks what the threads hold — items of the active logs and archives (messages, summaries,
- * transitions), facts, and offloaded content — by BM25F over all of them at once (IDF over the
- * resource), best first, the same fact once; without a word to rank by, newest first (score 0). Not
- * the memory and scope tools' own calls and results. `matches` filters the entries (memory_query's
- * filters); `ranking` keeps the entries' counted terms between queries.
+ * What the threads hold as searchable entries — items of the active logs and archives (messages,
+ * summaries, transitions), facts (the same fact once), and offloaded content — not the memory and
+ * scope tools' own calls and results. `matches` filters them (memory_query's filters); `ranking`
+ * keeps their counted terms between queries.
  */
-export function rankThreads(
+export function collectEntries(
   threads: readonly ThreadData[],
-  text: string,
-  limit: number,
-  {
-    ranking = new MemoryRanking(),
-    matches = () => true,
-  }: { ranking?: MemoryRanking; matches?: (entry: MemoryEntry) => boolean } = {},
-): RankedHit[] {
-  const terms = queryTerms(text)
+  ranking: MemoryRanking,
+  matches: (entry: MemoryEntry) => boolean = () => true,
+): CollectedEntries {
   ranking.begin()
   const found: KeyedEntry[] = []
   const origins = new Map<MemoryEntry, Origin>()
@@ -119,7 +123,28 @@ export function rankThreads(
     for (const item of thread.items) takeItem(item, 'out-of-view')
     for (const item of thread.archived) takeItem(item, 'archive')
   }
-  const entries = distinctFacts(found)
+  return { entries: distinctFacts(found), origins }
+}
+
+/** Reciprocal rank fusion's constant: how little the first ranks count more than the next. */
+const RRF_K = 60
+/** How many of the best semantic matches take part in the fusion, per hit asked for. */
+const SEMANTIC_DEPTH = 10
+
+/**
+ * Ranks collected entries: by BM25F over all of them at once (IDF over the resource), best first;
+ * with `similarity` (cosine to the query, from an embedder), BM25 and semantic ranks are fused
+ * (reciprocal rank fusion), so an entry that says the same in other words is found too. Without a
+ * word to rank by, newest first (score 0).
+ */
+export function rankEntries(
+  { entries, origins }: CollectedEntries,
+  text: string,
+  limit: number,
+  ranking: MemoryRanking,
+  similarity?: ReadonlyMap<MemoryEntry, number>,
+): RankedHit[] {
+  const terms = queryTerms(text)
   if (terms.length === 0) {
     return entries
       .map(({ entry }) => entry)
@@ -128,12 +153,29 @@ export function rankThreads(
       .map((entry) => ({ origin: origins.get(entry)!, entry, score: 0, snippet: snippetOf(entry.text, []) }))
   }
   const { ranked, idf } = ranking.rank(entries, terms, compareEntriesNewestFirst)
-  return ranked.slice(0, limit).map(({ entry, score }) => ({
+  const hit = (entry: MemoryEntry, score: number): RankedHit => ({
     origin: origins.get(entry)!,
     entry,
     score,
     snippet: snippetOf(entry.text, terms, idf),
-  }))
+  })
+  if (similarity === undefined || similarity.size === 0)
+    return ranked.slice(0, limit).map(({ entry, score }) => hit(entry, score))
+  const fused = new Map<MemoryEntry, number>()
+  ranked.forEach(({ entry }, index) => {
+    fused.set(entry, 1 / (RRF_K + index + 1))
+  })
+  const semantic = [...similarity]
+    .filter(([, cosine]) => cosine > 0)
+    .sort(([left, a], [right, b]) => b - a || compareEntriesNewestFirst(left, right))
+    .slice(0, Math.max(limit * SEMANTIC_DEPTH, 50))
+  semantic.forEach(([entry], index) => {
+    fused.set(entry, (fused.get(entry) ?? 0) + 1 / (RRF_K + index + 1))
+  })
+  return [...fused]
+    .sort(([left, a], [right, b]) => b - a || compareEntriesNewestFirst(left, right))
+    .slice(0, limit)
+    .map(([entry, score]) => hit(entry, score))
 }
 
 /** A ranked hit as `resource.query` gives it. */

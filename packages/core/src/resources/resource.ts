@@ -1,6 +1,7 @@
 import { MemoryRanking } from '../content/memory-ranking'
 import type { MemoryEntry } from '../content/memory-search'
 import type { MemoryQueryHit, ToolResource } from '../content/memory-tool-types'
+import { queryTerms } from '../content/search-terms'
 import { invalidOptions, StrataError } from '../errors'
 import { assertSerializable, assertThreadId, type JsonObject, type JsonValue } from '../items'
 import type {
@@ -16,14 +17,16 @@ import { assertNamespace, listNamespaces, searchDocuments } from './resource-doc
 import { mergeResourceFacts } from './resource-facts'
 import type { ResolvedResourceOptions } from './resource-options'
 import {
+  collectEntries,
   publicHit,
   type RankedHit,
-  rankThreads,
+  rankEntries,
   readThreadData,
   type ThreadData,
   toolHit,
 } from './resource-recall'
 import type {
+  Embedder,
   ListNamespacesOptions,
   Resource,
   ResourceDocumentHit,
@@ -33,6 +36,7 @@ import type {
   SearchDocumentsOptions,
   SetWorkingMemoryOptions,
 } from './resource-types'
+import { similarities } from './resource-vectors'
 import { workingMemoryText, writeWorkingMemory } from './working-memory'
 
 /** What a resource needs of its memory. */
@@ -41,6 +45,8 @@ export interface ResourceDependencies {
   readonly store: StrataStoreBase
   readonly options: ResolvedResourceOptions
   readonly tokenCounter: TokenCounter
+  /** Ranks semantically too (hybrid) when given. */
+  readonly embedder?: Embedder | undefined
   /** Settles when the thread-index touches this memory started have ended. */
   touched(): Promise<void>
   /** Told when `adoptThread` moved a thread, so the memory's open thread follows. */
@@ -206,10 +212,13 @@ export class ResourceHandle implements Resource, ToolResource {
     matches?: (entry: MemoryEntry) => boolean,
   ): Promise<RankedHit[]> {
     if (threadIds.length === 0) return []
-    return rankThreads(await this.#threadData(threadIds), text, limit, {
-      ranking: this.#ranking,
-      ...(matches === undefined ? {} : { matches }),
-    })
+    const collected = collectEntries(await this.#threadData(threadIds), this.#ranking, matches)
+    const { embedder } = this.#deps
+    const similarity =
+      embedder === undefined || queryTerms(text).length === 0
+        ? undefined
+        : await similarities(this.#store('query'), embedder, collected, text)
+    return rankEntries(collected, text, limit, this.#ranking, similarity)
   }
 
   /** @internal For `memory_query` with `scope: 'resource'`. */

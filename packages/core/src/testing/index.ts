@@ -15,4 +15,5 @@ export {
 } from './fixtures'
 export { describeStoreConformance, type StoreConformanceOptions } from './store-conformance'
 export { expectThreadFree, type StoredThread, storedThread } from './stored-thread'
+export { type TestEmbedder, type TestEmbedderOptions, testEmbedder } from './test-embedder'
 export { describeThreadRewind, itemTexts } from './thread-rewind-suite'

@@ -59,7 +59,7 @@ export class ThreadState<L extends string, C extends StateCompaction = StateComp
   /** Set by the thread once its content channel exists (it needs the write path). */
   content!: ThreadContent
   /** Told after each append the store took (the thread's resource index is touched there). */
-  afterAppend: (() => void) | undefined
+  afterAppend: ((items: readonly Item[]) => void) | undefined
   /** Token counts of stored parts: contexts render the same parts again and again. */
   readonly #partTokens = new WeakMap<MessagePart, number>()
 

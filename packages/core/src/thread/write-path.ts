@@ -66,7 +66,7 @@ export class WritePath<L extends string> {
       try {
         const stored = await state.deps.store.append(state.id, items, { expectedSeq: state.log.lastSeq })
         for (const item of stored) state.log.absorb(item as Item<L>)
-        state.afterAppend?.()
+        state.afterAppend?.(stored)
         return stored as Item<L>[]
       } catch (error) {
         if (!StrataError.isInstance(error, 'STRATA_SEQ_CONFLICT') || attempt >= MAX_WRITE_ATTEMPTS)
