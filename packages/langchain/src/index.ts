@@ -21,6 +21,11 @@ export {
 } from './middleware/strata-middleware'
 export { type MemoryTransitionEvent, memoryTransitionEvent } from './middleware/transitions'
 export {
+  type StrataGraphStore,
+  type StrataGraphStoreOptions,
+  strataGraphStore,
+} from './store/strata-graph-store'
+export {
   type LangchainSummarizerOptions,
   langchainSummarizer,
   SUMMARIZER_TAGS,

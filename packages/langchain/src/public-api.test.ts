@@ -32,6 +32,7 @@ describe('the public surface of @strata-memory/langchain', () => {
       'langchainTracing',
       'memoryToolSchemas',
       'memoryTransitionEvent',
+      'strataGraphStore',
       'strataMiddleware',
       'strataTools',
       'toLangChainMessage',
@@ -47,6 +48,8 @@ describe('the public surface of @strata-memory/langchain', () => {
       'LangchainSummarizerOptions',
       'MemoryTransitionEvent',
       'StrataChatMessageHistoryOptions',
+      'StrataGraphStore',
+      'StrataGraphStoreOptions',
       'StrataHoldOptions',
       'StrataKwargs',
       'StrataMessageKind',
@@ -61,7 +64,12 @@ describe('the public surface of @strata-memory/langchain', () => {
     const root = packageJson.exports['.']!
     expect(Object.keys(root)).toEqual(['import', 'require'])
     for (const condition of Object.values(root)) expect(Object.keys(condition)[0]).toBe('types')
-    expect(Object.keys(packageJson.peerDependencies).sort()).toEqual(['@langchain/core', 'langchain', 'zod'])
+    expect(Object.keys(packageJson.peerDependencies).sort()).toEqual([
+      '@langchain/core',
+      '@langchain/langgraph-checkpoint',
+      'langchain',
+      'zod',
+    ])
   })
 
   it('the README names every export, runtime and type, and the options of each factory', () => {
@@ -78,6 +86,7 @@ describe('the public surface of @strata-memory/langchain', () => {
     expect(readme).toContain('strataTools(memory, { threadId?, scopes? })')
     expect(readme).toContain('langchainSummarizer({ model, name?, structured?, timeoutMs?, maxFacts? })')
     expect(readme).toContain('new StrataChatMessageHistory({ memory, threadId, read?, level?, system? })')
+    expect(readme).toContain('strataGraphStore(memory, { resourceOf? })')
     expect(readme).toContain('StrataError.isInstance(error.cause, ')
   })
 })

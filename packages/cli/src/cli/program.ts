@@ -2,6 +2,8 @@ import { Command, Option } from 'commander'
 import { compactCommand } from '../commands/compact-command'
 import { exportCommand } from '../commands/export-command'
 import { importCommand } from '../commands/import-command'
+import { queryCommand } from '../commands/query-command'
+import { resourceCommand } from '../commands/resource-command'
 import { statusCommand } from '../commands/status-command'
 import { tailCommand } from '../commands/tail-command'
 import { threadsCommand } from '../commands/threads-command'
@@ -49,6 +51,27 @@ export function createProgram(result: { exitCode: number }): Command {
     .command('threads')
     .description('threads with item counts, tokens and last write')
     .action(run(threadsCommand))
+  program
+    .command('resource <id>')
+    .description("a resource's threads (newest first), working memory and facts")
+    .option('--limit <n>', 'threads to show', '50')
+    .option('--cursor <cursor>', 'the next page of threads (printed after a full page)')
+    .action(
+      run((context, resourceId: string, options: { limit?: string; cursor?: string }) =>
+        resourceCommand(context, resourceId, options),
+      ),
+    )
+  program
+    .command('query <text...>')
+    .description("ranked recall across a resource's threads: thread, seq and a snippet per hit")
+    .requiredOption('--resource <id>', 'the resource whose threads to search')
+    .option('--limit <n>', 'hits to show (1-100)', '10')
+    .option('--threads <ids>', 'only these threads of the resource, comma-separated')
+    .action(
+      run((context, words: string[], options: { resource: string; limit?: string; threads?: string }) =>
+        queryCommand(context, words, options),
+      ),
+    )
   program
     .command('status <thread>')
     .description('level, open scopes, items, tokens, summaries, facts, archive and the last compaction')
