@@ -17,6 +17,7 @@ import { fromLangChainMessage } from '../messages/from-langchain'
 import { toLangChainMessages } from '../messages/to-langchain'
 import { langchainTracing } from '../tracing/langchain-tracing'
 import { type RoledMessage, splitRequestMessages, toCoreMessage } from './conversation'
+import { supersedeEditedCalls } from './edited-calls'
 import { RequestHolds } from './request-holds'
 import { toolDefinitionsText } from './tool-definitions'
 import { withTransitions } from './transitions'
@@ -44,6 +45,10 @@ export interface StrataMiddlewareOptions<L extends string = string> {
    * What the requests' messages hold: `'full'` when the agent re-sends the whole history (a
    * checkpointer), `'new'` when each invoke sends only new messages and nothing keeps state, `'auto'`
    * to tell from the stored tail (both work). See `unseenMessages` in core.
+   * `'auto'` is right for an agent with a checkpointer and for one without: it also follows a thread
+   * whose checkpoint is gone (an in-memory saver after a restart), which `'full'` refuses. Tool calls
+   * a human edited or dropped after the model call (`humanInTheLoopMiddleware`) are followed in every
+   * mode but `'new'`.
    * @default 'auto'
    */
   history?: HistoryMode
@@ -297,6 +302,8 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
     const runtime = request.runtime as RuntimeLike
     return withTransitions(memory, thread.id, runtime.writer, async () => {
       const { system: requestSystem, conversation } = splitRequestMessages(request.messages)
+      // An answer whose tool calls a human edited (or dropped) after it was stored is superseded first.
+      if (history !== 'new') await supersedeEditedCalls(memory.store, thread, conversation)
       // The failure may have been another process's: its mark is in the thread's state, read only
       // when the call sends a user message last (a retry can be one; a tool loop's step is not).
       const retry =
