@@ -301,7 +301,7 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
   ): Promise<AIMessage> {
     const runtime = request.runtime as RuntimeLike
     return withTransitions(memory, thread.id, runtime.writer, async () => {
-      const { system: requestSystem, conversation } = splitRequestMessages(request.messages)
+      const { system: requestSystem, conversation, rewritten } = splitRequestMessages(request.messages)
       // An answer whose tool calls a human edited (or dropped) after it was stored is superseded first.
       if (history !== 'new') await supersedeEditedCalls(memory.store, thread, conversation)
       // The failure may have been another process's: its mark is in the thread's state, read only
@@ -310,7 +310,8 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
         history === 'new' &&
         (failedThreads.has(thread.id) ||
           (conversation.at(-1)?.role === 'user' && (await thread.failures()).length > 0))
-      const mode = retry ? 'auto' : history
+      // A rewritten history holds only the thread's kept tail: 'full' would take it for another one.
+      const mode = retry || (rewritten && history === 'full') ? 'auto' : history
       // What the provider receives besides the context: the agent's system prompt, the request's
       // system messages, the tool definitions and the structured-output format. Under a budget they
       // take their share.
