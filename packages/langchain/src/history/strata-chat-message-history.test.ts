@@ -86,7 +86,7 @@ describe('StrataChatMessageHistory', () => {
     const memory = createMemory()
     for (const options of [
       {},
-      { memory, threadId: 'a b' },
+      { memory, threadId: '' },
       { memory, threadId: 'x', read: 'all' },
       { memory, threadId: 'x', level: 'moon' },
     ]) {

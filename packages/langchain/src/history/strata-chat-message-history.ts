@@ -1,6 +1,12 @@
 import { BaseListChatMessageHistory } from '@langchain/core/chat_history'
 import type { BaseMessage } from '@langchain/core/messages'
-import { assertThreadId, invalidOptions, type Memory, type MessageItem } from '@strata-memory/core'
+import {
+  invalidOptions,
+  type Memory,
+  type MessageItem,
+  openAppThread,
+  toStoreThreadId,
+} from '@strata-memory/core'
 import { fromLangChainMessage } from '../messages/from-langchain'
 import { toLangChainMessage, toLangChainMessages } from '../messages/to-langchain'
 
@@ -59,7 +65,8 @@ export class StrataChatMessageHistory<L extends string = string> extends BaseLis
     if (typeof memory?.thread !== 'function') {
       invalidOptions('StrataChatMessageHistory needs { memory }: pass the memory from createMemory().')
     }
-    assertThreadId(threadId)
+    if (typeof threadId !== 'string' || threadId.length === 0)
+      invalidOptions('StrataChatMessageHistory: threadId must be a non-empty string.')
     if (read !== 'context' && read !== 'messages') {
       invalidOptions(
         `StrataChatMessageHistory: read must be 'context' or 'messages' (got ${JSON.stringify(read)}).`,
@@ -76,7 +83,7 @@ export class StrataChatMessageHistory<L extends string = string> extends BaseLis
   }
 
   async getMessages(): Promise<BaseMessage[]> {
-    const thread = await this.#memory.thread(this.#threadId)
+    const thread = await openAppThread(this.#memory, this.#threadId)
     if (this.#read === 'messages') {
       const items = (await thread.items()).filter((item) => item.type === 'message') as MessageItem[]
       return items.flatMap((item) =>
@@ -95,12 +102,12 @@ export class StrataChatMessageHistory<L extends string = string> extends BaseLis
   }
 
   override async addMessages(messages: BaseMessage[]): Promise<void> {
-    const thread = await this.#memory.thread(this.#threadId)
+    const thread = await openAppThread(this.#memory, this.#threadId)
     await thread.append(messages.map(fromLangChainMessage), { format: 'core' })
   }
 
   /** Deletes the thread (its log, archive and content). */
   override async clear(): Promise<void> {
-    await this.#memory.deleteThread(this.#threadId)
+    await this.#memory.deleteThread(await toStoreThreadId(this.#threadId))
   }
 }

@@ -1,7 +1,6 @@
 import { type AIMessage, type BaseMessage, SystemMessage } from '@langchain/core/messages'
 import { AsyncLocalStorageProviderSingleton } from '@langchain/core/singletons'
 import {
-  assertThreadId,
   type ContextMessage,
   type DivergenceHandling,
   type FollowHistoryOptions,
@@ -10,6 +9,7 @@ import {
   invalidOptions,
   type Memory,
   markRequestFailed,
+  openAppThread,
   type Thread,
 } from '@strata-memory/core'
 import { createMiddleware, MiddlewareError, ToolInvocationError, type WrapModelCallHook } from 'langchain'
@@ -27,7 +27,9 @@ export interface StrataMiddlewareOptions<L extends string = string> {
   /** The memory whose threads the model calls read and write. */
   memory: Memory<L>
   /**
-   * The thread of every call.
+   * The thread of every call: any non-empty string. An id of `A-Z a-z 0-9 _ . -` (up to 128, not
+   * starting with `.`) is the store's thread id as it is; any other (`user:42/chat:7`) is mapped onto
+   * one by core's `toStoreThreadId`, the app's id kept in the thread's state (see `openAppThread`).
    * @default LangGraph's `configurable.thread_id` (the id the app's checkpointer already uses)
    */
   threadId?: string
@@ -182,7 +184,8 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
   if (typeof memory?.thread !== 'function') {
     invalidOptions('strataMiddleware() needs { memory }: pass the memory from createMemory().')
   }
-  if (threadId !== undefined) assertThreadId(threadId)
+  if (threadId !== undefined && (typeof threadId !== 'string' || threadId.length === 0))
+    invalidOptions('strataMiddleware(): threadId must be a non-empty string.')
   if (!HISTORY_MODES.includes(history)) {
     invalidOptions(
       `strataMiddleware(): history must be 'auto', 'full' or 'new' (got ${JSON.stringify(history)}).`,
@@ -238,9 +241,10 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
       if (id === undefined) return undefined
       try {
         const request = requestOf()
-        await holds.begin(await memory.thread(id), request)
+        const thread = await openAppThread(memory, id)
+        await holds.begin(thread, request)
         const signal = (runtime as { signal?: AbortSignal }).signal
-        signal?.addEventListener('abort', () => void holds.end(id, request), { once: true })
+        signal?.addEventListener('abort', () => void holds.end(thread.id, request), { once: true })
       } catch (error) {
         throw MiddlewareError.wrap(error, 'StrataMemory')
       }
@@ -249,7 +253,7 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
 
     afterAgent: async (_state, runtime) => {
       const id = threadIdOf(runtime as RuntimeLike)
-      if (id !== undefined) await holds.end(id, requestOf())
+      if (id !== undefined) await holds.end((await openAppThread(memory, id)).id, requestOf())
       return undefined
     },
 
@@ -261,7 +265,7 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
           "No thread id for this model call: invoke the agent with { configurable: { thread_id: 'user-42.chat-7' } } (the id a checkpointer uses), or pass strataMiddleware({ memory, threadId }).",
         )
       }
-      const thread = await memory.thread(id)
+      const thread = await openAppThread(memory, id)
       const run = requestOf()
       await holds.enter(thread, run)
       try {
@@ -277,10 +281,12 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
 
     wrapToolCall: async (request, handler) => {
       const runtime = request.runtime as RuntimeLike | undefined
-      const id = threadIdOf(runtime)
-      if (id === undefined) return handler(request)
+      const appId = threadIdOf(runtime)
+      if (appId === undefined) return handler(request)
       const run = requestOf()
-      await holds.enter(await memory.thread(id), run)
+      const thread = await openAppThread(memory, appId)
+      const id = thread.id
+      await holds.enter(thread, run)
       try {
         return await withTransitions(memory, id, runtime?.writer, async () => handler(request))
       } catch (error) {
