@@ -18,7 +18,7 @@ afterAll(async () => {
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true })
 })
 
-describe('any LangGraph thread id', () => {
+describe('any LangGraph thread id', { timeout: 120_000 }, () => {
   it('each id is stored under its mapped id, listed and opened by the CLI under the app’s own id', async () => {
     expect(APP_IDS[4]!.length).toBeGreaterThan(300)
     const dir = await mkdtemp(join(tmpdir(), 'strata-lc-ids-'))

@@ -249,7 +249,9 @@ async function run(testCase: Case, order: 'alone' | 'before' | 'after') {
   return { dir, memory, threadId, probe, model, fallbackModel, state }
 }
 
-describe('strataMiddleware beside LangChain’s built-in middleware, six turns with tool calls', () => {
+describe('strataMiddleware beside LangChain’s built-in middleware, six turns with tool calls', {
+  timeout: 60_000,
+}, () => {
   for (const testCase of CASES) {
     for (const order of ['before', 'after'] as const) {
       it(`${testCase.name} ${order} Strata: verify is clean, each call stored once with its final arguments and its result, the model sent the thread's context`, async () => {

@@ -51,7 +51,9 @@ const callsIn = (items: readonly MessageItem[]) =>
 const resultsIn = (items: readonly MessageItem[]) =>
   items.flatMap((item) => item.content.filter((part): part is ToolResultPart => part.type === 'tool-result'))
 
-describe('humanInTheLoopMiddleware with strataMiddleware under its default options', () => {
+describe('humanInTheLoopMiddleware with strataMiddleware under its default options', {
+  timeout: 60_000,
+}, () => {
   const cases: { name: string; decision: Decision; args: object; result: RegExp; isError: boolean }[] = [
     {
       name: 'approve',
