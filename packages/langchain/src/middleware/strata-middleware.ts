@@ -1,4 +1,4 @@
-import { type AIMessage, type BaseMessage, SystemMessage } from '@langchain/core/messages'
+import { AIMessage, type BaseMessage, SystemMessage } from '@langchain/core/messages'
 import { AsyncLocalStorageProviderSingleton } from '@langchain/core/singletons'
 import {
   type ContextMessage,
@@ -13,7 +13,6 @@ import {
   type Thread,
 } from '@strata-memory/core'
 import { createMiddleware, MiddlewareError, ToolInvocationError, type WrapModelCallHook } from 'langchain'
-import { fromLangChainMessage } from '../messages/from-langchain'
 import { toLangChainMessages } from '../messages/to-langchain'
 import { langchainTracing } from '../tracing/langchain-tracing'
 import { type RoledMessage, splitRequestMessages, toCoreMessage } from './conversation'
@@ -147,13 +146,30 @@ function systemMessageWith(own: SystemMessage, thread: readonly ContextMessage[]
   )
 }
 
+/** What a model call's handler returns: the answer, a structured response with its messages, or a Command. */
+type ModelCallResult = AIMessage | { structuredResponse: unknown; messages: BaseMessage[] } | object
+
+/** The messages a model call's result adds to the state (none for a Command: the next call stores them). */
+function resultMessages(response: ModelCallResult): BaseMessage[] {
+  if (AIMessage.isInstance(response)) return [response]
+  const messages = (response as { messages?: unknown }).messages
+  if ('structuredResponse' in response && Array.isArray(messages)) return messages as BaseMessage[]
+  return []
+}
+
 /**
- * Stores the model's answer (tool calls included), then reports its `usage_metadata.input_tokens`:
- * the message first, so a budget compaction the usage asks for sees it.
+ * Stores the model's answer (tool calls included) — with a structured response (`responseFormat`),
+ * the answer and the messages the agent adds for it — then reports the answer's
+ * `usage_metadata.input_tokens`: the messages first, so a budget compaction the usage asks for sees
+ * them. An answer without `usage_metadata` reports nothing (absent is not zero).
  */
-async function recordResponse(thread: Thread, response: AIMessage) {
-  await thread.append(fromLangChainMessage(response), { format: 'core' })
-  const usage = response.usage_metadata
+async function recordResponse(thread: Thread, response: ModelCallResult) {
+  const messages = resultMessages(response)
+  if (messages.length === 0) return
+  const { conversation } = splitRequestMessages(messages)
+  await thread.append(conversation.map(toCoreMessage), { format: 'core' })
+  const answer = messages.find((message) => AIMessage.isInstance(message)) as AIMessage | undefined
+  const usage = answer?.usage_metadata
   const inputTokens = count(usage?.input_tokens)
   if (inputTokens === undefined) return
   const outputTokens = count(usage?.output_tokens)
