@@ -96,16 +96,21 @@ export type {
   UnsequencedItem,
 } from './items'
 export {
+  APP_THREAD_ID_STATE_KEY,
+  appThreadIdOf,
   assertSerializable,
   assertThreadId,
   fromModelMessage,
+  isHashedThreadId,
   isTypedToolOutput,
   isValidThreadId,
   jsonCopy,
+  MAPPED_THREAD_ID_PREFIX,
   MAX_JSON_DEPTH,
   MAX_JSON_SIZE,
   type MessageFormat,
   plainJson,
+  toStoreThreadId,
 } from './items'
 export { DEFAULT_LEVELS, type DefaultLevel, type LevelLadder } from './levels'
 export {
@@ -130,9 +135,11 @@ export {
   type MemoryOptions,
   markRequestFailed,
   type OpenScope,
+  openAppThread,
   type RequestFailure,
   type RewindOptions,
   type RewindResult,
+  readAppThreadId,
   type ScopeOutcome,
   Thread,
   type ThreadContext,

@@ -14,6 +14,7 @@ export {
   toLangChainMessage,
   toLangChainMessages,
 } from './messages/to-langchain'
+export { type DeleteAgentThreadOptions, deleteAgentThread } from './middleware/delete-agent-thread'
 export {
   type StrataHoldOptions,
   type StrataMiddlewareOptions,

@@ -27,6 +27,7 @@ describe('the public surface of @strata-memory/langchain', () => {
       'STRATA_RUN_TAG',
       'SUMMARIZER_TAGS',
       'StrataChatMessageHistory',
+      'deleteAgentThread',
       'fromLangChainMessage',
       'langchainSummarizer',
       'langchainTracing',
@@ -43,6 +44,7 @@ describe('the public surface of @strata-memory/langchain', () => {
   it('exports exactly these types', () => {
     expect(typeExports('./index.ts')).toEqual([
       'CoreMessage',
+      'DeleteAgentThreadOptions',
       'LangChainMessageMeta',
       'LangChainPartMeta',
       'LangchainSummarizerOptions',
@@ -85,7 +87,9 @@ describe('the public surface of @strata-memory/langchain', () => {
     )
     expect(readme).toContain('strataTools(memory, { threadId?, scopes? })')
     expect(readme).toContain('langchainSummarizer({ model, name?, structured?, timeoutMs?, maxFacts? })')
-    expect(readme).toContain('new StrataChatMessageHistory({ memory, threadId, read?, level?, system? })')
+    expect(readme).toContain(
+      'new StrataChatMessageHistory({ memory, threadId, read?, level?, system?, systemMessages? })',
+    )
     expect(readme).toContain('strataGraphStore(memory, { resourceOf? })')
     expect(readme).toContain('StrataError.isInstance(error.cause, ')
   })

@@ -8,6 +8,7 @@ import { statusCommand } from '../commands/status-command'
 import { tailCommand } from '../commands/tail-command'
 import { threadsCommand } from '../commands/threads-command'
 import { contextCommand, viewCommand } from '../commands/view-command'
+import { storeThreadIdOf } from '../store/open-store'
 import { verifyCommand } from '../verify/verify-command'
 import { CommandContext, type GlobalOptions } from './command-context'
 import { VERSION } from './version'
@@ -75,14 +76,14 @@ export function createProgram(result: { exitCode: number }): Command {
   program
     .command('status <thread>')
     .description('level, open scopes, items, tokens, summaries, facts, archive and the last compaction')
-    .action(run((context, threadId: string) => statusCommand(context, threadId)))
+    .action(run(async (context, threadId: string) => statusCommand(context, await storeThreadIdOf(threadId))))
   program
     .command('view <thread>')
     .description('the level view, coloured by level')
     .option('--level <level>', 'the level to view (default: the current one)')
     .action(
-      run((context, threadId: string, options: { level?: string }) =>
-        viewCommand(context, threadId, options),
+      run(async (context, threadId: string, options: { level?: string }) =>
+        viewCommand(context, await storeThreadIdOf(threadId), options),
       ),
     )
   program
@@ -90,8 +91,8 @@ export function createProgram(result: { exitCode: number }): Command {
     .description('exactly what the model would be sent, with its token count (read-only)')
     .option('--level <level>', 'preview another level (changes nothing)')
     .action(
-      run((context, threadId: string, options: { level?: string }) =>
-        contextCommand(context, threadId, options),
+      run(async (context, threadId: string, options: { level?: string }) =>
+        contextCommand(context, await storeThreadIdOf(threadId), options),
       ),
     )
   program
@@ -100,8 +101,8 @@ export function createProgram(result: { exitCode: number }): Command {
     .option('--force', 'compact even under the threshold')
     .option('--budget <tokens>', 'the input budget when the config sets no compaction policy (8000)')
     .action(
-      run((context, threadId: string, options: { force?: boolean; budget?: string }) =>
-        compactCommand(context, threadId, options),
+      run(async (context, threadId: string, options: { force?: boolean; budget?: string }) =>
+        compactCommand(context, await storeThreadIdOf(threadId), options),
       ),
     )
   program
@@ -112,8 +113,8 @@ export function createProgram(result: { exitCode: number }): Command {
     )
     .option('--archive', 'include the archived items (needed to import)')
     .action(
-      run((context, threadId: string, options: { format?: string; archive?: boolean }) =>
-        exportCommand(context, threadId, options),
+      run(async (context, threadId: string, options: { format?: string; archive?: boolean }) =>
+        exportCommand(context, await storeThreadIdOf(threadId), options),
       ),
     )
   program
@@ -121,7 +122,12 @@ export function createProgram(result: { exitCode: number }): Command {
     .description('write a JSONL export into a new thread')
     .option('--thread <id>', 'the thread to write (default: the exported one)')
     .action(
-      run((context, file: string, options: { thread?: string }) => importCommand(context, file, options)),
+      run(async (context, file: string, options: { thread?: string }) =>
+        importCommand(context, file, {
+          ...options,
+          ...(options.thread === undefined ? {} : { thread: await storeThreadIdOf(options.thread) }),
+        }),
+      ),
     )
   program
     .command('verify [thread]')
@@ -131,8 +137,8 @@ export function createProgram(result: { exitCode: number }): Command {
     .option('--all', 'every thread')
     .option('--repair', 'do the repairs the store itself makes (torn tail, interrupted archive)')
     .action(
-      run((context, threadId: string | undefined, options: { all?: boolean; repair?: boolean }) =>
-        verifyCommand(context, threadId, options),
+      run(async (context, threadId: string | undefined, options: { all?: boolean; repair?: boolean }) =>
+        verifyCommand(context, threadId === undefined ? undefined : await storeThreadIdOf(threadId), options),
       ),
     )
   program
@@ -141,8 +147,8 @@ export function createProgram(result: { exitCode: number }): Command {
     .option('--lines <n>', 'items to show first', '10')
     .option('--interval <ms>', 'how often to look', '500')
     .action(
-      run((context, threadId: string, options: { lines?: string; interval?: string }) =>
-        tailCommand(context, threadId, options),
+      run(async (context, threadId: string, options: { lines?: string; interval?: string }) =>
+        tailCommand(context, await storeThreadIdOf(threadId), options),
       ),
     )
   return program

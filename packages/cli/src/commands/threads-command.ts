@@ -1,9 +1,13 @@
+import { readAppThreadId } from '@strata-memory/core'
 import type { CommandContext } from '../cli/command-context'
 import { table } from '../output/table'
 
 /** One row of `strata threads`. */
 export interface ThreadRow {
+  /** The store's thread id. */
   threadId: string
+  /** The app's own thread id (LangGraph's `thread_id`), when it was mapped onto `threadId`; else `threadId`. */
+  appThreadId: string
   items: number
   active: number
   archived: number
@@ -27,6 +31,7 @@ export async function threadsCommand(context: CommandContext): Promise<number> {
       (await store.readArchive(threadId, { fromSeq: head.lastSeq }))[0]
     rows.push({
       threadId,
+      appThreadId: await readAppThreadId(store, threadId),
       items: head.activeCount + head.archivedCount,
       active: head.activeCount,
       archived: head.archivedCount,
@@ -41,7 +46,7 @@ export async function threadsCommand(context: CommandContext): Promise<number> {
       : table(
           ['thread', 'items', 'active', 'archived', 'tokens', 'last write'],
           rows.map((row) => [
-            row.threadId,
+            row.appThreadId,
             row.items,
             row.active,
             row.archived,

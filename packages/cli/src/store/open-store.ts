@@ -1,5 +1,12 @@
 import { existsSync, statSync } from 'node:fs'
-import { createMemory, isValidThreadId, type Memory, type StrataStore } from '@strata-memory/core'
+import {
+  createMemory,
+  isValidThreadId,
+  type Memory,
+  StrataError,
+  type StrataStore,
+  toStoreThreadId,
+} from '@strata-memory/core'
 import { fileStore } from '@strata-memory/store-file'
 import type { RedisClientType } from 'redis'
 import { CliError } from '../cli/cli-error'
@@ -101,6 +108,21 @@ export function checkThreadId(threadId: string): void {
     ? 'a thread id is a name, not a path'
     : 'use 1–128 characters of A–Z a–z 0–9 _ . -, not starting with a dot'
   throw new CliError(`Bad thread id '${threadId}': ${why}.`)
+}
+
+/**
+ * The store thread id of the id a user typed: the app's own id (`user:42/chat:7`, what LangGraph or
+ * Mastra was given) is mapped as the adapters map it (`toStoreThreadId`); a store id is itself.
+ */
+export async function storeThreadIdOf(threadId: string): Promise<string> {
+  try {
+    return await toStoreThreadId(threadId)
+  } catch (error) {
+    if (!StrataError.isInstance(error, 'STRATA_INVALID_THREAD_ID')) throw error
+    throw new CliError(
+      `Bad thread id '${threadId}': give a non-empty thread id (the app's own id, or the store's).`,
+    )
+  }
 }
 
 /** Fails with a one-line error when the thread has never been written. */

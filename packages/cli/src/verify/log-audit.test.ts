@@ -63,4 +63,17 @@ describe('LogAudit', () => {
       ['orphan-tool-result', 5],
     ])
   })
+
+  it('an archived call without a result (a rewind set it aside unanswered) is no problem; an active one is', () => {
+    const audit = new LogAudit('t')
+    const call = (id: string) => ({ type: 'tool-call', toolCallId: id, toolName: 'lookup', input: {} })
+    const result = (id: string) => ({ type: 'tool-result', toolCallId: id, toolName: 'lookup', output: 'ok' })
+    audit.add('active', 1, message('user', [{ type: 'text', text: 'look' }]), where)
+    audit.add('active', 3, message('assistant', [call('a')]), where)
+    audit.add('active', 4, message('tool', [result('a')]), where)
+    audit.add('active', 5, message('assistant', [call('x')]), where)
+    audit.add('active', 6, message('user', [{ type: 'text', text: 'and?' }]), where)
+    audit.add('archive', 2, message('assistant', [call('a'), call('b')]), where)
+    expect(audit.finish().map((problem) => [problem.kind, problem.seq])).toEqual([['orphan-tool-call', 5]])
+  })
 })

@@ -8,6 +8,7 @@ export type LogSource = 'active' | 'archive'
 interface ToolCallSeen {
   seq: number
   toolName: string
+  source: LogSource
 }
 
 const REPAIRS: Record<ProblemKind, string> = {
@@ -107,7 +108,9 @@ export class LogAudit {
     for (const part of item.content as Record<string, unknown>[]) {
       if (typeof part !== 'object' || part === null) continue
       if (part.type === 'tool-call' && typeof part.toolCallId === 'string') {
-        this.#calls.set(part.toolCallId, { seq, toolName: String(part.toolName) })
+        // An id in both (an edited call superseding the archived one) is the active log's call.
+        if (this.#calls.get(part.toolCallId)?.source !== 'active')
+          this.#calls.set(part.toolCallId, { seq, toolName: String(part.toolName), source })
       } else if (part.type === 'tool-result' && typeof part.toolCallId === 'string') {
         this.#results.set(part.toolCallId, seq)
       }
@@ -147,7 +150,10 @@ export class LogAudit {
       }
     }
     for (const [toolCallId, call] of this.#calls) {
-      if (this.#results.has(toolCallId) || call.seq >= this.#newestTurnSeq) continue
+      // An archived call without a result was archived unanswered: a rewind (a regenerated answer, a
+      // call a human edited or rejected) set it aside; compaction archives a call with its result.
+      if (this.#results.has(toolCallId) || call.seq >= this.#newestTurnSeq || call.source === 'archive')
+        continue
       this.report(
         'orphan-tool-call',
         `tool call ${toolCallId} (${call.toolName}) at seq ${call.seq} has no result.`,

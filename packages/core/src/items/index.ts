@@ -1,3 +1,10 @@
+export {
+  APP_THREAD_ID_STATE_KEY,
+  appThreadIdOf,
+  isHashedThreadId,
+  MAPPED_THREAD_ID_PREFIX,
+  toStoreThreadId,
+} from './app-thread-id'
 export type {
   FactItem,
   Item,

@@ -1,4 +1,5 @@
 export type { OpenScope } from '../thread/thread-log'
+export { openAppThread, readAppThreadId } from './app-thread'
 export { createMemory, DEFAULT_MODES, type Memory, type MemoryOptions } from './create-memory'
 export { type DivergenceHandling, type FollowHistoryOptions, followHistory } from './follow-history'
 export { failureCode, markRequestFailed } from './mark-request-failed'

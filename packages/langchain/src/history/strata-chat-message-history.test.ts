@@ -82,13 +82,38 @@ describe('StrataChatMessageHistory', () => {
     expect(await history.getMessages()).toEqual([])
   })
 
+  it('puts the system prompt and memory slots in one leading system message, or leaves them out', async () => {
+    const memory = createMemory()
+    const thread = await memory.thread('chat-slots')
+    await thread.append({ role: 'user', content: 'I am Ann.' })
+    await thread.append({ role: 'assistant', content: 'Hello Ann.' })
+    const merged = await new StrataChatMessageHistory({
+      memory,
+      threadId: 'chat-slots',
+      system: 'You are brief.',
+    }).getMessages()
+    const context = await thread.context({ system: 'You are brief.' })
+    const systemTexts = context.messages.filter((message) => message.role === 'system')
+    expect(systemTexts.length).toBeGreaterThan(0)
+    expect(merged.map((message) => message.type)).toEqual(['system', 'human', 'ai'])
+    expect(merged[0]!.text).toContain('You are brief.')
+    const omitted = await new StrataChatMessageHistory({
+      memory,
+      threadId: 'chat-slots',
+      system: 'You are brief.',
+      systemMessages: 'omit',
+    }).getMessages()
+    expect(omitted.map(brief)).toEqual(['human:I am Ann.', 'ai:Hello Ann.'])
+  })
+
   it('refuses malformed options with a StrataError', () => {
     const memory = createMemory()
     for (const options of [
       {},
-      { memory, threadId: 'a b' },
+      { memory, threadId: '' },
       { memory, threadId: 'x', read: 'all' },
       { memory, threadId: 'x', level: 'moon' },
+      { memory, threadId: 'x', systemMessages: 'first' },
     ]) {
       expect(() => new StrataChatMessageHistory(options as never)).toThrow(StrataError)
     }

@@ -1,6 +1,12 @@
 import { BaseListChatMessageHistory } from '@langchain/core/chat_history'
-import type { BaseMessage } from '@langchain/core/messages'
-import { assertThreadId, invalidOptions, type Memory, type MessageItem } from '@strata-memory/core'
+import { type BaseMessage, SystemMessage } from '@langchain/core/messages'
+import {
+  invalidOptions,
+  type Memory,
+  type MessageItem,
+  openAppThread,
+  toStoreThreadId,
+} from '@strata-memory/core'
 import { fromLangChainMessage } from '../messages/from-langchain'
 import { toLangChainMessage, toLangChainMessages } from '../messages/to-langchain'
 
@@ -28,6 +34,13 @@ export interface StrataChatMessageHistoryOptions<L extends string = string> {
    * @default none
    */
   system?: string
+  /**
+   * Where the context's system messages (the system prompt and the memory slots) go: `'merge'`, one
+   * `SystemMessage` first in the list (chat models such as Anthropic's take a system message only
+   * there); `'omit'`, left out, for a chain whose prompt has its own system message.
+   * @default 'merge'
+   */
+  systemMessages?: 'merge' | 'omit'
 }
 
 /**
@@ -46,6 +59,7 @@ export class StrataChatMessageHistory<L extends string = string> extends BaseLis
   readonly #read: 'context' | 'messages'
   readonly #level: L | undefined
   readonly #system: string | undefined
+  readonly #systemMessages: 'merge' | 'omit'
 
   constructor(options: StrataChatMessageHistoryOptions<L>) {
     super()
@@ -55,14 +69,21 @@ export class StrataChatMessageHistory<L extends string = string> extends BaseLis
       read = 'context',
       level,
       system,
+      systemMessages = 'merge',
     } = options ?? ({} as StrataChatMessageHistoryOptions<L>)
     if (typeof memory?.thread !== 'function') {
       invalidOptions('StrataChatMessageHistory needs { memory }: pass the memory from createMemory().')
     }
-    assertThreadId(threadId)
+    if (typeof threadId !== 'string' || threadId.length === 0)
+      invalidOptions('StrataChatMessageHistory: threadId must be a non-empty string.')
     if (read !== 'context' && read !== 'messages') {
       invalidOptions(
         `StrataChatMessageHistory: read must be 'context' or 'messages' (got ${JSON.stringify(read)}).`,
+      )
+    }
+    if (systemMessages !== 'merge' && systemMessages !== 'omit') {
+      invalidOptions(
+        `StrataChatMessageHistory: systemMessages must be 'merge' or 'omit' (got ${JSON.stringify(systemMessages)}).`,
       )
     }
     if (level !== undefined) memory.ladder.assert(level)
@@ -73,10 +94,11 @@ export class StrataChatMessageHistory<L extends string = string> extends BaseLis
     this.#read = read
     this.#level = level
     this.#system = system
+    this.#systemMessages = systemMessages
   }
 
   async getMessages(): Promise<BaseMessage[]> {
-    const thread = await this.#memory.thread(this.#threadId)
+    const thread = await openAppThread(this.#memory, this.#threadId)
     if (this.#read === 'messages') {
       const items = (await thread.items()).filter((item) => item.type === 'message') as MessageItem[]
       return items.flatMap((item) =>
@@ -87,7 +109,15 @@ export class StrataChatMessageHistory<L extends string = string> extends BaseLis
       ...(this.#level === undefined ? {} : { level: this.#level }),
       ...(this.#system === undefined ? {} : { system: this.#system }),
     })
-    return toLangChainMessages(context.messages, { level: context.stats.level })
+    const messages = toLangChainMessages(context.messages, { level: context.stats.level })
+    const system = messages.filter((message) => message.type === 'system')
+    const rest = messages.filter((message) => message.type !== 'system')
+    if (this.#systemMessages === 'omit' || system.length === 0) return rest
+    const merged = new SystemMessage({
+      content: system.map((message) => message.text).join('\n\n'),
+      additional_kwargs: { memory_level: context.stats.level, strata: { kind: 'memory' } },
+    })
+    return [merged, ...rest]
   }
 
   async addMessage(message: BaseMessage): Promise<void> {
@@ -95,12 +125,12 @@ export class StrataChatMessageHistory<L extends string = string> extends BaseLis
   }
 
   override async addMessages(messages: BaseMessage[]): Promise<void> {
-    const thread = await this.#memory.thread(this.#threadId)
+    const thread = await openAppThread(this.#memory, this.#threadId)
     await thread.append(messages.map(fromLangChainMessage), { format: 'core' })
   }
 
   /** Deletes the thread (its log, archive and content). */
   override async clear(): Promise<void> {
-    await this.#memory.deleteThread(this.#threadId)
+    await this.#memory.deleteThread(await toStoreThreadId(this.#threadId))
   }
 }

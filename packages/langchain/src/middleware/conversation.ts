@@ -14,11 +14,31 @@ export interface RoledMessage {
 
 const ROLES = { human: 'user', ai: 'assistant', system: 'system', tool: 'tool' } as const
 
-/** The request's system messages (sent as they are, never stored) and its conversation, roled. */
+/**
+ * Whether another middleware rewrote the message in the graph's state or the request: the summary
+ * `summarizationMiddleware` puts in place of the messages it summarized (`lc_source: 'summarization'`),
+ * a tool result or call `contextEditingMiddleware` cleared (`response_metadata.context_editing`).
+ */
+export function isRewritten(message: BaseMessage): boolean {
+  if ((message.additional_kwargs as { lc_source?: unknown } | undefined)?.lc_source === 'summarization')
+    return true
+  const editing = (message.response_metadata as { context_editing?: Record<string, unknown> } | undefined)
+    ?.context_editing
+  return editing !== undefined && (editing.cleared === true || Array.isArray(editing.cleared_tool_inputs))
+}
+
+/**
+ * The request's system messages (sent as they are, never stored) and its conversation, roled. A
+ * conversation another middleware rewrote outside this one (see {@link isRewritten}) is followed from
+ * after its last rewritten message: the messages before it are the thread's, rewritten (`rewritten`
+ * is then true), and only the kept tail and what is new are compared with the thread.
+ */
 export function splitRequestMessages(messages: readonly BaseMessage[]) {
   const system: BaseMessage[] = []
   const conversation: RoledMessage[] = []
-  for (const message of messages) {
+  const lastRewritten = messages.findLastIndex(isRewritten)
+  for (const [index, message] of messages.entries()) {
+    if (index <= lastRewritten && messageType(message) !== 'system') continue
     const role = ROLES[messageType(message)]
     if (role === 'system') {
       system.push(message)
@@ -28,7 +48,7 @@ export function splitRequestMessages(messages: readonly BaseMessage[]) {
     if (role === 'tool' && last?.role === 'tool') last.messages.push(message)
     else conversation.push({ role, messages: [message] })
   }
-  return { system, conversation }
+  return { system, conversation, rewritten: lastRewritten >= 0 }
 }
 
 /** Maps a roled message for `followHistory`: a run of tool messages becomes one tool message. */

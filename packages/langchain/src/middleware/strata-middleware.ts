@@ -1,7 +1,6 @@
-import { type AIMessage, type BaseMessage, SystemMessage } from '@langchain/core/messages'
+import { AIMessage, type BaseMessage, SystemMessage } from '@langchain/core/messages'
 import { AsyncLocalStorageProviderSingleton } from '@langchain/core/singletons'
 import {
-  assertThreadId,
   type ContextMessage,
   type DivergenceHandling,
   type FollowHistoryOptions,
@@ -10,13 +9,14 @@ import {
   invalidOptions,
   type Memory,
   markRequestFailed,
+  openAppThread,
   type Thread,
 } from '@strata-memory/core'
 import { createMiddleware, MiddlewareError, ToolInvocationError, type WrapModelCallHook } from 'langchain'
-import { fromLangChainMessage } from '../messages/from-langchain'
 import { toLangChainMessages } from '../messages/to-langchain'
 import { langchainTracing } from '../tracing/langchain-tracing'
 import { type RoledMessage, splitRequestMessages, toCoreMessage } from './conversation'
+import { supersedeEditedCalls } from './edited-calls'
 import { RequestHolds } from './request-holds'
 import { toolDefinitionsText } from './tool-definitions'
 import { withTransitions } from './transitions'
@@ -26,7 +26,9 @@ export interface StrataMiddlewareOptions<L extends string = string> {
   /** The memory whose threads the model calls read and write. */
   memory: Memory<L>
   /**
-   * The thread of every call.
+   * The thread of every call: any non-empty string. An id of `A-Z a-z 0-9 _ . -` (up to 128, not
+   * starting with `.`) is the store's thread id as it is; any other (`user:42/chat:7`) is mapped onto
+   * one by core's `toStoreThreadId`, the app's id kept in the thread's state (see `openAppThread`).
    * @default LangGraph's `configurable.thread_id` (the id the app's checkpointer already uses)
    */
   threadId?: string
@@ -44,6 +46,10 @@ export interface StrataMiddlewareOptions<L extends string = string> {
    * What the requests' messages hold: `'full'` when the agent re-sends the whole history (a
    * checkpointer), `'new'` when each invoke sends only new messages and nothing keeps state, `'auto'`
    * to tell from the stored tail (both work). See `unseenMessages` in core.
+   * `'auto'` is right for an agent with a checkpointer and for one without: it also follows a thread
+   * whose checkpoint is gone (an in-memory saver after a restart), which `'full'` refuses. Tool calls
+   * a human edited or dropped after the model call (`humanInTheLoopMiddleware`) are followed in every
+   * mode but `'new'`.
    * @default 'auto'
    */
   history?: HistoryMode
@@ -140,13 +146,30 @@ function systemMessageWith(own: SystemMessage, thread: readonly ContextMessage[]
   )
 }
 
+/** What a model call's handler returns: the answer, a structured response with its messages, or a Command. */
+type ModelCallResult = AIMessage | { structuredResponse: unknown; messages: BaseMessage[] } | object
+
+/** The messages a model call's result adds to the state (none for a Command: the next call stores them). */
+function resultMessages(response: ModelCallResult): BaseMessage[] {
+  if (AIMessage.isInstance(response)) return [response]
+  const messages = (response as { messages?: unknown }).messages
+  if ('structuredResponse' in response && Array.isArray(messages)) return messages as BaseMessage[]
+  return []
+}
+
 /**
- * Stores the model's answer (tool calls included), then reports its `usage_metadata.input_tokens`:
- * the message first, so a budget compaction the usage asks for sees it.
+ * Stores the model's answer (tool calls included) — with a structured response (`responseFormat`),
+ * the answer and the messages the agent adds for it — then reports the answer's
+ * `usage_metadata.input_tokens`: the messages first, so a budget compaction the usage asks for sees
+ * them. An answer without `usage_metadata` reports nothing (absent is not zero).
  */
-async function recordResponse(thread: Thread, response: AIMessage) {
-  await thread.append(fromLangChainMessage(response), { format: 'core' })
-  const usage = response.usage_metadata
+async function recordResponse(thread: Thread, response: ModelCallResult) {
+  const messages = resultMessages(response)
+  if (messages.length === 0) return
+  const { conversation } = splitRequestMessages(messages)
+  await thread.append(conversation.map(toCoreMessage), { format: 'core' })
+  const answer = messages.find((message) => AIMessage.isInstance(message)) as AIMessage | undefined
+  const usage = answer?.usage_metadata
   const inputTokens = count(usage?.input_tokens)
   if (inputTokens === undefined) return
   const outputTokens = count(usage?.output_tokens)
@@ -177,7 +200,8 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
   if (typeof memory?.thread !== 'function') {
     invalidOptions('strataMiddleware() needs { memory }: pass the memory from createMemory().')
   }
-  if (threadId !== undefined) assertThreadId(threadId)
+  if (threadId !== undefined && (typeof threadId !== 'string' || threadId.length === 0))
+    invalidOptions('strataMiddleware(): threadId must be a non-empty string.')
   if (!HISTORY_MODES.includes(history)) {
     invalidOptions(
       `strataMiddleware(): history must be 'auto', 'full' or 'new' (got ${JSON.stringify(history)}).`,
@@ -233,9 +257,10 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
       if (id === undefined) return undefined
       try {
         const request = requestOf()
-        await holds.begin(await memory.thread(id), request)
+        const thread = await openAppThread(memory, id)
+        await holds.begin(thread, request)
         const signal = (runtime as { signal?: AbortSignal }).signal
-        signal?.addEventListener('abort', () => void holds.end(id, request), { once: true })
+        signal?.addEventListener('abort', () => void holds.end(thread.id, request), { once: true })
       } catch (error) {
         throw MiddlewareError.wrap(error, 'StrataMemory')
       }
@@ -244,7 +269,7 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
 
     afterAgent: async (_state, runtime) => {
       const id = threadIdOf(runtime as RuntimeLike)
-      if (id !== undefined) await holds.end(id, requestOf())
+      if (id !== undefined) await holds.end((await openAppThread(memory, id)).id, requestOf())
       return undefined
     },
 
@@ -256,7 +281,7 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
           "No thread id for this model call: invoke the agent with { configurable: { thread_id: 'user-42.chat-7' } } (the id a checkpointer uses), or pass strataMiddleware({ memory, threadId }).",
         )
       }
-      const thread = await memory.thread(id)
+      const thread = await openAppThread(memory, id)
       const run = requestOf()
       await holds.enter(thread, run)
       try {
@@ -272,10 +297,12 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
 
     wrapToolCall: async (request, handler) => {
       const runtime = request.runtime as RuntimeLike | undefined
-      const id = threadIdOf(runtime)
-      if (id === undefined) return handler(request)
+      const appId = threadIdOf(runtime)
+      if (appId === undefined) return handler(request)
       const run = requestOf()
-      await holds.enter(await memory.thread(id), run)
+      const thread = await openAppThread(memory, appId)
+      const id = thread.id
+      await holds.enter(thread, run)
       try {
         return await withTransitions(memory, id, runtime?.writer, async () => handler(request))
       } catch (error) {
@@ -296,14 +323,17 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
   ): Promise<AIMessage> {
     const runtime = request.runtime as RuntimeLike
     return withTransitions(memory, thread.id, runtime.writer, async () => {
-      const { system: requestSystem, conversation } = splitRequestMessages(request.messages)
+      const { system: requestSystem, conversation, rewritten } = splitRequestMessages(request.messages)
+      // An answer whose tool calls a human edited (or dropped) after it was stored is superseded first.
+      if (history !== 'new') await supersedeEditedCalls(memory.store, thread, conversation)
       // The failure may have been another process's: its mark is in the thread's state, read only
       // when the call sends a user message last (a retry can be one; a tool loop's step is not).
       const retry =
         history === 'new' &&
         (failedThreads.has(thread.id) ||
           (conversation.at(-1)?.role === 'user' && (await thread.failures()).length > 0))
-      const mode = retry ? 'auto' : history
+      // A rewritten history holds only the thread's kept tail: 'full' would take it for another one.
+      const mode = retry || (rewritten && history === 'full') ? 'auto' : history
       // What the provider receives besides the context: the agent's system prompt, the request's
       // system messages, the tool definitions and the structured-output format. Under a budget they
       // take their share.

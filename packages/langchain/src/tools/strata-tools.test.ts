@@ -106,7 +106,7 @@ describe('strataTools', () => {
     expect(StrataError.isInstance(error, 'STRATA_INVALID_OPTIONS')).toBe(true)
     for (const attempt of [
       () => strataTools({} as never),
-      () => strataTools(memory, { threadId: '../x' }),
+      () => strataTools(memory, { threadId: '' }),
       () => strataTools(memory, { scopes: 'yes' as never }),
     ]) {
       let caught: unknown

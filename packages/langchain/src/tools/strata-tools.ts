@@ -1,12 +1,12 @@
 import type { StructuredToolInterface } from '@langchain/core/tools'
 import { tool } from '@langchain/core/tools'
 import {
-  assertThreadId,
   type EnterScopeInput,
   type ExitScopeInput,
   invalidOptions,
   type Memory,
   memoryTools,
+  openAppThread,
   scopeTools,
 } from '@strata-memory/core'
 import { definitions, memoryToolSchemas } from './memory-tool-schemas'
@@ -46,7 +46,8 @@ export function strataTools(memory: Memory, options: StrataToolsOptions = {}): S
     invalidOptions('strataTools(memory) needs the memory from createMemory() first.')
   }
   const { threadId, scopes = false } = options ?? {}
-  if (threadId !== undefined) assertThreadId(threadId)
+  if (threadId !== undefined && (typeof threadId !== 'string' || threadId.length === 0))
+    invalidOptions('strataTools(): threadId must be a non-empty string.')
   if (typeof scopes !== 'boolean') {
     invalidOptions(`strataTools(): scopes must be true or false (got ${JSON.stringify(scopes)}).`)
   }
@@ -57,7 +58,7 @@ export function strataTools(memory: Memory, options: StrataToolsOptions = {}): S
         "The memory tools ran without a thread id: invoke the agent with { configurable: { thread_id: 'user-42.chat-7' } }, or pass strataTools(memory, { threadId }).",
       )
     }
-    return memory.thread(id)
+    return openAppThread(memory, id)
   }
   const run =
     <I>(execute: (thread: Awaited<ReturnType<typeof threadOf>>, input: I) => Promise<unknown>) =>

@@ -1,0 +1,74 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { openAppThread, readAppThreadId } from '../memory/app-thread'
+import { createMemory } from '../memory/create-memory'
+import { inMemoryStore } from '../stores'
+import { appThreadIdOf, isHashedThreadId, MAPPED_THREAD_ID_PREFIX, toStoreThreadId } from './app-thread-id'
+import { isValidThreadId } from './thread-id'
+
+const APP_IDS = ['user:42', 'user:42/chat:7', 'a b', 'Ünïcode/名前', 'x'.repeat(299) + '/']
+
+describe('the app thread id mapping', () => {
+  it('an id valid today maps to itself, so no existing thread moves', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.stringMatching(/^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/), async (id) => {
+        fc.pre(!id.startsWith(MAPPED_THREAD_ID_PREFIX))
+        expect(await toStoreThreadId(id)).toBe(id)
+        expect(appThreadIdOf(id)).toBe(id)
+      }),
+    )
+  })
+
+  it('any other id maps to a valid id that reads back exactly, at any length', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 400 }), async (id) => {
+        fc.pre(!isValidThreadId(id))
+        const mapped = await toStoreThreadId(id)
+        expect(isValidThreadId(mapped)).toBe(true)
+        expect(mapped.startsWith(MAPPED_THREAD_ID_PREFIX)).toBe(true)
+        if (isHashedThreadId(mapped)) expect(appThreadIdOf(mapped)).toBeUndefined()
+        else expect(appThreadIdOf(mapped)).toBe(id)
+      }),
+    )
+  })
+
+  it('two different ids never map to the same one', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.string({ minLength: 1, maxLength: 300 }),
+        fc.string({ minLength: 1, maxLength: 300 }),
+        async (a, b) => {
+          fc.pre(a !== b && !a.startsWith(MAPPED_THREAD_ID_PREFIX) && !b.startsWith(MAPPED_THREAD_ID_PREFIX))
+          fc.pre(!/[\uD800-\uDFFF]/.test(a + b))
+          expect(await toStoreThreadId(a)).not.toBe(await toStoreThreadId(b))
+        },
+      ),
+    )
+  })
+
+  it('the ids apps use: readable when short, hashed when long, each opened and read back through the store', async () => {
+    expect(await toStoreThreadId('user:42')).toBe('_.user_3A42')
+    expect(await toStoreThreadId('user:42/chat:7')).toBe('_.user_3A42_2Fchat_3A7')
+    expect(await toStoreThreadId('a b')).toBe('_.a_20b')
+    const store = inMemoryStore()
+    const memory = createMemory({ store })
+    for (const id of APP_IDS) {
+      const thread = await openAppThread(memory, id)
+      await thread.append({ role: 'user', content: `Hello from ${id}` })
+      expect(await readAppThreadId(store, thread.id)).toBe(id)
+      expect((await store.getState(thread.id))?.appThreadId).toBe(id)
+    }
+    const long = await toStoreThreadId(APP_IDS[4]!)
+    expect(isHashedThreadId(long)).toBe(true)
+    expect(long.length).toBeLessThanOrEqual(128)
+  })
+
+  it('an id that cannot be mapped is refused with STRATA_INVALID_THREAD_ID, nothing stored', async () => {
+    for (const bad of ['', '\uD800', 42 as unknown as string]) {
+      await expect(toStoreThreadId(bad)).rejects.toMatchObject({
+        code: 'STRATA_INVALID_THREAD_ID',
+        details: { reason: 'unmappable' },
+      })
+    }
+  })
+})
