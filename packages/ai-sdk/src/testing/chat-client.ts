@@ -3,9 +3,11 @@ import {
   type ChatInit,
   type ChatState,
   convertToModelMessages,
+  createUIMessageStreamResponse,
   DefaultChatTransport,
   type LanguageModel,
   streamText,
+  toUIMessageStream,
   type UIMessage,
 } from 'ai'
 
@@ -42,14 +44,25 @@ class PlainChatState<M extends UIMessage> implements ChatState<M> {
 export class TestChat<M extends UIMessage = UIMessage> extends AbstractChat<M> {
   constructor(
     route: (request: Request) => Promise<Response>,
-    init: Omit<ChatInit<M>, 'transport' | 'messages'> = {},
+    init: Omit<ChatInit<M>, 'transport' | 'messages'> & {
+      /** The messages the page starts with (`useChat({ messages })`). */
+      messages?: M[]
+      /** The transport's `prepareSendMessagesRequest` (`sendLastMessage`). */
+      prepareSendMessagesRequest?: ConstructorParameters<typeof DefaultChatTransport<M>>[0] extends infer O
+        ? O extends { prepareSendMessagesRequest?: infer P }
+          ? P
+          : never
+        : never
+    } = {},
   ) {
+    const { messages, prepareSendMessagesRequest, ...rest } = init
     super({
-      ...init,
-      state: new PlainChatState<M>(),
+      ...rest,
+      state: new PlainChatState<M>(messages),
       transport: new DefaultChatTransport<M>({
         api: 'http://localhost/api/chat',
         fetch: async (input, requestInit) => route(new Request(input as string, requestInit)),
+        ...(prepareSendMessagesRequest === undefined ? {} : { prepareSendMessagesRequest }),
       }),
     })
   }
@@ -62,13 +75,14 @@ export class TestChat<M extends UIMessage = UIMessage> extends AbstractChat<M> {
 export function plainChatRoute(model: LanguageModel, errors: unknown[]) {
   return async (request: Request) => {
     const { id, messages } = (await request.json()) as { id: string; messages: UIMessage[] }
-    return streamText({
+    const result = streamText({
       model,
       messages: await convertToModelMessages(messages),
       providerOptions: { strata: { threadId: id } },
       onError: ({ error }) => {
         errors.push(error)
       },
-    }).toUIMessageStreamResponse()
+    })
+    return createUIMessageStreamResponse({ stream: toUIMessageStream({ stream: result.stream }) })
   }
 }

@@ -23,5 +23,7 @@ export {
   type ThreadContext,
   type ThreadHold,
   type ThreadStatus,
+  type Transcript,
+  type TranscriptOptions,
   type UsageReport,
 } from './thread'

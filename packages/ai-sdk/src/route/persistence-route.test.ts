@@ -1,0 +1,356 @@
+import type { LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider'
+import { createMemory, type Memory } from '@strata-memory/core'
+import {
+  convertToModelMessages,
+  createUIMessageStream,
+  createUIMessageStreamResponse,
+  isStepCount,
+  ToolLoopAgent,
+  tool,
+  toUIMessageStream,
+  type UIMessage,
+  wrapLanguageModel,
+} from 'ai'
+import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test'
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { sendLastMessage } from '../client/send-last-message'
+import { strataErrorFromResponse } from '../client/strata-error-from-response'
+import { strataMiddleware } from '../middleware/strata-middleware'
+import { TestChat } from '../testing/chat-client'
+import { streamParts, toolCall } from '../testing/model-results'
+import { strataChatRoute } from '../testing/strata-chat-route'
+import { loadUIMessages } from '../ui/load-ui-messages'
+import type { StrataUIMessage } from '../ui/memory-ui-parts'
+import { openChatRequest } from './chat-request'
+import { strataErrorResponse, strataOnError } from './route-errors'
+
+const tools = {
+  lookup: tool({
+    description: 'Looks a topic up',
+    inputSchema: z.object({ topic: z.string() }),
+    // Large: stored once in the content channel, cited in later contexts.
+    execute: async ({ topic }) => ({
+      topic,
+      rows: Array.from({ length: 40 }, (_, index) => `${topic} fact ${index}`),
+    }),
+  }),
+}
+
+/** The text of a prompt message, for scripting answers. */
+const textOf = (message: LanguageModelV4Prompt[number] | undefined) =>
+  message === undefined || typeof message.content === 'string'
+    ? String(message?.content ?? '')
+    : message.content.map((part) => (part.type === 'text' ? part.text : '')).join('')
+
+/**
+ * A model that answers every user message: a message asking to "look up X" gets a tool call first,
+ * then an answer after its result; any other message gets an answer naming the question.
+ */
+function scriptedModel(options: { gate?: () => Promise<void> } = {}) {
+  let calls = 0
+  return new MockLanguageModelV4({
+    doStream: async ({ prompt }) => {
+      calls++
+      const last = prompt.at(-1)
+      let parts: LanguageModelV4StreamPart[]
+      if (last?.role === 'user' && /look up (\w+)/.test(textOf(last))) {
+        const topic = /look up (\w+)/.exec(textOf(last))![1]!
+        parts = streamParts([toolCall(`call-${calls}`, 'lookup', { topic })])
+      } else if (last?.role === 'tool') {
+        parts = streamParts('Here is what I found.')
+      } else {
+        parts = streamParts(`Answer to: ${textOf(last)}`)
+      }
+      const gate = options.gate
+      if (gate === undefined) return { stream: convertArrayToReadableStream(parts) }
+      // A slow provider: the first half, then the rest once the gate opens.
+      const half = Math.ceil(parts.length / 2)
+      return {
+        stream: new ReadableStream<LanguageModelV4StreamPart>({
+          async start(controller) {
+            for (const part of parts.slice(0, half)) controller.enqueue(part)
+            await gate()
+            for (const part of parts.slice(half)) controller.enqueue(part)
+            controller.close()
+          },
+        }),
+      }
+    },
+  })
+}
+
+/** A page of the chat app: `useChat` with `sendLastMessage`, starting from the given messages. */
+function page(route: (request: Request) => Promise<Response>, id: string, messages: StrataUIMessage[] = []) {
+  return new TestChat<StrataUIMessage>(route, {
+    id,
+    messages: structuredClone(messages),
+    prepareSendMessagesRequest: sendLastMessage,
+  })
+}
+
+/** What a person sees of a message: ids and parts, without the provider's bookkeeping. */
+const seen = (messages: readonly UIMessage[]) =>
+  messages.map((message) => ({
+    id: message.id,
+    role: message.role,
+    parts: message.parts.map((part) => {
+      const {
+        providerMetadata: _p,
+        callProviderMetadata: _c,
+        resultProviderMetadata: _r,
+        ...rest
+      } = part as Record<string, unknown>
+      return Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined))
+    }),
+  }))
+
+function setup() {
+  const memory = createMemory({ content: { offloadAboveBytes: 300 } })
+  const model = scriptedModel()
+  const errors: unknown[] = []
+  const route = strataChatRoute({ memory, model, tools, errors })
+  return { memory, model, errors, route }
+}
+
+const archivedCount = async (memory: Memory, id: string) =>
+  (await (await memory.thread(id)).status()).items.archived
+
+describe('the persistence route: the thread is the chat', () => {
+  it('sends only the last message for 10 turns with tool calls; loading gives the messages the stream gave', async () => {
+    const { memory, model, errors, route } = setup()
+    const chat = page(route, 'ten-turns')
+    const longQuestion = `Please keep this in mind: ${'a long note about the garden. '.repeat(30)}`
+    for (let turn = 1; turn <= 10; turn++) {
+      const text = turn === 3 ? longQuestion : turn % 2 === 0 ? `look up topic${turn}` : `question ${turn}`
+      await chat.sendMessage({ text })
+      expect(chat.error).toBeUndefined()
+      // Each request carried one message: the page's newest.
+      const sent = model.doStreamCalls.at(-1)!.prompt
+      expect(sent.filter((message) => message.role === 'user').length).toBe(turn)
+      const loaded = await loadUIMessages(memory, 'ten-turns')
+      expect(seen(loaded)).toEqual(seen(chat.messages))
+    }
+    expect(errors).toEqual([])
+    const loaded = await loadUIMessages(memory, 'ten-turns')
+    expect(loaded).toHaveLength(20)
+    // The long message and the tool outputs read back whole, not as the citations the model sees.
+    expect(loaded[4]!.parts).toEqual([{ type: 'text', text: longQuestion }])
+    const lookup = loaded[3]!.parts.find((part) => part.type === 'tool-lookup')
+    expect(lookup).toMatchObject({ state: 'output-available', output: { topic: 'topic2' } })
+    expect((lookup as { output: { rows: string[] } }).output.rows).toHaveLength(40)
+    const stored = JSON.stringify(await (await memory.thread('ten-turns')).items())
+    expect(stored).not.toContain('topic2 fact 39')
+    // Ids are stable across loads.
+    expect((await loadUIMessages(memory, 'ten-turns')).map((message) => message.id)).toEqual(
+      loaded.map((message) => message.id),
+    )
+    // Paging: the last two turns, then the two before them.
+    const last = await loadUIMessages(memory, 'ten-turns', { limit: 2 })
+    expect(last.map((message) => message.id)).toEqual(loaded.slice(16).map((message) => message.id))
+    const before = await loadUIMessages(memory, 'ten-turns', { limit: 2, before: last[0]!.id })
+    expect(before.map((message) => message.id)).toEqual(loaded.slice(12, 16).map((message) => message.id))
+  })
+
+  it('a second device with an empty chat continues the thread', async () => {
+    const { memory, model, route } = setup()
+    const first = page(route, 'devices')
+    await first.sendMessage({ text: 'My name is Ana' })
+    await first.sendMessage({ text: 'look up roses' })
+    const second = page(route, 'devices')
+    await second.sendMessage({ text: 'What is my name?' })
+    expect(second.error).toBeUndefined()
+    // The model saw the whole thread, not only what the second device holds.
+    expect(JSON.stringify(model.doStreamCalls.at(-1)!.prompt)).toContain('My name is Ana')
+    expect(await archivedCount(memory, 'devices')).toBe(0)
+    const loaded = await loadUIMessages(memory, 'devices')
+    expect(loaded.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ])
+    expect(seen(loaded.slice(4))).toEqual(seen(second.messages))
+  })
+
+  it('a page two turns behind continues the thread, and its regenerate is a readable 409 that rewinds nothing', async () => {
+    const { memory, route } = setup()
+    const current = page(route, 'stale')
+    await current.sendMessage({ text: 'one' })
+    const snapshot = await loadUIMessages(memory, 'stale')
+    await current.sendMessage({ text: 'two' })
+    await current.sendMessage({ text: 'three' })
+    const stale = page(route, 'stale', snapshot)
+    const before = await (await memory.thread('stale')).items()
+
+    await stale.regenerate()
+    expect(stale.error).toBeDefined()
+    const shown = strataErrorFromResponse(stale.error)
+    expect(shown.code).toBe('STRATA_SEQ_CONFLICT')
+    expect(shown.message).toMatch(/changed in another tab or window\. Reload it/)
+    expect(shown.message).not.toMatch(/rewind|history|seq/i)
+    expect(await (await memory.thread('stale')).items()).toEqual(before)
+
+    const fresh = page(route, 'stale', snapshot)
+    await fresh.sendMessage({ text: 'four' })
+    expect(fresh.error).toBeUndefined()
+    expect(await archivedCount(memory, 'stale')).toBe(0)
+    const texts = (await loadUIMessages(memory, 'stale'))
+      .filter((message) => message.role === 'user')
+      .map((message) => (message.parts[0] as { text: string }).text)
+    expect(texts).toEqual(['one', 'two', 'three', 'four'])
+  })
+
+  it('regenerate replaces the last answer by its id; the reloaded chat never shows the replaced one', async () => {
+    const { memory, route } = setup()
+    const chat = page(route, 'regen')
+    await chat.sendMessage({ text: 'first' })
+    await chat.sendMessage({ text: 'look up tulips' })
+    const replaced = chat.messages.at(-1)!.id
+    await chat.regenerate({ messageId: replaced })
+    expect(chat.error).toBeUndefined()
+    expect(chat.messages.at(-1)!.id).not.toBe(replaced)
+    const loaded = await loadUIMessages(memory, 'regen')
+    expect(seen(loaded)).toEqual(seen(chat.messages))
+    expect(loaded.map((message) => message.id)).not.toContain(replaced)
+    expect(await archivedCount(memory, 'regen')).toBeGreaterThan(0)
+  })
+
+  it('a retry of a message whose answer never came stores it once', async () => {
+    const { memory, route } = setup()
+    const chat = page(route, 'retry')
+    await chat.sendMessage({ text: 'hello' })
+    const thread = await memory.thread('retry')
+    // A request that stored the question and died before the answer (a crashed server).
+    const [question] = await thread.append({
+      role: 'user',
+      content: 'are you there?',
+      meta: { uiMessageId: 'q-2' },
+    })
+    const loaded = await loadUIMessages(memory, 'retry')
+    const again = page(route, 'retry', loaded)
+    await again.regenerate()
+    expect(again.error).toBeUndefined()
+    const users = (await thread.items()).filter((item) => item.type === 'message' && item.role === 'user')
+    expect(users.map((item) => item.id)).toEqual([users[0]!.id, question!.id])
+    expect(seen(await loadUIMessages(memory, 'retry'))).toEqual(seen(again.messages))
+  })
+
+  it('a budget compaction reaches the page as a data-memory-compaction part; reloads still show the compacted turns', async () => {
+    const memory = createMemory({
+      compaction: { budget: { inputTokens: 110, rawTailTurns: 1 } },
+    })
+    const route = strataChatRoute({ memory, model: scriptedModel(), tools })
+    const chat = page(route, 'compacted')
+    for (let turn = 1; turn <= 5; turn++) await chat.sendMessage({ text: `question ${turn}` })
+    expect(chat.error).toBeUndefined()
+    const compactions = chat.messages.flatMap((message) =>
+      message.parts.filter((part) => part.type === 'data-memory-compaction'),
+    )
+    expect(compactions.length).toBeGreaterThan(0)
+    expect(compactions[0]).toMatchObject({ data: { threadId: 'compacted', trigger: 'budget' } })
+    expect((compactions[0] as { data: { itemsArchived: number } }).data.itemsArchived).toBeGreaterThan(0)
+    // Compaction parts are news of the moment, not stored: the rest is what the stream gave.
+    const withoutCompactions = chat.messages.map((message) => ({
+      ...message,
+      parts: message.parts.filter((part) => part.type !== 'data-memory-compaction'),
+    }))
+    const loaded = await loadUIMessages(memory, 'compacted')
+    expect(seen(loaded)).toEqual(seen(withoutCompactions))
+    const visible = await loadUIMessages(memory, 'compacted', { visibleOnly: true })
+    expect(visible.length).toBeLessThan(loaded.length)
+    expect(visible.map((message) => message.id)).toEqual(
+      loaded.slice(-visible.length).map((message) => message.id),
+    )
+  })
+
+  it('a scope closed between responses reaches the next answer, and reloads show it in the same place', async () => {
+    const { memory, route } = setup()
+    const chat = page(route, 'between')
+    await chat.sendMessage({ text: 'first' })
+    const thread = await memory.thread('between')
+    // A control on the page runs a task of the app's own between two responses.
+    await thread.enter('task', { title: 'Tidy the notes' })
+    await thread.exit({ summary: 'Tidied.' })
+    await chat.sendMessage({ text: 'second' })
+    const answer = chat.messages.at(-1)!
+    expect(answer.parts.map((part) => part.type)).toEqual(['data-memory-transition', 'step-start', 'text'])
+    expect(answer.parts[0]).toMatchObject({ data: { title: 'Tidy the notes', level: 'global' } })
+    // A third response does not show it again: the page's last seq is past it.
+    await chat.sendMessage({ text: 'third' })
+    expect(chat.messages.at(-1)!.parts.map((part) => part.type)).toEqual(['step-start', 'text'])
+    expect(seen(await loadUIMessages(memory, 'between'))).toEqual(seen(chat.messages))
+  })
+
+  it('the same recipe with a ToolLoopAgent in place of streamText', async () => {
+    const memory = createMemory()
+    const model = scriptedModel()
+    const route = async (request: Request) => {
+      let chat: Awaited<ReturnType<typeof openChatRequest<StrataUIMessage>>>
+      try {
+        chat = await openChatRequest<StrataUIMessage>({ memory, request })
+      } catch (error) {
+        return strataErrorResponse(error)
+      }
+      const { hold, message, messageId, providerOptions } = chat
+      const agent = new ToolLoopAgent({
+        model: wrapLanguageModel({ model, middleware: strataMiddleware({ memory, hold }) }),
+        instructions: 'Be brief.',
+        tools,
+        stopWhen: isStepCount(5),
+        providerOptions,
+      })
+      const stream = createUIMessageStream<StrataUIMessage>({
+        execute: async ({ writer }) => {
+          try {
+            writer.write({ type: 'start', messageId })
+            const result = await agent.stream({
+              messages: await convertToModelMessages([message], { tools }),
+            })
+            for await (const chunk of toUIMessageStream<typeof tools, StrataUIMessage>({
+              stream: result.stream,
+              tools,
+              sendStart: false,
+              onError: strataOnError,
+            }))
+              writer.write(chunk)
+          } finally {
+            await hold.release()
+          }
+        },
+        onError: strataOnError,
+      })
+      return createUIMessageStreamResponse({ stream })
+    }
+    const chat = page(route, 'agent')
+    await chat.sendMessage({ text: 'look up lilies' })
+    await chat.sendMessage({ text: 'thanks' })
+    expect(chat.error).toBeUndefined()
+    expect(model.doStreamCalls).toHaveLength(3)
+    expect(seen(await loadUIMessages(memory, 'agent'))).toEqual(seen(chat.messages))
+  })
+
+  it('a body that is not JSON is a 400, and an older message sent again is a 409: nothing stored either way', async () => {
+    const { memory, route } = setup()
+    const chat = page(route, 'odd-bodies')
+    await chat.sendMessage({ text: 'one' })
+    await chat.sendMessage({ text: 'two' })
+    const before = await (await memory.thread('odd-bodies')).items()
+    const malformed = await route(
+      new Request('http://localhost/api/chat', { method: 'POST', body: 'not json' }),
+    )
+    expect(malformed.status).toBe(400)
+    expect(await strataErrorFromResponse(malformed)).toMatchObject({ code: 'STRATA_INVALID_OPTIONS' })
+    const again = await route(
+      new Request('http://localhost/api/chat', {
+        method: 'POST',
+        body: JSON.stringify({ id: 'odd-bodies', trigger: 'submit-message', message: chat.messages[0] }),
+      }),
+    )
+    expect(again.status).toBe(409)
+    expect((await strataErrorFromResponse(again)).code).toBe('STRATA_SEQ_CONFLICT')
+    expect(await (await memory.thread('odd-bodies')).items()).toEqual(before)
+  })
+})
