@@ -1,35 +1,46 @@
 'use client'
 
-import type { StrataUIMessage } from '@strata-memory/ai-sdk'
-import { type FormEvent, useState } from 'react'
-import { chatErrorText } from '../lib/chat-error'
+import { type FormEvent, useEffect, useState } from 'react'
+import type { AppUIMessage } from '../lib/app-ui-message'
+import { type ChatError, chatErrorText, isBusy } from '../lib/chat-error'
 
-type Part = StrataUIMessage['parts'][number]
+type Part = AppUIMessage['parts'][number]
+type ToolPart = Extract<Part, { type: 'dynamic-tool' }> | Extract<Part, { type: `tool-${string}` }>
 
 const SUGGESTION = 'Build the landing page for Acme Rockets'
 
+const isToolPart = (part: Part): part is ToolPart =>
+  part.type === 'dynamic-tool' || part.type.startsWith('tool-')
+
 /** A tool call, collapsed: its name and state; open it for the input and output. */
-function ToolCall({ part }: { part: Part & { type: `tool-${string}` } }) {
-  const name = part.type.slice('tool-'.length)
+function ToolCall({ part }: { part: ToolPart }) {
+  const name = part.type === 'dynamic-tool' ? part.toolName : part.type.slice('tool-'.length)
   const { state, input } = part as { state: string; input?: unknown }
   const output = (part as { output?: unknown }).output
-  const title =
-    (input as { title?: string; path?: string } | undefined)?.title ?? (input as { path?: string })?.path
+  const errorText = (part as { errorText?: string }).errorText
+  const fields = input as { title?: string; path?: string } | undefined
+  const title = fields?.title ?? fields?.path
   return (
-    <details className="tool" data-testid="tool-call">
+    <details className="tool" data-testid="tool-call" data-tool={name}>
       <summary>
         <code>{name}</code> {title ? <span className="muted">{title}</span> : null}{' '}
         <span className="muted">
           {state === 'output-available' ? '✓' : state === 'output-error' ? '✗' : '…'}
         </span>
       </summary>
-      <pre>{JSON.stringify({ input, output }, null, 2).slice(0, 2000)}</pre>
+      <pre>
+        {JSON.stringify({ input, output, ...(errorText ? { error: errorText } : {}) }, null, 2).slice(
+          0,
+          2000,
+        )}
+      </pre>
     </details>
   )
 }
 
 function PartView({ part }: { part: Part }) {
   if (part.type === 'text') return <p>{part.text}</p>
+  if (part.type === 'reasoning') return <p className="muted small">{part.text}</p>
   if (part.type === 'data-memory-transition') {
     return (
       <div className={`transition level-${part.data.fromLevel}`} data-testid="transition">
@@ -37,25 +48,58 @@ function PartView({ part }: { part: Part }) {
       </div>
     )
   }
-  if (part.type.startsWith('tool-')) return <ToolCall part={part as Part & { type: `tool-${string}` }} />
+  if (part.type === 'data-memory-compaction') {
+    return (
+      <div className="compaction" data-testid="compaction" data-trigger={part.data.trigger}>
+        ⇊ {part.data.text}
+      </div>
+    )
+  }
+  if (isToolPart(part)) return <ToolCall part={part} />
   return null
 }
 
-/** The chat: messages, tool calls collapsed, transitions inline with their user-facing text. */
+/** The line under the chat for a failed request: words for people, the code kept beside them. */
+function FailureLine({ failure, syncing }: { failure: ChatError; syncing: boolean }) {
+  if (isBusy(failure)) {
+    return (
+      <div className="busy" data-testid="chat-busy" data-code={failure.code}>
+        {chatErrorText(failure)}
+        {syncing ? <span className="muted"> Waiting for it…</span> : null}
+      </div>
+    )
+  }
+  return (
+    <div className="error" data-testid="chat-error" data-code={failure.code}>
+      {chatErrorText(failure)} <span className="code">{failure.code}</span>
+    </div>
+  )
+}
+
+/** The chat: messages, tool calls collapsed, transitions and compactions inline with their text. */
 export function ChatPanel({
   messages,
   status,
-  error,
+  failure,
+  sync,
+  draft,
   onSend,
+  onRegenerate,
   onStop,
 }: {
-  messages: StrataUIMessage[]
+  messages: AppUIMessage[]
   status: string
-  error: Error | undefined
+  failure: ChatError | undefined
+  sync: { syncing: boolean; caughtUp: boolean; error: string | undefined }
+  draft: string | undefined
   onSend: (text: string) => void
+  onRegenerate: (messageId: string) => void
   onStop: () => void
 }) {
   const [text, setText] = useState('')
+  useEffect(() => {
+    if (draft !== undefined) setText(draft)
+  }, [draft])
   const busy = status === 'submitted' || status === 'streaming'
   const submit = (event: FormEvent) => {
     event.preventDefault()
@@ -63,12 +107,13 @@ export function ChatPanel({
     setText('')
     onSend(value)
   }
+  const last = messages.at(-1)
   return (
     <section className="panel chat" aria-label="Chat">
       <h2>Chat</h2>
       <div className="messages" data-testid="messages">
         {messages.length === 0 ? (
-          <p className="muted">
+          <p className="muted" data-testid="chat-empty">
             Send “{SUGGESTION}”: the agent plans a project, opens a task per part, works it with tool calls
             and closes it. Watch the timeline and what the model sees.
           </p>
@@ -79,11 +124,27 @@ export function ChatPanel({
               // biome-ignore lint/suspicious/noArrayIndexKey: parts only grow at the end; their position is their identity
               <PartView key={`${message.id}-${index}`} part={part} />
             ))}
+            {message === last && message.role === 'assistant' && !busy ? (
+              <button
+                type="button"
+                className="regenerate small"
+                onClick={() => onRegenerate(message.id)}
+                data-testid="regenerate"
+              >
+                ↻ Regenerate
+              </button>
+            ) : null}
           </div>
         ))}
-        {error ? (
-          <div className="error" data-testid="chat-error">
-            {chatErrorText(error)}
+        {failure ? <FailureLine failure={failure} syncing={sync.syncing} /> : null}
+        {sync.caughtUp && !failure ? (
+          <div className="busy" data-testid="chat-caught-up">
+            The other answer is done and shown above. Send your message again when you are ready.
+          </div>
+        ) : null}
+        {sync.error ? (
+          <div className="error" data-testid="chat-sync-error">
+            {sync.error}
           </div>
         ) : null}
       </div>

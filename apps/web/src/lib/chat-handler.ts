@@ -2,7 +2,6 @@ import type { LanguageModelV4 } from '@ai-sdk/provider'
 import {
   type StrataScopeTools,
   type StrataTools,
-  type StrataUIMessage,
   strataErrorResponse,
   strataMiddleware,
   strataOnError,
@@ -10,18 +9,25 @@ import {
   writeMemoryParts,
   writeMissedTransitions,
 } from '@strata-memory/ai-sdk'
-import type { Memory, Thread, ThreadHold } from '@strata-memory/core'
+import type { HistoryMode, Memory, Thread, ThreadHold } from '@strata-memory/core'
 import {
   convertToModelMessages,
   createUIMessageStream,
   createUIMessageStreamResponse,
+  generateId,
+  isStepCount,
   type ModelMessage,
-  stepCountIs,
   streamText,
+  toUIMessageStream,
+  type UIMessageStreamWriter,
   wrapLanguageModel,
 } from 'ai'
 import { agentTools } from './agent-tools'
-import { readChatBody } from './chat-body'
+import type { AppUIMessage } from './app-ui-message'
+import { type ChatBody, readChatBody } from './chat-body'
+import { loadChat } from './chat-load'
+import { recordRun, replayRun } from './chat-runs'
+import { writeCompactionParts } from './compaction-parts'
 import { SYSTEM_PROMPT } from './project-plan'
 
 /** What the chat route runs on. */
@@ -34,18 +40,80 @@ export interface ChatRouteDependencies {
   maxSteps?: number
 }
 
+type AppTools = StrataTools & StrataScopeTools & ReturnType<typeof agentTools>
+
 const badRequest = (message: string) =>
   Response.json({ error: { code: 'BAD_REQUEST', message } }, { status: 400 })
 
+/** The page's copy is behind the thread: the answer it names is not (or no longer) in it. */
+const staleChat = (messageId: string) =>
+  Response.json(
+    {
+      error: {
+        code: 'STALE_CHAT',
+        message: `The answer to regenerate (${messageId}) is no longer the thread's: another tab or device changed this chat. Reload the page to see it as it is.`,
+      },
+    },
+    { status: 409 },
+  )
+
+/** What the model is sent for a request, and how Strata reads it. */
+interface Prompt {
+  messages: ModelMessage[]
+  history: HistoryMode
+}
+
 /**
- * POST /api/chat, the recipe to copy: `useChat`'s body in, a UI message stream out. The request holds
- * its thread before the response starts (`thread.hold()`), so a second request on the chat (a second
- * tab, a double submit) is a 409 `STRATA_THREAD_BUSY` with nothing stored, not an error inside a
- * streamed 200; the hold ends when the model's stream has ended (finished, failed or aborted). Strata
- * stores what the thread has not seen (`history: 'full'`: useChat re-sends the whole chat), sends the
- * model the thread's context at its current level, gives it the memory and scope tools, and writes
- * transitions and context statistics into the stream. Bad input is a 400 with a message before
- * anything streams; an error while streaming reaches the page with its Strata code.
+ * The prompt of a request, read under the request's hold. A new message: that message alone, stored
+ * as new (`history: 'new'`), whatever the page's copy holds. A regenerate: the thread's own chat up
+ * to the answer named by id (`loadUIMessages`), sent whole (`history: 'full'`) so Strata rewinds the
+ * thread to it; an id the thread does not hold is a stale copy, refused with nothing changed.
+ */
+async function promptOf(chat: ChatBody, memory: Memory, tools: AppTools): Promise<Prompt | Response> {
+  if (chat.trigger === 'submit-message') {
+    return { messages: await convertToModelMessages([chat.message], { tools }), history: 'new' }
+  }
+  const { messages } = await loadChat(memory, chat.id)
+  const index = messages.findIndex((message) => message.id === chat.messageId)
+  if (index === -1 || messages[index]!.role !== 'assistant') return staleChat(chat.messageId!)
+  const before = messages.slice(0, index)
+  if (before.at(-1)?.role !== 'user')
+    return badRequest('Only an answer to a user message can be regenerated.')
+  return { messages: await convertToModelMessages(before, { tools }), history: 'full' }
+}
+
+/**
+ * Writes the thread's transitions that the page has not seen (after its `lastSeq`) into the answer. A
+ * page that says nothing of what it has seen gets none: it sent no copy to compare with.
+ */
+async function writeUnseenTransitions(
+  writer: UIMessageStreamWriter<AppUIMessage>,
+  memory: Memory,
+  threadId: string,
+  lastSeq: number | undefined,
+) {
+  if (lastSeq === undefined) return
+  const unseen: UIMessageStreamWriter<AppUIMessage> = {
+    ...writer,
+    write: (chunk) => {
+      if (chunk.type === 'data-memory-transition' && chunk.data.seq <= lastSeq) return
+      writer.write(chunk)
+    },
+  }
+  await writeMissedTransitions({ writer: unseen, memory, threadId, messages: [] })
+}
+
+/**
+ * POST /api/chat, the recipe to copy: the page's last message in, a UI message stream out; the
+ * thread is the chat's only store. The request holds its thread before the response starts
+ * (`thread.hold()`), so a second request on the chat (a second tab, a double submit) is a 409
+ * `STRATA_THREAD_BUSY` with nothing stored, not an error inside a streamed 200; the hold ends when the
+ * model's stream has ended (finished, failed or aborted). The response runs to its end on the server
+ * whether or not the page stays (`consumeStream`; recorded for a page that reloads, see chat-runs.ts).
+ * Strata stores the new message, sends the model the thread's context at its current level, gives it
+ * the memory and scope tools, and writes transitions, compactions and context statistics into the
+ * stream. Bad input is a 400 with a message before anything streams; an error while streaming reaches
+ * the page with its Strata code.
  */
 export async function handleChat(request: Request, dependencies: ChatRouteDependencies): Promise<Response> {
   const { memory, model, waitUntil, maxSteps = 60 } = dependencies
@@ -53,64 +121,86 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
   try {
     body = await request.json()
   } catch {
-    return badRequest('The request body is not JSON: send { id, messages } as useChat does.')
+    return badRequest('The request body is not JSON: send { id, message, trigger }.')
   }
   const chat = readChatBody(body)
   if ('error' in chat) return badRequest(chat.error)
-  const { id: threadId, messages } = chat
+  const threadId = chat.id
 
   let thread: Thread
-  let tools: StrataTools & StrataScopeTools & ReturnType<typeof agentTools>
+  let tools: AppTools
+  let hold: ThreadHold
   try {
     // Both check the thread id and throw a StrataError on a bad one: a 400 with Strata's message.
     tools = { ...strataTools(memory, { threadId, scopes: true }), ...agentTools() }
     thread = await memory.thread(threadId)
-  } catch (error) {
-    return strataErrorResponse(error)
-  }
-
-  let modelMessages: ModelMessage[]
-  try {
-    modelMessages = await convertToModelMessages(messages, { tools })
-  } catch (error) {
-    return badRequest(`The messages cannot be converted for the model: ${(error as Error).message}`)
-  }
-
-  // Last before the response: from here on the hold is released when the stream's work ends.
-  let hold: ThreadHold
-  try {
+    // Before the response: from here on the hold is released when the stream's work ends.
     hold = await thread.hold()
   } catch (error) {
-    return strataErrorResponse(error) // 409 { error: { code: 'STRATA_THREAD_BUSY', message } }
+    return strataErrorResponse(error) // 409 { error: { code: 'STRATA_THREAD_BUSY', message } }, 400 …
+  }
+
+  let prompt: Prompt
+  try {
+    const read = await promptOf(chat, memory, tools)
+    if (read instanceof Response) {
+      await hold.release()
+      return read
+    }
+    prompt = read
+  } catch (error) {
+    await hold.release()
+    return badRequest(`The message cannot be converted for the model: ${(error as Error).message}`)
   }
 
   // One middleware per request: its calls are the hold's (see strataMiddleware's `hold`).
   const wrapped = wrapLanguageModel({
     model,
-    middleware: strataMiddleware({ memory, history: 'full', system: SYSTEM_PROMPT, hold }),
+    middleware: strataMiddleware({ memory, history: prompt.history, system: SYSTEM_PROMPT, hold }),
   })
-  const stream = createUIMessageStream<StrataUIMessage>({
-    originalMessages: messages,
+  const messageId = generateId()
+  // The request's message is stored when its first context is built (the middleware stores, then builds).
+  let stopWatching = () => {}
+  const stored = new Promise<void>((resolve) => {
+    stopWatching = memory.on('context', (event) => {
+      if (event.threadId !== threadId) return
+      stopWatching()
+      resolve()
+    })
+  })
+  const stream = createUIMessageStream<AppUIMessage>({
     execute: async ({ writer }) => {
-      let stop: (() => void) | undefined
+      const stops: (() => void)[] = []
       try {
         // The message starts here, so that the parts written before the model's own are kept (a client
-        // resets a message whose start chunk comes after its first parts); then scopes closed between
-        // responses (a control on the page, an automatic transition).
-        writer.write({ type: 'start' })
-        await writeMissedTransitions({ writer, memory, threadId, messages })
-        stop = writeMemoryParts({ writer, memory, threadId })
+        // resets a message whose start chunk comes after its first parts); then scopes closed since the
+        // page last looked (a control on the page, an automatic transition, another tab).
+        writer.write({ type: 'start', messageId })
+        await writeUnseenTransitions(writer, memory, threadId, chat.lastSeq)
+        stops.push(writeMemoryParts({ writer, memory, threadId }))
+        stops.push(writeCompactionParts({ writer, memory, threadId }))
         const result = streamText({
           model: wrapped,
-          messages: modelMessages,
+          messages: prompt.messages,
           tools,
-          stopWhen: stepCountIs(maxSteps),
+          stopWhen: isStepCount(maxSteps),
           providerOptions: { strata: { threadId } },
+          // Traced when the app registers a telemetry integration (`registerTelemetry`), grouped by route.
+          telemetry: { functionId: 'strata-web-chat' },
         })
-        writer.merge(result.toUIMessageStream<StrataUIMessage>({ onError: strataOnError, sendStart: false }))
+        writer.merge(
+          toUIMessageStream<AppTools, AppUIMessage>({
+            stream: result.stream,
+            tools,
+            onError: strataOnError,
+            sendStart: false,
+          }),
+        )
+        // The run goes on to its end when the page goes away: its answer is stored either way.
         await result.consumeStream({ onError: () => {} })
       } finally {
-        stop?.()
+        stopWatching()
+        for (const stop of stops) stop()
         // The request's last write is done (the answer is stored before its stream ends).
         await hold.release()
         // Compaction started by this request finishes after the response, not cut off by the platform.
@@ -119,5 +209,26 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
     },
     onError: strataOnError,
   })
+  return createUIMessageStreamResponse({ stream: recordRun(threadId, stream, stored) })
+}
+
+/** GET /api/chat?id=THREAD: the chat as the thread holds it (see `loadChat`), for a page to catch up. */
+export async function handleChatGet(request: Request, memory: Memory): Promise<Response> {
+  const threadId = new URL(request.url).searchParams.get('id')
+  if (threadId === null) return badRequest('Name the chat: /api/chat?id=THREAD.')
+  try {
+    return Response.json(await loadChat(memory, threadId), { headers: { 'cache-control': 'no-store' } })
+  } catch (error) {
+    return strataErrorResponse(error)
+  }
+}
+
+/**
+ * GET /api/chat/THREAD/stream: the response streaming on the chat in this process, from its first
+ * chunk (a page that reloaded mid-stream resumes it); 204 when there is none.
+ */
+export function handleResume(threadId: string): Response {
+  const stream = replayRun(threadId)
+  if (stream === undefined) return new Response(null, { status: 204 })
   return createUIMessageStreamResponse({ stream })
 }

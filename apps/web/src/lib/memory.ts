@@ -21,11 +21,15 @@ export function appStore(env: Environment = process.env): StrataStore {
  * what the model is sent: the context, the system prompt and the tool definitions (about 1 600
  * tokens for the memory, scope and editor tools); a task of the scripted agent peaks near 13k with
  * them, under the compaction threshold (80%), so its steps stay in view until it closes.
+ * `budgetTokens` sets another input budget (a smaller one shows budget compactions sooner).
  */
-export function createAppMemory(store: StrataStore): Memory {
+export function createAppMemory(
+  store: StrataStore,
+  { budgetTokens = 20_000 }: { budgetTokens?: number } = {},
+): Memory {
   return createMemory({
     store,
-    compaction: { budget: { inputTokens: 20_000 }, autoTransitions: {} },
+    compaction: { budget: { inputTokens: budgetTokens }, autoTransitions: {} },
   })
 }
 

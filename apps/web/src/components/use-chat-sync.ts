@@ -1,0 +1,68 @@
+'use client'
+
+import { useCallback, useEffect, useRef, useState } from 'react'
+import type { AppUIMessage } from '../lib/app-ui-message'
+import type { LoadedChat } from '../lib/chat-load'
+
+/** How often a page that fell behind asks whether the other answer is done, and for how long. */
+const POLL_MS = 800
+const POLL_LIMIT_MS = 180_000
+
+/**
+ * Catching up with the thread: after another tab's or device's request held the chat, the page
+ * waits until no response is streaming on it, then takes the chat as the thread holds it
+ * (`GET /api/chat?id=…`). `caughtUp` is true once it did, until the next send.
+ */
+export function useChatSync(threadId: string, apply: (chat: LoadedChat) => void) {
+  const [syncing, setSyncing] = useState(false)
+  const [caughtUp, setCaughtUp] = useState(false)
+  const [error, setError] = useState<string | undefined>()
+  const active = useRef(false)
+
+  const sync = useCallback(async () => {
+    if (active.current) return
+    active.current = true
+    setSyncing(true)
+    setCaughtUp(false)
+    setError(undefined)
+    try {
+      const deadline = Date.now() + POLL_LIMIT_MS
+      for (;;) {
+        const response = await fetch(`/api/chat?id=${encodeURIComponent(threadId)}`, { cache: 'no-store' })
+        const body = (await response.json()) as LoadedChat | { error: { code: string; message: string } }
+        if ('error' in body) throw new Error(`${body.error.message} (${body.error.code})`)
+        if (!body.running || Date.now() > deadline) {
+          apply(body)
+          setCaughtUp(true)
+          return
+        }
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS))
+      }
+    } catch (caught) {
+      setError(`The chat could not be reloaded: ${(caught as Error).message}`)
+    } finally {
+      active.current = false
+      setSyncing(false)
+    }
+  }, [threadId, apply])
+
+  useEffect(
+    () => () => {
+      active.current = false
+    },
+    [],
+  )
+
+  return { sync, syncing, caughtUp, clearCaughtUp: () => setCaughtUp(false), error }
+}
+
+/** The highest transition seq a chat shows. */
+export function shownSeq(messages: readonly AppUIMessage[]): number {
+  let seq = 0
+  for (const message of messages) {
+    for (const part of message.parts) {
+      if (part.type === 'data-memory-transition') seq = Math.max(seq, part.data.seq)
+    }
+  }
+  return seq
+}

@@ -1,0 +1,41 @@
+import { loadUIMessages } from '@strata-memory/ai-sdk'
+import type { Memory } from '@strata-memory/core'
+import type { AppUIMessage } from './app-ui-message'
+import { isRunning, runStored } from './chat-runs'
+
+/** A chat as the page opens it: read from the thread, the one source of truth. */
+export interface LoadedChat {
+  threadId: string
+  messages: AppUIMessage[]
+  /** The thread's last seq when it was read: the page has seen everything up to it. */
+  lastSeq: number
+  /** A response is streaming now: the page resumes it (`useChat({ resume: true })`). */
+  running: boolean
+}
+
+/** The messages before the answer a running response is writing (the page replays that answer whole). */
+function beforeAnswerInProgress(messages: AppUIMessage[]): AppUIMessage[] {
+  const lastUser = messages.findLastIndex((message) => message.role === 'user')
+  return lastUser === -1 ? messages : messages.slice(0, lastUser + 1)
+}
+
+/**
+ * The chat of a thread for the page: its messages (`loadUIMessages`), the point it was read at, and
+ * whether a response is streaming. A running response's partial answer is left out: the page replays
+ * it from its first chunk, so it is shown once and ends as the server finished it.
+ */
+export async function loadChat(memory: Memory, threadId: string): Promise<LoadedChat> {
+  await runStored(threadId)
+  const running = isRunning(threadId)
+  const thread = await memory.thread(threadId)
+  const [messages, status] = await Promise.all([
+    loadUIMessages(memory, threadId) as Promise<AppUIMessage[]>,
+    thread.status(),
+  ])
+  return {
+    threadId,
+    messages: running ? beforeAnswerInProgress(messages) : messages,
+    lastSeq: status.lastSeq,
+    running,
+  }
+}
