@@ -50,7 +50,7 @@ export async function startApp(memoryDir: string): Promise<AppServer> {
         ...process.env,
         NEXT_TELEMETRY_DISABLED: '1',
         STRATA_MEMORY_DIR: memoryDir,
-        STRATA_WEB_STEP_MS: '40',
+        STRATA_WEB_STEP_MS: '120',
         OPENAI_API_KEY: '',
         ANTHROPIC_API_KEY: '',
         REDIS_URL: '',
