@@ -167,7 +167,7 @@ export function ChatPanel({
         )}
       </form>
       <p className="muted small" data-testid="chat-status">
-        {status}
+        {failure && isBusy(failure) ? 'busy' : status}
       </p>
     </section>
   )
