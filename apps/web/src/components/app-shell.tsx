@@ -151,7 +151,11 @@ export function AppShell({
           draft={draft}
           onSend={send}
           onRegenerate={(messageId) => void regenerate({ messageId })}
-          onStop={() => void stop()}
+          onStop={() => {
+            // The server's run goes on without the page; Stop asks it to end, then stops reading.
+            void fetch(`/api/chat/${encodeURIComponent(threadId)}/stop`, { method: 'POST' })
+            void stop()
+          }}
         />
         <div className="side">
           <ContextPanel data={panel.data} error={panel.error} onPreview={setPreview} />

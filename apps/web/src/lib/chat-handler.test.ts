@@ -5,7 +5,7 @@ import type { Memory } from '@strata-memory/core'
 import { fileStore } from '@strata-memory/store-file'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { AppUIMessage } from './app-ui-message'
-import { handleChat, handleChatGet, handleResume } from './chat-handler'
+import { handleChat, handleChatGet, handleResume, handleStop } from './chat-handler'
 import { loadChat } from './chat-load'
 import { isRunning } from './chat-runs'
 import { createAppMemory } from './memory'
@@ -166,6 +166,25 @@ describe('POST /api/chat (the route handler on its own)', () => {
     expect((await (await memory.thread('web.reload')).status()).items.archived).toBe(archived)
     // No run: nothing to resume.
     expect(handleResume('web.none').status).toBe(204)
+  })
+
+  it("stops a running answer on the page's Stop: the run ends early, what it did stays stored, the chat is free", async () => {
+    const response = await handleChat(
+      post({ id: 'web.stop', message: user('u1', 'Build the Acme landing page'), trigger: 'submit-message' }),
+      { memory, model: new ScriptedAgentModel({ delayMs: 20 }) },
+    )
+    const reader = response.body!.getReader()
+    await reader.read()
+    await expect.poll(async () => (await (await memory.thread('web.stop')).items()).length).toBeGreaterThan(4)
+    expect(await (await handleStop('web.stop')).json()).toEqual({ stopped: true })
+    await reader.cancel()
+    await expect.poll(() => isRunning('web.stop'), { timeout: 10_000 }).toBe(false)
+    const { messages } = await loadChat(memory, 'web.stop')
+    expect(texts(messages, 'user')).toEqual(['Build the Acme landing page'])
+    expect(texts(messages, 'assistant').join('')).not.toContain('The landing page is built')
+    expect(await (await handleStop('web.stop')).json()).toEqual({ stopped: false })
+    const hold = await (await memory.thread('web.stop')).hold()
+    await hold.release()
   })
 
   it('regenerates an answer by its id (the old one archived), and refuses an id the thread no longer holds', async () => {

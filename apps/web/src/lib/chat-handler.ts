@@ -26,7 +26,7 @@ import { agentTools } from './agent-tools'
 import type { AppUIMessage } from './app-ui-message'
 import { type ChatBody, readChatBody } from './chat-body'
 import { loadChat } from './chat-load'
-import { recordRun, replayRun } from './chat-runs'
+import { recordRun, replayRun, stopRun } from './chat-runs'
 import { writeCompactionParts } from './compaction-parts'
 import { SYSTEM_PROMPT } from './project-plan'
 
@@ -159,6 +159,8 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
     middleware: strataMiddleware({ memory, history: prompt.history, system: SYSTEM_PROMPT, hold }),
   })
   const messageId = generateId()
+  // The page's Stop ends the run (POST /api/chat/ID/stop); a page that goes away does not.
+  const abort = new AbortController()
   // The request's message is stored when its first context is built (the middleware stores, then builds).
   let stopWatching = () => {}
   const stored = new Promise<void>((resolve) => {
@@ -184,6 +186,7 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
           messages: prompt.messages,
           tools,
           stopWhen: isStepCount(maxSteps),
+          abortSignal: abort.signal,
           providerOptions: { strata: { threadId } },
           // Traced when the app registers a telemetry integration (`registerTelemetry`), grouped by route.
           telemetry: { functionId: 'strata-web-chat' },
@@ -209,7 +212,7 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
     },
     onError: strataOnError,
   })
-  return createUIMessageStreamResponse({ stream: recordRun(threadId, stream, stored) })
+  return createUIMessageStreamResponse({ stream: recordRun(threadId, stream, { stored, abort }) })
 }
 
 /** GET /api/chat?id=THREAD: the chat as the thread holds it (see `loadChat`), for a page to catch up. */
@@ -231,4 +234,9 @@ export function handleResume(threadId: string): Response {
   const stream = replayRun(threadId)
   if (stream === undefined) return new Response(null, { status: 204 })
   return createUIMessageStreamResponse({ stream })
+}
+
+/** POST /api/chat/THREAD/stop: stops the response running on the chat (the page's Stop button). */
+export function handleStop(threadId: string): Response {
+  return Response.json({ stopped: stopRun(threadId) })
 }

@@ -8,6 +8,8 @@ interface ChatRun {
   stored: Promise<void>
   /** Called on every chunk and at the end: the replays following it. */
   listeners: Set<() => void>
+  /** Stops the model (the page's Stop): the run stores what it has and ends. */
+  abort: AbortController
 }
 
 /** How long a finished run stays replayable: a page that reloaded just before the end still gets it. */
@@ -31,13 +33,19 @@ function runs(): Map<string, ChatRun> {
 export function recordRun(
   threadId: string,
   stream: ReadableStream<UIMessageChunk>,
-  stored: Promise<void>,
+  { stored, abort }: { stored: Promise<void>; abort: AbortController },
 ): ReadableStream<UIMessageChunk> {
   let ended!: () => void
   const end = new Promise<void>((resolve) => {
     ended = resolve
   })
-  const run: ChatRun = { chunks: [], done: false, listeners: new Set(), stored: Promise.race([stored, end]) }
+  const run: ChatRun = {
+    chunks: [],
+    done: false,
+    listeners: new Set(),
+    stored: Promise.race([stored, end]),
+    abort,
+  }
   runs().set(threadId, run)
   const [response, recording] = stream.tee()
   const notify = () => {
@@ -109,4 +117,15 @@ export function replayRun(threadId: string): ReadableStream<UIMessageChunk> | un
       run.listeners.delete(listener)
     },
   })
+}
+
+/**
+ * Stops the thread's running response (the page's Stop button: closing the page does not stop it).
+ * Resolves to whether one was running.
+ */
+export function stopRun(threadId: string): boolean {
+  const run = runs().get(threadId)
+  if (run === undefined || run.done) return false
+  run.abort.abort()
+  return true
 }
