@@ -1,3 +1,5 @@
+export { type StrataChatRequestBody, sendLastMessage } from './client/send-last-message'
+export { type StrataErrorInfo, strataErrorFromResponse } from './client/strata-error-from-response'
 export {
   type AiSdkPartMeta,
   type CoreMessage,
@@ -11,6 +13,7 @@ export {
 export type { StrataMiddlewareTelemetry } from './middleware/ai-sdk-tracer'
 export { readCallOptions, type StrataCallOptions } from './middleware/call-options'
 export { type StrataMiddlewareOptions, strataMiddleware } from './middleware/strata-middleware'
+export { type ChatRequest, type OpenChatRequestOptions, openChatRequest } from './route/chat-request'
 export { strataErrorResponse, strataErrorStatus, strataOnError } from './route/route-errors'
 export { type AiSdkSummarizerOptions, aiSdkSummarizer } from './summarizer/ai-sdk-summarizer'
 export {
@@ -20,9 +23,10 @@ export {
   type StrataToolsOptions,
   strataTools,
 } from './tools/strata-tools'
-export { loadUIMessages } from './ui/load-ui-messages'
+export { type LoadUIMessagesOptions, loadUIMessages } from './ui/load-ui-messages'
 export {
   contextStatsMetadata,
+  type MemoryCompactionData,
   type MemoryTransitionData,
   memoryTransitionChunk,
   type StrataDataTypes,

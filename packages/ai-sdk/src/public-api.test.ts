@@ -32,7 +32,10 @@ describe('the public surface of @strata-memory/ai-sdk', () => {
       'loadUIMessages',
       'memoryToolSchemas',
       'memoryTransitionChunk',
+      'openChatRequest',
       'readCallOptions',
+      'sendLastMessage',
+      'strataErrorFromResponse',
       'strataErrorResponse',
       'strataErrorStatus',
       'strataMiddleware',
@@ -48,12 +51,18 @@ describe('the public surface of @strata-memory/ai-sdk', () => {
     expect(typeExports('./index.ts')).toEqual([
       'AiSdkPartMeta',
       'AiSdkSummarizerOptions',
+      'ChatRequest',
       'CoreMessage',
+      'LoadUIMessagesOptions',
+      'MemoryCompactionData',
       'MemoryTransitionData',
+      'OpenChatRequestOptions',
       'ResponseMeta',
       'SplitPrompt',
       'StrataCallOptions',
+      'StrataChatRequestBody',
       'StrataDataTypes',
+      'StrataErrorInfo',
       'StrataFailedRequest',
       'StrataMessageMetadata',
       'StrataMiddlewareOptions',
@@ -68,9 +77,23 @@ describe('the public surface of @strata-memory/ai-sdk', () => {
   })
 
   it('has an explicit exports map, types first, and the framework as peers', () => {
-    expect(Object.keys(packageJson.exports)).toEqual(['.', './package.json'])
+    expect(Object.keys(packageJson.exports)).toEqual(['.', './client', './package.json'])
     expect(Object.keys(packageJson.exports['.'] as object)[0]).toBe('types')
+    expect(Object.keys(packageJson.exports['./client'] as object)[0]).toBe('types')
     expect(Object.keys(packageJson.peerDependencies).sort()).toEqual(['@ai-sdk/provider', 'ai', 'zod'])
+  })
+
+  it('the client entry holds only what a page needs, with no Node or server imports', async () => {
+    const client = await import('./client/index')
+    expect(Object.keys(client).sort()).toEqual(['sendLastMessage', 'strataErrorFromResponse'])
+    for (const file of ['send-last-message.ts', 'strata-error-from-response.ts', 'error-texts.ts']) {
+      const source = readFileSync(new URL(`./client/${file}`, import.meta.url), 'utf8')
+      const imports = [...source.matchAll(/from '([^']+)'/g)].map((match) => match[1]!)
+      expect(
+        imports.filter((name) => !name.startsWith('./') && name !== 'ai'),
+        file,
+      ).toEqual([])
+    }
   })
 
   it('the README names every factory and the options of the middleware and the summarizer', () => {
@@ -84,7 +107,9 @@ describe('the public surface of @strata-memory/ai-sdk', () => {
     expect(readme).toContain('aiSdkSummarizer({ model, name?, timeoutMs?, maxFacts?, maxOutputTokens? })')
     for (const key of ['threadId', 'level', 'history', 'internal'])
       expect(readme).toContain(`providerOptions.strata.${key}`)
-    expect(readme).toContain('writeMemoryParts({ writer, memory, threadId, transitions?, stats? })')
+    expect(readme).toContain(
+      'writeMemoryParts({ writer, memory, threadId, transitions?, stats?, compactions? })',
+    )
   })
 
   it('the README names every export, runtime and type', () => {

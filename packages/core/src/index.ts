@@ -134,6 +134,8 @@ export {
   type ThreadContext,
   type ThreadHold,
   type ThreadStatus,
+  type Transcript,
+  type TranscriptOptions,
   type UsageReport,
 } from './memory'
 export type {

@@ -223,6 +223,8 @@ describe('the public surface of @strata-memory/core', () => {
       'ToolCallPart',
       'ToolInteraction',
       'ToolResultPart',
+      'Transcript',
+      'TranscriptOptions',
       'TransitionEvent',
       'TransitionItem',
       'TransitionReason',

@@ -48,3 +48,6 @@ export const readMeta = (part: { meta?: JsonObject }): AiSdkPartMeta =>
 
 export const options = (value: SharedV4ProviderOptions | undefined): { providerOptions?: JsonObject } =>
   value === undefined ? {} : { providerOptions: value as JsonObject }
+
+/** The key of an item's `meta` that holds the UI message id the item belongs to (see `loadUIMessages`). */
+export const UI_MESSAGE_ID = 'uiMessageId'

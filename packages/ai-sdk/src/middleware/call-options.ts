@@ -15,6 +15,14 @@ export interface StrataCallOptions {
   /** What the call's messages hold; overrides the middleware's `history`. */
   history?: HistoryMode
   /**
+   * The UI message id of the response (the id of the stream's `start` chunk): stored with the
+   * answer's items (every step of it) and the tool results the call sends, so `loadUIMessages` gives the
+   * reloaded message the id the stream gave it.
+   */
+  messageId?: string
+  /** The UI message id of the user message the call sends last: stored with it when it is new. */
+  userMessageId?: string
+  /**
    * Marks Strata's own model calls (the summarizer's): the middleware passes them through untouched,
    * stores nothing and reads no usage.
    */
@@ -26,6 +34,8 @@ const KEYS: Record<keyof StrataCallOptions, (value: unknown) => boolean> = {
   level: (value) => typeof value === 'string' && value.length > 0,
   history: (value) => value === 'auto' || value === 'full' || value === 'new',
   internal: (value) => typeof value === 'boolean',
+  messageId: (value) => typeof value === 'string' && value.length > 0,
+  userMessageId: (value) => typeof value === 'string' && value.length > 0,
 }
 
 const EXPECTED: Record<keyof StrataCallOptions, string> = {
@@ -33,6 +43,8 @@ const EXPECTED: Record<keyof StrataCallOptions, string> = {
   level: 'a level name',
   history: "'auto', 'full' or 'new'",
   internal: 'a boolean',
+  messageId: 'a UI message id (a non-empty string)',
+  userMessageId: 'a UI message id (a non-empty string)',
 }
 
 /**

@@ -13,11 +13,13 @@ import {
   type HistoryMode,
   invalidOptions,
   type Memory,
+  type MessageInput,
   markRequestFailed,
   StrataError,
   type Thread,
   type ThreadHold,
 } from '@strata-memory/core'
+import { UI_MESSAGE_ID } from '../messages/ai-sdk-meta'
 import {
   fromProviderMessage,
   fromResponseContent,
@@ -157,16 +159,45 @@ async function reportUsage(thread: Thread, usage: LanguageModelV4Usage | undefin
   await thread.reportUsage({ inputTokens, ...(outputTokens === undefined ? {} : { outputTokens }) })
 }
 
+/** The message with the UI message id it belongs to in its `meta`, when there is one. */
+function withUIMessageId<M extends MessageInput>(message: M, id: string | undefined): M {
+  if (id === undefined) return message
+  return { ...message, meta: { ...message.meta, [UI_MESSAGE_ID]: id } }
+}
+
+/**
+ * Maps the prompt's messages for `followHistory`, the UI ids of the call added: the user message the
+ * call sends last gets `userMessageId`, the tool results `messageId` (they belong to the response).
+ * Ids are metadata: matching stored messages ignores them, so only new messages keep them.
+ */
+function toMessageWithIds(conversation: readonly NonSystemMessage[], call: StrataCallOptions) {
+  if (call.messageId === undefined && call.userMessageId === undefined) return fromProviderMessage
+  let lastUser: NonSystemMessage | undefined
+  for (let index = conversation.length - 1; index >= 0; index--) {
+    if (conversation[index]!.role === 'user') {
+      lastUser = conversation[index]
+      break
+    }
+  }
+  return (message: NonSystemMessage): MessageInput => {
+    const input = fromProviderMessage(message)
+    if (message === lastUser) return withUIMessageId(input, call.userMessageId)
+    if (message.role === 'tool') return withUIMessageId(input, call.messageId)
+    return input
+  }
+}
+
 /** Stores a response and its usage: the message first, so a compaction the usage asks for sees it. */
 async function recordResponse(
   thread: Thread,
   content: readonly LanguageModelV4Content[],
   usage: LanguageModelV4Usage | undefined,
   response: ResponseMeta,
+  messageId: string | undefined,
 ) {
   const message = fromResponseContent(content, response)
   // Already mapped to core's shape: a provider-executed result is the provider's own JSON, whatever it looks like.
-  if (message !== undefined) await thread.append(message, { format: 'core' })
+  if (message !== undefined) await thread.append(withUIMessageId(message, messageId), { format: 'core' })
   await reportUsage(thread, usage)
 }
 
@@ -335,7 +366,7 @@ export function strataMiddleware<L extends string = string>(
         // (STRATA_BUDGET_EXCEEDED) before it writes anything.
         await followHistory(thread, conversation, {
           history: mode,
-          toMessage: fromProviderMessage,
+          toMessage: toMessageWithIds(conversation, call),
           onDivergence,
           fit: {
             ...(system === undefined ? {} : { system }),
@@ -379,10 +410,16 @@ export function strataMiddleware<L extends string = string>(
           if (params.abortSignal?.aborted !== true) await markRequestFailed(thread, error)
           throw error
         }
-        await recordResponse(thread, result.content, result.usage, {
-          ...(result.response?.id === undefined ? {} : { responseId: result.response.id }),
-          ...(result.response?.modelId === undefined ? {} : { modelId: result.response.modelId }),
-        })
+        await recordResponse(
+          thread,
+          result.content,
+          result.usage,
+          {
+            ...(result.response?.id === undefined ? {} : { responseId: result.response.id }),
+            ...(result.response?.modelId === undefined ? {} : { modelId: result.response.modelId }),
+          },
+          call.messageId,
+        )
         failedThreads.delete(thread.id)
         toolCalls = clientToolCalls(result.content)
         return result
@@ -419,7 +456,7 @@ export function strataMiddleware<L extends string = string>(
           inCall(async () => {
             let toolCalls: string[] = []
             try {
-              await recordResponse(thread, collector.content, collector.usage, collector.meta)
+              await recordResponse(thread, collector.content, collector.usage, collector.meta, call.messageId)
               failedThreads.delete(thread.id)
               toolCalls = clientToolCalls(collector.content)
             } finally {

@@ -9,8 +9,11 @@ import { strataErrorResponse, strataErrorStatus, strataOnError } from './route-e
 
 describe('strataOnError', () => {
   it('gives a Strata error its code and message, and hides any other error', () => {
-    const error = new StrataError({ code: 'STRATA_INVALID_MESSAGE', message: 'History diverged.' })
-    expect(strataOnError(error)).toBe('STRATA_INVALID_MESSAGE: History diverged.')
+    const error = new StrataError({ code: 'STRATA_INVALID_MESSAGE', message: "history: 'full' diverged." })
+    // The page reads a text for people; the developer's message stays on the server.
+    expect(strataOnError(error)).toBe(
+      'STRATA_INVALID_MESSAGE: This message could not be added to the chat. Reload the chat and try again.',
+    )
     expect(strataOnError(new Error('database password is hunter2'))).toBe('An error occurred.')
     expect(strataOnError('a string')).toBe('An error occurred.')
   })
@@ -39,7 +42,7 @@ describe('strataOnError', () => {
     }
     const errors = chunks.filter((chunk) => chunk.type === 'error')
     expect(errors.length).toBeGreaterThan(0)
-    expect(errors[0]!.errorText).toMatch(/^STRATA_INVALID_OPTIONS: /)
+    expect(errors[0]!.errorText).toMatch(/^STRATA_INVALID_OPTIONS: The page sent a request/)
   })
 })
 
@@ -53,9 +56,12 @@ describe('strataErrorResponse', () => {
       response = strataErrorResponse(error)
     }
     expect(response?.status).toBe(400)
-    const body = (await response!.json()) as { error: { code: string; message: string } }
+    const body = (await response!.json()) as {
+      error: { code: string; message: string; details: { developerMessage: string } }
+    }
     expect(body.error.code).toBe('STRATA_INVALID_THREAD_ID')
-    expect(body.error.message).toMatch(/thread id/i)
+    expect(body.error.message).toBe('This chat’s address is not valid. Start a new chat.')
+    expect(body.error.details.developerMessage).toMatch(/thread id/i)
   })
 
   it('keeps the message of an error that is not Strata private, with status 500; a seq conflict is 409', async () => {
@@ -79,9 +85,12 @@ describe('strataErrorResponse', () => {
       response = strataErrorResponse(error)
     }
     expect(response?.status).toBe(409)
-    const body = (await response!.json()) as { error: { code: string; message: string } }
+    const body = (await response!.json()) as {
+      error: { code: string; message: string; details: { developerMessage: string } }
+    }
     expect(body.error.code).toBe('STRATA_THREAD_BUSY')
-    expect(body.error.message).toContain("Thread 'busy' is held by another request")
+    expect(body.error.message).toMatch(/^This chat is busy with another reply/)
+    expect(body.error.details.developerMessage).toContain("Thread 'busy' is held by another request")
     await hold.release()
     const budget = new StrataError({
       code: 'STRATA_BUDGET_EXCEEDED',

@@ -1,4 +1,5 @@
 import { StrataError, type StrataErrorCode } from '@strata-memory/core'
+import { errorText } from '../client/error-texts'
 
 /** Errors that say something about the request (its thread id, its messages, its options): HTTP 400. */
 const REQUEST_ERRORS: ReadonlySet<StrataErrorCode> = new Set<StrataErrorCode>([
@@ -20,14 +21,16 @@ const HIDDEN = 'An error occurred.'
 
 /**
  * The `onError` of a UI message stream (`createUIMessageStream({ onError })`,
- * `result.toUIMessageStream({ onError })`): a Strata error reaches the page as `CODE: message`; any other
- * error stays hidden behind the AI SDK's default text, as it would without this helper.
+ * `toUIMessageStream({ stream, onError })`): a Strata error reaches the page as `CODE: text`, the text
+ * written for the people using the chat (what happened, what to do; `strataErrorFromResponse` reads
+ * it); the developer's message stays in the server's logs. Any other error stays hidden behind the AI
+ * SDK's default text, as it would without this helper.
  *
  * @example
  * const stream = createUIMessageStream<StrataUIMessage>({ execute, onError: strataOnError })
  */
 export function strataOnError(error: unknown): string {
-  if (StrataError.isInstance(error)) return `${error.code}: ${error.message}`
+  if (StrataError.isInstance(error)) return `${error.code}: ${errorText(error.code)}`
   return HIDDEN
 }
 
@@ -52,10 +55,12 @@ export function strataErrorStatus(error: unknown): number {
 }
 
 /**
- * A JSON `Response` for an error a route caught before it started streaming (`strataTools` and
- * `memory.thread` throw synchronously or reject on a bad thread id, `thread.hold()` rejects on a thread
- * another request holds): `{ error: { code, message } }` with {@link strataErrorStatus}'s status. Errors
- * that are not Strata's keep their message private.
+ * A JSON `Response` for an error a route caught before it started streaming (`openChatRequest`,
+ * `strataTools` and `memory.thread` throw synchronously or reject on a bad thread id, `thread.hold()`
+ * rejects on a thread another request holds): `{ error: { code, message, details } }` with
+ * {@link strataErrorStatus}'s status; `message` is written for people (`strataErrorFromResponse`
+ * shows it), `details.developerMessage` says what the developer does about it. Errors that are not
+ * Strata's keep their message private.
  *
  * @example
  * try {
@@ -68,7 +73,13 @@ export function strataErrorStatus(error: unknown): number {
 export function strataErrorResponse(error: unknown): Response {
   const status = strataErrorStatus(error)
   const body = StrataError.isInstance(error)
-    ? { error: { code: error.code, message: error.message } }
-    : { error: { code: 'INTERNAL_ERROR', message: HIDDEN } }
+    ? {
+        error: {
+          code: error.code,
+          message: errorText(error.code),
+          details: { ...error.details, developerMessage: error.message },
+        },
+      }
+    : { error: { code: 'INTERNAL_ERROR', message: errorText('INTERNAL_ERROR'), details: {} } }
   return Response.json(body, { status })
 }

@@ -42,14 +42,25 @@ class PlainChatState<M extends UIMessage> implements ChatState<M> {
 export class TestChat<M extends UIMessage = UIMessage> extends AbstractChat<M> {
   constructor(
     route: (request: Request) => Promise<Response>,
-    init: Omit<ChatInit<M>, 'transport' | 'messages'> = {},
+    init: Omit<ChatInit<M>, 'transport' | 'messages'> & {
+      /** The messages the page starts with (`useChat({ messages })`). */
+      messages?: M[]
+      /** The transport's `prepareSendMessagesRequest` (`sendLastMessage`). */
+      prepareSendMessagesRequest?: ConstructorParameters<typeof DefaultChatTransport<M>>[0] extends infer O
+        ? O extends { prepareSendMessagesRequest?: infer P }
+          ? P
+          : never
+        : never
+    } = {},
   ) {
+    const { messages, prepareSendMessagesRequest, ...rest } = init
     super({
-      ...init,
-      state: new PlainChatState<M>(),
+      ...rest,
+      state: new PlainChatState<M>(messages),
       transport: new DefaultChatTransport<M>({
         api: 'http://localhost/api/chat',
         fetch: async (input, requestInit) => route(new Request(input as string, requestInit)),
+        ...(prepareSendMessagesRequest === undefined ? {} : { prepareSendMessagesRequest }),
       }),
     })
   }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { loadUIMessages } from './load-ui-messages'
 
 describe('loadUIMessages', () => {
-  it('one assistant message per response, tool calls with their results, memory items left out', async () => {
+  it('one assistant message per response, tool calls with their results, scope openings left out', async () => {
     const memory = createMemory()
     const thread = await memory.thread('ui-load')
     const [question] = await thread.append({ role: 'user', content: 'Weather in Oslo?' })
@@ -29,15 +29,14 @@ describe('loadUIMessages', () => {
     expect(messages[1]!.parts).toEqual([
       { type: 'step-start' },
       {
-        type: 'dynamic-tool',
-        toolName: 'weather',
+        type: 'tool-weather',
         toolCallId: 'c1',
         state: 'output-available',
         input: { city: 'Oslo' },
         output: { celsius: 4 },
       },
       { type: 'step-start' },
-      { type: 'text', text: 'It is 4 °C.' },
+      { type: 'text', text: 'It is 4 °C.', state: 'done' },
     ])
   })
 

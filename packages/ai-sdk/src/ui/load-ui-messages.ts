@@ -1,16 +1,50 @@
 import {
   assertThreadId,
   type FilePart,
-  type Item,
   invalidOptions,
   type Memory,
   type MessageItem,
+  type MessagePart,
   type RequestFailure,
+  type TransitionItem,
 } from '@strata-memory/core'
-import type { StrataFailedRequest, StrataUIMessage } from './memory-ui-parts'
+import type { ToolSet } from 'ai'
+import { readMeta, UI_MESSAGE_ID } from '../messages/ai-sdk-meta'
+import type { MemoryTransitionData, StrataFailedRequest, StrataUIMessage } from './memory-ui-parts'
 
 type UIPart = StrataUIMessage['parts'][number]
-type ToolPart = Extract<UIPart, { type: 'dynamic-tool' }>
+
+/** A tool part as `useChat` holds it: `tool-<name>` for the route's tools, `dynamic-tool` for dynamic ones. */
+interface ToolPart {
+  type: string
+  toolName?: string
+  toolCallId: string
+  state: 'input-available' | 'output-available' | 'output-error'
+  input: unknown
+  output?: unknown
+  errorText?: string
+  providerExecuted?: boolean
+}
+
+/** Options of {@link loadUIMessages}. */
+export interface LoadUIMessagesOptions {
+  /**
+   * Only the active log: leave out the turns a compaction archived (the model no longer sees them
+   * raw). Answers a rewind archived (a regenerated answer, an edited message) are never included.
+   * @default false: the chat as it was shown
+   */
+  visibleOnly?: boolean
+  /**
+   * At most this many turns (a user message and the answer to it), the newest.
+   * @default all
+   */
+  limit?: number
+  /**
+   * Only messages before this one: the id of the oldest message a page already shows, to load the
+   * page before it. An id the thread does not hold is `STRATA_INVALID_OPTIONS`.
+   */
+  before?: string
+}
 
 /** A stored file's `url`: its URL or data URL as stored, bare base64 as a data URL. */
 function fileUrl(part: FilePart): string {
@@ -22,118 +56,222 @@ function failedMetadata(mark: RequestFailure): StrataFailedRequest {
   return { reason: mark.reason, ts: mark.ts, ...(mark.code === undefined ? {} : { code: mark.code }) }
 }
 
-/**
- * Builds the chat's UI messages from the thread's stored log: each user message is one, and the
- * assistant messages and tool results up to the next user message are one assistant message (a
- * `step-start` part before each step), as `useChat` holds a response of several steps. Tool calls
- * are `dynamic-tool` parts with their results. Scope openings, summaries, facts and transitions are
- * memory, not chat: they are left out. Message ids are the stored items' ids.
- */
-function toUIMessages(items: readonly Item[], failures: ReadonlyMap<string, RequestFailure>) {
-  const messages: StrataUIMessage[] = []
-  const tools = new Map<string, ToolPart>()
-  let answer: StrataUIMessage | undefined
-  for (const item of items) {
-    if (item.type !== 'message' || item.scope !== undefined) continue
-    if (item.role === 'user') {
-      answer = undefined
-      const mark = failures.get(item.id)
-      messages.push({
-        id: item.id,
-        role: 'user',
-        parts: contentParts(item, tools),
-        ...(mark === undefined ? {} : { metadata: { strata: { failed: failedMetadata(mark) } } }),
-      })
-      continue
-    }
-    if (item.role !== 'assistant' && item.role !== 'tool') continue
-    if (answer === undefined) {
-      answer = { id: item.id, role: 'assistant', parts: [] }
-      messages.push(answer)
-    }
-    if (item.role === 'assistant') answer.parts.push({ type: 'step-start' })
-    answer.parts.push(...contentParts(item, tools))
-  }
-  return messages
+/** The UI message id an item was stored with (the route handed it to the middleware), if any. */
+export function uiMessageIdOf(item: { meta?: Record<string, unknown> }): string | undefined {
+  const id = item.meta?.[UI_MESSAGE_ID]
+  return typeof id === 'string' ? id : undefined
 }
 
-/** The UI parts of one stored message; a tool result completes its call's part instead. */
-function contentParts(item: MessageItem, tools: Map<string, ToolPart>): UIPart[] {
-  const parts: UIPart[] = []
-  for (const part of item.content) {
+/** The error text of a failed tool result, as the SDK shows it. */
+const errorText = (output: unknown) => (typeof output === 'string' ? output : JSON.stringify(output))
+
+/** Builds UI messages from a transcript (see {@link loadUIMessages}). */
+class UIMessageBuilder {
+  readonly messages: StrataUIMessage[] = []
+  readonly #tools = new Map<string, ToolPart>()
+  readonly #titles = new Map<number, string>()
+  #answer: StrataUIMessage | undefined
+  #pending: UIPart[] = []
+
+  constructor(
+    private readonly threadId: string,
+    private readonly failures: ReadonlyMap<string, RequestFailure>,
+  ) {}
+
+  add(item: MessageItem | TransitionItem) {
+    if (item.type === 'transition') {
+      this.#transition(item)
+      return
+    }
+    if (item.scope !== undefined) {
+      this.#titles.set(item.seq, item.scope.title)
+      return
+    }
+    if (item.role === 'user') {
+      this.#answer = undefined
+      const mark = this.failures.get(item.id)
+      this.messages.push({
+        id: uiMessageIdOf(item) ?? item.id,
+        role: 'user',
+        parts: this.#parts(item),
+        ...(mark === undefined ? {} : { metadata: { strata: { failed: failedMetadata(mark) } } }),
+      })
+      return
+    }
+    if (item.role === 'tool') {
+      // Results complete their calls' parts, wherever the call is.
+      this.#parts(item)
+      return
+    }
+    if (item.role !== 'assistant') return
+    const id = uiMessageIdOf(item)
+    if (this.#answer === undefined || (id !== undefined && id !== this.#answer.id)) {
+      this.#answer = { id: id ?? item.id, role: 'assistant', parts: this.#pending }
+      this.#pending = []
+      this.messages.push(this.#answer)
+    }
+    this.#answer.parts.push({ type: 'step-start' }, ...this.#parts(item))
+  }
+
+  /** Transitions not yet in an answer go into the next one (or the last one, at the end). */
+  finish(): StrataUIMessage[] {
+    if (this.#pending.length > 0) {
+      const last = this.messages.findLast((message) => message.role === 'assistant')
+      if (last !== undefined) last.parts.push(...this.#pending)
+    }
+    return this.messages
+  }
+
+  #transition(item: TransitionItem) {
+    if (item.userFacingMessage === null) return
+    const data: MemoryTransitionData = {
+      threadId: this.threadId,
+      fromLevel: item.fromLevel,
+      level: item.level,
+      reason: item.reason,
+      title: this.#titles.get(item.range.fromSeq) ?? '',
+      text: item.userFacingMessage,
+      seq: item.seq,
+    }
+    const part: UIPart = { type: 'data-memory-transition', id: item.id, data }
+    if (this.#answer === undefined) this.#pending.push(part)
+    else this.#answer.parts.push(part)
+  }
+
+  /** The UI parts of one stored message; a tool result completes its call's part instead. */
+  #parts(item: MessageItem): UIPart[] {
+    const parts: UIPart[] = []
+    for (const part of item.content) {
+      const ui = this.#part(part, item.role === 'user')
+      if (ui !== undefined) parts.push(ui)
+    }
+    return parts
+  }
+
+  #part(part: MessagePart, user: boolean): UIPart | undefined {
     switch (part.type) {
       case 'text':
-        parts.push({ type: 'text', text: part.text })
-        break
+        // A provider's custom part is kept as empty text: not chat.
+        if (readMeta(part).part === 'custom') return undefined
+        // A streamed text part ends `done`; the page's own message has no state.
+        return user ? { type: 'text', text: part.text } : { type: 'text', text: part.text, state: 'done' }
       case 'reasoning':
-        parts.push({ type: 'reasoning', text: part.text })
-        break
+        return { type: 'reasoning', text: part.text, state: 'done' }
       case 'file':
-        parts.push({
+        return {
           type: 'file',
           mediaType: part.mediaType,
           url: fileUrl(part),
           ...(part.filename === undefined ? {} : { filename: part.filename }),
-        })
-        break
+        }
       case 'tool-call': {
+        const dynamic = readMeta(part).dynamic === true
         const tool: ToolPart = {
-          type: 'dynamic-tool',
-          toolName: part.toolName,
+          type: dynamic ? 'dynamic-tool' : `tool-${part.toolName}`,
+          ...(dynamic ? { toolName: part.toolName } : {}),
           toolCallId: part.toolCallId,
           state: 'input-available',
           input: part.input,
           ...(part.providerExecuted === true ? { providerExecuted: true } : {}),
         }
-        tools.set(part.toolCallId, tool)
-        parts.push(tool)
-        break
+        this.#tools.set(part.toolCallId, tool)
+        return tool as UIPart
       }
       case 'tool-result': {
-        const tool = tools.get(part.toolCallId)
-        if (tool === undefined) break
+        const tool = this.#tools.get(part.toolCallId)
+        if (tool === undefined) return undefined
         // The call's part becomes its answered form, in place.
-        const call = {
-          type: 'dynamic-tool' as const,
-          toolName: tool.toolName,
-          toolCallId: tool.toolCallId,
-          input: tool.input,
-          ...(tool.providerExecuted === true ? { providerExecuted: true } : {}),
+        if (part.isError === true) {
+          tool.state = 'output-error'
+          tool.errorText = errorText(part.output)
+        } else {
+          tool.state = 'output-available'
+          tool.output = part.output
         }
-        const answered: ToolPart =
-          part.isError === true
-            ? {
-                ...call,
-                state: 'output-error',
-                errorText: typeof part.output === 'string' ? part.output : JSON.stringify(part.output),
-              }
-            : { ...call, state: 'output-available', output: part.output }
-        Object.assign(tool, answered)
-        break
+        return undefined
       }
     }
+    return undefined
   }
-  return parts
+}
+
+/** Checks the options before anything is read. */
+function checkOptions(options: LoadUIMessagesOptions): void {
+  if (typeof options !== 'object' || options === null) {
+    invalidOptions('loadUIMessages(): options must be an object like { limit: 50 }.')
+  }
+  const { limit, before, visibleOnly } = options
+  if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1)) {
+    invalidOptions(
+      `loadUIMessages(): limit must be a whole number of turns, at least 1 (got ${JSON.stringify(limit)}).`,
+      { limit },
+    )
+  }
+  if (before !== undefined && (typeof before !== 'string' || before === '')) {
+    invalidOptions('loadUIMessages(): before must be the id of a message the chat shows.', { before })
+  }
+  if (visibleOnly !== undefined && typeof visibleOnly !== 'boolean') {
+    invalidOptions('loadUIMessages(): visibleOnly must be a boolean.', { visibleOnly })
+  }
 }
 
 /**
- * The thread's chat as `useChat` messages, for a page that reloads a conversation (`useChat({
- * messages })`, the AI SDK's message-persistence guide). A user message whose model call failed after
- * it was stored (`thread.markFailed`, which the middleware calls on a provider failure) carries
- * `metadata.strata.failed` (`{ reason, code?, ts }`) until an answer is stored after it, so the page
- * can offer to send it again: a retry in any `history` mode stores it once. Reads the active log, so
- * messages a compaction archived are not in it.
+ * The thread's chat as `useChat` messages: the thread is the chat's source of truth, so a page (any
+ * browser, after a reload) starts from it and the app keeps no second chat store. Each user message
+ * is one message; an answer (every step of one response, its tool calls with their results) is one
+ * assistant message with a `step-start` part before each step. Ids are the ids the stream gave the
+ * messages when the route passed them to the middleware (`providerOptions.strata.messageId` and
+ * `userMessageId`, see the README's route), else the stored items' ids. Tool calls are
+ * `tool-<name>` parts (`dynamic-tool` for a call the SDK marked dynamic) in the state the stream
+ * left them; a large tool result and a long user message read back whole from the content channel,
+ * not as the citation the model sees. Transitions are `data-memory-transition` parts. Turns a
+ * compaction archived are included (unless `visibleOnly`); an answer a rewind archived never is. A
+ * user message whose model call failed carries `metadata.strata.failed` until an answer follows.
+ * The last message carries `metadata.strata.seq` (the thread's last seq it shows).
  *
  * @example
- * const messages = await loadUIMessages(memory, chatId)
- * const failed = messages.at(-1)?.metadata?.strata?.failed // show "Retry"
+ * const messages = await loadUIMessages(memory, chatId, { limit: 50 })
+ * const earlier = await loadUIMessages(memory, chatId, { limit: 50, before: messages[0]?.id })
  */
-export async function loadUIMessages(memory: Memory, threadId: string): Promise<StrataUIMessage[]> {
+export async function loadUIMessages<TOOLS extends ToolSet = ToolSet>(
+  memory: Memory,
+  threadId: string,
+  options: LoadUIMessagesOptions = {},
+): Promise<StrataUIMessage<TOOLS>[]> {
   if (typeof memory?.thread !== 'function') {
     invalidOptions('loadUIMessages() needs the memory from createMemory() and a thread id.')
   }
   assertThreadId(threadId)
+  checkOptions(options)
+  const { limit, before, visibleOnly = false } = options
   const thread = await memory.thread(threadId)
-  const [items, failures] = await Promise.all([thread.items(), thread.failures()])
-  return toUIMessages(items, new Map(failures.map((mark) => [mark.itemId, mark])))
+  let beforeSeq: number | undefined
+  if (before !== undefined) {
+    const { items } = await thread.transcript({ archived: !visibleOnly })
+    const found = items.find((item) => (uiMessageIdOf(item) ?? item.id) === before)
+    if (found === undefined) {
+      invalidOptions(
+        `loadUIMessages(): thread '${threadId}' holds no message '${before}'; pass the id of a message it returned.`,
+        { threadId, before },
+      )
+    }
+    beforeSeq = found.seq
+  }
+  const [transcript, failures] = await Promise.all([
+    thread.transcript({
+      archived: !visibleOnly,
+      ...(limit === undefined ? {} : { turns: limit }),
+      ...(beforeSeq === undefined ? {} : { beforeSeq }),
+    }),
+    thread.failures(),
+  ])
+  const builder = new UIMessageBuilder(threadId, new Map(failures.map((mark) => [mark.itemId, mark])))
+  for (const item of transcript.items) builder.add(item)
+  const messages = builder.finish()
+  const last = messages.at(-1)
+  const lastSeq = transcript.items.at(-1)?.seq
+  if (last !== undefined && lastSeq !== undefined && beforeSeq === undefined) {
+    last.metadata = { ...last.metadata, strata: { ...last.metadata?.strata, seq: lastSeq } }
+  }
+  return messages as StrataUIMessage<TOOLS>[]
 }

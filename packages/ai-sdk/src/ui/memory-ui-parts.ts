@@ -5,7 +5,7 @@ import {
   type Memory,
   type TransitionEvent,
 } from '@strata-memory/core'
-import type { UIMessage, UIMessageStreamWriter } from 'ai'
+import type { InferUITools, ToolSet, UIMessage, UIMessageStreamWriter } from 'ai'
 
 /** The data of a `data-memory-transition` part: a scope closed, in words for people. */
 export interface MemoryTransitionData {
@@ -34,34 +34,55 @@ export interface StrataFailedRequest {
   ts: number
 }
 
+/** The data of a `data-memory-compaction` part: a budget compaction moved old turns out of what the model is sent. */
+export interface MemoryCompactionData {
+  threadId: string
+  /** What started it: `budget` (the prompt neared the input budget) or `manual`. */
+  trigger: string
+  /** Tokens of the active history before and after it. */
+  tokensBefore: number
+  tokensAfter: number
+  /** Items moved to the archive (still readable, and still shown by `loadUIMessages`). */
+  itemsArchived: number
+}
+
 /**
  * Strata's message metadata, under `strata`: context statistics on an assistant message while it
- * streams (`writeMemoryParts`), and `failed` on a user message whose request failed after it was
- * stored (`loadUIMessages`), so a reloaded chat can offer a retry.
+ * streams (`writeMemoryParts`): what the model was sent (`contextTokens`), what the thread holds
+ * (`totalTokens`) and, under a token budget, the most the context may hold (`inputBudget`);
+ * `failed` on a user message whose request failed after it was stored (`loadUIMessages`), so a
+ * reloaded chat can offer a retry; `seq`, the thread's last seq the message shows, which a client that
+ * sends only its last message passes back (`lastSeq`) so the route writes only what is new since.
  */
 export interface StrataMessageMetadata {
   strata?: Partial<
-    Pick<ContextStats, 'level' | 'contextTokens' | 'totalTokens' | 'savedTokens' | 'savedRatio'>
-  > & { failed?: StrataFailedRequest }
+    Pick<
+      ContextStats,
+      'level' | 'contextTokens' | 'totalTokens' | 'savedTokens' | 'savedRatio' | 'inputBudget'
+    >
+  > & { failed?: StrataFailedRequest; seq?: number }
 }
 
 /** The data part types Strata writes, for `UIMessage`'s data generic. */
 export type StrataDataTypes = {
   'memory-transition': MemoryTransitionData
+  'memory-compaction': MemoryCompactionData
 }
 
 /**
- * A `UIMessage` with Strata's parts and metadata, for `useChat<StrataUIMessage>()`; add your own
- * data types with the generics.
+ * A `UIMessage` with Strata's parts and metadata, for `useChat<StrataUIMessage>()`. Pass the route's
+ * tools (`StrataUIMessage<typeof tools>`) for typed `tool-<name>` parts; add your own metadata and
+ * data types with the other generics.
  *
  * @example
- * const { messages } = useChat<StrataUIMessage>()
+ * const { messages } = useChat<StrataUIMessage<typeof tools>>()
  * messages.flatMap((message) => message.parts).filter((part) => part.type === 'data-memory-transition')
  */
 export type StrataUIMessage<
+  TOOLS extends ToolSet = ToolSet,
   Metadata extends StrataMessageMetadata = StrataMessageMetadata,
   DataTypes extends StrataDataTypes = StrataDataTypes,
-> = UIMessage<Metadata, DataTypes>
+> = UIMessage<Metadata, DataTypes, InferUITools<TOOLS>>
 
 /** The `data-memory-transition` chunk of a transition event, or undefined when people are not shown it. */
 export function memoryTransitionChunk(event: TransitionEvent) {
@@ -81,8 +102,17 @@ export function memoryTransitionChunk(event: TransitionEvent) {
 
 /** Context statistics as message metadata. */
 export function contextStatsMetadata(stats: ContextStats): StrataMessageMetadata {
-  const { level, contextTokens, totalTokens, savedTokens, savedRatio } = stats
-  return { strata: { level, contextTokens, totalTokens, savedTokens, savedRatio } }
+  const { level, contextTokens, totalTokens, savedTokens, savedRatio, inputBudget } = stats
+  return {
+    strata: {
+      level,
+      contextTokens,
+      totalTokens,
+      savedTokens,
+      savedRatio,
+      ...(inputBudget === undefined ? {} : { inputBudget }),
+    },
+  }
 }
 
 /** Options of {@link writeMemoryParts}. */
@@ -102,11 +132,17 @@ export interface WriteMemoryPartsOptions {
    * @default true
    */
   stats?: boolean
+  /**
+   * Write a `data-memory-compaction` part when a compaction archives old turns of the thread while
+   * the response streams (a budget compaction runs before the next model call of a tool loop).
+   * @default true
+   */
+  compactions?: boolean
 }
 
 /**
- * Writes the thread's transitions (`data-memory-transition` parts with the user-facing text) and
- * context statistics (message metadata under `strata`) into a `createUIMessageStream` writer while
+ * Writes the thread's transitions (`data-memory-transition` parts with the user-facing text), its
+ * compactions (`data-memory-compaction` parts) and context statistics (message metadata under `strata`) into a `createUIMessageStream` writer while
  * the response streams. Returns a function that stops listening; call it when the stream ends.
  * Nothing of a summarizer's own model call reaches the writer: only these parts are written.
  *
@@ -115,7 +151,7 @@ export interface WriteMemoryPartsOptions {
  *   execute: async ({ writer }) => {
  *     const stop = writeMemoryParts({ writer, memory, threadId })
  *     const result = streamText({ model, messages })
- *     writer.merge(result.toUIMessageStream())
+ *     writer.merge(toUIMessageStream({ stream: result.stream }))
  *     await result.consumeStream()
  *     stop()
  *   },
@@ -128,6 +164,7 @@ export function writeMemoryParts(options: WriteMemoryPartsOptions): () => void {
     threadId,
     transitions = true,
     stats = true,
+    compactions = true,
   } = options ?? ({} as WriteMemoryPartsOptions)
   if (typeof writer?.write !== 'function') {
     invalidOptions('writeMemoryParts() needs { writer }: the writer createUIMessageStream passes to execute.')
@@ -152,6 +189,18 @@ export function writeMemoryParts(options: WriteMemoryPartsOptions): () => void {
       memory.on('context', (event) => {
         if (event.threadId !== threadId) return
         target.write({ type: 'message-metadata', messageMetadata: contextStatsMetadata(event.stats) })
+      }),
+    )
+  }
+  if (compactions) {
+    stops.push(
+      memory.on('compaction-end', (event) => {
+        if (event.threadId !== threadId || event.itemsArchived === 0 || event.trigger === 'waterfall') return
+        const { trigger, tokensBefore, tokensAfter, itemsArchived } = event
+        target.write({
+          type: 'data-memory-compaction',
+          data: { threadId, trigger, tokensBefore, tokensAfter, itemsArchived },
+        })
       }),
     )
   }

@@ -8,8 +8,16 @@ export interface WriteMissedTransitionsOptions {
   writer: UIMessageStreamWriter<StrataUIMessage> | UIMessageStreamWriter<UIMessage>
   memory: Memory
   threadId: string
-  /** The chat's messages as the request sent them (useChat re-sends its history, data parts included). */
-  messages: readonly UIMessage[]
+  /**
+   * The thread's last seq the page shows (`metadata.strata.seq`, which `sendLastMessage` sends as
+   * `lastSeq`): transitions after it are written, and only the items after it are read.
+   */
+  lastSeq?: number
+  /**
+   * Without `lastSeq`: the chat's messages as the request sent them (a client that re-sends its
+   * history, data parts included); the transitions they do not show are written.
+   */
+  messages?: readonly UIMessage[]
 }
 
 /** The seqs of the transitions a chat already shows. */
@@ -26,24 +34,27 @@ function shownSeqs(messages: readonly UIMessage[]): Set<number> {
 }
 
 /**
- * Writes a `data-memory-transition` part for each transition of the thread that the chat's messages
- * do not show yet: a scope closed between responses (by the app, a control on the page, or an
- * automatic transition) then reaches the chat at the start of the next response. Call it in
- * `execute` before the model streams (transitions made while it streams come from `writeMemoryParts`),
- * after writing the message's `start` chunk, and merge the model's stream with `sendStart: false`: a
- * client resets a message whose `start` chunk (carrying the message id) comes after its first parts.
- * Transitions whose user-facing text is `null` are not written. Resolves to the number written.
+ * Writes a `data-memory-transition` part for each transition of the thread the page does not show
+ * yet: a scope closed between responses (by the app, a control on the page, or an automatic
+ * transition) then reaches the chat at the start of the next response. With `lastSeq` (a page that
+ * sends only its last message) only what the thread stored after it is read, so a request costs the
+ * same on a long thread; with `messages`, the active log is read and the transitions they show are
+ * skipped. Call it in `execute` before the model streams (transitions made while it streams come from
+ * `writeMemoryParts`), after writing the message's `start` chunk, and merge the model's stream with
+ * `sendStart: false`: a client resets a message whose `start` chunk (carrying the message id) comes
+ * after its first parts. Transitions whose user-facing text is `null` are not written. Resolves to
+ * the number written.
  *
  * @example
  * execute: async ({ writer }) => {
- *   writer.write({ type: 'start' })
- *   await writeMissedTransitions({ writer, memory, threadId, messages })
+ *   writer.write({ type: 'start', messageId })
+ *   await writeMissedTransitions({ writer, memory, threadId, lastSeq })
  *   const stop = writeMemoryParts({ writer, memory, threadId })
  *   …
  * }
  */
 export async function writeMissedTransitions(options: WriteMissedTransitionsOptions): Promise<number> {
-  const { writer, memory, threadId, messages } = options ?? ({} as WriteMissedTransitionsOptions)
+  const { writer, memory, threadId, messages, lastSeq } = options ?? ({} as WriteMissedTransitionsOptions)
   if (typeof writer?.write !== 'function') {
     invalidOptions(
       'writeMissedTransitions() needs { writer }: the writer createUIMessageStream passes to execute.',
@@ -53,13 +64,24 @@ export async function writeMissedTransitions(options: WriteMissedTransitionsOpti
     invalidOptions('writeMissedTransitions() needs { memory }: the memory from createMemory().')
   }
   assertThreadId(threadId)
-  if (!Array.isArray(messages)) {
-    invalidOptions('writeMissedTransitions() needs { messages }: the UI messages the request sent.')
+  if (lastSeq !== undefined && (!Number.isSafeInteger(lastSeq) || lastSeq < 0)) {
+    invalidOptions(
+      `writeMissedTransitions(): lastSeq must be a whole number, the last seq the page shows (got ${JSON.stringify(lastSeq)}).`,
+      { lastSeq },
+    )
   }
-  const shown = shownSeqs(messages)
+  if (lastSeq === undefined && !Array.isArray(messages)) {
+    invalidOptions(
+      'writeMissedTransitions() needs { lastSeq } (the last seq the page shows) or { messages } (the UI messages the request sent).',
+    )
+  }
+  const shown = lastSeq === undefined ? shownSeqs(messages!) : new Set<number>()
   const thread = await memory.thread(threadId)
   const target = writer as UIMessageStreamWriter<StrataUIMessage>
-  const items = await thread.items()
+  const { items } = await thread.transcript({
+    archived: false,
+    ...(lastSeq === undefined ? {} : { afterSeq: lastSeq }),
+  })
   // The title of a closed scope is on its opening item, the first of the range the transition covers.
   const titles = new Map<number, string>()
   for (const item of items) if (item.type === 'message' && item.scope) titles.set(item.seq, item.scope.title)

@@ -22,5 +22,7 @@ export {
   type ThreadContext,
   type ThreadHold,
   type ThreadStatus,
+  type Transcript,
+  type TranscriptOptions,
   type UsageReport,
 } from './thread'

@@ -1,11 +1,13 @@
 import type { WaterfallRunner } from '../compaction/waterfall/waterfall-run'
 import { invalidOptions, StrataError } from '../errors'
 import { checkMatchingOptions, DEFAULT_WINDOW } from '../history/unseen-messages'
+import type { JsonObject } from '../items'
 import { divergencePoint } from '../rewind/divergence-point'
 import { planRewind } from '../rewind/rewind-plan'
 import type { ThreadState } from '../thread/thread-state'
 import type { WritePath } from '../thread/write-path'
 import type { MessageAppend } from './message-append'
+import { REWOUND_STATE_KEY, rewoundRanges } from './thread-transcript'
 import type { AppendUnseenOptions, Divergence, RewindOptions, RewindResult } from './thread-types'
 
 /** What `divergence` and `rewind` need from their thread. */
@@ -75,6 +77,16 @@ export async function rewindThread<L extends string>(
     const plan = planRewind(state.log.itemsAfter(afterSeq), afterSeq, id)
     if (plan.archive.length === 0) return { afterSeq, archived: [], kept: plan.keep }
     const seqs = plan.archive.map((item) => item.seq)
+    // Recorded before the archive, so what a rewind archived is never read back as a compacted turn
+    // (\`thread.transcript\`); a mark whose archive then fails names items that stay active: harmless.
+    const stored = await state.deps.store.getState(id)
+    await state.deps.store.setState(id, {
+      ...stored,
+      [REWOUND_STATE_KEY]: [
+        ...rewoundRanges(stored),
+        { fromSeq: seqs[0]!, toSeq: seqs.at(-1)! },
+      ] as unknown as JsonObject[],
+    })
     try {
       await state.deps.store.archive(id, { seqs, expectedSeq: lastSeq })
     } catch (error) {

@@ -31,6 +31,12 @@ import {
 import { Scopes } from './scopes'
 import { rewindThread, type ThreadRewindParts, threadDivergence } from './thread-rewind'
 import { reportUsage, type ThreadStatusParts, threadStatus } from './thread-status'
+import {
+  type Transcript,
+  type TranscriptOptions,
+  type TranscriptParts,
+  threadTranscript,
+} from './thread-transcript'
 import type {
   AppendFitOptions,
   AppendMessageOptions,
@@ -51,6 +57,7 @@ import type {
 export type { HoldOptions, ThreadHold } from '../thread/thread-hold'
 export type { ThreadDependencies } from '../thread/thread-state'
 export type { MarkFailedOptions, RequestFailure } from './request-failures'
+export type { Transcript, TranscriptOptions } from './thread-transcript'
 export type * from './thread-types'
 
 /**
@@ -70,6 +77,7 @@ export class Thread<L extends string = string> {
   readonly #rewindParts: ThreadRewindParts<L>
   readonly #statusParts: ThreadStatusParts<L>
   readonly #failureParts: RequestFailureParts<L>
+  readonly #transcriptParts: TranscriptParts<L>
   readonly #holds: ThreadHolds
 
   /**
@@ -120,6 +128,7 @@ export class Thread<L extends string = string> {
     this.#rewindParts = { state, writes, append: this.#append, waterfall: this.#waterfall }
     this.#statusParts = { state, writes, contexts: this.#contexts, budget: this.#budget, report }
     this.#failureParts = { state, writes }
+    this.#transcriptParts = { state, writes }
     this.content = new ThreadContent({
       threadId: id,
       // Read at each call: the memory wraps its store in spans once an adapter passes a tracer.
@@ -471,6 +480,22 @@ export class Thread<L extends string = string> {
   /** Tool calls paired with their results by `toolCallId`, optionally for one turn. */
   async toolInteractions(options: { turnId?: string } = {}): Promise<ToolInteraction<L>[]> {
     return this.#contexts.toolInteractions(options)
+  }
+
+  /**
+   * The conversation as people saw it, for a chat that reloads it: messages (scope openings
+   * included) and transitions, oldest first, with every offloaded part (a large tool result, a long
+   * user message, an inline file) read back from the content channel whole. Turns a compaction
+   * archived are included unless `archived: false`; messages a rewind archived (a regenerated answer,
+   * an edited message and what followed it) never are. `turns` pages from the end, `beforeSeq` reads
+   * the page before one already read. Summaries and facts are memory, not chat: left out.
+   *
+   * @example
+   * const { items, fromSeq, more } = await thread.transcript({ turns: 20 })
+   * const earlier = more ? await thread.transcript({ turns: 20, beforeSeq: fromSeq }) : undefined
+   */
+  async transcript(options: TranscriptOptions = {}): Promise<Transcript<L>> {
+    return threadTranscript(this.#transcriptParts, options, (id) => this.content.get(id))
   }
 
   /** A copy of the active log, oldest first. */

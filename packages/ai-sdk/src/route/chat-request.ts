@@ -1,0 +1,225 @@
+import {
+  assertThreadId,
+  invalidOptions,
+  type Memory,
+  type MessageItem,
+  StrataError,
+  type Thread,
+  type ThreadHold,
+} from '@strata-memory/core'
+import { generateId as defaultGenerateId, type UIMessage } from 'ai'
+import type { StrataChatRequestBody } from '../client/send-last-message'
+import { loadUIMessages, uiMessageIdOf } from '../ui/load-ui-messages'
+
+/** Options of {@link openChatRequest}. */
+export interface OpenChatRequestOptions {
+  memory: Memory
+  /** The request's JSON body, as `sendLastMessage` sends it (`{ id, message, trigger, messageId?, lastSeq? }`). */
+  body: unknown
+  /**
+   * The id of the response's UI message.
+   * @default the AI SDK's `generateId`
+   */
+  generateId?: () => string
+}
+
+/** What {@link openChatRequest} returns: the request's thread, held, and what to stream. */
+export interface ChatRequest<M extends UIMessage = UIMessage> {
+  threadId: string
+  thread: Thread
+  /** The thread's hold: pass it to `strataMiddleware({ memory, hold })`, release it when the stream ends. */
+  hold: ThreadHold
+  /** The message to send the model (`convertToModelMessages([message])`): the new one, or the one regenerated. */
+  message: M
+  /** The id of the response's UI message: write it in the `start` chunk. */
+  messageId: string
+  /** The last seq the page shows, when it sent one (for `writeMissedTransitions({ lastSeq })`). */
+  lastSeq?: number
+  /** `providerOptions` for `streamText`: the thread and the UI ids the middleware stores with the items. */
+  providerOptions: { strata: { threadId: string; messageId: string; userMessageId: string } }
+}
+
+const TRIGGERS = ['submit-message', 'regenerate-message'] as const
+
+/** The body, checked: a malformed body is `STRATA_INVALID_OPTIONS` (a 400) before anything is read. */
+function checkBody(body: unknown): StrataChatRequestBody {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    invalidOptions(
+      'The chat request body must be a JSON object { id, message, trigger } (send it with sendLastMessage).',
+    )
+  }
+  const { id, message, trigger = 'submit-message', messageId, lastSeq } = body as Record<string, unknown>
+  if (typeof id !== 'string') invalidOptions('The chat request body needs the chat id: { id }.', { id })
+  assertThreadId(id)
+  if (!TRIGGERS.includes(trigger as (typeof TRIGGERS)[number])) {
+    invalidOptions(
+      `The chat request's trigger must be 'submit-message' or 'regenerate-message' (got ${JSON.stringify(trigger)}).`,
+      { trigger },
+    )
+  }
+  if (messageId !== undefined && (typeof messageId !== 'string' || messageId === '')) {
+    invalidOptions("The chat request's messageId must be a message id when given.", { messageId })
+  }
+  if (lastSeq !== undefined && (!Number.isSafeInteger(lastSeq) || (lastSeq as number) < 0)) {
+    invalidOptions("The chat request's lastSeq must be a whole number when given.", { lastSeq })
+  }
+  if (trigger === 'submit-message') {
+    const candidate = message as Partial<UIMessage> | undefined
+    if (
+      typeof candidate !== 'object' ||
+      candidate === null ||
+      typeof candidate.id !== 'string' ||
+      candidate.id === '' ||
+      !Array.isArray(candidate.parts)
+    ) {
+      invalidOptions(
+        'The chat request needs the message sent: { message: { id, role, parts } } (sendLastMessage sends the last one).',
+      )
+    }
+    if (candidate.role !== 'user') {
+      throw new StrataError({
+        code: 'STRATA_INVALID_MESSAGE',
+        message: `The chat request's message must be the user's (got role ${JSON.stringify(candidate.role)}); this route takes one new user message per request.`,
+        details: { role: String(candidate.role) },
+      })
+    }
+  }
+  return body as StrataChatRequestBody
+}
+
+/** The page is behind the thread: a 409 that tells it to reload. */
+function outOfDate(threadId: string, reason: string, lastSeq: number, pageSeq?: number): StrataError {
+  return new StrataError({
+    code: 'STRATA_SEQ_CONFLICT',
+    message: `Chat '${threadId}' changed since the page loaded it (${reason}): load it again with loadUIMessages and send again. Nothing was stored.`,
+    details: { threadId, expectedSeq: pageSeq ?? lastSeq, actualSeq: lastSeq },
+  })
+}
+
+/** The stored items of the last turn: its user message and what follows it (scope openings aside). */
+async function lastTurn(thread: Thread) {
+  const { items } = await thread.transcript({ archived: false, turns: 1 })
+  const start = items.findIndex(
+    (item) => item.type === 'message' && item.role === 'user' && item.scope === undefined,
+  )
+  if (start === -1) return undefined
+  const request = items[start] as MessageItem
+  const after = items.slice(start + 1)
+  const answer = after.find(
+    (item): item is MessageItem =>
+      item.type === 'message' && item.role === 'assistant' && item.scope === undefined,
+  )
+  return {
+    request,
+    requestId: uiMessageIdOf(request) ?? request.id,
+    answer,
+    after,
+    lastSeq: items.at(-1)!.seq,
+  }
+}
+
+/** The UI message of a stored user message, as `loadUIMessages` gives it. */
+async function storedMessage(memory: Memory, threadId: string) {
+  const messages = await loadUIMessages(memory, threadId, { limit: 1, visibleOnly: true })
+  return messages.find((message) => message.role === 'user')
+}
+
+/**
+ * Opens a chat request in a route that receives only the newest message (`sendLastMessage`): checks
+ * the body, takes the thread (`thread.hold()`: another request on the chat is `STRATA_THREAD_BUSY`,
+ * a 409, before anything is written), then tells what the page asks for from its `trigger` and ids:
+ *
+ * - a new message: continues the thread (a page that was behind, or a new device with an empty chat,
+ *   continues it too: the model sees the whole thread);
+ * - the thread's last message sent again with no answer after it (a retry after a failure or a
+ *   reload): continues without storing it twice;
+ * - `regenerate-message` of the last answer: the answer moves to the archive (`thread.rewind`), and
+ *   its question is answered again;
+ * - an edit of the last user message (`messageId` is the message's own id): it and its answer move to
+ *   the archive, and the edited message is stored.
+ *
+ * A regenerate or edit of anything but the last turn, or a message the thread already answered, comes
+ * from a page that is behind: `STRATA_SEQ_CONFLICT` (a 409; the page reloads), and nothing is
+ * archived, so a stale copy never rewinds newer turns. Every error releases the hold; pass any thrown
+ * error to `strataErrorResponse`. On success release the hold when the response's stream has ended.
+ *
+ * @example
+ * let chat
+ * try {
+ *   chat = await openChatRequest({ memory, body: await request.json() })
+ * } catch (error) {
+ *   return strataErrorResponse(error) // 400 bad body, 409 busy or out of date
+ * }
+ */
+export async function openChatRequest<M extends UIMessage = UIMessage>(
+  options: OpenChatRequestOptions,
+): Promise<ChatRequest<M>> {
+  const { memory, body: raw, generateId = defaultGenerateId } = options ?? ({} as OpenChatRequestOptions)
+  if (typeof memory?.thread !== 'function') {
+    invalidOptions('openChatRequest() needs { memory }: the memory from createMemory().')
+  }
+  const body = checkBody(raw)
+  const threadId = body.id
+  const thread = await memory.thread(threadId)
+  const hold = await thread.hold()
+  try {
+    const turn = await lastTurn(thread)
+    let message: M
+    if (body.trigger === 'regenerate-message') {
+      if (turn === undefined)
+        throw outOfDate(threadId, 'it holds no message to answer again', 0, body.lastSeq)
+      const target = body.messageId
+      const answerId = turn.answer === undefined ? undefined : (uiMessageIdOf(turn.answer) ?? turn.answer.id)
+      if (target !== undefined && target !== answerId && target !== turn.requestId) {
+        throw outOfDate(threadId, `message '${target}' is not its last answer`, turn.lastSeq, body.lastSeq)
+      }
+      // `regenerate()` without an id names the page's last answer by the question before it: a page
+      // behind the thread sends an older question, and the thread's newer turns stay.
+      if (body.message !== undefined && body.message.id !== turn.requestId) {
+        throw outOfDate(
+          threadId,
+          `message '${body.message.id}' is not the question of its last answer`,
+          turn.lastSeq,
+          body.lastSeq,
+        )
+      }
+      if (turn.after.length > 0)
+        await thread.rewind({ afterSeq: turn.request.seq, expectedLastSeq: turn.lastSeq })
+      const stored = await storedMessage(memory, threadId)
+      if (stored === undefined)
+        throw outOfDate(threadId, 'it holds no message to answer again', turn.lastSeq, body.lastSeq)
+      message = stored as unknown as M
+    } else {
+      message = body.message as M
+      const edit = body.messageId !== undefined && body.messageId === message.id
+      if (turn !== undefined && message.id === turn.requestId) {
+        if (edit) {
+          await thread.rewind({ afterSeq: turn.request.seq - 1, expectedLastSeq: turn.lastSeq })
+        } else if (turn.answer !== undefined) {
+          throw outOfDate(threadId, `message '${message.id}' is already answered`, turn.lastSeq, body.lastSeq)
+        }
+        // Else a retry: the middleware recognises the stored message and stores it once.
+      } else if (edit) {
+        throw outOfDate(
+          threadId,
+          `message '${message.id}' is not its last message`,
+          turn?.lastSeq ?? 0,
+          body.lastSeq,
+        )
+      }
+    }
+    const messageId = generateId()
+    return {
+      threadId,
+      thread,
+      hold,
+      message,
+      messageId,
+      ...(body.lastSeq === undefined ? {} : { lastSeq: body.lastSeq }),
+      providerOptions: { strata: { threadId, messageId, userMessageId: message.id } },
+    }
+  } catch (error) {
+    await hold.release()
+    throw error
+  }
+}

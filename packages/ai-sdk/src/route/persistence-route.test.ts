@@ -1,0 +1,227 @@
+import type { LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider'
+import { createMemory, type Memory } from '@strata-memory/core'
+import { tool, type UIMessage } from 'ai'
+import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test'
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { sendLastMessage } from '../client/send-last-message'
+import { strataErrorFromResponse } from '../client/strata-error-from-response'
+import { TestChat } from '../testing/chat-client'
+import { streamParts, toolCall } from '../testing/model-results'
+import { strataChatRoute } from '../testing/strata-chat-route'
+import { loadUIMessages } from '../ui/load-ui-messages'
+import type { StrataUIMessage } from '../ui/memory-ui-parts'
+
+const tools = {
+  lookup: tool({
+    description: 'Looks a topic up',
+    inputSchema: z.object({ topic: z.string() }),
+    // Large: stored once in the content channel, cited in later contexts.
+    execute: async ({ topic }) => ({
+      topic,
+      rows: Array.from({ length: 40 }, (_, index) => `${topic} fact ${index}`),
+    }),
+  }),
+}
+
+/** The text of a prompt message, for scripting answers. */
+const textOf = (message: LanguageModelV4Prompt[number] | undefined) =>
+  message === undefined || typeof message.content === 'string'
+    ? String(message?.content ?? '')
+    : message.content.map((part) => (part.type === 'text' ? part.text : '')).join('')
+
+/**
+ * A model that answers every user message: a message asking to "look up X" gets a tool call first,
+ * then an answer after its result; any other message gets an answer naming the question.
+ */
+function scriptedModel(options: { gate?: () => Promise<void> } = {}) {
+  let calls = 0
+  return new MockLanguageModelV4({
+    doStream: async ({ prompt }) => {
+      calls++
+      const last = prompt.at(-1)
+      let parts: LanguageModelV4StreamPart[]
+      if (last?.role === 'user' && /look up (\w+)/.test(textOf(last))) {
+        const topic = /look up (\w+)/.exec(textOf(last))![1]!
+        parts = streamParts([toolCall(`call-${calls}`, 'lookup', { topic })])
+      } else if (last?.role === 'tool') {
+        parts = streamParts('Here is what I found.')
+      } else {
+        parts = streamParts(`Answer to: ${textOf(last)}`)
+      }
+      const gate = options.gate
+      if (gate === undefined) return { stream: convertArrayToReadableStream(parts) }
+      // A slow provider: the first half, then the rest once the gate opens.
+      const half = Math.ceil(parts.length / 2)
+      return {
+        stream: new ReadableStream<LanguageModelV4StreamPart>({
+          async start(controller) {
+            for (const part of parts.slice(0, half)) controller.enqueue(part)
+            await gate()
+            for (const part of parts.slice(half)) controller.enqueue(part)
+            controller.close()
+          },
+        }),
+      }
+    },
+  })
+}
+
+/** A page of the chat app: `useChat` with `sendLastMessage`, starting from the given messages. */
+function page(route: (request: Request) => Promise<Response>, id: string, messages: StrataUIMessage[] = []) {
+  return new TestChat<StrataUIMessage>(route, {
+    id,
+    messages: structuredClone(messages),
+    prepareSendMessagesRequest: sendLastMessage,
+  })
+}
+
+/** What a person sees of a message: ids and parts, without the provider's bookkeeping. */
+const seen = (messages: readonly UIMessage[]) =>
+  messages.map((message) => ({
+    id: message.id,
+    role: message.role,
+    parts: message.parts.map((part) => {
+      const {
+        providerMetadata: _p,
+        callProviderMetadata: _c,
+        resultProviderMetadata: _r,
+        ...rest
+      } = part as Record<string, unknown>
+      return Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined))
+    }),
+  }))
+
+function setup() {
+  const memory = createMemory({ content: { offloadAboveBytes: 300 } })
+  const model = scriptedModel()
+  const errors: unknown[] = []
+  const route = strataChatRoute({ memory, model, tools, errors })
+  return { memory, model, errors, route }
+}
+
+const archivedCount = async (memory: Memory, id: string) =>
+  (await (await memory.thread(id)).status()).items.archived
+
+describe('the persistence route: the thread is the chat', () => {
+  it('sends only the last message for 10 turns with tool calls; loading gives the messages the stream gave', async () => {
+    const { memory, model, errors, route } = setup()
+    const chat = page(route, 'ten-turns')
+    const longQuestion = `Please keep this in mind: ${'a long note about the garden. '.repeat(30)}`
+    for (let turn = 1; turn <= 10; turn++) {
+      const text = turn === 3 ? longQuestion : turn % 2 === 0 ? `look up topic${turn}` : `question ${turn}`
+      await chat.sendMessage({ text })
+      expect(chat.error).toBeUndefined()
+      // Each request carried one message: the page's newest.
+      const sent = model.doStreamCalls.at(-1)!.prompt
+      expect(sent.filter((message) => message.role === 'user').length).toBe(turn)
+      const loaded = await loadUIMessages(memory, 'ten-turns')
+      expect(seen(loaded)).toEqual(seen(chat.messages))
+    }
+    expect(errors).toEqual([])
+    const loaded = await loadUIMessages(memory, 'ten-turns')
+    expect(loaded).toHaveLength(20)
+    // The long message and the tool outputs read back whole, not as the citations the model sees.
+    expect(loaded[4]!.parts).toEqual([{ type: 'text', text: longQuestion }])
+    const lookup = loaded[3]!.parts.find((part) => part.type === 'tool-lookup')
+    expect(lookup).toMatchObject({ state: 'output-available', output: { topic: 'topic2' } })
+    expect((lookup as { output: { rows: string[] } }).output.rows).toHaveLength(40)
+    const stored = JSON.stringify(await (await memory.thread('ten-turns')).items())
+    expect(stored).not.toContain('topic2 fact 39')
+    // Ids are stable across loads.
+    expect((await loadUIMessages(memory, 'ten-turns')).map((message) => message.id)).toEqual(
+      loaded.map((message) => message.id),
+    )
+    // Paging: the last two turns, then the two before them.
+    const last = await loadUIMessages(memory, 'ten-turns', { limit: 2 })
+    expect(last.map((message) => message.id)).toEqual(loaded.slice(16).map((message) => message.id))
+    const before = await loadUIMessages(memory, 'ten-turns', { limit: 2, before: last[0]!.id })
+    expect(before.map((message) => message.id)).toEqual(loaded.slice(12, 16).map((message) => message.id))
+  })
+
+  it('a second device with an empty chat continues the thread', async () => {
+    const { memory, model, route } = setup()
+    const first = page(route, 'devices')
+    await first.sendMessage({ text: 'My name is Ana' })
+    await first.sendMessage({ text: 'look up roses' })
+    const second = page(route, 'devices')
+    await second.sendMessage({ text: 'What is my name?' })
+    expect(second.error).toBeUndefined()
+    // The model saw the whole thread, not only what the second device holds.
+    expect(JSON.stringify(model.doStreamCalls.at(-1)!.prompt)).toContain('My name is Ana')
+    expect(await archivedCount(memory, 'devices')).toBe(0)
+    const loaded = await loadUIMessages(memory, 'devices')
+    expect(loaded.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ])
+    expect(seen(loaded.slice(4))).toEqual(seen(second.messages))
+  })
+
+  it('a page two turns behind continues the thread, and its regenerate is a readable 409 that rewinds nothing', async () => {
+    const { memory, route } = setup()
+    const current = page(route, 'stale')
+    await current.sendMessage({ text: 'one' })
+    const snapshot = await loadUIMessages(memory, 'stale')
+    await current.sendMessage({ text: 'two' })
+    await current.sendMessage({ text: 'three' })
+    const stale = page(route, 'stale', snapshot)
+    const before = await (await memory.thread('stale')).items()
+
+    await stale.regenerate()
+    expect(stale.error).toBeDefined()
+    const shown = strataErrorFromResponse(stale.error)
+    expect(shown.code).toBe('STRATA_SEQ_CONFLICT')
+    expect(shown.message).toMatch(/changed in another tab or window\. Reload it/)
+    expect(shown.message).not.toMatch(/rewind|history|seq/i)
+    expect(await (await memory.thread('stale')).items()).toEqual(before)
+
+    const fresh = page(route, 'stale', snapshot)
+    await fresh.sendMessage({ text: 'four' })
+    expect(fresh.error).toBeUndefined()
+    expect(await archivedCount(memory, 'stale')).toBe(0)
+    const texts = (await loadUIMessages(memory, 'stale'))
+      .filter((message) => message.role === 'user')
+      .map((message) => (message.parts[0] as { text: string }).text)
+    expect(texts).toEqual(['one', 'two', 'three', 'four'])
+  })
+
+  it('regenerate replaces the last answer by its id; the reloaded chat never shows the replaced one', async () => {
+    const { memory, route } = setup()
+    const chat = page(route, 'regen')
+    await chat.sendMessage({ text: 'first' })
+    await chat.sendMessage({ text: 'look up tulips' })
+    const replaced = chat.messages.at(-1)!.id
+    await chat.regenerate({ messageId: replaced })
+    expect(chat.error).toBeUndefined()
+    expect(chat.messages.at(-1)!.id).not.toBe(replaced)
+    const loaded = await loadUIMessages(memory, 'regen')
+    expect(seen(loaded)).toEqual(seen(chat.messages))
+    expect(loaded.map((message) => message.id)).not.toContain(replaced)
+    expect(await archivedCount(memory, 'regen')).toBeGreaterThan(0)
+  })
+
+  it('a retry of a message whose answer never came stores it once', async () => {
+    const { memory, route } = setup()
+    const chat = page(route, 'retry')
+    await chat.sendMessage({ text: 'hello' })
+    const thread = await memory.thread('retry')
+    // A request that stored the question and died before the answer (a crashed server).
+    const [question] = await thread.append({
+      role: 'user',
+      content: 'are you there?',
+      meta: { uiMessageId: 'q-2' },
+    })
+    const loaded = await loadUIMessages(memory, 'retry')
+    const again = page(route, 'retry', loaded)
+    await again.regenerate()
+    expect(again.error).toBeUndefined()
+    const users = (await thread.items()).filter((item) => item.type === 'message' && item.role === 'user')
+    expect(users.map((item) => item.id)).toEqual([users[0]!.id, question!.id])
+    expect(seen(await loadUIMessages(memory, 'retry'))).toEqual(seen(again.messages))
+  })
+})

@@ -1,0 +1,81 @@
+import type { Memory } from '@strata-memory/core'
+import {
+  convertToModelMessages,
+  createUIMessageStream,
+  createUIMessageStreamResponse,
+  isStepCount,
+  type LanguageModel,
+  streamText,
+  type ToolSet,
+  toUIMessageStream,
+  wrapLanguageModel,
+} from 'ai'
+import { strataMiddleware } from '../middleware/strata-middleware'
+import { openChatRequest } from '../route/chat-request'
+import { strataErrorResponse, strataOnError } from '../route/route-errors'
+import type { StrataUIMessage } from '../ui/memory-ui-parts'
+import { writeMemoryParts } from '../ui/memory-ui-parts'
+import { writeMissedTransitions } from '../ui/missed-transitions'
+
+/**
+ * The README's persistence route, as an app copies it: the page sends only its last message
+ * (`sendLastMessage`), the thread is the chat's store. `model` is the provider's model (unwrapped).
+ */
+export function strataChatRoute(options: {
+  memory: Memory
+  model: Exclude<LanguageModel, string>
+  tools?: ToolSet
+  /** Stream errors, as `streamText`'s `onError` sees them. */
+  errors?: unknown[]
+}) {
+  const { memory, model, tools = {}, errors = [] } = options
+  return async (request: Request): Promise<Response> => {
+    let chat: Awaited<ReturnType<typeof openChatRequest<StrataUIMessage>>>
+    try {
+      chat = await openChatRequest<StrataUIMessage>({ memory, body: await request.json() })
+    } catch (error) {
+      return strataErrorResponse(error) // 400 a bad body, 409 a busy chat or a page behind it
+    }
+    const { thread, threadId, hold, message, messageId, lastSeq, providerOptions } = chat
+    // Per request: the middleware's calls are this request's, inside its hold.
+    const wrapped = wrapLanguageModel({ model, middleware: strataMiddleware({ memory, hold }) })
+    const stream = createUIMessageStream<StrataUIMessage>({
+      execute: async ({ writer }) => {
+        let stop: (() => void) | undefined
+        try {
+          writer.write({ type: 'start', messageId })
+          if (lastSeq !== undefined) await writeMissedTransitions({ writer, memory, threadId, lastSeq })
+          stop = writeMemoryParts({ writer, memory, threadId })
+          const result = streamText({
+            model: wrapped,
+            messages: await convertToModelMessages([message], { tools }),
+            tools,
+            stopWhen: isStepCount(10),
+            providerOptions,
+            onError: ({ error }) => {
+              errors.push(error)
+            },
+          })
+          // Read to its end here, whether or not the page still listens: the answer is stored.
+          for await (const chunk of toUIMessageStream<ToolSet, StrataUIMessage>({
+            stream: result.stream,
+            tools,
+            sendStart: false,
+            sendFinish: false,
+            onError: strataOnError,
+          })) {
+            writer.write(chunk)
+          }
+          const { lastSeq: seq } = await memory.store.head(threadId)
+          writer.write({ type: 'finish', messageMetadata: { strata: { seq } } })
+        } finally {
+          stop?.()
+          await hold.release()
+          void thread.settled()
+        }
+      },
+      onError: strataOnError,
+    })
+    return createUIMessageStreamResponse({ stream })
+  }
+}

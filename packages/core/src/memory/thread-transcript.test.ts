@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest'
+import { StrataError } from '../errors'
+import type { Item } from '../items'
+import { createMemory } from './create-memory'
+
+const text = (item: Item) =>
+  item.type === 'transition'
+    ? `transition ${item.fromLevel}`
+    : item.type === 'message'
+      ? `${item.role}: ${item.content.map((part) => (part.type === 'text' ? part.text : part.type)).join(' ')}`
+      : item.type
+
+describe('thread.transcript', () => {
+  it('reads compacted turns back, never a rewound answer, with offloaded parts whole', async () => {
+    const memory = createMemory({
+      content: { offloadAboveBytes: 200 },
+      compaction: { budget: { inputTokens: 2_000, rawTailTurns: 1 } },
+    })
+    const thread = await memory.thread('transcript')
+    const long = `Please read this: ${'lorem ipsum '.repeat(40)}`
+    const page = { rows: Array.from({ length: 30 }, (_, index) => ({ index, name: `row ${index}` })) }
+    await thread.append({ role: 'user', content: long })
+    await thread.append([
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'rows', input: {} }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'rows', output: page }] },
+      { role: 'assistant', content: 'Read it.' },
+    ])
+    // The stored log holds citations in place of the long message and the result.
+    const stored = await thread.items()
+    expect(JSON.stringify(stored)).not.toContain('row 29')
+    await thread.append({ role: 'user', content: 'Second' })
+    const [discarded] = await thread.append({ role: 'assistant', content: 'First answer' })
+    await thread.rewind({ afterSeq: discarded!.seq - 1 })
+    await thread.append({ role: 'assistant', content: 'Second answer' })
+    await thread.enter('task', { title: 'Work' })
+    await thread.append({ role: 'assistant', content: 'Working' })
+    await thread.exit({ summary: 'Done.' })
+    await thread.append({ role: 'user', content: 'Third' })
+    await thread.append({ role: 'assistant', content: 'Third answer' })
+    await thread.compact({ force: true })
+    expect((await thread.status()).items.archived).toBeGreaterThan(1)
+
+    const { items, more, fromSeq } = await thread.transcript()
+    expect(more).toBe(false)
+    expect(fromSeq).toBe(1)
+    expect(items.map(text)).toEqual([
+      `user: ${long}`,
+      'assistant: tool-call',
+      'tool: tool-result',
+      'assistant: Read it.',
+      'user: Second',
+      'assistant: Second answer',
+      'user: Task: Work',
+      'assistant: Working',
+      'transition task',
+      'user: Third',
+      'assistant: Third answer',
+    ])
+    const result = items[2]!
+    expect(result.type === 'message' && result.content[0]).toMatchObject({
+      type: 'tool-result',
+      output: page,
+    })
+
+    const visible = await thread.transcript({ archived: false })
+    const active = new Set((await thread.items()).map((item) => item.seq))
+    expect(visible.items.map((item) => item.seq)).toEqual(
+      items.map((item) => item.seq).filter((seq) => active.has(seq)),
+    )
+    expect(visible.items.map(text)).not.toContain(`user: ${long}`)
+    expect(visible.items.map(text)).toContain('user: Third')
+  })
+
+  it('pages by turns from the end', async () => {
+    const memory = createMemory()
+    const thread = await memory.thread('paged')
+    for (let turn = 1; turn <= 5; turn++) {
+      await thread.append([
+        { role: 'user', content: `q${turn}` },
+        { role: 'assistant', content: `a${turn}` },
+      ])
+    }
+    const last = await thread.transcript({ turns: 2 })
+    expect(last.items.map(text)).toEqual(['user: q4', 'assistant: a4', 'user: q5', 'assistant: a5'])
+    expect(last.more).toBe(true)
+    const before = await thread.transcript({ turns: 2, beforeSeq: last.fromSeq })
+    expect(before.items.map(text)).toEqual(['user: q2', 'assistant: a2', 'user: q3', 'assistant: a3'])
+    const first = await thread.transcript({ turns: 2, beforeSeq: before.fromSeq })
+    expect(first.items.map(text)).toEqual(['user: q1', 'assistant: a1'])
+    expect(first.more).toBe(false)
+  })
+
+  it('refuses bad options with STRATA_INVALID_OPTIONS', async () => {
+    const thread = await createMemory().thread('bad')
+    for (const options of [{ turns: 0 }, { beforeSeq: -1 }, { archived: 'yes' }]) {
+      const error = await thread.transcript(options as never).catch((caught: unknown) => caught)
+      expect(StrataError.isInstance(error, 'STRATA_INVALID_OPTIONS')).toBe(true)
+    }
+  })
+})

@@ -1,0 +1,169 @@
+import { referenceOf, restoredPart } from '../content/content-reference'
+import { invalidOptions } from '../errors'
+import type { Item, JsonObject, MessageItem, MessagePart, SeqRange, TransitionItem } from '../items'
+import type { ThreadState } from '../thread/thread-state'
+import type { WritePath } from '../thread/write-path'
+
+/** The key of the thread's stored state that lists the seq ranges rewinds archived. */
+export const REWOUND_STATE_KEY = 'rewound'
+
+/** Options of {@link Thread.transcript}. */
+export interface TranscriptOptions {
+  /**
+   * Include the turns a compaction archived (the conversation as people saw it); `false`: only the
+   * active log. Messages a rewind archived (a regenerated answer, an edited message and what followed
+   * it) are never included.
+   * @default true
+   */
+  archived?: boolean
+  /**
+   * At most this many turns (a turn starts with a user message), the newest ones.
+   * @default all
+   */
+  turns?: number
+  /** Only items with a lower seq: the `fromSeq` of the page already read, to read the one before it. */
+  beforeSeq?: number
+  /**
+   * Only items with a higher seq: what is new since a point a reader saw (read in time proportional
+   * to what is new, not to the thread).
+   */
+  afterSeq?: number
+}
+
+/** What {@link Thread.transcript} returns. */
+export interface Transcript<L extends string = string> {
+  /** Messages (scope openings included) and transitions, oldest first, offloaded parts restored. */
+  items: (MessageItem<L> | TransitionItem<L>)[]
+  /** The seq of the first item returned (pass it as `beforeSeq` for the page before); 0 when empty. */
+  fromSeq: number
+  /** Whether earlier items exist before this page. */
+  more: boolean
+}
+
+/** What `transcript` needs from its thread. */
+export interface TranscriptParts<L extends string> {
+  state: ThreadState<L>
+  writes: WritePath<L>
+}
+
+/** The rewound ranges as stored; anything malformed is left out. */
+export function rewoundRanges(stored: JsonObject | undefined): SeqRange[] {
+  const value: unknown = stored?.[REWOUND_STATE_KEY]
+  if (!Array.isArray(value)) return []
+  return value.filter(
+    (range): range is SeqRange =>
+      typeof range === 'object' &&
+      range !== null &&
+      typeof (range as SeqRange).fromSeq === 'number' &&
+      typeof (range as SeqRange).toSeq === 'number',
+  )
+}
+
+const isChat = <L extends string>(item: Item<L>): item is MessageItem<L> | TransitionItem<L> =>
+  item.type === 'message' || item.type === 'transition'
+
+function checkOptions(options: TranscriptOptions): void {
+  if (typeof options !== 'object' || options === null) invalidOptions('transcript() takes an options object.')
+  const { turns, beforeSeq, afterSeq, archived } = options
+  if (afterSeq !== undefined && (!Number.isSafeInteger(afterSeq) || afterSeq < 0)) {
+    invalidOptions(
+      `transcript(): afterSeq must be a whole number of at least 0 (got ${JSON.stringify(afterSeq)}).`,
+      { afterSeq },
+    )
+  }
+  if (turns !== undefined && (!Number.isSafeInteger(turns) || turns < 1)) {
+    invalidOptions(
+      `transcript(): turns must be a whole number of at least 1 (got ${JSON.stringify(turns)}).`,
+      {
+        turns,
+      },
+    )
+  }
+  if (beforeSeq !== undefined && (!Number.isSafeInteger(beforeSeq) || beforeSeq < 1)) {
+    invalidOptions(
+      `transcript(): beforeSeq must be a whole number of at least 1 (got ${JSON.stringify(beforeSeq)}).`,
+      { beforeSeq },
+    )
+  }
+  if (archived !== undefined && typeof archived !== 'boolean')
+    invalidOptions('transcript(): archived must be a boolean.', { archived })
+}
+
+/** Two seq-sorted lists as one. */
+function merge<T extends { seq: number }>(left: readonly T[], right: readonly T[]): T[] {
+  if (left.length === 0) return right.slice()
+  if (right.length === 0) return left.slice()
+  const out: T[] = []
+  let i = 0
+  let j = 0
+  while (i < left.length && j < right.length)
+    out.push(left[i]!.seq <= right[j]!.seq ? left[i++]! : right[j++]!)
+  while (i < left.length) out.push(left[i++]!)
+  while (j < right.length) out.push(right[j++]!)
+  return out
+}
+
+/** The index the page starts at: `turns` user messages back from the end (scope openings are not turns). */
+function pageStart(items: readonly Item[], turns: number | undefined): number {
+  if (turns === undefined) return 0
+  let seen = 0
+  for (let index = items.length - 1; index >= 0; index--) {
+    const item = items[index]!
+    if (item.type === 'message' && item.role === 'user' && item.scope === undefined && ++seen === turns)
+      return index
+  }
+  return 0
+}
+
+/** The item with each cited part replaced by the content it stands for (a missing record: the citation). */
+async function restored<L extends string>(
+  item: MessageItem<L> | TransitionItem<L>,
+  get: (id: string) => Promise<{ data: string } | undefined>,
+): Promise<MessageItem<L> | TransitionItem<L>> {
+  if (item.type !== 'message' || !item.content.some((part) => referenceOf(part) !== undefined)) return item
+  const content: MessagePart[] = []
+  for (const part of item.content) {
+    const reference = referenceOf(part)
+    const record = reference === undefined ? undefined : await get(reference.id)
+    content.push(
+      reference === undefined || record === undefined ? part : restoredPart(part, reference, record.data),
+    )
+  }
+  return { ...item, content }
+}
+
+/** The thread's conversation as it was shown (see `Thread.transcript`). */
+export async function threadTranscript<L extends string>(
+  { state, writes }: TranscriptParts<L>,
+  options: TranscriptOptions,
+  get: (id: string) => Promise<{ data: string } | undefined>,
+): Promise<Transcript<L>> {
+  checkOptions(options)
+  const { archived = true, turns, beforeSeq, afterSeq } = options
+  const { active, stored } = await writes.exclusive(async () => {
+    await writes.refresh()
+    const items = afterSeq === undefined ? state.log.unfrozenItems : state.log.unfrozenItemsAfter(afterSeq)
+    return {
+      active: (beforeSeq === undefined ? items : items.filter((item) => item.seq < beforeSeq)).filter(isChat),
+      stored: archived ? await state.deps.store.getState(state.id) : undefined,
+    }
+  })
+  let all: (MessageItem<L> | TransitionItem<L>)[] = active
+  if (archived) {
+    const rewound = rewoundRanges(stored)
+    const inRewind = (seq: number) => rewound.some((range) => seq >= range.fromSeq && seq <= range.toSeq)
+    const read = await state.deps.store.readArchive(state.id, {
+      ...(beforeSeq === undefined ? {} : { toSeq: beforeSeq - 1 }),
+      ...(afterSeq === undefined ? {} : { fromSeq: afterSeq + 1 }),
+    })
+    const shown = (read as Item<L>[]).filter(
+      (item): item is MessageItem<L> | TransitionItem<L> => isChat(item) && !inRewind(item.seq),
+    )
+    all = merge(shown, active)
+  }
+  const start = pageStart(all, turns)
+  const page = all.slice(start)
+  const items: (MessageItem<L> | TransitionItem<L>)[] = []
+  for (const item of page) items.push(await restored(item, get))
+  return { items, fromSeq: page[0]?.seq ?? 0, more: start > 0 }
+}
