@@ -278,7 +278,7 @@ describe('the web app in Chromium', () => {
     const busy = second.getByTestId('chat-busy')
     await busy.waitFor({ timeout: 10_000 })
     expect(await busy.getAttribute('data-code')).toBe('STRATA_THREAD_BUSY')
-    expect(await busy.textContent()).toMatch(/^This chat is busy: another tab or device is getting an answer/)
+    expect(await busy.textContent()).toMatch(/^This chat is busy with another reply/)
     expect(await busy.textContent()).not.toContain('{')
     expect(await second.getByTestId('chat-error').count()).toBe(0)
     expect(await second.getByLabel('Message').inputValue()).toBe('Build the Zenith landing page instead')

@@ -1,3 +1,4 @@
+import { strataErrorFromResponse } from '@strata-memory/ai-sdk/client'
 import { StrataError } from '@strata-memory/core'
 import { redirect } from 'next/navigation'
 import { AppShell } from '../components/app-shell'
@@ -8,8 +9,10 @@ import { listChats, type ThreadSummary } from '../lib/thread-list'
 
 export const dynamic = 'force-dynamic'
 
-/** A chat the page could not open, in words, with its code kept for the app. */
-function OpenError({ threadId, code, message }: { threadId: string; code: string; message: string }) {
+/** A chat the page could not open, in words for people, with its code kept for the app. */
+function OpenError({ threadId, error }: { threadId: string; error: StrataError }) {
+  // Words for people; Strata's own message (for developers) stays in the line's title.
+  const { code, message } = strataErrorFromResponse(`${error.code}: ${error.message}`)
   return (
     <main>
       <header>
@@ -20,8 +23,8 @@ function OpenError({ threadId, code, message }: { threadId: string; code: string
           </a>
         </nav>
       </header>
-      <p className="error" data-testid="page-error" data-code={code}>
-        The chat “{threadId}” cannot be opened: {message} <span className="code">{code}</span>
+      <p className="error page-error" data-testid="page-error" data-code={code} title={error.message}>
+        The chat “{threadId}” cannot be opened. {message} <span className="code">{code}</span>
       </p>
     </main>
   )
@@ -43,7 +46,7 @@ export default async function Page({ searchParams }: { searchParams: Promise<{ t
     ;[chat, threads] = await Promise.all([loadChat(memory, thread), listChats(memory)])
   } catch (error) {
     if (!StrataError.isInstance(error)) throw error
-    return <OpenError threadId={thread} code={error.code} message={error.message} />
+    return <OpenError threadId={thread} error={error} />
   }
   return <AppShell key={thread} chat={chat} threads={threads} model={modelName()} />
 }

@@ -1,10 +1,11 @@
 'use client'
 
 import { useChat } from '@ai-sdk/react'
+import { sendLastMessage } from '@strata-memory/ai-sdk/client'
 import { DefaultChatTransport } from 'ai'
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import type { AppUIMessage } from '../lib/app-ui-message'
-import { chatErrorOf, isBusy } from '../lib/chat-error'
+import { chatErrorOf, isBehind, isBusy } from '../lib/chat-error'
 import type { LoadedChat } from '../lib/chat-load'
 import type { ThreadSummary } from '../lib/thread-list'
 import { ChatPanel } from './chat-panel'
@@ -12,7 +13,7 @@ import { ContextPanel } from './context-panel'
 import { StatusPanel } from './status-panel'
 import { ThreadList } from './thread-list'
 import { TimelinePanel } from './timeline-panel'
-import { shownSeq, useChatSync } from './use-chat-sync'
+import { useChatSync } from './use-chat-sync'
 import { usePanel } from './use-panel'
 
 /**
@@ -37,19 +38,18 @@ export function AppShell({
     () =>
       new DefaultChatTransport<AppUIMessage>({
         api: '/api/chat',
-        prepareSendMessagesRequest: ({ id, messages, trigger, messageId }) => ({
-          body: {
-            id,
-            message: messages.at(-1),
-            trigger,
-            ...(messageId === undefined ? {} : { messageId }),
-            lastSeq: Math.max(loadedSeq.current, shownSeq(messages)),
-          },
-        }),
+        // Only the last message, with the last seq the page shows (a page that has seen no answer yet
+        // sends the seq it was loaded at).
+        prepareSendMessagesRequest: (options) => {
+          const request = sendLastMessage(options)
+          request.body.lastSeq ??= loadedSeq.current
+          return request
+        },
       }),
     [],
   )
-  // Busy: another tab's answer is on its way. The message goes back to the composer; the page catches up.
+  // Busy (another tab's answer is on its way) or behind the thread: the message goes back to the
+  // composer and the page catches up with the thread.
   const onBusy = useRef<(error: Error) => void>(() => {})
   const { messages, setMessages, sendMessage, regenerate, status, error, clearError, stop } =
     useChat<AppUIMessage>({
@@ -72,7 +72,8 @@ export function AppShell({
   const sync = useChatSync(threadId, apply)
   const [draft, setDraft] = useState<string | undefined>()
   onBusy.current = (failed) => {
-    if (!isBusy(chatErrorOf(failed))) return
+    const failure = chatErrorOf(failed)
+    if (!isBusy(failure) && !isBehind(failure)) return
     const last = messages.at(-1)
     if (last?.role === 'user') {
       setDraft(last.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join(''))

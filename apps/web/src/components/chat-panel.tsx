@@ -1,8 +1,9 @@
 'use client'
 
+import type { MemoryCompactionData } from '@strata-memory/ai-sdk'
 import { type FormEvent, useEffect, useState } from 'react'
 import type { AppUIMessage } from '../lib/app-ui-message'
-import { type ChatError, chatErrorText, isBusy } from '../lib/chat-error'
+import { type ChatError, isBehind, isBusy } from '../lib/chat-error'
 
 type Part = AppUIMessage['parts'][number]
 type ToolPart = Extract<Part, { type: 'dynamic-tool' }> | Extract<Part, { type: `tool-${string}` }>
@@ -38,6 +39,14 @@ function ToolCall({ part }: { part: ToolPart }) {
   )
 }
 
+const TRIGGERS: Record<string, string> = { budget: 'the input budget filled up', manual: 'asked for' }
+
+/** A compaction in words: why, and what it moved out of what the model is sent. */
+function compactionText(data: MemoryCompactionData): string {
+  const why = TRIGGERS[data.trigger] ?? data.trigger
+  return `Memory compacted (${why}): ${data.itemsArchived} older items summarized and archived, ${data.tokensBefore.toLocaleString('en')} → ${data.tokensAfter.toLocaleString('en')} tokens.`
+}
+
 function PartView({ part }: { part: Part }) {
   if (part.type === 'text') return <p>{part.text}</p>
   if (part.type === 'reasoning') return <p className="muted small">{part.text}</p>
@@ -51,7 +60,7 @@ function PartView({ part }: { part: Part }) {
   if (part.type === 'data-memory-compaction') {
     return (
       <div className="compaction" data-testid="compaction" data-trigger={part.data.trigger}>
-        ⇊ {part.data.text}
+        ⇊ {compactionText(part.data)}
       </div>
     )
   }
@@ -61,17 +70,18 @@ function PartView({ part }: { part: Part }) {
 
 /** The line under the chat for a failed request: words for people, the code kept beside them. */
 function FailureLine({ failure, syncing }: { failure: ChatError; syncing: boolean }) {
-  if (isBusy(failure)) {
+  if (isBusy(failure) || isBehind(failure)) {
     return (
       <div className="busy" data-testid="chat-busy" data-code={failure.code}>
-        {chatErrorText(failure)}
-        {syncing ? <span className="muted"> Waiting for it…</span> : null}
+        {failure.message}{' '}
+        <span className="muted">Your message was not sent; it is back in the box below.</span>
+        {syncing ? <span className="muted"> The chat updates when the other reply is done…</span> : null}
       </div>
     )
   }
   return (
     <div className="error" data-testid="chat-error" data-code={failure.code}>
-      {chatErrorText(failure)} <span className="code">{failure.code}</span>
+      {failure.message} <span className="code">{failure.code}</span>
     </div>
   )
 }
@@ -167,7 +177,7 @@ export function ChatPanel({
         )}
       </form>
       <p className="muted small" data-testid="chat-status">
-        {failure && isBusy(failure) ? 'busy' : status}
+        {failure && (isBusy(failure) || isBehind(failure)) ? 'busy' : status}
       </p>
     </section>
   )

@@ -1,7 +1,6 @@
 'use client'
 
 import { useCallback, useEffect, useRef, useState } from 'react'
-import type { AppUIMessage } from '../lib/app-ui-message'
 import type { LoadedChat } from '../lib/chat-load'
 
 /** How often a page that fell behind asks whether the other answer is done, and for how long. */
@@ -54,15 +53,4 @@ export function useChatSync(threadId: string, apply: (chat: LoadedChat) => void)
   )
 
   return { sync, syncing, caughtUp, clearCaughtUp: () => setCaughtUp(false), error }
-}
-
-/** The highest transition seq a chat shows. */
-export function shownSeq(messages: readonly AppUIMessage[]): number {
-  let seq = 0
-  for (const message of messages) {
-    for (const part of message.parts) {
-      if (part.type === 'data-memory-transition') seq = Math.max(seq, part.data.seq)
-    }
-  }
-  return seq
 }

@@ -1,23 +1,11 @@
-import type { StrataDataTypes, StrataMessageMetadata, StrataUIMessage } from '@strata-memory/ai-sdk'
+import type { StrataScopeTools, StrataTools, StrataUIMessage } from '@strata-memory/ai-sdk'
+import type { agentTools } from './agent-tools'
 
-/** The data of a `data-memory-compaction` part: a compaction of the thread ended, in words for people. */
-export interface MemoryCompactionData {
-  threadId: string
-  /** What started it: `budget` (the input budget filled up), `waterfall` or `manual`. */
-  trigger: string
-  /** Items moved to the archive. */
-  itemsArchived: number
-  tokensBefore: number
-  tokensAfter: number
-  /** A line for the chat. */
-  text: string
-}
+/** The chat route's tools: Strata's memory and scope tools and the app's editor. */
+export type AppTools = StrataTools & StrataScopeTools & ReturnType<typeof agentTools>
 
 /**
- * The app's chat message: Strata's parts and metadata plus `data-memory-compaction`, which the route
- * writes while a budget compaction ends during a response.
+ * The app's chat message: Strata's parts (`data-memory-transition`, `data-memory-compaction`) and
+ * metadata, with typed `tool-<name>` parts for the route's tools.
  */
-export type AppUIMessage = StrataUIMessage<
-  StrataMessageMetadata,
-  StrataDataTypes & { 'memory-compaction': MemoryCompactionData }
->
+export type AppUIMessage = StrataUIMessage<AppTools>

@@ -106,7 +106,8 @@ describe.each(['file', 'redis'] as const)(
       expect([a.status, b.status]).toEqual([200, 409])
       const error = await errorOf(b)
       expect(error.code).toBe('STRATA_THREAD_BUSY')
-      expect(error.message).toContain("Thread 'web.twice' is held by another request")
+      expect(error.message).toMatch(/^This chat is busy/)
+      expect(error.details?.developerMessage).toContain("Thread 'web.twice' is held by another request")
       const answer = await readAnswer(a)
       expect(answer.parts.some((part) => part.type === 'data-memory-transition')).toBe(true)
 

@@ -89,7 +89,13 @@ describe('POST /api/chat (the route handler on its own)', () => {
       'What did you build?',
       'And now?',
     ])
-    expect(messages.at(-1)?.role).toBe('assistant')
+    // The ids the page holds: its own for its messages, the stream's for the answers.
+    expect(messages.filter((message) => message.role === 'user').map((message) => message.id)).toEqual([
+      'u1',
+      'u2',
+      'u3',
+    ])
+    expect(messages.at(-1)?.id).toBe(third.id)
     // The first answer's tool calls are there with their outputs.
     const tools = messages[1]!.parts.filter(
       (part) => part.type === 'dynamic-tool' || part.type.startsWith('tool-'),
@@ -118,6 +124,12 @@ describe('POST /api/chat (the route handler on its own)', () => {
     expect(stale.role).toBe('assistant')
     const thread = await memory.thread('web.devices')
     expect((await thread.status()).items.archived).toBe(archivedBefore)
+    // A stale tab sending again the message the thread answered last: refused, nothing rewound.
+    const before = await thread.items()
+    const resent = await request('web.devices', user('u9', 'One more thing'))
+    expect(resent.status).toBe(409)
+    expect((await errorOf(resent)).code).toBe('STRATA_SEQ_CONFLICT')
+    expect(await thread.items()).toEqual(before)
     const { messages } = await loadChat(memory, 'web.devices')
     expect(texts(messages, 'user')).toEqual([
       'Build the Acme landing page',
@@ -129,18 +141,21 @@ describe('POST /api/chat (the route handler on its own)', () => {
 
   it('shows a scope closed between responses in the next answer of a page that had not seen it, once', async () => {
     const answer = await send('web.between', user('u1', 'Build the Acme landing page'), { lastSeq: 0 })
-    // The page has seen the transitions it streamed: its last point is the highest of their seqs.
-    const seen = Math.max(
-      ...answer.parts.flatMap((part) => (part.type === 'data-memory-transition' ? [part.data.seq] : [])),
-    )
+    // The page has seen what it streamed: the answer's finish carries the thread's last seq.
+    const seen = answer.metadata?.strata?.seq
+    expect(seen).toBe((await memory.store.head('web.between')).lastSeq)
     // The app closes the project between requests (a control on the page could do the same).
     const thread = await memory.thread('web.between')
     await thread.exit({ outcome: 'complete', summary: 'Landing page delivered.' })
     const next = await send('web.between', user('u2', 'What did you build?'), { lastSeq: seen })
-    expect(titles(next)).toEqual(['Landing page for Acme Rockets'])
+    const shown = next.parts.flatMap((part) => (part.type === 'data-memory-transition' ? [part.data] : []))
+    expect(shown).toHaveLength(1)
+    expect(shown[0]).toMatchObject({ fromLevel: 'project', level: 'global' })
+    expect(shown[0]!.text).toContain('Landing page for Acme Rockets')
     // A page that read the thread after it (its lastSeq is past the transition) is not shown it again.
     const { lastSeq } = await loadChat(memory, 'web.between')
-    expect(titles(await send('web.between', user('u3', 'Thanks'), { lastSeq }))).toEqual([])
+    const third = await send('web.between', user('u3', 'Thanks'), { lastSeq })
+    expect(third.parts.filter((part) => part.type === 'data-memory-transition')).toEqual([])
   })
 
   it('finishes a run whose page went away; the reloaded chat shows the finished answer and the next message continues it', async () => {
@@ -159,6 +174,12 @@ describe('POST /api/chat (the route handler on its own)', () => {
     const after = await loadChat(memory, 'web.reload')
     expect(after.running).toBe(false)
     expect(texts(after.messages, 'assistant').at(-1)).toContain('The landing page is built')
+    // The reloaded answer is the replayed one: same id, as many file writes.
+    expect(after.messages.at(-1)?.id).toBe(replay.id)
+    const writes = (message: AppUIMessage | undefined) =>
+      message?.parts.filter((part) => part.type === 'tool-write_file').length
+    expect(writes(after.messages.at(-1))).toBe(writes(replay))
+    expect(writes(replay)).toBeGreaterThan(10)
     const archived = (await (await memory.thread('web.reload')).status()).items.archived
     // The next message continues the finished work: nothing is rewound.
     const next = await send('web.reload', user('u2', 'What did you build?'))
@@ -187,31 +208,32 @@ describe('POST /api/chat (the route handler on its own)', () => {
     await hold.release()
   })
 
-  it('regenerates an answer by its id (the old one archived), and refuses an id the thread no longer holds', async () => {
+  it('regenerates the last answer by its id (the old one archived), and refuses a page that is behind, changing nothing', async () => {
     await send('web.regen', user('u1', 'Build the Acme landing page'))
-    await send('web.regen', user('u2', 'What did you build?'))
-    const { messages } = await loadChat(memory, 'web.regen')
-    const answer = messages.at(-1)!
-    expect(answer.role).toBe('assistant')
-    const question = messages.at(-2)!
-    const regenerate = (messageId: string) =>
+    const old = await send('web.regen', user('u2', 'What did you build?'))
+    const regenerate = (messageId: string, question = user('u2', 'What did you build?')) =>
       handleChat(post({ id: 'web.regen', message: question, trigger: 'regenerate-message', messageId }), {
         memory,
         model: new ScriptedAgentModel(),
       })
-    const again = await readAnswer(await regenerate(answer.id))
+    const again = await readAnswer(await regenerate(old.id))
+    expect(again.id).not.toBe(old.id)
     expect(texts([again], 'assistant')[0]).toContain('So far: Hero done')
-    const thread = await memory.thread('web.regen')
     const archive = await memory.store.readArchive('web.regen')
-    expect(JSON.stringify(archive)).toContain('So far: Hero done')
+    expect(archive.some((item) => item.type === 'message' && item.role === 'assistant')).toBe(true)
     const reloaded = await loadChat(memory, 'web.regen')
     expect(texts(reloaded.messages, 'user')).toEqual(['Build the Acme landing page', 'What did you build?'])
-    expect(texts(reloaded.messages, 'assistant')).toHaveLength(2)
-    // The old id is gone: a stale page asking to regenerate it changes nothing.
+    expect(reloaded.messages.map((message) => message.id).slice(-2)).toEqual(['u2', again.id])
+    // The old id is gone: a page still showing it asks to regenerate it, or an earlier answer.
+    const thread = await memory.thread('web.regen')
     const before = await thread.items()
-    const refused = await regenerate(answer.id)
-    expect(refused.status).toBe(409)
-    expect((await errorOf(refused)).code).toBe('STALE_CHAT')
+    for (const refused of [
+      await regenerate(old.id),
+      await regenerate(reloaded.messages[1]!.id, user('u1', 'Build the Acme landing page')),
+    ]) {
+      expect(refused.status).toBe(409)
+      expect((await errorOf(refused)).code).toBe('STRATA_SEQ_CONFLICT')
+    }
     expect(await thread.items()).toEqual(before)
     // The thread is free again after a refused request.
     await (await thread.hold()).release()
@@ -228,30 +250,35 @@ describe('POST /api/chat (the route handler on its own)', () => {
     expect(compactions[0]).toMatchObject({ threadId: 'web.budget', trigger: 'budget' })
     expect(compactions[0]!.itemsArchived).toBeGreaterThan(0)
     expect(compactions[0]!.tokensAfter).toBeLessThan(compactions[0]!.tokensBefore)
-    expect(compactions[0]!.text).toMatch(/^Memory compacted \(the input budget filled up\): \d+ items/)
   })
 
-  it('answers a malformed body with a 400 and a message that says what is wrong', async () => {
+  it('answers a malformed body with a 400 and a message that says what is wrong, storing nothing', async () => {
     const model = new ScriptedAgentModel()
-    const cases: [unknown, RegExp][] = [
-      ['{not json', /not JSON/],
-      [[1, 2], /JSON object/],
-      [{ message: user('u1', 'Hi') }, /"id"/],
-      [{ id: 'web.bad', messages: [] }, /"message"/],
-      [{ id: 'web.bad', messages: [{ role: 'user', content: 'Hi' }] }, /messages\[0\] is not a UI message/],
-      [{ id: 'web.bad', message: user('u1', 'Hi'), trigger: 'resume' }, /"trigger"/],
-      [{ id: 'web.bad', message: { id: 'a', role: 'assistant', parts: [] } }, /must be the user's message/],
-      [{ id: 'web.bad', message: user('u1', 'Hi'), trigger: 'regenerate-message' }, /"messageId"/],
-      [{ id: 'web.bad', message: user('u1', 'Hi'), lastSeq: -1 }, /"lastSeq"/],
+    const cases: [unknown, string, RegExp][] = [
+      ['{not json', 'BAD_REQUEST', /not JSON/],
+      [[1, 2], 'STRATA_INVALID_OPTIONS', /JSON object/],
+      [{ message: user('u1', 'Hi') }, 'STRATA_INVALID_OPTIONS', /chat id/],
+      [{ id: 'web.bad', messages: [] }, 'STRATA_INVALID_OPTIONS', /message/],
+      [{ id: 'web.bad', messages: [{ role: 'user', content: 'Hi' }] }, 'STRATA_INVALID_OPTIONS', /message/],
+      [{ id: 'web.bad', message: user('u1', 'Hi'), trigger: 'resume' }, 'STRATA_INVALID_OPTIONS', /trigger/],
+      [
+        { id: 'web.bad', message: { id: 'a', role: 'assistant', parts: [] } },
+        'STRATA_INVALID_MESSAGE',
+        /user/,
+      ],
+      [{ id: 'web.bad', message: user('u1', 'Hi'), lastSeq: -1 }, 'STRATA_INVALID_OPTIONS', /lastSeq/],
     ]
-    for (const [body, message] of cases) {
+    for (const [body, code, message] of cases) {
       const response = await handleChat(post(body), { memory, model })
       expect(response.status, JSON.stringify(body)).toBe(400)
       const error = await errorOf(response)
-      expect(error.code).toBe('BAD_REQUEST')
-      expect(error.message).toMatch(message)
+      expect(error.code, JSON.stringify(body)).toBe(code)
+      expect(error.details?.developerMessage ?? error.message).toMatch(message)
     }
-    expect(await (await memory.thread('web.bad')).items()).toEqual([])
+    const thread = await memory.thread('web.bad')
+    expect(await thread.items()).toEqual([])
+    // No refused request kept the chat.
+    await (await thread.hold()).release()
   })
 
   it("answers a bad thread id with a 400 carrying Strata's code and message, on POST and GET", async () => {
@@ -259,7 +286,8 @@ describe('POST /api/chat (the route handler on its own)', () => {
     expect(response.status).toBe(400)
     const error = await errorOf(response)
     expect(error.code).toBe('STRATA_INVALID_THREAD_ID')
-    expect(error.message).toMatch(/thread id/i)
+    expect(error.details?.developerMessage).toMatch(/thread id/i)
+    expect(error.message).not.toContain('STRATA_')
     const read = await handleChatGet(new Request('http://localhost/api/chat?id=../../etc'), memory)
     expect(read.status).toBe(400)
     expect((await errorOf(read)).code).toBe('STRATA_INVALID_THREAD_ID')

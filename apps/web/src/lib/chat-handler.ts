@@ -1,7 +1,7 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider'
 import {
-  type StrataScopeTools,
-  type StrataTools,
+  type ChatRequest,
+  openChatRequest,
   strataErrorResponse,
   strataMiddleware,
   strataOnError,
@@ -9,25 +9,21 @@ import {
   writeMemoryParts,
   writeMissedTransitions,
 } from '@strata-memory/ai-sdk'
-import type { HistoryMode, Memory, Thread, ThreadHold } from '@strata-memory/core'
+import type { Memory } from '@strata-memory/core'
 import {
   convertToModelMessages,
   createUIMessageStream,
   createUIMessageStreamResponse,
-  generateId,
   isStepCount,
-  type ModelMessage,
   streamText,
   toUIMessageStream,
-  type UIMessageStreamWriter,
   wrapLanguageModel,
 } from 'ai'
 import { agentTools } from './agent-tools'
-import type { AppUIMessage } from './app-ui-message'
-import { type ChatBody, readChatBody } from './chat-body'
+import type { AppTools, AppUIMessage } from './app-ui-message'
+import { lastMessageBody } from './chat-body'
 import { loadChat } from './chat-load'
 import { recordRun, replayRun, stopRun } from './chat-runs'
-import { writeCompactionParts } from './compaction-parts'
 import { SYSTEM_PROMPT } from './project-plan'
 
 /** What the chat route runs on. */
@@ -40,80 +36,20 @@ export interface ChatRouteDependencies {
   maxSteps?: number
 }
 
-type AppTools = StrataTools & StrataScopeTools & ReturnType<typeof agentTools>
-
 const badRequest = (message: string) =>
   Response.json({ error: { code: 'BAD_REQUEST', message } }, { status: 400 })
 
-/** The page's copy is behind the thread: the answer it names is not (or no longer) in it. */
-const staleChat = (messageId: string) =>
-  Response.json(
-    {
-      error: {
-        code: 'STALE_CHAT',
-        message: `The answer to regenerate (${messageId}) is no longer the thread's: another tab or device changed this chat. Reload the page to see it as it is.`,
-      },
-    },
-    { status: 409 },
-  )
-
-/** What the model is sent for a request, and how Strata reads it. */
-interface Prompt {
-  messages: ModelMessage[]
-  history: HistoryMode
-}
-
 /**
- * The prompt of a request, read under the request's hold. A new message: that message alone, stored
- * as new (`history: 'new'`), whatever the page's copy holds. A regenerate: the thread's own chat up
- * to the answer named by id (`loadUIMessages`), sent whole (`history: 'full'`) so Strata rewinds the
- * thread to it; an id the thread does not hold is a stale copy, refused with nothing changed.
- */
-async function promptOf(chat: ChatBody, memory: Memory, tools: AppTools): Promise<Prompt | Response> {
-  if (chat.trigger === 'submit-message') {
-    return { messages: await convertToModelMessages([chat.message], { tools }), history: 'new' }
-  }
-  const { messages } = await loadChat(memory, chat.id)
-  const index = messages.findIndex((message) => message.id === chat.messageId)
-  if (index === -1 || messages[index]!.role !== 'assistant') return staleChat(chat.messageId!)
-  const before = messages.slice(0, index)
-  if (before.at(-1)?.role !== 'user')
-    return badRequest('Only an answer to a user message can be regenerated.')
-  return { messages: await convertToModelMessages(before, { tools }), history: 'full' }
-}
-
-/**
- * Writes the thread's transitions that the page has not seen (after its `lastSeq`) into the answer. A
- * page that says nothing of what it has seen gets none: it sent no copy to compare with.
- */
-async function writeUnseenTransitions(
-  writer: UIMessageStreamWriter<AppUIMessage>,
-  memory: Memory,
-  threadId: string,
-  lastSeq: number | undefined,
-) {
-  if (lastSeq === undefined) return
-  const unseen: UIMessageStreamWriter<AppUIMessage> = {
-    ...writer,
-    write: (chunk) => {
-      if (chunk.type === 'data-memory-transition' && chunk.data.seq <= lastSeq) return
-      writer.write(chunk)
-    },
-  }
-  await writeMissedTransitions({ writer: unseen, memory, threadId, messages: [] })
-}
-
-/**
- * POST /api/chat, the recipe to copy: the page's last message in, a UI message stream out; the
- * thread is the chat's only store. The request holds its thread before the response starts
- * (`thread.hold()`), so a second request on the chat (a second tab, a double submit) is a 409
- * `STRATA_THREAD_BUSY` with nothing stored, not an error inside a streamed 200; the hold ends when the
- * model's stream has ended (finished, failed or aborted). The response runs to its end on the server
- * whether or not the page stays (`consumeStream`; recorded for a page that reloads, see chat-runs.ts).
- * Strata stores the new message, sends the model the thread's context at its current level, gives it
- * the memory and scope tools, and writes transitions, compactions and context statistics into the
- * stream. Bad input is a 400 with a message before anything streams; an error while streaming reaches
- * the page with its Strata code.
+ * POST /api/chat, the recipe to copy (the adapter README's persistence route): the page's last
+ * message in, a UI message stream out; the thread is the chat's only store. `openChatRequest` reads
+ * the body, holds the thread before the response starts (a second request on the chat, from another
+ * tab or a double submit, is a 409 `STRATA_THREAD_BUSY` with nothing stored) and tells a new message,
+ * a retry, a regenerate of the last answer (rewound) and a page behind the thread (a 409
+ * `STRATA_SEQ_CONFLICT`, nothing rewound) apart. The response runs to its end on the server whether or
+ * not the page stays (recorded for a page that reloads, see chat-runs.ts); the page's Stop ends it.
+ * Strata stores the message, sends the model the thread's context at its current level, gives it the
+ * memory and scope tools, and writes transitions (those the page has not seen first), compactions
+ * and context statistics into the stream; the finish chunk carries the thread's last seq.
  */
 export async function handleChat(request: Request, dependencies: ChatRouteDependencies): Promise<Response> {
   const { memory, model, waitUntil, maxSteps = 60 } = dependencies
@@ -121,33 +57,20 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
   try {
     body = await request.json()
   } catch {
-    return badRequest('The request body is not JSON: send { id, message, trigger }.')
+    return badRequest('The request body is not JSON: send { id, message, trigger } (sendLastMessage does).')
   }
-  const chat = readChatBody(body)
-  if ('error' in chat) return badRequest(chat.error)
-  const threadId = chat.id
-
-  let thread: Thread
+  let chat: ChatRequest<AppUIMessage>
   let tools: AppTools
-  let hold: ThreadHold
   try {
-    // Both check the thread id and throw a StrataError on a bad one: a 400 with Strata's message.
-    tools = { ...strataTools(memory, { threadId, scopes: true }), ...agentTools() }
-    thread = await memory.thread(threadId)
-    // Before the response: from here on the hold is released when the stream's work ends.
-    hold = await thread.hold()
+    chat = await openChatRequest<AppUIMessage>({ memory, body: lastMessageBody(body) })
   } catch (error) {
-    return strataErrorResponse(error) // 409 { error: { code: 'STRATA_THREAD_BUSY', message } }, 400 …
+    return strataErrorResponse(error) // 400 a bad body or thread id, 409 a busy chat or a page behind it
   }
-
-  let prompt: Prompt
+  const { thread, threadId, hold, message, messageId, lastSeq, providerOptions } = chat
+  let messages: Awaited<ReturnType<typeof convertToModelMessages>>
   try {
-    const read = await promptOf(chat, memory, tools)
-    if (read instanceof Response) {
-      await hold.release()
-      return read
-    }
-    prompt = read
+    tools = { ...strataTools(memory, { threadId, scopes: true }), ...agentTools() }
+    messages = await convertToModelMessages([message], { tools })
   } catch (error) {
     await hold.release()
     return badRequest(`The message cannot be converted for the model: ${(error as Error).message}`)
@@ -156,9 +79,8 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
   // One middleware per request: its calls are the hold's (see strataMiddleware's `hold`).
   const wrapped = wrapLanguageModel({
     model,
-    middleware: strataMiddleware({ memory, history: prompt.history, system: SYSTEM_PROMPT, hold }),
+    middleware: strataMiddleware({ memory, system: SYSTEM_PROMPT, hold }),
   })
-  const messageId = generateId()
   // The page's Stop ends the run (POST /api/chat/ID/stop); a page that goes away does not.
   const abort = new AbortController()
   // The request's message is stored when its first context is built (the middleware stores, then builds).
@@ -172,38 +94,40 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
   })
   const stream = createUIMessageStream<AppUIMessage>({
     execute: async ({ writer }) => {
-      const stops: (() => void)[] = []
+      let stop: (() => void) | undefined
       try {
         // The message starts here, so that the parts written before the model's own are kept (a client
         // resets a message whose start chunk comes after its first parts); then scopes closed since the
         // page last looked (a control on the page, an automatic transition, another tab).
         writer.write({ type: 'start', messageId })
-        await writeUnseenTransitions(writer, memory, threadId, chat.lastSeq)
-        stops.push(writeMemoryParts({ writer, memory, threadId }))
-        stops.push(writeCompactionParts({ writer, memory, threadId }))
+        if (lastSeq !== undefined) await writeMissedTransitions({ writer, memory, threadId, lastSeq })
+        stop = writeMemoryParts({ writer, memory, threadId })
         const result = streamText({
           model: wrapped,
-          messages: prompt.messages,
+          messages,
           tools,
           stopWhen: isStepCount(maxSteps),
           abortSignal: abort.signal,
-          providerOptions: { strata: { threadId } },
+          providerOptions,
           // Traced when the app registers a telemetry integration (`registerTelemetry`), grouped by route.
           telemetry: { functionId: 'strata-web-chat' },
         })
-        writer.merge(
-          toUIMessageStream<AppTools, AppUIMessage>({
-            stream: result.stream,
-            tools,
-            onError: strataOnError,
-            sendStart: false,
-          }),
-        )
-        // The run goes on to its end when the page goes away: its answer is stored either way.
-        await result.consumeStream({ onError: () => {} })
+        // Read to its end here, whether or not the page still listens: the answer is stored either way.
+        for await (const chunk of toUIMessageStream<AppTools, AppUIMessage>({
+          stream: result.stream,
+          tools,
+          sendStart: false,
+          sendFinish: false,
+          onError: strataOnError,
+        })) {
+          writer.write(chunk)
+        }
+        // The thread's last seq this answer shows: the page sends it back (`lastSeq`) with its next message.
+        const { lastSeq: seq } = await memory.store.head(threadId)
+        writer.write({ type: 'finish', messageMetadata: { strata: { seq } } })
       } finally {
         stopWatching()
-        for (const stop of stops) stop()
+        stop?.()
         // The request's last write is done (the answer is stored before its stream ends).
         await hold.release()
         // Compaction started by this request finishes after the response, not cut off by the platform.

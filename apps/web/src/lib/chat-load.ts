@@ -1,6 +1,6 @@
 import { loadUIMessages } from '@strata-memory/ai-sdk'
 import type { Memory } from '@strata-memory/core'
-import type { AppUIMessage } from './app-ui-message'
+import type { AppTools, AppUIMessage } from './app-ui-message'
 import { isRunning, runStored } from './chat-runs'
 
 /** A chat as the page opens it: read from the thread, the one source of truth. */
@@ -20,22 +20,20 @@ function beforeAnswerInProgress(messages: AppUIMessage[]): AppUIMessage[] {
 }
 
 /**
- * The chat of a thread for the page: its messages (`loadUIMessages`), the point it was read at, and
- * whether a response is streaming. A running response's partial answer is left out: the page replays
- * it from its first chunk, so it is shown once and ends as the server finished it.
+ * The chat of a thread for the page: its messages (`loadUIMessages`: the ids the stream gave them,
+ * turns a compaction archived included, as they were shown), the point it was read at, and whether a
+ * response is streaming. A running response's partial answer is left out: the page replays it from
+ * its first chunk, so it is shown once and ends as the server finished it.
  */
 export async function loadChat(memory: Memory, threadId: string): Promise<LoadedChat> {
   await runStored(threadId)
   const running = isRunning(threadId)
-  const thread = await memory.thread(threadId)
-  const [messages, status] = await Promise.all([
-    loadUIMessages(memory, threadId) as Promise<AppUIMessage[]>,
-    thread.status(),
-  ])
+  const messages = await loadUIMessages<AppTools>(memory, threadId)
+  const { lastSeq } = await memory.store.head(threadId)
   return {
     threadId,
     messages: running ? beforeAnswerInProgress(messages) : messages,
-    lastSeq: status.lastSeq,
+    lastSeq,
     running,
   }
 }

@@ -34,6 +34,13 @@ export async function readAnswer(response: Response): Promise<AppUIMessage> {
   return last!
 }
 
-/** The `{ error: { code, message } }` body of a refused request. */
+/**
+ * The `{ error: { code, message, details } }` body of a refused request: `message` for people,
+ * `details.developerMessage` for developers (Strata's own message), when the route sent one.
+ */
 export const errorOf = async (response: Response) =>
-  ((await response.json()) as { error: { code: string; message: string } }).error
+  (
+    (await response.json()) as {
+      error: { code: string; message: string; details?: { developerMessage?: string } }
+    }
+  ).error
