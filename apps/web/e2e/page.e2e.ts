@@ -325,6 +325,9 @@ describe('the web app in Chromium', () => {
     await chatError.waitFor({ timeout: 30_000 })
     expect(await chatError.getAttribute('data-code')).toMatch(/^STRATA_[A-Z_]+$/)
     expect(await chatError.textContent()).not.toContain('{')
+    // The page reads the chat again from the thread: the answer it took away for the regenerate is back.
+    await expect.poll(() => texts(page, 'assistant'), { timeout: 10_000 }).toEqual(before)
+    expect(await chatError.count()).toBe(1)
     await page.screenshot({ path: `${screenshots}15-error-regenerate.png`, fullPage: true })
     // Nothing was rewound: a reload shows the same chat.
     await page.reload()

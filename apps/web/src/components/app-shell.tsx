@@ -16,6 +16,10 @@ import { TimelinePanel } from './timeline-panel'
 import { useChatSync } from './use-chat-sync'
 import { usePanel } from './use-panel'
 
+/** A message's text, for the composer. */
+const textOf = (message: AppUIMessage) =>
+  message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('')
+
 /**
  * The page of one thread. The chat comes from the server (read from the thread); the page sends only
  * its last message, with the last point of the thread it has seen, and resumes a response that was
@@ -48,37 +52,45 @@ export function AppShell({
       }),
     [],
   )
-  // Busy (another tab's answer is on its way) or behind the thread: the message goes back to the
-  // composer and the page catches up with the thread.
-  const onBusy = useRef<(error: Error) => void>(() => {})
+  // A failed request leaves the page's copy off the thread (a refused message shown as sent, a
+  // regenerated answer taken away): the page reads the chat again from the thread, once no other reply
+  // is running, and gives a message the thread did not store back to the composer.
+  const onFailure = useRef<(error: Error) => void>(() => {})
   const { messages, setMessages, sendMessage, regenerate, status, error, clearError, stop } =
     useChat<AppUIMessage>({
       id: threadId,
       transport,
       messages: chat.messages,
       resume: chat.running,
-      onError: (failed) => onBusy.current(failed),
+      onError: (failed) => onFailure.current(failed),
     })
   const failure = error === undefined ? undefined : chatErrorOf(error)
 
+  const [draft, setDraft] = useState<string | undefined>()
+  const pending = useRef<AppUIMessage | undefined>(undefined)
   const apply = useCallback(
-    (loaded: LoadedChat) => {
+    (loaded: LoadedChat, { keepError }: { keepError: boolean }) => {
       loadedSeq.current = loaded.lastSeq
       setMessages(loaded.messages)
-      clearError()
+      const unsent = pending.current
+      pending.current = undefined
+      if (unsent !== undefined && !loaded.messages.some((message) => message.id === unsent.id)) {
+        setDraft(textOf(unsent))
+      }
+      if (!keepError) clearError()
     },
     [setMessages, clearError],
   )
   const sync = useChatSync(threadId, apply)
-  const [draft, setDraft] = useState<string | undefined>()
-  onBusy.current = (failed) => {
+  onFailure.current = (failed) => {
     const failure = chatErrorOf(failed)
-    if (!isBusy(failure) && !isBehind(failure)) return
     const last = messages.at(-1)
-    if (last?.role === 'user') {
-      setDraft(last.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join(''))
-    }
-    void sync.sync()
+    const refused = isBusy(failure) || isBehind(failure)
+    // Refused before anything was stored: the message goes back to the composer at once.
+    if (refused && last?.role === 'user') setDraft(textOf(last))
+    pending.current = !refused && last?.role === 'user' ? last : undefined
+    // Busy or behind: the line goes once the page has caught up. Any other error stays on the page.
+    void sync.sync({ keepError: !refused })
   }
 
   const [preview, setPreview] = useState<string | undefined>()
