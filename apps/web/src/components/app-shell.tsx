@@ -67,11 +67,29 @@ export function AppShell({
   const failure = error === undefined ? undefined : chatErrorOf(error)
 
   const [draft, setDraft] = useState<string | undefined>()
+  const [hasEarlier, setHasEarlier] = useState(chat.hasEarlier)
+  const [earlierError, setEarlierError] = useState<string | undefined>()
+  const showEarlier = async () => {
+    const first = messages[0]
+    if (first === undefined) return
+    setEarlierError(undefined)
+    try {
+      const query = new URLSearchParams({ id: threadId, before: first.id })
+      const response = await fetch(`/api/chat?${query}`, { cache: 'no-store' })
+      if (!response.ok) throw new Error(chatErrorOf(new Error(await response.text())).message)
+      const earlier = (await response.json()) as { messages: AppUIMessage[]; hasEarlier: boolean }
+      setMessages((current) => [...earlier.messages, ...current])
+      setHasEarlier(earlier.hasEarlier)
+    } catch (caught) {
+      setEarlierError(`Earlier messages could not be loaded: ${(caught as Error).message}`)
+    }
+  }
   const pending = useRef<AppUIMessage | undefined>(undefined)
   const apply = useCallback(
     (loaded: LoadedChat, { keepError }: { keepError: boolean }) => {
       loadedSeq.current = loaded.lastSeq
       setMessages(loaded.messages)
+      setHasEarlier(loaded.hasEarlier)
       const unsent = pending.current
       pending.current = undefined
       if (unsent !== undefined && !loaded.messages.some((message) => message.id === unsent.id)) {
@@ -162,6 +180,7 @@ export function AppShell({
           failure={failure}
           sync={sync}
           draft={draft}
+          earlier={{ available: hasEarlier, error: earlierError, show: () => void showEarlier() }}
           onSend={send}
           onRegenerate={(messageId) => void regenerate({ messageId })}
           onStop={() => {

@@ -93,6 +93,7 @@ export function ChatPanel({
   failure,
   sync,
   draft,
+  earlier,
   onSend,
   onRegenerate,
   onStop,
@@ -102,6 +103,8 @@ export function ChatPanel({
   failure: ChatError | undefined
   sync: { syncing: boolean; caughtUp: boolean; error: string | undefined }
   draft: string | undefined
+  /** Turns before the first message shown: whether there are, and how to show them. */
+  earlier: { available: boolean; error: string | undefined; show: () => void }
   onSend: (text: string) => void
   onRegenerate: (messageId: string) => void
   onStop: () => void
@@ -122,6 +125,12 @@ export function ChatPanel({
     <section className="panel chat" aria-label="Chat">
       <h2>Chat</h2>
       <div className="messages" data-testid="messages">
+        {earlier.available ? (
+          <button type="button" className="earlier small" onClick={earlier.show} data-testid="show-earlier">
+            Show earlier messages
+          </button>
+        ) : null}
+        {earlier.error ? <p className="error small">{earlier.error}</p> : null}
         {messages.length === 0 ? (
           <p className="muted" data-testid="chat-empty">
             Send “{SUGGESTION}”: the agent plans a project, opens a task per part, works it with tool calls

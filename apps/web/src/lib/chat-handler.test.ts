@@ -293,6 +293,29 @@ describe('POST /api/chat (the route handler on its own)', () => {
     expect((await errorOf(read)).code).toBe('STRATA_INVALID_THREAD_ID')
   })
 
+  it('pages a long chat: the newest turns first, the earlier ones before a message, none twice', async () => {
+    for (const [index, text] of ['Build the Acme landing page', 'One', 'Two', 'Three', 'Four'].entries()) {
+      await send('web.pages', user(`p${index}`, text))
+    }
+    const first = await loadChat(memory, 'web.pages', { limit: 2 })
+    expect(texts(first.messages, 'user')).toEqual(['Three', 'Four'])
+    expect(first.hasEarlier).toBe(true)
+    const read = async (before: string) =>
+      (await (
+        await handleChatGet(new Request(`http://localhost/api/chat?id=web.pages&before=${before}`), memory)
+      ).json()) as { messages: AppUIMessage[]; hasEarlier: boolean }
+    const second = await read(first.messages[0]!.id)
+    expect(texts(second.messages, 'user').slice(-2)).toEqual(['One', 'Two'])
+    expect(second.hasEarlier).toBe(false)
+    expect(texts([...second.messages, ...first.messages], 'user')).toEqual([
+      'Build the Acme landing page',
+      'One',
+      'Two',
+      'Three',
+      'Four',
+    ])
+  })
+
   it('reads a chat for a page that fell behind: its messages, its last seq, and whether a response runs', async () => {
     await send('web.read', user('u1', 'What did you build?'))
     const read = await handleChatGet(new Request('http://localhost/api/chat?id=web.read'), memory)

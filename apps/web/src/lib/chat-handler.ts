@@ -22,7 +22,7 @@ import {
 import { agentTools } from './agent-tools'
 import type { AppTools, AppUIMessage } from './app-ui-message'
 import { lastMessageBody } from './chat-body'
-import { loadChat } from './chat-load'
+import { loadChat, loadTurns } from './chat-load'
 import { recordRun, replayRun, stopRun } from './chat-runs'
 import { SYSTEM_PROMPT } from './project-plan'
 
@@ -139,12 +139,20 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
   return createUIMessageStreamResponse({ stream: recordRun(threadId, stream, { stored, abort }) })
 }
 
-/** GET /api/chat?id=THREAD: the chat as the thread holds it (see `loadChat`), for a page to catch up. */
+/**
+ * GET /api/chat?id=THREAD: the chat as the thread holds it (see `loadChat`), for a page to catch up;
+ * with `&before=MESSAGE`, the turns before that message (`{ messages, hasEarlier }`), for a page that
+ * shows earlier ones.
+ */
 export async function handleChatGet(request: Request, memory: Memory): Promise<Response> {
-  const threadId = new URL(request.url).searchParams.get('id')
+  const query = new URL(request.url).searchParams
+  const threadId = query.get('id')
   if (threadId === null) return badRequest('Name the chat: /api/chat?id=THREAD.')
+  const before = query.get('before')
   try {
-    return Response.json(await loadChat(memory, threadId), { headers: { 'cache-control': 'no-store' } })
+    const body =
+      before === null ? await loadChat(memory, threadId) : await loadTurns(memory, threadId, { before })
+    return Response.json(body, { headers: { 'cache-control': 'no-store' } })
   } catch (error) {
     return strataErrorResponse(error)
   }
