@@ -9,6 +9,7 @@ import { createMemory } from '@strata-memory/core'
 import { type ModelMessage, pruneMessages } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { agentThreadOperations, applyOperations } from './agent-thread.ts'
+import { uiRows } from './ai-sdk-ui.ts'
 import { type Benchmark, type BenchRow, measure, median, rowOf, significant } from './harness.ts'
 
 const SIZES = [1_000, 10_000]
@@ -49,7 +50,7 @@ function answerParts(turn: number): LanguageModelV4StreamPart[] {
 const benchmark: Benchmark = {
   name: 'ai-sdk',
   description:
-    'strataMiddleware per call (transformParams + stream tap) at 1k and 10k items, against pruneMessages',
+    "strataMiddleware per call (transformParams + stream tap) at 1k and 10k items, against pruneMessages; loadUIMessages against the persistence guide's loadChat; writeMissedTransitions per request",
   async run({ progress }) {
     const rows: BenchRow[] = []
     const notes: string[] = []
@@ -131,6 +132,9 @@ const benchmark: Benchmark = {
       )
       progress(`ai-sdk: ${size.toLocaleString('en-US')} items measured`)
     }
+    const ui = await uiRows(SIZES, progress)
+    rows.push(...ui.rows)
+    notes.push(...ui.notes)
     return { rows, notes }
   },
 }

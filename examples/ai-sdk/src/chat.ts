@@ -14,9 +14,11 @@ import {
   createUIMessageStream,
   createUIMessageStreamResponse,
   DefaultChatTransport,
-  stepCountIs,
+  isStepCount,
   streamText,
+  type ToolSet,
   tool,
+  toUIMessageStream,
   wrapLanguageModel,
 } from 'ai'
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test'
@@ -164,10 +166,10 @@ async function POST(request: Request): Promise<Response> {
           system: 'You build websites.',
           messages: await convertToModelMessages(messages),
           tools,
-          stopWhen: stepCountIs(4),
+          stopWhen: isStepCount(4),
           providerOptions: { strata: { threadId: id } },
         })
-        writer.merge(result.toUIMessageStream<StrataUIMessage>())
+        writer.merge(toUIMessageStream<ToolSet, StrataUIMessage>({ stream: result.stream }))
         // Read to the end even if the browser goes away, so the answer is stored.
         await result.consumeStream()
       } finally {

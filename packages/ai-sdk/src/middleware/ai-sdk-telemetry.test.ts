@@ -2,7 +2,7 @@ import { OpenTelemetry } from '@ai-sdk/otel'
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node'
 import { createMemory, inMemoryStore } from '@strata-memory/core'
-import { generateText, registerTelemetry, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai'
+import { generateText, isStepCount, registerTelemetry, streamText, tool, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -113,7 +113,7 @@ describe("strataMiddleware passes the AI SDK's own tracer", () => {
       tools: {
         lookup: tool({ inputSchema: z.object({ key: z.string() }), execute: async ({ key }) => key.length }),
       },
-      stopWhen: stepCountIs(5),
+      stopWhen: isStepCount(5),
     })
     expect(result.text).toBe('Done.')
     const contexts = strataSpans().filter((span) => span.name === 'strata.context')

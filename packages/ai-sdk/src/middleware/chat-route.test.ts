@@ -7,11 +7,13 @@ import type {
 import { createMemory, type Item, StrataError } from '@strata-memory/core'
 import {
   convertToModelMessages,
+  createUIMessageStreamResponse,
+  isStepCount,
   type LanguageModel,
-  stepCountIs,
   streamText,
   type Tool,
   tool,
+  toUIMessageStream,
   type UIMessage,
   wrapLanguageModel,
 } from 'ai'
@@ -92,7 +94,7 @@ const SCRIPT: LanguageModelV4StreamPart[][] = [
   [start, ...say('You are welcome.'), finish()],
 ]
 
-/** A route handler as in a Next.js app: the whole history in, `toUIMessageStreamResponse` out. */
+/** A route handler as in a Next.js app: the whole history in, a UI message stream response out. */
 function chatRoute(model: LanguageModel, errors: unknown[]) {
   return async (request: Request) => {
     const { id, messages } = (await request.json()) as { id: string; messages: UIMessage[] }
@@ -101,13 +103,15 @@ function chatRoute(model: LanguageModel, errors: unknown[]) {
       system: 'Be brief.',
       messages: await convertToModelMessages(messages, { tools }),
       tools,
-      stopWhen: stepCountIs(4),
+      stopWhen: isStepCount(4),
       providerOptions: { strata: { threadId: id } },
       onError: ({ error }) => {
         errors.push(error)
       },
     })
-    return result.toUIMessageStreamResponse({ sendReasoning: true, sendSources: true })
+    return createUIMessageStreamResponse({
+      stream: toUIMessageStream({ stream: result.stream, tools, sendReasoning: true, sendSources: true }),
+    })
   }
 }
 
@@ -165,7 +169,7 @@ const outline = (items: readonly Item[]) =>
       : item.type,
   )
 
-describe('a useChat route with toUIMessageStreamResponse', () => {
+describe('a useChat route that re-sends the whole history', () => {
   it('sends the provider the prompt it gets without Strata, and stores every message once', async () => {
     const bare = await runChat()
     const memory = createMemory()

@@ -1,5 +1,5 @@
 import { createMemory, type Item, StrataError } from '@strata-memory/core'
-import { generateText, type ModelMessage, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai'
+import { generateText, isStepCount, type ModelMessage, streamText, tool, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -26,7 +26,7 @@ describe('a history that kept only the text of the conversation', () => {
     await generateText({
       model,
       tools,
-      stopWhen: stepCountIs(3),
+      stopWhen: isStepCount(3),
       messages: [{ role: 'user', content: 'Find n' }],
     })
     // The app keeps only the text of the conversation (as chat UIs often persist it) and asks again.
@@ -54,7 +54,7 @@ describe('a history that kept only the text of the conversation', () => {
         model: mock,
         middleware: strataMiddleware({ memory, threadId: 'lossy', history }),
       })
-      const first = streamText({ model, tools, stopWhen: stepCountIs(3), prompt: 'Find n' })
+      const first = streamText({ model, tools, stopWhen: isStepCount(3), prompt: 'Find n' })
       expect(await first.text).toBe('Found it.')
       const textOnly: ModelMessage[] = [
         { role: 'user', content: 'Find n' },
@@ -87,7 +87,7 @@ describe('a history that kept only the text of the conversation', () => {
         model: new MockLanguageModelV4({ doGenerate: async () => generated(script[call++] as never) }),
         middleware: strataMiddleware({ memory, threadId: 'lossy', history }),
       })
-      await generateText({ model, tools, stopWhen: stepCountIs(3), prompt: 'Find n' })
+      await generateText({ model, tools, stopWhen: isStepCount(3), prompt: 'Find n' })
       const before = await memory.store.read('lossy')
       const changed: ModelMessage[] = [
         { role: 'user', content: 'Find m' },
@@ -117,7 +117,7 @@ describe('a history that kept only the text of the conversation', () => {
       { role: 'assistant', content: 'Hello!' },
       { role: 'user', content: 'Find n' },
     ]
-    await generateText({ model, tools, stopWhen: stepCountIs(3), messages: textOnly })
+    await generateText({ model, tools, stopWhen: isStepCount(3), messages: textOnly })
     // Regenerate: the same text-only history again.
     const again = await generateText({ model, messages: textOnly })
     expect(again.text).toBe('Found it again.')

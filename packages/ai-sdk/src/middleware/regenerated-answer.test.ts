@@ -11,7 +11,7 @@ import {
   type StrataStore,
 } from '@strata-memory/core'
 import { storedThread } from '@strata-memory/core/testing'
-import { generateText, type ModelMessage, stepCountIs, tool, type UIMessage, wrapLanguageModel } from 'ai'
+import { generateText, isStepCount, type ModelMessage, tool, type UIMessage, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -161,7 +161,7 @@ describe("useChat's regenerate and edit rewind the thread (onDivergence: 'rewind
     const history: ModelMessage[] = [{ role: 'user', content: 'Hi' }]
     history.push(...(await generateText({ model, tools, messages: history })).response.messages)
     history.push({ role: 'user', content: 'Weather in Lyon?' })
-    const first = await generateText({ model, tools, messages: history, stopWhen: stepCountIs(3) })
+    const first = await generateText({ model, tools, messages: history, stopWhen: isStepCount(3) })
     expect(first.text).toBe('Sunny.')
     const thread = await memory.thread('tools')
     expect(texts(await thread.items())).toEqual([
@@ -174,7 +174,7 @@ describe("useChat's regenerate and edit rewind the thread (onDivergence: 'rewind
     ])
 
     // Regenerate: the same history again, without the answer's steps.
-    const again = await generateText({ model, tools, messages: history, stopWhen: stepCountIs(3) })
+    const again = await generateText({ model, tools, messages: history, stopWhen: isStepCount(3) })
     expect(again.text).toBe('Sunny again.')
     expect(promptTexts(mock.doGenerateCalls[3]!.prompt)).toEqual([
       'user: Hi',
@@ -469,7 +469,7 @@ describe('histories that continue the thread', () => {
         model,
         tools,
         messages: history,
-        stopWhen: stepCountIs(3),
+        stopWhen: isStepCount(3),
         maxRetries: 0,
         onStepFinish: (step) => {
           responseMessages = step.response.messages

@@ -7,7 +7,7 @@ import {
   type ThreadHold,
 } from '@strata-memory/core'
 import { storedThread } from '@strata-memory/core/testing'
-import { generateText, type ModelMessage, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai'
+import { generateText, isStepCount, type ModelMessage, streamText, tool, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -87,7 +87,7 @@ async function lookupLoop(
     model,
     prompt: 'Where is order 17?',
     tools: { lookup },
-    stopWhen: stepCountIs(3),
+    stopWhen: isStepCount(3),
   })
   // What the store held before and after the other request.
   return { text: result.text, meanwhile, stored }
@@ -171,7 +171,7 @@ describe('one request at a time per thread', () => {
     const lookup = tool({ inputSchema: z.object({ what: z.string() }), execute: async () => 'shipped' })
     const messages: ModelMessage[] = [{ role: 'user', content: 'Where is order 17?' }]
     // One step: the SDK runs the tool and stops before the model sees its result.
-    const first = await generateText({ model, messages, tools: { lookup }, stopWhen: stepCountIs(1) })
+    const first = await generateText({ model, messages, tools: { lookup }, stopWhen: isStepCount(1) })
     messages.push(...first.response.messages)
     expect(await isFree(memory, 'stopped')).toBe(false)
     // A request that does not hold the result (another tab) is refused…
@@ -180,7 +180,7 @@ describe('one request at a time per thread', () => {
     )
     expect(StrataError.isInstance(refused, 'STRATA_THREAD_BUSY')).toBe(true)
     // …the conversation's next request, which sends it, goes on.
-    const second = await generateText({ model, messages, tools: { lookup }, stopWhen: stepCountIs(1) })
+    const second = await generateText({ model, messages, tools: { lookup }, stopWhen: isStepCount(1) })
     expect(second.text).toBe('Order 17 shipped.')
     expect(await isFree(memory, 'stopped')).toBe(true)
     // Stopped on a tool step again and never continued: the thread is free after toolStepWaitMs.
@@ -188,7 +188,7 @@ describe('one request at a time per thread', () => {
       model,
       messages: [...messages, ...second.response.messages, { role: 'user', content: 'And order 18?' }],
       tools: { lookup },
-      stopWhen: stepCountIs(1),
+      stopWhen: isStepCount(1),
     })
     expect(await isFree(memory, 'stopped')).toBe(false)
     await expect.poll(() => isFree(memory, 'stopped'), { timeout: 2_000, interval: 50 }).toBe(true)

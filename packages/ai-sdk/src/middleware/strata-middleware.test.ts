@@ -2,8 +2,8 @@ import type { LanguageModelV4Prompt } from '@ai-sdk/provider'
 import { createMemory, type Item, StrataError } from '@strata-memory/core'
 import {
   generateText,
+  isStepCount,
   type ModelMessage,
-  stepCountIs,
   streamText,
   ToolLoopAgent,
   tool,
@@ -160,7 +160,7 @@ describe('strataMiddleware', () => {
           execute: async ({ city }) => ({ city, celsius: city.length }),
         }),
       },
-      stopWhen: stepCountIs(5),
+      stopWhen: isStepCount(5),
     })
     const thread = await memory.thread('agent-1')
     await thread.append([
@@ -268,7 +268,7 @@ describe('strataMiddleware', () => {
           for (const { text, stream } of turns) {
             history.push({ role: 'user', content: text })
             const messages = setup.sends === 'all' ? [...history] : [history.at(-1)!]
-            const options = { model, tools, messages, stopWhen: stepCountIs(4) }
+            const options = { model, tools, messages, stopWhen: isStepCount(4) }
             const responseMessages = stream
               ? await streamText(options).responseMessages
               : (await generateText(options)).responseMessages

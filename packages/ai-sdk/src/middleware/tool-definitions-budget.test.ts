@@ -1,5 +1,5 @@
 import { type ContextStats, createMemory, tokenEstimator } from '@strata-memory/core'
-import { generateText, type ModelMessage, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai'
+import { generateText, isStepCount, type ModelMessage, streamText, tool, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -84,7 +84,7 @@ describe('tool definitions count against the budget', () => {
     ]
     const mock = new MockLanguageModelV4({ doGenerate: async () => script.shift()! })
     const withTools = setup(mock, 'with-tools')
-    await generateText({ model: withTools.model, messages: conversation(), tools, stopWhen: stepCountIs(3) })
+    await generateText({ model: withTools.model, messages: conversation(), tools, stopWhen: isStepCount(3) })
 
     const definitions = toolDefinitionsText(mock.doGenerateCalls[0]!.tools)
     const toolTokens = counter.count(definitions)

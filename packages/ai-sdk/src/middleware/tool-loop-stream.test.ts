@@ -1,5 +1,5 @@
 import { createMemory, type Item } from '@strata-memory/core'
-import { type ModelMessage, stepCountIs, ToolLoopAgent, tool, wrapLanguageModel } from 'ai'
+import { isStepCount, type ModelMessage, ToolLoopAgent, tool, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -46,7 +46,7 @@ describe('a streamed ToolLoopAgent run', () => {
           execute: async ({ key }) => ({ key, value: key.length }),
         }),
       },
-      stopWhen: stepCountIs(5),
+      stopWhen: isStepCount(5),
     })
 
     const history: ModelMessage[] = [{ role: 'user', content: 'Look up north, south and east' }]

@@ -1,16 +1,29 @@
 import type { LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider'
 import { createMemory, type Memory } from '@strata-memory/core'
-import { tool, type UIMessage } from 'ai'
+import {
+  convertToModelMessages,
+  createUIMessageStream,
+  createUIMessageStreamResponse,
+  isStepCount,
+  ToolLoopAgent,
+  tool,
+  toUIMessageStream,
+  type UIMessage,
+  wrapLanguageModel,
+} from 'ai'
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { sendLastMessage } from '../client/send-last-message'
 import { strataErrorFromResponse } from '../client/strata-error-from-response'
+import { strataMiddleware } from '../middleware/strata-middleware'
 import { TestChat } from '../testing/chat-client'
 import { streamParts, toolCall } from '../testing/model-results'
 import { strataChatRoute } from '../testing/strata-chat-route'
 import { loadUIMessages } from '../ui/load-ui-messages'
 import type { StrataUIMessage } from '../ui/memory-ui-parts'
+import { openChatRequest } from './chat-request'
+import { strataErrorResponse, strataOnError } from './route-errors'
 
 const tools = {
   lookup: tool({
@@ -223,5 +236,99 @@ describe('the persistence route: the thread is the chat', () => {
     const users = (await thread.items()).filter((item) => item.type === 'message' && item.role === 'user')
     expect(users.map((item) => item.id)).toEqual([users[0]!.id, question!.id])
     expect(seen(await loadUIMessages(memory, 'retry'))).toEqual(seen(again.messages))
+  })
+
+  it('a budget compaction reaches the page as a data-memory-compaction part; reloads still show the compacted turns', async () => {
+    const memory = createMemory({
+      compaction: { budget: { inputTokens: 110, rawTailTurns: 1 } },
+    })
+    const route = strataChatRoute({ memory, model: scriptedModel(), tools })
+    const chat = page(route, 'compacted')
+    for (let turn = 1; turn <= 5; turn++) await chat.sendMessage({ text: `question ${turn}` })
+    expect(chat.error).toBeUndefined()
+    const compactions = chat.messages.flatMap((message) =>
+      message.parts.filter((part) => part.type === 'data-memory-compaction'),
+    )
+    expect(compactions.length).toBeGreaterThan(0)
+    expect(compactions[0]).toMatchObject({ data: { threadId: 'compacted', trigger: 'budget' } })
+    expect((compactions[0] as { data: { itemsArchived: number } }).data.itemsArchived).toBeGreaterThan(0)
+    // Compaction parts are news of the moment, not stored: the rest is what the stream gave.
+    const withoutCompactions = chat.messages.map((message) => ({
+      ...message,
+      parts: message.parts.filter((part) => part.type !== 'data-memory-compaction'),
+    }))
+    const loaded = await loadUIMessages(memory, 'compacted')
+    expect(seen(loaded)).toEqual(seen(withoutCompactions))
+    const visible = await loadUIMessages(memory, 'compacted', { visibleOnly: true })
+    expect(visible.length).toBeLessThan(loaded.length)
+    expect(visible.map((message) => message.id)).toEqual(
+      loaded.slice(-visible.length).map((message) => message.id),
+    )
+  })
+
+  it('a scope closed between responses reaches the next answer, and reloads show it in the same place', async () => {
+    const { memory, route } = setup()
+    const chat = page(route, 'between')
+    await chat.sendMessage({ text: 'first' })
+    const thread = await memory.thread('between')
+    // A control on the page runs a task of the app's own between two responses.
+    await thread.enter('task', { title: 'Tidy the notes' })
+    await thread.exit({ summary: 'Tidied.' })
+    await chat.sendMessage({ text: 'second' })
+    const answer = chat.messages.at(-1)!
+    expect(answer.parts.map((part) => part.type)).toEqual(['data-memory-transition', 'step-start', 'text'])
+    expect(answer.parts[0]).toMatchObject({ data: { title: 'Tidy the notes', level: 'global' } })
+    // A third response does not show it again: the page's last seq is past it.
+    await chat.sendMessage({ text: 'third' })
+    expect(chat.messages.at(-1)!.parts.map((part) => part.type)).toEqual(['step-start', 'text'])
+    expect(seen(await loadUIMessages(memory, 'between'))).toEqual(seen(chat.messages))
+  })
+
+  it('the same recipe with a ToolLoopAgent in place of streamText', async () => {
+    const memory = createMemory()
+    const model = scriptedModel()
+    const route = async (request: Request) => {
+      let chat: Awaited<ReturnType<typeof openChatRequest<StrataUIMessage>>>
+      try {
+        chat = await openChatRequest<StrataUIMessage>({ memory, body: await request.json() })
+      } catch (error) {
+        return strataErrorResponse(error)
+      }
+      const { hold, message, messageId, providerOptions } = chat
+      const agent = new ToolLoopAgent({
+        model: wrapLanguageModel({ model, middleware: strataMiddleware({ memory, hold }) }),
+        instructions: 'Be brief.',
+        tools,
+        stopWhen: isStepCount(5),
+        providerOptions,
+      })
+      const stream = createUIMessageStream<StrataUIMessage>({
+        execute: async ({ writer }) => {
+          try {
+            writer.write({ type: 'start', messageId })
+            const result = await agent.stream({
+              messages: await convertToModelMessages([message], { tools }),
+            })
+            for await (const chunk of toUIMessageStream<typeof tools, StrataUIMessage>({
+              stream: result.stream,
+              tools,
+              sendStart: false,
+              onError: strataOnError,
+            }))
+              writer.write(chunk)
+          } finally {
+            await hold.release()
+          }
+        },
+        onError: strataOnError,
+      })
+      return createUIMessageStreamResponse({ stream })
+    }
+    const chat = page(route, 'agent')
+    await chat.sendMessage({ text: 'look up lilies' })
+    await chat.sendMessage({ text: 'thanks' })
+    expect(chat.error).toBeUndefined()
+    expect(model.doStreamCalls).toHaveLength(3)
+    expect(seen(await loadUIMessages(memory, 'agent'))).toEqual(seen(chat.messages))
   })
 })

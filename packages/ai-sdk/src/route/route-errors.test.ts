@@ -1,5 +1,5 @@
 import { createMemory, StrataError } from '@strata-memory/core'
-import { createUIMessageStream, streamText, wrapLanguageModel } from 'ai'
+import { createUIMessageStream, streamText, toUIMessageStream, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { strataMiddleware } from '../middleware/strata-middleware'
@@ -28,7 +28,7 @@ describe('strataOnError', () => {
       execute: async ({ writer }) => {
         // No thread id anywhere: the middleware refuses the call with STRATA_INVALID_OPTIONS.
         const result = streamText({ model, prompt: 'Hello' })
-        writer.merge(result.toUIMessageStream({ onError: strataOnError }))
+        writer.merge(toUIMessageStream({ stream: result.stream, onError: strataOnError }))
         await result.consumeStream({ onError: () => {} })
       },
       onError: strataOnError,

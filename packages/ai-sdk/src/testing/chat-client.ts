@@ -3,9 +3,11 @@ import {
   type ChatInit,
   type ChatState,
   convertToModelMessages,
+  createUIMessageStreamResponse,
   DefaultChatTransport,
   type LanguageModel,
   streamText,
+  toUIMessageStream,
   type UIMessage,
 } from 'ai'
 
@@ -73,13 +75,14 @@ export class TestChat<M extends UIMessage = UIMessage> extends AbstractChat<M> {
 export function plainChatRoute(model: LanguageModel, errors: unknown[]) {
   return async (request: Request) => {
     const { id, messages } = (await request.json()) as { id: string; messages: UIMessage[] }
-    return streamText({
+    const result = streamText({
       model,
       messages: await convertToModelMessages(messages),
       providerOptions: { strata: { threadId: id } },
       onError: ({ error }) => {
         errors.push(error)
       },
-    }).toUIMessageStreamResponse()
+    })
+    return createUIMessageStreamResponse({ stream: toUIMessageStream({ stream: result.stream }) })
   }
 }

@@ -1,5 +1,5 @@
 import { createMemory, type SummaryItem, type TransitionItem } from '@strata-memory/core'
-import { generateText, stepCountIs, tool, wrapLanguageModel } from 'ai'
+import { generateText, isStepCount, tool, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -50,7 +50,7 @@ describe('strataTools with scopes: true, driven by a scripted model', () => {
       model,
       tools,
       messages: [{ role: 'user', content: 'How many crates do we have?' }],
-      stopWhen: stepCountIs(6),
+      stopWhen: isStepCount(6),
     })
 
     expect(result.text).toBe('There are 58 crates in all.')
@@ -114,7 +114,7 @@ describe('strataTools with scopes: true, driven by a scripted model', () => {
       model,
       tools: strataTools(memory, { threadId: 'plain', scopes: true }),
       messages: [{ role: 'user', content: 'Close the task.' }],
-      stopWhen: stepCountIs(3),
+      stopWhen: isStepCount(3),
     })
     expect(result.steps[0]!.toolResults[0]!.output).toMatchObject({ error: { code: 'STRATA_NO_OPEN_SCOPE' } })
     expect(JSON.stringify(mock.doGenerateCalls[1]!.prompt)).toContain('STRATA_NO_OPEN_SCOPE')

@@ -5,7 +5,7 @@ import {
   StrataError,
   type ThreadWithContent,
 } from '@strata-memory/core'
-import { generateText, type ModelMessage, stepCountIs, tool, wrapLanguageModel } from 'ai'
+import { generateText, isStepCount, type ModelMessage, tool, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -73,9 +73,9 @@ describe('strataTools', () => {
       ...strataTools(memory, { threadId: 'web' }),
     }
     const history: ModelMessage[] = [{ role: 'user', content: 'Fetch the page' }]
-    const first = await generateText({ model, tools, messages: history, stopWhen: stepCountIs(3) })
+    const first = await generateText({ model, tools, messages: history, stopWhen: isStepCount(3) })
     history.push(...first.responseMessages, { role: 'user', content: 'What does line 33 say?' })
-    const second = await generateText({ model, tools, messages: history, stopWhen: stepCountIs(3) })
+    const second = await generateText({ model, tools, messages: history, stopWhen: isStepCount(3) })
 
     // The first context after the fetch showed the page; the next call saw only the citation.
     expect(JSON.stringify(mock.doGenerateCalls[1]!.prompt)).toContain('line 33: lorem ipsum dolor')

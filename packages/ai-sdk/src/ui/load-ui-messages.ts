@@ -88,6 +88,7 @@ class UIMessageBuilder {
       return
     }
     if (item.role === 'user') {
+      // Transitions pending here were made between answers: the next answer shows them first.
       this.#answer = undefined
       const mark = this.failures.get(item.id)
       this.messages.push({
@@ -106,14 +107,16 @@ class UIMessageBuilder {
     if (item.role !== 'assistant') return
     const id = uiMessageIdOf(item)
     if (this.#answer === undefined || (id !== undefined && id !== this.#answer.id)) {
-      this.#answer = { id: id ?? item.id, role: 'assistant', parts: this.#pending }
-      this.#pending = []
+      this.#answer = { id: id ?? item.id, role: 'assistant', parts: [] }
       this.messages.push(this.#answer)
     }
-    this.#answer.parts.push({ type: 'step-start' }, ...this.#parts(item))
+    // Transitions since the last step: made during this answer (a scope tool), or between answers
+    // (`writeMissedTransitions` writes those first in the next answer); both stand before this step.
+    this.#answer.parts.push(...this.#pending, { type: 'step-start' }, ...this.#parts(item))
+    this.#pending = []
   }
 
-  /** Transitions not yet in an answer go into the next one (or the last one, at the end). */
+  /** Transitions not yet in an answer go into the last one. */
   finish(): StrataUIMessage[] {
     if (this.#pending.length > 0) {
       const last = this.messages.findLast((message) => message.role === 'assistant')
@@ -133,9 +136,7 @@ class UIMessageBuilder {
       text: item.userFacingMessage,
       seq: item.seq,
     }
-    const part: UIPart = { type: 'data-memory-transition', id: item.id, data }
-    if (this.#answer === undefined) this.#pending.push(part)
-    else this.#answer.parts.push(part)
+    this.#pending.push({ type: 'data-memory-transition', id: item.id, data })
   }
 
   /** The UI parts of one stored message; a tool result completes its call's part instead. */

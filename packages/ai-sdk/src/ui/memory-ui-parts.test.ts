@@ -1,10 +1,12 @@
 import { createMemory, StrataError, type Summarizer } from '@strata-memory/core'
 import {
   createUIMessageStream,
+  isStepCount,
   readUIMessageStream,
-  stepCountIs,
   streamText,
+  type ToolSet,
   tool,
+  toUIMessageStream,
   wrapLanguageModel,
 } from 'ai'
 import { convertReadableStreamToArray, MockLanguageModelV4 } from 'ai/test'
@@ -63,8 +65,8 @@ async function chatWithTaskExit() {
   const stream = createUIMessageStream<StrataUIMessage>({
     execute: async ({ writer }) => {
       const stop = writeMemoryParts({ writer, memory, threadId: 'chat' })
-      const result = streamText({ model, tools, prompt: 'Draw a house', stopWhen: stepCountIs(3) })
-      writer.merge(result.toUIMessageStream<StrataUIMessage>())
+      const result = streamText({ model, tools, prompt: 'Draw a house', stopWhen: isStepCount(3) })
+      writer.merge(toUIMessageStream<ToolSet, StrataUIMessage>({ stream: result.stream }))
       await result.consumeStream()
       stop()
     },
