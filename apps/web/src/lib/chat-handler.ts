@@ -92,6 +92,9 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
       resolve()
     })
   })
+  // The run outlives the response when the page goes away: the platform is told to wait for it.
+  let ended = () => {}
+  waitUntil?.(new Promise<void>((resolve) => (ended = resolve)))
   const stream = createUIMessageStream<AppUIMessage>({
     execute: async ({ writer }) => {
       let stop: (() => void) | undefined
@@ -132,6 +135,7 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
         await hold.release()
         // Compaction started by this request finishes after the response, not cut off by the platform.
         waitUntil?.(thread.settled())
+        ended()
       }
     },
     onError: strataOnError,
