@@ -37,8 +37,8 @@ export interface AppServer {
   stop: () => Promise<void>
 }
 
-/** Starts `next start` on a free port with its memory in `memoryDir`; resolves once it answers. */
-export async function startApp(memoryDir: string): Promise<AppServer> {
+/** Starts `next start` on a free port with its memory in `memoryDir` (and `env`); resolves once it answers. */
+export async function startApp(memoryDir: string, env: Record<string, string> = {}): Promise<AppServer> {
   const port = await freePort()
   const child: ChildProcess = spawn(
     process.execPath,
@@ -54,6 +54,7 @@ export async function startApp(memoryDir: string): Promise<AppServer> {
         OPENAI_API_KEY: '',
         ANTHROPIC_API_KEY: '',
         REDIS_URL: '',
+        ...env,
       },
     },
   )

@@ -335,4 +335,34 @@ describe('the web app in Chromium', () => {
     await page.close()
     expect(problems, app.output()).toEqual([])
   })
+  it('shows budget compactions in the chat and the timeline as they happen (a small input budget)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'strata-web-e2e-budget-'))
+    const small = await startApp(dir, { STRATA_WEB_BUDGET_TOKENS: '6000' })
+    try {
+      const page = await newPage()
+      await page.goto(small.url)
+      await page.waitForURL(/\?thread=web-/)
+      await send(page, REQUEST)
+      // The agent's tool steps fill the budget: a compaction ends while the answer streams.
+      const compaction = page.getByTestId('compaction').first()
+      await compaction.waitFor({ timeout: 60_000 })
+      expect(await compaction.getAttribute('data-trigger')).toBe('budget')
+      expect(await compaction.textContent()).toMatch(
+        /Memory compacted \(the input budget filled up\): \d+ older items/,
+      )
+      const timeline = page.getByTestId('timeline-compaction')
+      await timeline.waitFor({ timeout: 10_000 })
+      expect(await timeline.textContent()).toMatch(/budget/)
+      await expect
+        .poll(() => page.getByTestId('archived-range').count(), { timeout: 10_000 })
+        .toBeGreaterThan(0)
+      await page.screenshot({ path: `${screenshots}16-budget-compaction.png`, fullPage: true })
+      await ready(page)
+      await page.close()
+    } finally {
+      await small.stop()
+      await rm(dir, { recursive: true, force: true })
+    }
+    expect(problems, small.output()).toEqual([])
+  })
 })

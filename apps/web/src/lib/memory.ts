@@ -35,8 +35,18 @@ export function createAppMemory(
 
 const shared = globalThis as typeof globalThis & { strataWebMemory?: Memory }
 
-/** One memory per server process (kept across hot reloads in development). */
+/** The input budget from `STRATA_WEB_BUDGET_TOKENS` (a whole number ≥ 1 000), else the default. */
+export function budgetTokens(env: Environment = process.env): number | undefined {
+  const value = Number(env.STRATA_WEB_BUDGET_TOKENS)
+  return Number.isInteger(value) && value >= 1_000 ? value : undefined
+}
+
+/**
+ * One memory per server process (kept across hot reloads in development). `STRATA_WEB_BUDGET_TOKENS`
+ * sets a smaller input budget, to watch budget compactions happen.
+ */
 export function appMemory(): Memory {
-  shared.strataWebMemory ??= createAppMemory(appStore())
+  const budget = budgetTokens()
+  shared.strataWebMemory ??= createAppMemory(appStore(), budget === undefined ? {} : { budgetTokens: budget })
   return shared.strataWebMemory
 }
