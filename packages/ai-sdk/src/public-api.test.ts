@@ -86,6 +86,17 @@ describe('the public surface of @strata-memory/ai-sdk', () => {
   it('the client entry holds only what a page needs, with no Node or server imports', async () => {
     const client = await import('./client/index')
     expect(Object.keys(client).sort()).toEqual(['sendLastMessage', 'strataErrorFromResponse'])
+    // The page's message type, for useChat<StrataUIMessage>(): types only, nothing at run time.
+    expect(typeExports('./client/index.ts')).toEqual([
+      'MemoryCompactionData',
+      'MemoryTransitionData',
+      'StrataChatRequestBody',
+      'StrataDataTypes',
+      'StrataErrorInfo',
+      'StrataFailedRequest',
+      'StrataMessageMetadata',
+      'StrataUIMessage',
+    ])
     for (const file of ['send-last-message.ts', 'strata-error-from-response.ts', 'error-texts.ts']) {
       const source = readFileSync(new URL(`./client/${file}`, import.meta.url), 'utf8')
       const imports = [...source.matchAll(/from '([^']+)'/g)].map((match) => match[1]!)

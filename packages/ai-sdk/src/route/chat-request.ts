@@ -14,8 +14,13 @@ import { loadUIMessages, uiMessageIdOf } from '../ui/load-ui-messages'
 /** Options of {@link openChatRequest}. */
 export interface OpenChatRequestOptions {
   memory: Memory
-  /** The request's JSON body, as `sendLastMessage` sends it (`{ id, message, trigger, messageId?, lastSeq? }`). */
-  body: unknown
+  /**
+   * The request, whose JSON body `sendLastMessage` sent (`{ id, message, trigger, messageId?,
+   * lastSeq? }`); a body that is not JSON is `STRATA_INVALID_OPTIONS` (a 400). Or pass `body`.
+   */
+  request?: Request
+  /** The body already read (`await request.json()`), in place of `request`. */
+  body?: unknown
   /**
    * The id of the response's UI message.
    * @default the AI SDK's `generateId`
@@ -96,9 +101,30 @@ function outOfDate(threadId: string, reason: string, lastSeq: number, pageSeq?: 
   })
 }
 
+/** How many turns back a message id the page sends is looked for (a re-sent or stale message). */
+const RECENT_TURNS = 20
+
+/** The body of the request, parsed; a body that is not JSON is a 400, not a 500. */
+async function readBody(request: Request): Promise<unknown> {
+  const text = await request.text()
+  try {
+    return JSON.parse(text)
+  } catch {
+    invalidOptions('The chat request body is not JSON: send { id, message, trigger } (sendLastMessage does).')
+  }
+}
+
+/** The UI message ids of the recent turns' messages (citations left in place: no content is read). */
+async function recentIds(thread: Thread): Promise<Set<string>> {
+  const { items } = await thread.transcript({ archived: false, turns: RECENT_TURNS, restore: false })
+  const ids = new Set<string>()
+  for (const item of items) if (item.type === 'message') ids.add(uiMessageIdOf(item) ?? item.id)
+  return ids
+}
+
 /** The stored items of the last turn: its user message and what follows it (scope openings aside). */
 async function lastTurn(thread: Thread) {
-  const { items } = await thread.transcript({ archived: false, turns: 1 })
+  const { items } = await thread.transcript({ archived: false, turns: 1, restore: false })
   const start = items.findIndex(
     (item) => item.type === 'message' && item.role === 'user' && item.scope === undefined,
   )
@@ -146,7 +172,7 @@ async function storedMessage(memory: Memory, threadId: string) {
  * @example
  * let chat
  * try {
- *   chat = await openChatRequest({ memory, body: await request.json() })
+ *   chat = await openChatRequest({ memory, request })
  * } catch (error) {
  *   return strataErrorResponse(error) // 400 bad body, 409 busy or out of date
  * }
@@ -154,11 +180,11 @@ async function storedMessage(memory: Memory, threadId: string) {
 export async function openChatRequest<M extends UIMessage = UIMessage>(
   options: OpenChatRequestOptions,
 ): Promise<ChatRequest<M>> {
-  const { memory, body: raw, generateId = defaultGenerateId } = options ?? ({} as OpenChatRequestOptions)
+  const { memory, request, generateId = defaultGenerateId } = options ?? ({} as OpenChatRequestOptions)
   if (typeof memory?.thread !== 'function') {
     invalidOptions('openChatRequest() needs { memory }: the memory from createMemory().')
   }
-  const body = checkBody(raw)
+  const body = checkBody(request === undefined ? options.body : await readBody(request))
   const threadId = body.id
   const thread = await memory.thread(threadId)
   const hold = await thread.hold()
@@ -199,10 +225,10 @@ export async function openChatRequest<M extends UIMessage = UIMessage>(
           throw outOfDate(threadId, `message '${message.id}' is already answered`, turn.lastSeq, body.lastSeq)
         }
         // Else a retry: the middleware recognises the stored message and stores it once.
-      } else if (edit) {
+      } else if (edit || (await recentIds(thread)).has(message.id)) {
         throw outOfDate(
           threadId,
-          `message '${message.id}' is not its last message`,
+          `message '${message.id}' is ${edit ? 'not its last message' : 'already in it'}`,
           turn?.lastSeq ?? 0,
           body.lastSeq,
         )

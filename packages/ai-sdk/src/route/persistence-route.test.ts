@@ -290,7 +290,7 @@ describe('the persistence route: the thread is the chat', () => {
     const route = async (request: Request) => {
       let chat: Awaited<ReturnType<typeof openChatRequest<StrataUIMessage>>>
       try {
-        chat = await openChatRequest<StrataUIMessage>({ memory, body: await request.json() })
+        chat = await openChatRequest<StrataUIMessage>({ memory, request })
       } catch (error) {
         return strataErrorResponse(error)
       }
@@ -330,5 +330,27 @@ describe('the persistence route: the thread is the chat', () => {
     expect(chat.error).toBeUndefined()
     expect(model.doStreamCalls).toHaveLength(3)
     expect(seen(await loadUIMessages(memory, 'agent'))).toEqual(seen(chat.messages))
+  })
+
+  it('a body that is not JSON is a 400, and an older message sent again is a 409: nothing stored either way', async () => {
+    const { memory, route } = setup()
+    const chat = page(route, 'odd-bodies')
+    await chat.sendMessage({ text: 'one' })
+    await chat.sendMessage({ text: 'two' })
+    const before = await (await memory.thread('odd-bodies')).items()
+    const malformed = await route(
+      new Request('http://localhost/api/chat', { method: 'POST', body: 'not json' }),
+    )
+    expect(malformed.status).toBe(400)
+    expect(await strataErrorFromResponse(malformed)).toMatchObject({ code: 'STRATA_INVALID_OPTIONS' })
+    const again = await route(
+      new Request('http://localhost/api/chat', {
+        method: 'POST',
+        body: JSON.stringify({ id: 'odd-bodies', trigger: 'submit-message', message: chat.messages[0] }),
+      }),
+    )
+    expect(again.status).toBe(409)
+    expect((await strataErrorFromResponse(again)).code).toBe('STRATA_SEQ_CONFLICT')
+    expect(await (await memory.thread('odd-bodies')).items()).toEqual(before)
   })
 })

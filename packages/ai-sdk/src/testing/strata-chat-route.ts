@@ -32,7 +32,7 @@ export function strataChatRoute(options: {
   return async (request: Request): Promise<Response> => {
     let chat: Awaited<ReturnType<typeof openChatRequest<StrataUIMessage>>>
     try {
-      chat = await openChatRequest<StrataUIMessage>({ memory, body: await request.json() })
+      chat = await openChatRequest<StrataUIMessage>({ memory, request })
     } catch (error) {
       return strataErrorResponse(error) // 400 a bad body, 409 a busy chat or a page behind it
     }

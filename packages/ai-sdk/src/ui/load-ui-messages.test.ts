@@ -1,5 +1,7 @@
 import { createMemory, StrataError } from '@strata-memory/core'
+import { dynamicTool } from 'ai'
 import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import { loadUIMessages } from './load-ui-messages'
 
 describe('loadUIMessages', () => {
@@ -38,6 +40,34 @@ describe('loadUIMessages', () => {
       { type: 'step-start' },
       { type: 'text', text: 'It is 4 °C.', state: 'done' },
     ])
+  })
+
+  it('a call of a dynamic tool loads as a dynamic-tool part when the route passes its tools', async () => {
+    const memory = createMemory()
+    const thread = await memory.thread('ui-dynamic')
+    await thread.append([
+      { role: 'user', content: 'Run it' },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 'd1', toolName: 'plugin', input: {} }],
+      },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'd1', toolName: 'plugin', output: 'ran' }],
+      },
+    ])
+    const plugin = dynamicTool({ inputSchema: z.object({}), execute: async () => 'ran' })
+    const [, answer] = await loadUIMessages(memory, 'ui-dynamic', { tools: { plugin } })
+    expect(answer!.parts[1]).toEqual({
+      type: 'dynamic-tool',
+      toolName: 'plugin',
+      toolCallId: 'd1',
+      state: 'output-available',
+      input: {},
+      output: 'ran',
+    })
+    const [, plain] = await loadUIMessages(memory, 'ui-dynamic')
+    expect(plain!.parts[1]).toMatchObject({ type: 'tool-plugin', state: 'output-available' })
   })
 
   it('a bad thread id is STRATA_INVALID_THREAD_ID', async () => {

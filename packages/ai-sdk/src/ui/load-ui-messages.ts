@@ -44,6 +44,12 @@ export interface LoadUIMessagesOptions {
    * page before it. An id the thread does not hold is `STRATA_INVALID_OPTIONS`.
    */
   before?: string
+  /**
+   * The route's tools: a call of a tool made with `dynamicTool()` loads as a `dynamic-tool` part, as
+   * the stream shows it.
+   * @default calls the SDK marked dynamic are `dynamic-tool`, every other call `tool-<name>`
+   */
+  tools?: ToolSet
 }
 
 /** A stored file's `url`: its URL or data URL as stored, bare base64 as a data URL. */
@@ -76,6 +82,7 @@ class UIMessageBuilder {
   constructor(
     private readonly threadId: string,
     private readonly failures: ReadonlyMap<string, RequestFailure>,
+    private readonly tools: ToolSet | undefined,
   ) {}
 
   add(item: MessageItem | TransitionItem) {
@@ -166,7 +173,9 @@ class UIMessageBuilder {
           ...(part.filename === undefined ? {} : { filename: part.filename }),
         }
       case 'tool-call': {
-        const dynamic = readMeta(part).dynamic === true
+        const dynamic =
+          readMeta(part).dynamic === true ||
+          (this.tools?.[part.toolName] as { type?: string })?.type === 'dynamic'
         const tool: ToolPart = {
           type: dynamic ? 'dynamic-tool' : `tool-${part.toolName}`,
           ...(dynamic ? { toolName: part.toolName } : {}),
@@ -201,7 +210,10 @@ function checkOptions(options: LoadUIMessagesOptions): void {
   if (typeof options !== 'object' || options === null) {
     invalidOptions('loadUIMessages(): options must be an object like { limit: 50 }.')
   }
-  const { limit, before, visibleOnly } = options
+  const { limit, before, visibleOnly, tools } = options
+  if (tools !== undefined && (typeof tools !== 'object' || tools === null)) {
+    invalidOptions("loadUIMessages(): tools must be the route's tool set.")
+  }
   if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1)) {
     invalidOptions(
       `loadUIMessages(): limit must be a whole number of turns, at least 1 (got ${JSON.stringify(limit)}).`,
@@ -244,7 +256,7 @@ export async function loadUIMessages<TOOLS extends ToolSet = ToolSet>(
   }
   assertThreadId(threadId)
   checkOptions(options)
-  const { limit, before, visibleOnly = false } = options
+  const { limit, before, visibleOnly = false, tools } = options
   const thread = await memory.thread(threadId)
   let beforeSeq: number | undefined
   if (before !== undefined) {
@@ -266,7 +278,7 @@ export async function loadUIMessages<TOOLS extends ToolSet = ToolSet>(
     }),
     thread.failures(),
   ])
-  const builder = new UIMessageBuilder(threadId, new Map(failures.map((mark) => [mark.itemId, mark])))
+  const builder = new UIMessageBuilder(threadId, new Map(failures.map((mark) => [mark.itemId, mark])), tools)
   for (const item of transcript.items) builder.add(item)
   const messages = builder.finish()
   const last = messages.at(-1)

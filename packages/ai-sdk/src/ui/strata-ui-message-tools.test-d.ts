@@ -1,4 +1,4 @@
-import { tool } from 'ai'
+import { type ToolSet, tool } from 'ai'
 import { describe, expectTypeOf, it } from 'vitest'
 import { z } from 'zod'
 import type { LoadUIMessagesOptions } from './load-ui-messages'
@@ -39,6 +39,7 @@ describe('StrataUIMessage<typeof tools>', () => {
       visibleOnly?: boolean
       limit?: number
       before?: string
+      tools?: ToolSet
     }>()
   })
 })

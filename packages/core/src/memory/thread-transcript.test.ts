@@ -62,6 +62,9 @@ describe('thread.transcript', () => {
       output: page,
     })
 
+    const cited = await thread.transcript({ restore: false })
+    expect(JSON.stringify(cited.items)).not.toContain('row 29')
+    expect(cited.items.map((item) => item.seq)).toEqual(items.map((item) => item.seq))
     const visible = await thread.transcript({ archived: false })
     const active = new Set((await thread.items()).map((item) => item.seq))
     expect(visible.items.map((item) => item.seq)).toEqual(
@@ -92,7 +95,13 @@ describe('thread.transcript', () => {
 
   it('refuses bad options with STRATA_INVALID_OPTIONS', async () => {
     const thread = await createMemory().thread('bad')
-    for (const options of [{ turns: 0 }, { beforeSeq: -1 }, { archived: 'yes' }]) {
+    for (const options of [
+      { turns: 0 },
+      { beforeSeq: -1 },
+      { afterSeq: 1.5 },
+      { archived: 'yes' },
+      { restore: 1 },
+    ]) {
       const error = await thread.transcript(options as never).catch((caught: unknown) => caught)
       expect(StrataError.isInstance(error, 'STRATA_INVALID_OPTIONS')).toBe(true)
     }

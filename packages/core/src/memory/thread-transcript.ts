@@ -28,6 +28,12 @@ export interface TranscriptOptions {
    * to what is new, not to the thread).
    */
   afterSeq?: number
+  /**
+   * Read offloaded parts back whole from the content channel; `false` leaves the citations in place
+   * (a reader that needs only ids, roles or transitions reads no content).
+   * @default true
+   */
+  restore?: boolean
 }
 
 /** What {@link Thread.transcript} returns. */
@@ -64,7 +70,9 @@ const isChat = <L extends string>(item: Item<L>): item is MessageItem<L> | Trans
 
 function checkOptions(options: TranscriptOptions): void {
   if (typeof options !== 'object' || options === null) invalidOptions('transcript() takes an options object.')
-  const { turns, beforeSeq, afterSeq, archived } = options
+  const { turns, beforeSeq, afterSeq, archived, restore } = options
+  if (restore !== undefined && typeof restore !== 'boolean')
+    invalidOptions('transcript(): restore must be a boolean.', { restore })
   if (afterSeq !== undefined && (!Number.isSafeInteger(afterSeq) || afterSeq < 0)) {
     invalidOptions(
       `transcript(): afterSeq must be a whole number of at least 0 (got ${JSON.stringify(afterSeq)}).`,
@@ -139,7 +147,7 @@ export async function threadTranscript<L extends string>(
   get: (id: string) => Promise<{ data: string } | undefined>,
 ): Promise<Transcript<L>> {
   checkOptions(options)
-  const { archived = true, turns, beforeSeq, afterSeq } = options
+  const { archived = true, turns, beforeSeq, afterSeq, restore = true } = options
   const { active, stored } = await writes.exclusive(async () => {
     await writes.refresh()
     const items = afterSeq === undefined ? state.log.unfrozenItems : state.log.unfrozenItemsAfter(afterSeq)
@@ -163,6 +171,7 @@ export async function threadTranscript<L extends string>(
   }
   const start = pageStart(all, turns)
   const page = all.slice(start)
+  if (!restore) return { items: page, fromSeq: page[0]?.seq ?? 0, more: start > 0 }
   const items: (MessageItem<L> | TransitionItem<L>)[] = []
   for (const item of page) items.push(await restored(item, get))
   return { items, fromSeq: page[0]?.seq ?? 0, more: start > 0 }
