@@ -37,8 +37,8 @@ export interface AppServer {
   stop: () => Promise<void>
 }
 
-/** Starts `next start` on a free port with its memory in `memoryDir`; resolves once it answers. */
-export async function startApp(memoryDir: string): Promise<AppServer> {
+/** Starts `next start` on a free port with its memory in `memoryDir` (and `env`); resolves once it answers. */
+export async function startApp(memoryDir: string, env: Record<string, string> = {}): Promise<AppServer> {
   const port = await freePort()
   const child: ChildProcess = spawn(
     process.execPath,
@@ -50,10 +50,11 @@ export async function startApp(memoryDir: string): Promise<AppServer> {
         ...process.env,
         NEXT_TELEMETRY_DISABLED: '1',
         STRATA_MEMORY_DIR: memoryDir,
-        STRATA_WEB_STEP_MS: '40',
+        STRATA_WEB_STEP_MS: '120',
         OPENAI_API_KEY: '',
         ANTHROPIC_API_KEY: '',
         REDIS_URL: '',
+        ...env,
       },
     },
   )

@@ -1,35 +1,55 @@
 'use client'
 
-import type { StrataUIMessage } from '@strata-memory/ai-sdk'
-import { type FormEvent, useState } from 'react'
-import { chatErrorText } from '../lib/chat-error'
+import type { MemoryCompactionData } from '@strata-memory/ai-sdk'
+import { type FormEvent, useEffect, useState } from 'react'
+import type { AppUIMessage } from '../lib/app-ui-message'
+import { type ChatError, isBehind, isBusy } from '../lib/chat-error'
 
-type Part = StrataUIMessage['parts'][number]
+type Part = AppUIMessage['parts'][number]
+type ToolPart = Extract<Part, { type: 'dynamic-tool' }> | Extract<Part, { type: `tool-${string}` }>
 
 const SUGGESTION = 'Build the landing page for Acme Rockets'
 
+const isToolPart = (part: Part): part is ToolPart =>
+  part.type === 'dynamic-tool' || part.type.startsWith('tool-')
+
 /** A tool call, collapsed: its name and state; open it for the input and output. */
-function ToolCall({ part }: { part: Part & { type: `tool-${string}` } }) {
-  const name = part.type.slice('tool-'.length)
+function ToolCall({ part }: { part: ToolPart }) {
+  const name = part.type === 'dynamic-tool' ? part.toolName : part.type.slice('tool-'.length)
   const { state, input } = part as { state: string; input?: unknown }
   const output = (part as { output?: unknown }).output
-  const title =
-    (input as { title?: string; path?: string } | undefined)?.title ?? (input as { path?: string })?.path
+  const errorText = (part as { errorText?: string }).errorText
+  const fields = input as { title?: string; path?: string } | undefined
+  const title = fields?.title ?? fields?.path
   return (
-    <details className="tool" data-testid="tool-call">
+    <details className="tool" data-testid="tool-call" data-tool={name}>
       <summary>
         <code>{name}</code> {title ? <span className="muted">{title}</span> : null}{' '}
         <span className="muted">
           {state === 'output-available' ? '✓' : state === 'output-error' ? '✗' : '…'}
         </span>
       </summary>
-      <pre>{JSON.stringify({ input, output }, null, 2).slice(0, 2000)}</pre>
+      <pre>
+        {JSON.stringify({ input, output, ...(errorText ? { error: errorText } : {}) }, null, 2).slice(
+          0,
+          2000,
+        )}
+      </pre>
     </details>
   )
 }
 
+const TRIGGERS: Record<string, string> = { budget: 'the input budget filled up', manual: 'asked for' }
+
+/** A compaction in words: why, and what it moved out of what the model is sent. */
+function compactionText(data: MemoryCompactionData): string {
+  const why = TRIGGERS[data.trigger] ?? data.trigger
+  return `Memory compacted (${why}): ${data.itemsArchived} older items summarized and archived, ${data.tokensBefore.toLocaleString('en')} → ${data.tokensAfter.toLocaleString('en')} tokens.`
+}
+
 function PartView({ part }: { part: Part }) {
   if (part.type === 'text') return <p>{part.text}</p>
+  if (part.type === 'reasoning') return <p className="muted small">{part.text}</p>
   if (part.type === 'data-memory-transition') {
     return (
       <div className={`transition level-${part.data.fromLevel}`} data-testid="transition">
@@ -37,25 +57,62 @@ function PartView({ part }: { part: Part }) {
       </div>
     )
   }
-  if (part.type.startsWith('tool-')) return <ToolCall part={part as Part & { type: `tool-${string}` }} />
+  if (part.type === 'data-memory-compaction') {
+    return (
+      <div className="compaction" data-testid="compaction" data-trigger={part.data.trigger}>
+        ⇊ {compactionText(part.data)}
+      </div>
+    )
+  }
+  if (isToolPart(part)) return <ToolCall part={part} />
   return null
 }
 
-/** The chat: messages, tool calls collapsed, transitions inline with their user-facing text. */
+/** The line under the chat for a failed request: words for people, the code kept beside them. */
+function FailureLine({ failure, syncing }: { failure: ChatError; syncing: boolean }) {
+  if (isBusy(failure) || isBehind(failure)) {
+    return (
+      <div className="busy" data-testid="chat-busy" data-code={failure.code}>
+        {failure.message}{' '}
+        <span className="muted">Your message was not sent; it is back in the box below.</span>
+        {syncing ? <span className="muted"> The chat updates when the other reply is done…</span> : null}
+      </div>
+    )
+  }
+  return (
+    <div className="error" data-testid="chat-error" data-code={failure.code}>
+      {failure.message} <span className="code">{failure.code}</span>
+    </div>
+  )
+}
+
+/** The chat: messages, tool calls collapsed, transitions and compactions inline with their text. */
 export function ChatPanel({
   messages,
   status,
-  error,
+  failure,
+  sync,
+  draft,
+  earlier,
   onSend,
+  onRegenerate,
   onStop,
 }: {
-  messages: StrataUIMessage[]
+  messages: AppUIMessage[]
   status: string
-  error: Error | undefined
+  failure: ChatError | undefined
+  sync: { syncing: boolean; caughtUp: boolean; error: string | undefined }
+  draft: string | undefined
+  /** Turns before the first message shown: whether there are, and how to show them. */
+  earlier: { available: boolean; error: string | undefined; show: () => void }
   onSend: (text: string) => void
+  onRegenerate: (messageId: string) => void
   onStop: () => void
 }) {
   const [text, setText] = useState('')
+  useEffect(() => {
+    if (draft !== undefined) setText(draft)
+  }, [draft])
   const busy = status === 'submitted' || status === 'streaming'
   const submit = (event: FormEvent) => {
     event.preventDefault()
@@ -63,12 +120,19 @@ export function ChatPanel({
     setText('')
     onSend(value)
   }
+  const last = messages.at(-1)
   return (
     <section className="panel chat" aria-label="Chat">
       <h2>Chat</h2>
       <div className="messages" data-testid="messages">
+        {earlier.available ? (
+          <button type="button" className="earlier small" onClick={earlier.show} data-testid="show-earlier">
+            Show earlier messages
+          </button>
+        ) : null}
+        {earlier.error ? <p className="error small">{earlier.error}</p> : null}
         {messages.length === 0 ? (
-          <p className="muted">
+          <p className="muted" data-testid="chat-empty">
             Send “{SUGGESTION}”: the agent plans a project, opens a task per part, works it with tool calls
             and closes it. Watch the timeline and what the model sees.
           </p>
@@ -79,11 +143,27 @@ export function ChatPanel({
               // biome-ignore lint/suspicious/noArrayIndexKey: parts only grow at the end; their position is their identity
               <PartView key={`${message.id}-${index}`} part={part} />
             ))}
+            {message === last && message.role === 'assistant' && !busy ? (
+              <button
+                type="button"
+                className="regenerate small"
+                onClick={() => onRegenerate(message.id)}
+                data-testid="regenerate"
+              >
+                ↻ Regenerate
+              </button>
+            ) : null}
           </div>
         ))}
-        {error ? (
-          <div className="error" data-testid="chat-error">
-            {chatErrorText(error)}
+        {failure ? <FailureLine failure={failure} syncing={sync.syncing} /> : null}
+        {sync.caughtUp && !failure ? (
+          <div className="busy" data-testid="chat-caught-up">
+            The other answer is done and shown above. Send your message again when you are ready.
+          </div>
+        ) : null}
+        {sync.error ? (
+          <div className="error" data-testid="chat-sync-error">
+            {sync.error}
           </div>
         ) : null}
       </div>
@@ -106,7 +186,7 @@ export function ChatPanel({
         )}
       </form>
       <p className="muted small" data-testid="chat-status">
-        {status}
+        {failure && (isBusy(failure) || isBehind(failure)) ? 'busy' : status}
       </p>
     </section>
   )

@@ -11,9 +11,23 @@ function archivedBefore(items: readonly TimelineItem[], index: number) {
  * The memory timeline: every active item coloured by level, scopes as bands in the gutter (one column
  * per level below the broadest), items outside the current view dimmed, summaries and archived ranges marked.
  */
-export function TimelinePanel({ data }: { data: PanelData | undefined }) {
-  if (data === undefined) return <section className="panel timeline">Loading…</section>
+export function TimelinePanel({ data, error }: { data: PanelData | undefined; error: string | undefined }) {
+  if (data === undefined) {
+    return (
+      <section className="panel timeline" aria-label="Memory timeline">
+        <h2>Memory timeline</h2>
+        {error ? (
+          <p className="error" data-testid="timeline-error">
+            {error}
+          </p>
+        ) : (
+          <p className="muted">Loading…</p>
+        )}
+      </section>
+    )
+  }
   const bandLevels = data.levels.slice(1)
+  const last = data.status.compaction.last
   return (
     <section className="panel timeline" aria-label="Memory timeline">
       <h2>
@@ -30,6 +44,17 @@ export function TimelinePanel({ data }: { data: PanelData | undefined }) {
         ))}
         <span className="chip dim">outside the view</span>
       </div>
+      {last && last.itemsArchived > 0 ? (
+        <p className="compaction small" data-testid="timeline-compaction" data-trigger={last.trigger}>
+          ⇊ Last compaction ({last.trigger}): {last.itemsArchived} items archived,{' '}
+          {last.tokensBefore.toLocaleString('en')} → {last.tokensAfter.toLocaleString('en')} tokens
+        </p>
+      ) : null}
+      {data.items.length === 0 ? (
+        <p className="muted small" data-testid="timeline-empty">
+          Empty thread: its items appear here as the agent works.
+        </p>
+      ) : null}
       <ol className="items" data-testid="timeline">
         {data.items.map((item, index) => {
           const archived = archivedBefore(data.items, index)

@@ -25,8 +25,10 @@ export function usePanel(threadId: string, preview: string | undefined, version:
         const query = new URLSearchParams({ thread: threadId })
         if (preview !== undefined) query.set('level', preview)
         const response = await fetch(`/api/memory?${query}`, { cache: 'no-store' })
-        const body = (await response.json()) as PanelData | { error: { message: string } }
-        if ('error' in body) setError(body.error.message)
+        const body = (await response.json().catch(() => ({
+          error: { code: `HTTP_${response.status}`, message: 'The panels got an answer that is not JSON.' },
+        }))) as PanelData | { error: { code: string; message: string } }
+        if ('error' in body) setError(`The panels could not load: ${body.error.message} (${body.error.code})`)
         else {
           setData(body)
           setError(undefined)

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import type { StrataUIMessage } from '@strata-memory/ai-sdk'
 import type { Memory } from '@strata-memory/core'
 import { fileStore } from '@strata-memory/store-file'
 import { redisStore } from '@strata-memory/store-redis'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { AppUIMessage } from './app-ui-message'
 import { handleChat } from './chat-handler'
 import { createAppMemory } from './memory'
 import { ScriptedAgentModel } from './scripted-agent'
@@ -87,7 +87,7 @@ async function verify(threadId: string) {
   }
 }
 
-const chat = (messages: StrataUIMessage[], threadId: string, init?: RequestInit) =>
+const chat = (messages: AppUIMessage[], threadId: string, init?: RequestInit) =>
   handleChat(post({ id: threadId, messages, trigger: 'submit-message' }, init), {
     memory,
     model: new ScriptedAgentModel({ delayMs: 2 }),
@@ -106,7 +106,8 @@ describe.each(['file', 'redis'] as const)(
       expect([a.status, b.status]).toEqual([200, 409])
       const error = await errorOf(b)
       expect(error.code).toBe('STRATA_THREAD_BUSY')
-      expect(error.message).toContain("Thread 'web.twice' is held by another request")
+      expect(error.message).toMatch(/^This chat is busy/)
+      expect(error.details?.developerMessage).toContain("Thread 'web.twice' is held by another request")
       const answer = await readAnswer(a)
       expect(answer.parts.some((part) => part.type === 'data-memory-transition')).toBe(true)
 

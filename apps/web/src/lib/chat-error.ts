@@ -1,15 +1,16 @@
+import { type StrataErrorInfo, strataErrorFromResponse } from '@strata-memory/ai-sdk/client'
+
+/** A failed chat request as the page shows it: `code` for the app, `message` for people. */
+export type ChatError = StrataErrorInfo
+
 /**
- * The text the chat shows for a failed request. `useChat` makes the body of a refused request (a 400,
- * a 409 on a chat another request holds) the error's message: the route's JSON
- * `{ error: { code, message } }` is shown as its message, which says what to do; anything else as it is.
+ * The code and message of a failed chat request, from what `useChat` reports (a refused request's
+ * body, a stream error `CODE: text`, a network failure): `strataErrorFromResponse`, never raw JSON.
  */
-export function chatErrorText(error: Error): string {
-  try {
-    const body = JSON.parse(error.message) as { error?: { code?: unknown; message?: unknown } }
-    const { code, message } = body.error ?? {}
-    if (typeof message === 'string') return typeof code === 'string' ? `${message} (${code})` : message
-  } catch {
-    // Not a JSON body: a stream error's own text.
-  }
-  return error.message
-}
+export const chatErrorOf = (error: unknown): ChatError => strataErrorFromResponse(error)
+
+/** Another tab or device is getting an answer in the chat: not a failure, the page waits and catches up. */
+export const isBusy = (error: ChatError) => error.code === 'STRATA_THREAD_BUSY'
+
+/** The page is behind the thread (another tab answered since it loaded): it catches up. */
+export const isBehind = (error: ChatError) => error.code === 'STRATA_SEQ_CONFLICT'

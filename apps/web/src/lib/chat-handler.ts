@@ -1,8 +1,7 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider'
 import {
-  type StrataScopeTools,
-  type StrataTools,
-  type StrataUIMessage,
+  type ChatRequest,
+  openChatRequest,
   strataErrorResponse,
   strataMiddleware,
   strataOnError,
@@ -10,18 +9,21 @@ import {
   writeMemoryParts,
   writeMissedTransitions,
 } from '@strata-memory/ai-sdk'
-import type { Memory, Thread, ThreadHold } from '@strata-memory/core'
+import type { Memory } from '@strata-memory/core'
 import {
   convertToModelMessages,
   createUIMessageStream,
   createUIMessageStreamResponse,
-  type ModelMessage,
-  stepCountIs,
+  isStepCount,
   streamText,
+  toUIMessageStream,
   wrapLanguageModel,
 } from 'ai'
 import { agentTools } from './agent-tools'
-import { readChatBody } from './chat-body'
+import type { AppTools, AppUIMessage } from './app-ui-message'
+import { lastMessageBody } from './chat-body'
+import { loadChat, loadTurns } from './chat-load'
+import { recordRun, replayRun, stopRun } from './chat-runs'
 import { SYSTEM_PROMPT } from './project-plan'
 
 /** What the chat route runs on. */
@@ -38,14 +40,16 @@ const badRequest = (message: string) =>
   Response.json({ error: { code: 'BAD_REQUEST', message } }, { status: 400 })
 
 /**
- * POST /api/chat, the recipe to copy: `useChat`'s body in, a UI message stream out. The request holds
- * its thread before the response starts (`thread.hold()`), so a second request on the chat (a second
- * tab, a double submit) is a 409 `STRATA_THREAD_BUSY` with nothing stored, not an error inside a
- * streamed 200; the hold ends when the model's stream has ended (finished, failed or aborted). Strata
- * stores what the thread has not seen (`history: 'full'`: useChat re-sends the whole chat), sends the
- * model the thread's context at its current level, gives it the memory and scope tools, and writes
- * transitions and context statistics into the stream. Bad input is a 400 with a message before
- * anything streams; an error while streaming reaches the page with its Strata code.
+ * POST /api/chat, the recipe to copy (the adapter README's persistence route): the page's last
+ * message in, a UI message stream out; the thread is the chat's only store. `openChatRequest` reads
+ * the body, holds the thread before the response starts (a second request on the chat, from another
+ * tab or a double submit, is a 409 `STRATA_THREAD_BUSY` with nothing stored) and tells a new message,
+ * a retry, a regenerate of the last answer (rewound) and a page behind the thread (a 409
+ * `STRATA_SEQ_CONFLICT`, nothing rewound) apart. The response runs to its end on the server whether or
+ * not the page stays (recorded for a page that reloads, see chat-runs.ts); the page's Stop ends it.
+ * Strata stores the message, sends the model the thread's context at its current level, gives it the
+ * memory and scope tools, and writes transitions (those the page has not seen first), compactions
+ * and context statistics into the stream; the finish chunk carries the thread's last seq.
  */
 export async function handleChat(request: Request, dependencies: ChatRouteDependencies): Promise<Response> {
   const { memory, model, waitUntil, maxSteps = 60 } = dependencies
@@ -53,71 +57,122 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
   try {
     body = await request.json()
   } catch {
-    return badRequest('The request body is not JSON: send { id, messages } as useChat does.')
+    return badRequest('The request body is not JSON: send { id, message, trigger } (sendLastMessage does).')
   }
-  const chat = readChatBody(body)
-  if ('error' in chat) return badRequest(chat.error)
-  const { id: threadId, messages } = chat
-
-  let thread: Thread
-  let tools: StrataTools & StrataScopeTools & ReturnType<typeof agentTools>
+  let chat: ChatRequest<AppUIMessage>
+  let tools: AppTools
   try {
-    // Both check the thread id and throw a StrataError on a bad one: a 400 with Strata's message.
+    chat = await openChatRequest<AppUIMessage>({ memory, body: lastMessageBody(body) })
+  } catch (error) {
+    return strataErrorResponse(error) // 400 a bad body or thread id, 409 a busy chat or a page behind it
+  }
+  const { thread, threadId, hold, message, messageId, lastSeq, providerOptions } = chat
+  let messages: Awaited<ReturnType<typeof convertToModelMessages>>
+  try {
     tools = { ...strataTools(memory, { threadId, scopes: true }), ...agentTools() }
-    thread = await memory.thread(threadId)
+    messages = await convertToModelMessages([message], { tools })
   } catch (error) {
-    return strataErrorResponse(error)
-  }
-
-  let modelMessages: ModelMessage[]
-  try {
-    modelMessages = await convertToModelMessages(messages, { tools })
-  } catch (error) {
-    return badRequest(`The messages cannot be converted for the model: ${(error as Error).message}`)
-  }
-
-  // Last before the response: from here on the hold is released when the stream's work ends.
-  let hold: ThreadHold
-  try {
-    hold = await thread.hold()
-  } catch (error) {
-    return strataErrorResponse(error) // 409 { error: { code: 'STRATA_THREAD_BUSY', message } }
+    await hold.release()
+    return badRequest(`The message cannot be converted for the model: ${(error as Error).message}`)
   }
 
   // One middleware per request: its calls are the hold's (see strataMiddleware's `hold`).
   const wrapped = wrapLanguageModel({
     model,
-    middleware: strataMiddleware({ memory, history: 'full', system: SYSTEM_PROMPT, hold }),
+    middleware: strataMiddleware({ memory, system: SYSTEM_PROMPT, hold }),
   })
-  const stream = createUIMessageStream<StrataUIMessage>({
-    originalMessages: messages,
+  // The page's Stop ends the run (POST /api/chat/ID/stop); a page that goes away does not.
+  const abort = new AbortController()
+  // The request's message is stored when its first context is built (the middleware stores, then builds).
+  let stopWatching = () => {}
+  const stored = new Promise<void>((resolve) => {
+    stopWatching = memory.on('context', (event) => {
+      if (event.threadId !== threadId) return
+      stopWatching()
+      resolve()
+    })
+  })
+  // The run outlives the response when the page goes away: the platform is told to wait for it.
+  let ended = () => {}
+  waitUntil?.(new Promise<void>((resolve) => (ended = resolve)))
+  const stream = createUIMessageStream<AppUIMessage>({
     execute: async ({ writer }) => {
       let stop: (() => void) | undefined
       try {
         // The message starts here, so that the parts written before the model's own are kept (a client
-        // resets a message whose start chunk comes after its first parts); then scopes closed between
-        // responses (a control on the page, an automatic transition).
-        writer.write({ type: 'start' })
-        await writeMissedTransitions({ writer, memory, threadId, messages })
+        // resets a message whose start chunk comes after its first parts); then scopes closed since the
+        // page last looked (a control on the page, an automatic transition, another tab).
+        writer.write({ type: 'start', messageId })
+        if (lastSeq !== undefined) await writeMissedTransitions({ writer, memory, threadId, lastSeq })
         stop = writeMemoryParts({ writer, memory, threadId })
         const result = streamText({
           model: wrapped,
-          messages: modelMessages,
+          messages,
           tools,
-          stopWhen: stepCountIs(maxSteps),
-          providerOptions: { strata: { threadId } },
+          stopWhen: isStepCount(maxSteps),
+          abortSignal: abort.signal,
+          providerOptions,
+          // Traced when the app registers a telemetry integration (`registerTelemetry`), grouped by route.
+          telemetry: { functionId: 'strata-web-chat' },
         })
-        writer.merge(result.toUIMessageStream<StrataUIMessage>({ onError: strataOnError, sendStart: false }))
-        await result.consumeStream({ onError: () => {} })
+        // Read to its end here, whether or not the page still listens: the answer is stored either way.
+        for await (const chunk of toUIMessageStream<AppTools, AppUIMessage>({
+          stream: result.stream,
+          tools,
+          sendStart: false,
+          sendFinish: false,
+          onError: strataOnError,
+        })) {
+          writer.write(chunk)
+        }
+        // The thread's last seq this answer shows: the page sends it back (`lastSeq`) with its next message.
+        const { lastSeq: seq } = await memory.store.head(threadId)
+        writer.write({ type: 'finish', messageMetadata: { strata: { seq } } })
       } finally {
+        stopWatching()
         stop?.()
         // The request's last write is done (the answer is stored before its stream ends).
         await hold.release()
         // Compaction started by this request finishes after the response, not cut off by the platform.
         waitUntil?.(thread.settled())
+        ended()
       }
     },
     onError: strataOnError,
   })
+  return createUIMessageStreamResponse({ stream: recordRun(threadId, stream, { stored, abort }) })
+}
+
+/**
+ * GET /api/chat?id=THREAD: the chat as the thread holds it (see `loadChat`), for a page to catch up;
+ * with `&before=MESSAGE`, the turns before that message (`{ messages, hasEarlier }`), for a page that
+ * shows earlier ones.
+ */
+export async function handleChatGet(request: Request, memory: Memory): Promise<Response> {
+  const query = new URL(request.url).searchParams
+  const threadId = query.get('id')
+  if (threadId === null) return badRequest('Name the chat: /api/chat?id=THREAD.')
+  const before = query.get('before')
+  try {
+    const body =
+      before === null ? await loadChat(memory, threadId) : await loadTurns(memory, threadId, { before })
+    return Response.json(body, { headers: { 'cache-control': 'no-store' } })
+  } catch (error) {
+    return strataErrorResponse(error)
+  }
+}
+
+/**
+ * GET /api/chat/THREAD/stream: the response streaming on the chat in this process, from its first
+ * chunk (a page that reloaded mid-stream resumes it); 204 when there is none.
+ */
+export function handleResume(threadId: string): Response {
+  const stream = replayRun(threadId)
+  if (stream === undefined) return new Response(null, { status: 204 })
   return createUIMessageStreamResponse({ stream })
+}
+
+/** POST /api/chat/THREAD/stop: stops the response running on the chat (the page's Stop button). */
+export function handleStop(threadId: string): Response {
+  return Response.json({ stopped: stopRun(threadId) })
 }

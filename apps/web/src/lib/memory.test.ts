@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { appStore, createAppMemory } from './memory'
+import { appStore, budgetTokens, createAppMemory } from './memory'
 
 describe('the store of the app', () => {
   it("is the file store, in STRATA_MEMORY_DIR when set (the app folder's .strata/ otherwise)", async () => {
@@ -23,5 +23,13 @@ describe('the store of the app', () => {
     const store = appStore({ REDIS_URL: 'redis://127.0.0.1:1' })
     expect(store.name).toBe('redis')
     expect(store.flags).toEqual({ persistent: true, shared: true, leases: true })
+  })
+
+  it('takes the input budget from STRATA_WEB_BUDGET_TOKENS when it is a whole number of at least 1 000', () => {
+    expect(budgetTokens({ STRATA_WEB_BUDGET_TOKENS: '6000' })).toBe(6000)
+    expect(budgetTokens({})).toBeUndefined()
+    for (const bad of ['12', '6000.5', 'lots', '']) {
+      expect(budgetTokens({ STRATA_WEB_BUDGET_TOKENS: bad }), bad).toBeUndefined()
+    }
   })
 })

@@ -21,18 +21,32 @@ export function appStore(env: Environment = process.env): StrataStore {
  * what the model is sent: the context, the system prompt and the tool definitions (about 1 600
  * tokens for the memory, scope and editor tools); a task of the scripted agent peaks near 13k with
  * them, under the compaction threshold (80%), so its steps stay in view until it closes.
+ * `budgetTokens` sets another input budget (a smaller one shows budget compactions sooner).
  */
-export function createAppMemory(store: StrataStore): Memory {
+export function createAppMemory(
+  store: StrataStore,
+  { budgetTokens = 20_000 }: { budgetTokens?: number } = {},
+): Memory {
   return createMemory({
     store,
-    compaction: { budget: { inputTokens: 20_000 }, autoTransitions: {} },
+    compaction: { budget: { inputTokens: budgetTokens }, autoTransitions: {} },
   })
 }
 
 const shared = globalThis as typeof globalThis & { strataWebMemory?: Memory }
 
-/** One memory per server process (kept across hot reloads in development). */
+/** The input budget from `STRATA_WEB_BUDGET_TOKENS` (a whole number ≥ 1 000), else the default. */
+export function budgetTokens(env: Environment = process.env): number | undefined {
+  const value = Number(env.STRATA_WEB_BUDGET_TOKENS)
+  return Number.isInteger(value) && value >= 1_000 ? value : undefined
+}
+
+/**
+ * One memory per server process (kept across hot reloads in development). `STRATA_WEB_BUDGET_TOKENS`
+ * sets a smaller input budget, to watch budget compactions happen.
+ */
 export function appMemory(): Memory {
-  shared.strataWebMemory ??= createAppMemory(appStore())
+  const budget = budgetTokens()
+  shared.strataWebMemory ??= createAppMemory(appStore(), budget === undefined ? {} : { budgetTokens: budget })
   return shared.strataWebMemory
 }

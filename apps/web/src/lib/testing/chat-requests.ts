@@ -1,5 +1,5 @@
-import type { StrataUIMessage } from '@strata-memory/ai-sdk'
 import { readUIMessageStream, type UIMessageChunk } from 'ai'
+import type { AppUIMessage } from '../app-ui-message'
 
 /** A POST to /api/chat with a JSON body (a string is sent as it is). */
 export const post = (body: unknown, init: RequestInit = {}) =>
@@ -11,14 +11,14 @@ export const post = (body: unknown, init: RequestInit = {}) =>
   })
 
 /** A user message as useChat sends it. */
-export const user = (id: string, text: string): StrataUIMessage => ({
+export const user = (id: string, text: string): AppUIMessage => ({
   id,
   role: 'user',
   parts: [{ type: 'text', text }],
 })
 
 /** The route's UI message stream (SSE) read back into the assistant message, as useChat does. */
-export async function readAnswer(response: Response): Promise<StrataUIMessage> {
+export async function readAnswer(response: Response): Promise<AppUIMessage> {
   const chunks = response.body!.pipeThrough(new TextDecoderStream()).pipeThrough(
     new TransformStream<string, UIMessageChunk>({
       transform(text, controller) {
@@ -29,11 +29,18 @@ export async function readAnswer(response: Response): Promise<StrataUIMessage> {
       },
     }),
   )
-  let last: StrataUIMessage | undefined
-  for await (const message of readUIMessageStream<StrataUIMessage>({ stream: chunks })) last = message
+  let last: AppUIMessage | undefined
+  for await (const message of readUIMessageStream<AppUIMessage>({ stream: chunks })) last = message
   return last!
 }
 
-/** The `{ error: { code, message } }` body of a refused request. */
+/**
+ * The `{ error: { code, message, details } }` body of a refused request: `message` for people,
+ * `details.developerMessage` for developers (Strata's own message), when the route sent one.
+ */
 export const errorOf = async (response: Response) =>
-  ((await response.json()) as { error: { code: string; message: string } }).error
+  (
+    (await response.json()) as {
+      error: { code: string; message: string; details?: { developerMessage?: string } }
+    }
+  ).error

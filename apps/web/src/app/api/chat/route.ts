@@ -1,5 +1,5 @@
 import { after } from 'next/server'
-import { handleChat } from '../../../lib/chat-handler'
+import { handleChat, handleChatGet } from '../../../lib/chat-handler'
 import { appMemory } from '../../../lib/memory'
 import { appModel } from '../../../lib/model'
 
@@ -9,4 +9,9 @@ export const dynamic = 'force-dynamic'
 /** The chat: see lib/chat-handler.ts, the recipe this route runs. */
 export async function POST(request: Request): Promise<Response> {
   return handleChat(request, { memory: appMemory(), model: appModel(), waitUntil: (work) => after(work) })
+}
+
+/** The chat as the thread holds it (`?id=THREAD`): what a page that fell behind reloads. */
+export async function GET(request: Request): Promise<Response> {
+  return handleChatGet(request, appMemory())
 }
