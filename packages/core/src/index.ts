@@ -98,8 +98,10 @@ export type {
 export {
   APP_THREAD_ID_STATE_KEY,
   appThreadIdOf,
+  assertMappableThreadId,
   assertSerializable,
   assertThreadId,
+  escapeThreadIdBytes,
   fromModelMessage,
   isHashedThreadId,
   isTypedToolOutput,
@@ -110,7 +112,9 @@ export {
   MAX_JSON_SIZE,
   type MessageFormat,
   plainJson,
+  shortenThreadId,
   toStoreThreadId,
+  unescapeThreadIdBytes,
 } from './items'
 export { DEFAULT_LEVELS, type DefaultLevel, type LevelLadder } from './levels'
 export {

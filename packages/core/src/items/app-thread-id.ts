@@ -16,35 +16,40 @@ const SAFE = /[A-Za-z0-9.-]/
 /** Where a hashed id starts its hash: never in an escaped id (escapes are `_` and two upper-case hex digits). */
 const HASH_MARK = '_h'
 
-/** How many escaped characters a hashed id keeps before its hash, so a listing stays readable. */
-const HASHED_PREFIX = 58
-
 const hex = (byte: number) => byte.toString(16).toUpperCase().padStart(2, '0')
 
 const hasLoneSurrogate = (text: string) =>
   /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text)
 
-function refuse(appThreadId: unknown, why: string): never {
+function refuse(appThreadId: unknown, why: string, noun: string): never {
   const shown =
     typeof appThreadId === 'string' ? JSON.stringify(appThreadId.slice(0, 140)) : typeof appThreadId
   throw new StrataError({
     code: 'STRATA_INVALID_THREAD_ID',
-    message: `Thread id ${shown} cannot be mapped onto a store thread id: ${why}`,
+    message: `${noun} ${shown} cannot be mapped onto a store thread id: ${why}`,
     details: { threadId: appThreadId, reason: 'unmappable' },
   })
 }
 
-/** Every byte of the UTF-8 form outside `A-Z a-z 0-9 . -` as `_` and two upper-case hex digits. */
-function escapeId(appThreadId: string): string {
+/**
+ * Every byte of the UTF-8 form outside `A-Z a-z 0-9 . -` (and, with `escapeLeadingDot`, a leading `.`)
+ * as `_` and two upper-case hex digits: the escaping of mapped thread ids, injective and read back by
+ * {@link unescapeThreadIdBytes}. For adapters whose own mapping predates {@link toStoreThreadId}.
+ */
+export function escapeThreadIdBytes(text: string, { escapeLeadingDot = false } = {}): string {
   let escaped = ''
-  for (const byte of new TextEncoder().encode(appThreadId)) {
+  const bytes = new TextEncoder().encode(text)
+  for (let index = 0; index < bytes.length; index++) {
+    const byte = bytes[index]!
     const char = String.fromCharCode(byte)
-    escaped += byte < 0x80 && SAFE.test(char) ? char : `_${hex(byte)}`
+    const kept = byte < 0x80 && SAFE.test(char) && !(escapeLeadingDot && index === 0 && char === '.')
+    escaped += kept ? char : `_${hex(byte)}`
   }
   return escaped
 }
 
-function unescapeId(escaped: string): string | undefined {
+/** The text {@link escapeThreadIdBytes} escaped, or undefined for a string no escape produces. */
+export function unescapeThreadIdBytes(escaped: string): string | undefined {
   const bytes: number[] = []
   for (let index = 0; index < escaped.length; index++) {
     const char = escaped[index]!
@@ -70,6 +75,39 @@ async function sha256Hex(text: string): Promise<string> {
   return [...new Uint8Array(digest)].map(hex).join('').toLowerCase()
 }
 
+/** How many characters of an escaped id a hashed id keeps before its hash, so a listing stays readable. */
+const HASHED_KEEP = 60
+
+/**
+ * An escaped id too long for a thread id, shortened: its first characters (never an escape cut in
+ * two, never fewer than `minKeep`), `_h` and 40 hex digits of the SHA-256 of `appThreadId`. A hash
+ * cannot be read back: the caller keeps the app's id with the thread.
+ */
+export async function shortenThreadId(
+  escaped: string,
+  appThreadId: string,
+  { minKeep = 0 } = {},
+): Promise<string> {
+  let prefix = escaped.slice(0, HASHED_KEEP)
+  const cut = prefix.lastIndexOf('_')
+  if (cut > prefix.length - 3 && cut >= minKeep) prefix = prefix.slice(0, cut)
+  return `${prefix}${HASH_MARK}${(await sha256Hex(appThreadId)).slice(0, 40)}`
+}
+
+/**
+ * Checks that an app's thread id can be mapped (a non-empty string with a UTF-8 form), else
+ * `STRATA_INVALID_THREAD_ID` (`details.reason: 'unmappable'`) naming it as `noun` (e.g. `Mastra thread id`).
+ */
+export function assertMappableThreadId(
+  appThreadId: unknown,
+  noun = 'Thread id',
+): asserts appThreadId is string {
+  if (typeof appThreadId !== 'string') refuse(appThreadId, 'it is not a string.', noun)
+  if (appThreadId.length === 0) refuse(appThreadId, 'it is empty; give every thread a non-empty id.', noun)
+  if (hasLoneSurrogate(appThreadId))
+    refuse(appThreadId, 'it holds a lone surrogate, which has no UTF-8 form.', noun)
+}
+
 /**
  * The store thread id of an app's thread id (LangGraph's `thread_id`, a chat id, any non-empty
  * string). An id valid as it is (1-128 characters of `A-Z a-z 0-9 _ . -`, not starting with `.`) maps
@@ -85,18 +123,11 @@ async function sha256Hex(text: string): Promise<string> {
  * await toStoreThreadId('user:42') // '_.user_3A42'
  */
 export async function toStoreThreadId(appThreadId: string): Promise<string> {
-  if (typeof appThreadId !== 'string') refuse(appThreadId, 'it is not a string.')
-  if (appThreadId.length === 0) refuse(appThreadId, 'it is empty; give every thread a non-empty id.')
-  if (isValidThreadId(appThreadId)) return appThreadId
-  if (hasLoneSurrogate(appThreadId))
-    refuse(appThreadId, 'it holds a lone surrogate, which has no UTF-8 form.')
-  const escaped = `${MAPPED_THREAD_ID_PREFIX}${escapeId(appThreadId)}`
+  if (typeof appThreadId === 'string' && isValidThreadId(appThreadId)) return appThreadId
+  assertMappableThreadId(appThreadId)
+  const escaped = `${MAPPED_THREAD_ID_PREFIX}${escapeThreadIdBytes(appThreadId)}`
   if (escaped.length <= 128) return escaped
-  let prefix = escaped.slice(0, MAPPED_THREAD_ID_PREFIX.length + HASHED_PREFIX)
-  // Never cut an escape in two: the prefix stays readable.
-  const cut = prefix.lastIndexOf('_')
-  if (cut > prefix.length - 3 && cut >= MAPPED_THREAD_ID_PREFIX.length) prefix = prefix.slice(0, cut)
-  return `${prefix}${HASH_MARK}${(await sha256Hex(appThreadId)).slice(0, 40)}`
+  return shortenThreadId(escaped, appThreadId, { minKeep: MAPPED_THREAD_ID_PREFIX.length })
 }
 
 /**
@@ -108,7 +139,7 @@ export function appThreadIdOf(storeThreadId: string): string | undefined {
   if (!storeThreadId.startsWith(MAPPED_THREAD_ID_PREFIX)) return storeThreadId
   const escaped = storeThreadId.slice(MAPPED_THREAD_ID_PREFIX.length)
   if (escaped.includes(HASH_MARK)) return undefined
-  const appId = unescapeId(escaped)
+  const appId = unescapeThreadIdBytes(escaped)
   // Only an id that needed the mapping was mapped: anything else is an id used as it is.
   return appId === undefined || appId.length === 0 || isValidThreadId(appId) ? storeThreadId : appId
 }

@@ -1,9 +1,13 @@
 export {
   APP_THREAD_ID_STATE_KEY,
   appThreadIdOf,
+  assertMappableThreadId,
+  escapeThreadIdBytes,
   isHashedThreadId,
   MAPPED_THREAD_ID_PREFIX,
+  shortenThreadId,
   toStoreThreadId,
+  unescapeThreadIdBytes,
 } from './app-thread-id'
 export type {
   FactItem,
