@@ -18,10 +18,21 @@ const TEXTS: Readonly<Record<string, string>> = {
   NETWORK_ERROR: 'The server could not be reached. Check the connection and try again.',
 }
 
+/** Where an error's `details.reason` tells more than its code: the text for that reason. */
+const REASON_TEXTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  STRATA_REWIND_UNSAFE: {
+    'scope-changed':
+      'That reply can no longer be replaced: it started or finished a part of the work that later steps build on. Send a new message instead.',
+    'tool-call-split':
+      'That reply can no longer be replaced: a tool it called is still part of what follows. Send a new message instead.',
+  },
+}
+
 /** The text for any other error. */
 export const UNKNOWN_ERROR_TEXT = 'Something went wrong on the server. Try again in a moment.'
 
-/** The text a person reads for an error code. */
-export function errorText(code: string): string {
-  return TEXTS[code] ?? UNKNOWN_ERROR_TEXT
+/** The text a person reads for an error code (and its `details.reason`, where that says more). */
+export function errorText(code: string, reason?: unknown): string {
+  const byReason = typeof reason === 'string' ? REASON_TEXTS[code]?.[reason] : undefined
+  return byReason ?? TEXTS[code] ?? UNKNOWN_ERROR_TEXT
 }

@@ -25,7 +25,7 @@ function fromBody(body: unknown, status?: number): StrataErrorInfo | undefined {
     details.developerMessage = error.message
   return {
     code: error.code,
-    message: errorText(error.code),
+    message: errorText(error.code, details.reason),
     details,
     ...(status === undefined ? {} : { status }),
   }

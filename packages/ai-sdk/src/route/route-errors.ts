@@ -16,6 +16,9 @@ const REQUEST_ERRORS: ReadonlySet<StrataErrorCode> = new Set<StrataErrorCode>([
   'STRATA_SCOPE_MISMATCH',
 ])
 
+/** The `details.reason` of a Strata error, when it has one. */
+const reasonOf = (error: StrataError) => (error.details as { reason?: unknown } | undefined)?.reason
+
 /** The text the AI SDK shows for an error it is not told about; kept for errors that are not Strata's. */
 const HIDDEN = 'An error occurred.'
 
@@ -30,7 +33,7 @@ const HIDDEN = 'An error occurred.'
  * const stream = createUIMessageStream<StrataUIMessage>({ execute, onError: strataOnError })
  */
 export function strataOnError(error: unknown): string {
-  if (StrataError.isInstance(error)) return `${error.code}: ${errorText(error.code)}`
+  if (StrataError.isInstance(error)) return `${error.code}: ${errorText(error.code, reasonOf(error))}`
   return HIDDEN
 }
 
@@ -76,7 +79,7 @@ export function strataErrorResponse(error: unknown): Response {
     ? {
         error: {
           code: error.code,
-          message: errorText(error.code),
+          message: errorText(error.code, reasonOf(error)),
           details: { ...error.details, developerMessage: error.message },
         },
       }

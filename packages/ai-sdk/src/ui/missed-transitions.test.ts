@@ -58,6 +58,26 @@ describe('writeMissedTransitions', () => {
     expect(next.parts.map((chunk) => chunk.data!.title)).toEqual(['Garden'])
   })
 
+  it('with lastSeq: a scope opened before the page’s last seq and closed after it keeps its title', async () => {
+    const memory = createMemory()
+    const thread = await memory.thread('by-seq')
+    await thread.append({ role: 'user', content: 'Plan the garden' })
+    await thread.enter('project', { title: 'Garden' })
+    await thread.append({ role: 'assistant', content: 'Started the garden plan.' })
+    const lastSeq = (await thread.items()).at(-1)!.seq // what the page shows
+    await thread.exit({ outcome: 'complete', summary: 'Garden planned.' }) // closed between responses
+    const chunks = await chunksOf(
+      createUIMessageStream({
+        execute: async ({ writer }) => {
+          await writeMissedTransitions({ writer, memory, threadId: 'by-seq', lastSeq })
+        },
+      }),
+    )
+    const parts = chunks.filter((chunk) => chunk.type === 'data-memory-transition')
+    expect(parts.map((chunk) => chunk.data!.title)).toEqual(['Garden'])
+    expect(parts[0]!.data!.seq).toBeGreaterThan(lastSeq)
+  })
+
   it('refuses a call without the chat messages or with a bad thread id, with typed errors', async () => {
     const memory = createMemory()
     await chunksOf(

@@ -90,6 +90,9 @@ export async function writeMissedTransitions(options: WriteMissedTransitionsOpti
     if (item.type !== 'transition' || shown.has(item.seq)) continue
     const transition = item as TransitionItem
     if (transition.userFacingMessage === null) continue
+    // A scope opened before the page's last seq: its opening item is read by its seq alone.
+    const opening = transition.range.fromSeq
+    if (!titles.has(opening)) titles.set(opening, await scopeTitle(memory, thread.id, opening))
     target.write({
       type: 'data-memory-transition',
       id: transition.id,
@@ -106,4 +109,12 @@ export async function writeMissedTransitions(options: WriteMissedTransitionsOpti
     written++
   }
   return written
+}
+
+/** The title of the scope whose opening item has this seq (active or archived), or '' when it has none. */
+async function scopeTitle(memory: Memory, threadId: string, seq: number): Promise<string> {
+  const range = { fromSeq: seq, toSeq: seq }
+  const [item] = await memory.store.read(threadId, range)
+  const opening = item ?? (await memory.store.readArchive(threadId, range))[0]
+  return opening?.type === 'message' && opening.scope ? opening.scope.title : ''
 }
