@@ -67,6 +67,7 @@ describe('the public surface of @strata-memory/ai-sdk', () => {
       'StrataMessageMetadata',
       'StrataMiddlewareOptions',
       'StrataMiddlewareTelemetry',
+      'StrataResourceTools',
       'StrataScopeTools',
       'StrataTools',
       'StrataToolsOptions',
