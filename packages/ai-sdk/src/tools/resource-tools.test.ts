@@ -9,6 +9,7 @@ import { generateText, isStepCount, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
+import { readCallOptions } from '../middleware/call-options'
 import { strataMiddleware } from '../middleware/strata-middleware'
 import { generated, toolCall } from '../testing/model-results'
 import { memoryToolSchemas, strataTools } from './strata-tools'
@@ -175,5 +176,24 @@ describe('strataTools and strataMiddleware with a resource', () => {
     expect(mock.doGenerateCalls).toHaveLength(1)
     expect((await (await memory.thread('ana.chat-1')).items()).length).toBe(2)
     expect((await memory.resource('bob').listThreads()).threads).toEqual([])
+  })
+
+  it('checks the resource of the middleware and of a call before anything is stored', () => {
+    const memory = createMemory()
+    const codeOf = (run: () => unknown) => {
+      try {
+        run()
+      } catch (error) {
+        return StrataError.isInstance(error) ? error.code : 'not a StrataError'
+      }
+      return 'nothing thrown'
+    }
+    expect(codeOf(() => strataMiddleware({ memory, resource: '../x' }))).toBe('STRATA_INVALID_THREAD_ID')
+    expect(codeOf(() => readCallOptions({ strata: { resourceId: 7 } }))).toBe('STRATA_INVALID_OPTIONS')
+    expect(codeOf(() => readCallOptions({ strata: { resourceId: 'a/b' } }))).toBe('STRATA_INVALID_THREAD_ID')
+    expect(readCallOptions({ strata: { threadId: 'ana.chat-1', resourceId: 'ana' } })).toEqual({
+      threadId: 'ana.chat-1',
+      resourceId: 'ana',
+    })
   })
 })

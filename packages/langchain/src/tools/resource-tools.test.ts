@@ -153,4 +153,24 @@ describe('strataTools and strataMiddleware with a resource', () => {
     expect((await memory.resource('bob').listThreads()).threads).toEqual([])
     await memory.close()
   })
+
+  it('checks the middleware’s resource, and a run’s configurable.resource_id, as typed errors', async () => {
+    const memory = createMemory()
+    let thrown: unknown
+    try {
+      strataMiddleware({ memory, resource: '../x' })
+    } catch (error) {
+      thrown = error
+    }
+    expect(StrataError.isInstance(thrown, 'STRATA_INVALID_THREAD_ID')).toBe(true)
+    const [store] = strataTools(memory)
+    thrown = undefined
+    try {
+      await store!.invoke({ content: 'x' }, { configurable: { thread_id: 'ana.chat-1', resource_id: 42 } })
+    } catch (error) {
+      thrown = error
+    }
+    expect(StrataError.isInstance(thrown, 'STRATA_INVALID_OPTIONS')).toBe(true)
+    expect(await memory.listThreads()).toEqual([])
+  })
 })
