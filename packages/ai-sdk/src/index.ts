@@ -18,6 +18,7 @@ export { strataErrorResponse, strataErrorStatus, strataOnError } from './route/r
 export { type AiSdkSummarizerOptions, aiSdkSummarizer } from './summarizer/ai-sdk-summarizer'
 export {
   memoryToolSchemas,
+  type StrataResourceTools,
   type StrataScopeTools,
   type StrataTools,
   type StrataToolsOptions,

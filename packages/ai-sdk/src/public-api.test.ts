@@ -67,6 +67,7 @@ describe('the public surface of @strata-memory/ai-sdk', () => {
       'StrataMessageMetadata',
       'StrataMiddlewareOptions',
       'StrataMiddlewareTelemetry',
+      'StrataResourceTools',
       'StrataScopeTools',
       'StrataTools',
       'StrataToolsOptions',
@@ -113,7 +114,7 @@ describe('the public surface of @strata-memory/ai-sdk', () => {
       expect(readme, name).toContain(name)
     }
     expect(readme).toContain(
-      'strataMiddleware({ memory, threadId?, level?, system?, history?, onDivergence?, telemetry?, hold?, toolStepWaitMs? })',
+      'strataMiddleware({ memory, threadId?, resource?, level?, system?, history?, onDivergence?, telemetry?, hold?, toolStepWaitMs? })',
     )
     expect(readme).toContain('aiSdkSummarizer({ model, name?, timeoutMs?, maxFacts?, maxOutputTokens? })')
     for (const key of ['threadId', 'level', 'history', 'internal'])

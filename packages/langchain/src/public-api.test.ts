@@ -83,9 +83,9 @@ describe('the public surface of @strata-memory/langchain', () => {
       expect(readme, name).toMatch(new RegExp(`\\b${name}\\b`))
     }
     expect(readme).toContain(
-      'strataMiddleware({ memory, threadId?, level?, system?, history?, onDivergence?, tracing?, hold? })',
+      'strataMiddleware({ memory, threadId?, resource?, level?, system?, history?, onDivergence?, tracing?, hold? })',
     )
-    expect(readme).toContain('strataTools(memory, { threadId?, scopes? })')
+    expect(readme).toContain('strataTools(memory, { threadId?, scopes?, resource?, workingMemory? })')
     expect(readme).toContain('langchainSummarizer({ model, name?, structured?, timeoutMs?, maxFacts? })')
     expect(readme).toContain(
       'new StrataChatMessageHistory({ memory, threadId, read?, level?, system?, systemMessages? })',

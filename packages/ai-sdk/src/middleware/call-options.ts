@@ -10,6 +10,11 @@ import { assertThreadId, type HistoryMode, invalidOptions } from '@strata-memory
 export interface StrataCallOptions {
   /** The thread of this call; overrides the middleware's `threadId`. */
   threadId?: string
+  /**
+   * The resource (a user, a team, an account) the call's thread belongs to: the thread is opened as
+   * `memory.thread(threadId, { resource })`; overrides the middleware's `resource`.
+   */
+  resourceId?: string
   /** The level whose context is sent; overrides the middleware's `level`. */
   level?: string
   /** What the call's messages hold; overrides the middleware's `history`. */
@@ -31,6 +36,7 @@ export interface StrataCallOptions {
 
 const KEYS: Record<keyof StrataCallOptions, (value: unknown) => boolean> = {
   threadId: (value) => typeof value === 'string',
+  resourceId: (value) => typeof value === 'string',
   level: (value) => typeof value === 'string' && value.length > 0,
   history: (value) => value === 'auto' || value === 'full' || value === 'new',
   internal: (value) => typeof value === 'boolean',
@@ -40,6 +46,7 @@ const KEYS: Record<keyof StrataCallOptions, (value: unknown) => boolean> = {
 
 const EXPECTED: Record<keyof StrataCallOptions, string> = {
   threadId: 'a thread id string',
+  resourceId: 'a resource id string',
   level: 'a level name',
   history: "'auto', 'full' or 'new'",
   internal: 'a boolean',
@@ -84,5 +91,7 @@ export function readCallOptions(providerOptions: SharedV4ProviderOptions | undef
     ;(result as Record<string, unknown>)[name] = value
   }
   if (result.threadId !== undefined) assertThreadId(result.threadId)
+  // Resource ids follow the thread-id rule.
+  if (result.resourceId !== undefined) assertThreadId(result.resourceId)
   return result
 }

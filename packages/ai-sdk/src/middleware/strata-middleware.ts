@@ -43,6 +43,15 @@ export interface StrataMiddlewareOptions<L extends string = string> {
    */
   threadId?: string
   /**
+   * The resource (a user, a team, an account) the threads belong to: each call's thread is opened as
+   * `memory.thread(threadId, { resource })`, bound on its first open, so its context shows the
+   * resource's working memory (and recalls). A call can name its own with
+   * `providerOptions.strata.resourceId`. Another resource on a bound thread is core's
+   * `STRATA_INVALID_OPTIONS`, thrown by the call. Needs a store with `flags.resources`.
+   * @default none: each thread keeps the binding the store holds
+   */
+  resource?: string
+  /**
    * The level whose context is sent; a call can override it with `providerOptions.strata.level`.
    * @default the thread's current level
    */
@@ -271,6 +280,7 @@ export function strataMiddleware<L extends string = string>(
   const {
     memory,
     threadId,
+    resource,
     level,
     system,
     history = 'auto',
@@ -283,6 +293,8 @@ export function strataMiddleware<L extends string = string>(
     invalidOptions('strataMiddleware() needs { memory }: pass the memory from createMemory().')
   }
   if (threadId !== undefined) assertThreadId(threadId)
+  // Resource ids follow the thread-id rule.
+  if (resource !== undefined) assertThreadId(resource)
   const requestHold = checkHold(hold, threadId)
   if (!Number.isSafeInteger(toolStepWaitMs) || toolStepWaitMs < 0) {
     invalidOptions(
@@ -319,7 +331,8 @@ export function strataMiddleware<L extends string = string>(
         { threadId: id, heldThreadId: requestHold.threadId },
       )
     }
-    return memory.thread(id)
+    const resourceId = call.resourceId ?? resource
+    return resourceId === undefined ? memory.thread(id) : memory.thread(id, { resource: resourceId })
   }
 
   // The holds the middleware takes itself when no request hold is given.

@@ -10,6 +10,8 @@ import {
   type MemoryToolError,
   type MemoryToolName,
   type MemoryTools,
+  type MemoryUpdateWorkingConflict,
+  type MemoryUpdateWorkingOutput,
   memoryTools,
   RETRIEVE_TRANSFORMS,
   type RetrieveTransform,
@@ -30,6 +32,29 @@ const definitions = memoryTools({} as ThreadWithContent)
 const about = (tool: MemoryToolName, property: string): string => {
   const properties = definitions[tool].inputSchema.properties as Record<string, { description?: string }>
   return properties[property]?.description ?? ''
+}
+
+/** What the `memory_update_working` description reads of a resource (core's resource has it). */
+interface WorkingGuide {
+  workingGuide(): string
+}
+
+/**
+ * Core's `memory_update_working` definition, which core adds only for a thread with a resource: taken
+ * with a resource whose store methods are never called (read, never executed), its description
+ * carrying the given resource's working-memory guide.
+ */
+const workingDefinition = (workingGuide: () => string) => {
+  const never = () => Promise.reject(new Error('a tool definition is read, never executed'))
+  const resource = { id: '', workingGuide, readWorking: never, writeWorking: never, queryHits: never }
+  return memoryTools({ resource } as unknown as ThreadWithContent).memory_update_working
+}
+
+/** Core's description of one `memory_update_working` input property. */
+const aboutWorking = (property: 'content' | 'version'): string => {
+  const schema = workingDefinition(() => '')?.inputSchema
+  const properties = schema?.properties as Record<string, { description?: string }> | undefined
+  return properties?.[property]?.description ?? ''
 }
 
 /** The input schemas of the memory tools, mirroring core's JSON Schemas (a test keeps them equal). */
@@ -60,6 +85,10 @@ export const memoryToolSchemas = {
     limit: z.number().int().min(1).describe(about('memory_query', 'limit')).optional(),
     scope: z.enum(['thread', 'resource']).describe(about('memory_query', 'scope')).optional(),
   }),
+  memory_update_working: z.object({
+    content: z.string().describe(aboutWorking('content')),
+    version: z.number().int().min(0).describe(aboutWorking('version')),
+  }),
 }
 
 /** The memory tools as AI SDK tools; see {@link strataTools}. A type, not an interface, so it is a `ToolSet`. */
@@ -84,10 +113,35 @@ export type StrataScopeTools = {
   >
 }
 
+/**
+ * The resource tool as an AI SDK tool, added by `strataTools(memory, { threadId, resource })`. A stale
+ * version comes back as core's {@link MemoryUpdateWorkingConflict}: the current version and content.
+ */
+export type StrataResourceTools = {
+  memory_update_working: Tool<
+    z.infer<typeof memoryToolSchemas.memory_update_working>,
+    MemoryUpdateWorkingOutput | MemoryUpdateWorkingConflict | MemoryToolError
+  >
+}
+
 /** Options of {@link strataTools}. */
 export interface StrataToolsOptions {
   /** The thread whose memory the tools read and write. */
   threadId: string
+  /**
+   * The resource (a user, a team, an account) the thread belongs to: the thread is opened as
+   * `memory.thread(threadId, { resource })`, bound on its first open; another resource on a bound
+   * thread is core's `STRATA_INVALID_OPTIONS`, thrown by the first tool call (a tool error). Adds
+   * `memory_update_working` unless `workingMemory: false`. Needs a store with `flags.resources`.
+   * @default none: the thread keeps the binding the store holds, and the tools have no `memory_update_working`
+   */
+  resource?: string
+  /**
+   * With `resource`: whether the model may rewrite the resource's working memory
+   * (`memory_update_working`). `false` keeps it read-only: the context still shows it.
+   * @default true
+   */
+  workingMemory?: boolean
   /**
    * Adds core's scope tools, `enter_scope` and `exit_scope`: the model opens a narrower scope for a
    * piece of work and closes it with a summary that takes its place.
@@ -106,13 +160,21 @@ export interface StrataToolsOptions {
  */
 export function strataTools(
   memory: Memory,
+  options: StrataToolsOptions & { scopes: true; resource: string; workingMemory?: true },
+): StrataTools & StrataScopeTools & StrataResourceTools
+export function strataTools(
+  memory: Memory,
+  options: StrataToolsOptions & { resource: string; workingMemory?: true },
+): StrataTools & StrataResourceTools
+export function strataTools(
+  memory: Memory,
   options: StrataToolsOptions & { scopes: true },
 ): StrataTools & StrataScopeTools
 export function strataTools(memory: Memory, options: StrataToolsOptions): StrataTools
 export function strataTools(
   memory: Memory,
   options: StrataToolsOptions,
-): StrataTools | (StrataTools & StrataScopeTools) {
+): StrataTools | (StrataTools & Partial<StrataScopeTools & StrataResourceTools>) {
   if (typeof memory?.thread !== 'function') {
     invalidOptions('strataTools(memory, { threadId }) needs the memory from createMemory() first.')
   }
@@ -122,9 +184,22 @@ export function strataTools(
   if (typeof scopes !== 'boolean') {
     invalidOptions(`strataTools(): scopes must be true or false (got ${JSON.stringify(scopes)}).`)
   }
+  const { resource, workingMemory = true } = options
+  if (resource !== undefined) assertThreadId(resource)
+  if (typeof workingMemory !== 'boolean') {
+    invalidOptions(
+      `strataTools(): workingMemory must be true or false (got ${JSON.stringify(workingMemory)}).`,
+    )
+  }
+  const open = () =>
+    resource === undefined ? memory.thread(threadId) : memory.thread(threadId, { resource })
   let tools: Promise<MemoryTools> | undefined
   const core = () => {
-    tools ??= memory.thread(threadId).then((thread) => memoryTools(thread))
+    tools ??= open().then((thread) => memoryTools(thread))
+    // A refused open (another resource, a store without resources) is retried by the next call.
+    tools.catch(() => {
+      tools = undefined
+    })
     return tools
   }
   const memoryToolSet: StrataTools = {
@@ -147,8 +222,39 @@ export function strataTools(
         (await core()).memory_query.execute(input),
     }),
   }
-  if (!scopes) return memoryToolSet
-  return { ...memoryToolSet, ...scopeToolSet(memory, threadId) }
+  const withResource =
+    resource !== undefined && workingMemory
+      ? {
+          ...memoryToolSet,
+          ...resourceToolSet(memory.resource(resource) as unknown as WorkingGuide, core),
+        }
+      : memoryToolSet
+  if (!scopes) return withResource
+  return { ...withResource, ...scopeToolSet(memory, threadId) }
+}
+
+/** `memory_update_working` as an AI SDK tool; its description names the resource's template and schema. */
+function resourceToolSet(resource: WorkingGuide, core: () => Promise<MemoryTools>): StrataResourceTools {
+  return {
+    memory_update_working: tool({
+      description: workingDefinition(() => resource.workingGuide())?.description ?? '',
+      inputSchema: memoryToolSchemas.memory_update_working,
+      execute: async (
+        input,
+      ): Promise<MemoryUpdateWorkingOutput | MemoryUpdateWorkingConflict | MemoryToolError> => {
+        const update = (await core()).memory_update_working
+        if (update === undefined) {
+          return {
+            error: {
+              code: 'STRATA_INVALID_OPTIONS',
+              message: 'memory_update_working: this conversation belongs to no resource (user).',
+            },
+          }
+        }
+        return update.execute(input)
+      },
+    }),
+  }
 }
 
 /** Core's scope tools for one thread as AI SDK tools, their input schemas taken from core's JSON Schemas. */

@@ -14,6 +14,12 @@ import {
 } from '@strata-memory/core'
 import { createMiddleware, MiddlewareError, ToolInvocationError, type WrapModelCallHook } from 'langchain'
 import { toLangChainMessages } from '../messages/to-langchain'
+import {
+  type ConfigurableLike,
+  checkResourceOption,
+  openResourceThread,
+  resourceIdOf,
+} from '../threads/resource-thread'
 import { langchainTracing } from '../tracing/langchain-tracing'
 import { type RoledMessage, splitRequestMessages, toCoreMessage } from './conversation'
 import { supersedeEditedCalls } from './edited-calls'
@@ -32,6 +38,14 @@ export interface StrataMiddlewareOptions<L extends string = string> {
    * @default LangGraph's `configurable.thread_id` (the id the app's checkpointer already uses)
    */
   threadId?: string
+  /**
+   * The resource (a user, a team, an account) the threads belong to: each thread is bound to it on
+   * its first open (core's `memory.thread(id, { resource })`), so its context shows the resource's
+   * working memory (and recalls). Another resource on a bound thread is core's
+   * `STRATA_INVALID_OPTIONS`, thrown before anything is stored. Needs a store with `flags.resources`.
+   * @default the run's `configurable.resource_id`, else none (a thread keeps the binding the store holds)
+   */
+  resource?: string
   /**
    * The level whose context is sent.
    * @default the thread's current level
@@ -123,7 +137,7 @@ const MAX_FAILED_THREADS = 10_000
 
 /** What a request's runtime holds that the middleware reads. */
 interface RuntimeLike {
-  configurable?: { thread_id?: unknown }
+  configurable?: ConfigurableLike
   writer?: ((chunk: unknown) => void) | undefined
 }
 
@@ -190,6 +204,7 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
   const {
     memory,
     threadId,
+    resource,
     level,
     system,
     history = 'auto',
@@ -202,6 +217,7 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
   }
   if (threadId !== undefined && (typeof threadId !== 'string' || threadId.length === 0))
     invalidOptions('strataMiddleware(): threadId must be a non-empty string.')
+  checkResourceOption(resource, 'strataMiddleware()')
   if (!HISTORY_MODES.includes(history)) {
     invalidOptions(
       `strataMiddleware(): history must be 'auto', 'full' or 'new' (got ${JSON.stringify(history)}).`,
@@ -236,6 +252,9 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
     const id = runtime?.configurable?.thread_id
     return typeof id === 'string' ? id : undefined
   }
+  /** The run's thread, bound to its resource when it has one. */
+  const threadOf = (runtime: RuntimeLike | undefined, id: string) =>
+    openResourceThread(memory, id, resourceIdOf(resource, runtime?.configurable))
 
   // Threads whose last model call failed before its answer was stored. A retry (modelRetryMiddleware,
   // the app invoking again) sends the same messages: in 'new' mode the last one would be stored twice,
@@ -257,7 +276,7 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
       if (id === undefined) return undefined
       try {
         const request = requestOf()
-        const thread = await openAppThread(memory, id)
+        const thread = await threadOf(runtime as RuntimeLike, id)
         await holds.begin(thread, request)
         const signal = (runtime as { signal?: AbortSignal }).signal
         signal?.addEventListener('abort', () => void holds.end(thread.id, request), { once: true })
@@ -281,7 +300,7 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
           "No thread id for this model call: invoke the agent with { configurable: { thread_id: 'user-42.chat-7' } } (the id a checkpointer uses), or pass strataMiddleware({ memory, threadId }).",
         )
       }
-      const thread = await openAppThread(memory, id)
+      const thread = await threadOf(runtime, id)
       const run = requestOf()
       await holds.enter(thread, run)
       try {
@@ -300,7 +319,7 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
       const appId = threadIdOf(runtime)
       if (appId === undefined) return handler(request)
       const run = requestOf()
-      const thread = await openAppThread(memory, appId)
+      const thread = await threadOf(runtime, appId)
       const id = thread.id
       await holds.enter(thread, run)
       try {

@@ -13,6 +13,30 @@ import { z } from 'zod'
  */
 export const definitions = memoryTools({} as ThreadWithContent)
 
+/** What the `memory_update_working` description reads of a resource (core's resource has it). */
+export interface WorkingGuide {
+  workingGuide(): string
+}
+
+/**
+ * Core's `memory_update_working` definition, which core adds only for a thread with a resource: taken
+ * with a resource whose store methods are never called (read, never executed), its description
+ * carrying the given working-memory guide.
+ */
+export const workingDefinition = (workingGuide: () => string) => {
+  const never = () => Promise.reject(new Error('a tool definition is read, never executed'))
+  const resource = { id: '', workingGuide, readWorking: never, writeWorking: never, queryHits: never }
+  return memoryTools({ resource } as unknown as ThreadWithContent).memory_update_working
+}
+
+/** Core's description of one `memory_update_working` input property. */
+const aboutWorking = (property: 'content' | 'version'): string => {
+  const properties = workingDefinition(() => '')?.inputSchema.properties as
+    | Record<string, { description?: string }>
+    | undefined
+  return properties?.[property]?.description ?? ''
+}
+
 /** Core's description of one input property, so the zod schemas say what core's schemas say. */
 const about = (tool: MemoryToolName, property: string): string => {
   const properties = definitions[tool].inputSchema.properties as Record<string, { description?: string }>
@@ -46,5 +70,9 @@ export const memoryToolSchemas = {
     level: z.string().describe(about('memory_query', 'level')).optional(),
     limit: z.number().int().min(1).describe(about('memory_query', 'limit')).optional(),
     scope: z.enum(['thread', 'resource']).describe(about('memory_query', 'scope')).optional(),
+  }),
+  memory_update_working: z.object({
+    content: z.string().describe(aboutWorking('content')),
+    version: z.number().int().min(0).describe(aboutWorking('version')),
   }),
 }

@@ -5,11 +5,17 @@ import {
   type ExitScopeInput,
   invalidOptions,
   type Memory,
+  type MemoryUpdateWorkingInput,
   memoryTools,
-  openAppThread,
   scopeTools,
 } from '@strata-memory/core'
-import { definitions, memoryToolSchemas } from './memory-tool-schemas'
+import {
+  type ConfigurableLike,
+  checkResourceOption,
+  openResourceThread,
+  resourceIdOf,
+} from '../threads/resource-thread'
+import { definitions, memoryToolSchemas, type WorkingGuide, workingDefinition } from './memory-tool-schemas'
 
 /** Options of {@link strataTools}. */
 export interface StrataToolsOptions {
@@ -24,11 +30,25 @@ export interface StrataToolsOptions {
    * @default false
    */
   scopes?: boolean
+  /**
+   * The resource (a user, a team, an account) the thread belongs to: the thread is bound to it on its
+   * first open (core's `memory.thread(id, { resource })`); another resource on a bound thread is
+   * core's `STRATA_INVALID_OPTIONS`, thrown by the tool call. Needs a store with `flags.resources`.
+   * @default the run's `configurable.resource_id`, read each time a tool runs, else none
+   */
+  resource?: string
+  /**
+   * Adds `memory_update_working({ content, version })`: the model rewrites the resource's working
+   * memory. It acts on the thread's resource (`resource`, `configurable.resource_id` or the binding the
+   * store holds); on a thread without one it returns `{ error: { code: 'STRATA_INVALID_OPTIONS' } }`.
+   * @default true with `resource`, else false
+   */
+  workingMemory?: boolean
 }
 
 /** What a tool's run config holds that the tools read. */
 interface RunConfigLike {
-  configurable?: { thread_id?: unknown }
+  configurable?: ConfigurableLike
 }
 
 /**
@@ -45,11 +65,17 @@ export function strataTools(memory: Memory, options: StrataToolsOptions = {}): S
   if (typeof memory?.thread !== 'function') {
     invalidOptions('strataTools(memory) needs the memory from createMemory() first.')
   }
-  const { threadId, scopes = false } = options ?? {}
+  const { threadId, scopes = false, resource, workingMemory = resource !== undefined } = options ?? {}
   if (threadId !== undefined && (typeof threadId !== 'string' || threadId.length === 0))
     invalidOptions('strataTools(): threadId must be a non-empty string.')
   if (typeof scopes !== 'boolean') {
     invalidOptions(`strataTools(): scopes must be true or false (got ${JSON.stringify(scopes)}).`)
+  }
+  checkResourceOption(resource, 'strataTools()')
+  if (typeof workingMemory !== 'boolean') {
+    invalidOptions(
+      `strataTools(): workingMemory must be true or false (got ${JSON.stringify(workingMemory)}).`,
+    )
   }
   const threadOf = (config: RunConfigLike | undefined) => {
     const id = threadId ?? config?.configurable?.thread_id
@@ -58,7 +84,7 @@ export function strataTools(memory: Memory, options: StrataToolsOptions = {}): S
         "The memory tools ran without a thread id: invoke the agent with { configurable: { thread_id: 'user-42.chat-7' } }, or pass strataTools(memory, { threadId }).",
       )
     }
-    return openAppThread(memory, id)
+    return openResourceThread(memory, id as string, resourceIdOf(resource, config?.configurable))
   }
   const run =
     <I>(execute: (thread: Awaited<ReturnType<typeof threadOf>>, input: I) => Promise<unknown>) =>
@@ -91,6 +117,30 @@ export function strataTools(memory: Memory, options: StrataToolsOptions = {}): S
       },
     ),
   ]
+  if (workingMemory) {
+    // The guide (size, template, schema) is the memory's, the same for every resource.
+    const guide = memory.resource(resource ?? 'working-memory-guide') as unknown as WorkingGuide
+    tools.push(
+      tool(
+        run(async (thread, input: MemoryUpdateWorkingInput) => {
+          const update = memoryTools(thread).memory_update_working
+          if (update !== undefined) return update.execute(input)
+          return {
+            error: {
+              code: 'STRATA_INVALID_OPTIONS',
+              message:
+                "memory_update_working: this conversation belongs to no resource (user): invoke the agent with { configurable: { resource_id: 'user-42' } } or pass strataTools(memory, { resource }).",
+            },
+          }
+        }),
+        {
+          name: 'memory_update_working',
+          description: workingDefinition(() => guide.workingGuide())?.description ?? '',
+          schema: memoryToolSchemas.memory_update_working,
+        },
+      ),
+    )
+  }
   if (!scopes) return tools
   const levels = memory.ladder.levels
   // The definitions read the thread only when a tool runs, so these are safe to read, never to execute.
