@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ResourceThreadEntry, StoreResourceMethods, StrataStore } from '../stores'
+import { RESOURCE_METHODS } from '../stores/store-check'
 import type { ConformanceSuite } from './store-conformance-content'
 import { expectStrataError } from './store-conformance-helpers'
 import {
@@ -18,23 +19,6 @@ export interface ResourceConformanceSuite extends ConformanceSuite {
   /** The prefix of every id the suite creates, unique per run (so a shared database is fine). */
   idPrefix: string
 }
-
-/** The methods of the resource capability, as the contract lists them. */
-const RESOURCE_METHOD_NAMES = [
-  'getThreadResource',
-  'setThreadResource',
-  'touchResourceThread',
-  'listResourceThreads',
-  'getWorkingMemory',
-  'setWorkingMemory',
-  'putDocument',
-  'getDocument',
-  'deleteDocument',
-  'listDocuments',
-  'deleteResource',
-  'putVectors',
-  'readVectors',
-] as const
 
 /** Every entry of a resource's index, following cursors page by page. */
 export async function listAllResourceThreads(
@@ -93,7 +77,7 @@ export function describeResourceConformance(suite: ResourceConformanceSuite): vo
   const store = () => suite.store() as StrataStore & StoreResourceMethods
   const declared = () =>
     suite.store().flags.resources === true &&
-    RESOURCE_METHOD_NAMES.every((method) => typeof suite.store()[method] === 'function')
+    RESOURCE_METHODS.every((method) => typeof suite.store()[method] === 'function')
   const cases: ResourceCases = {
     store,
     newThreadId: suite.newThreadId,
