@@ -3,11 +3,8 @@ import type { ResourceThreadEntry, StoreResourceMethods, StrataStore } from '../
 import { RESOURCE_METHODS } from '../stores/store-check'
 import type { ConformanceSuite } from './store-conformance-content'
 import { expectStrataError } from './store-conformance-helpers'
-import {
-  CLOCK_SLACK_MS,
-  describeResourceDataConformance,
-  type ResourceCases,
-} from './store-conformance-resource-data'
+import type { ResourceCases } from './store-conformance-resource-cases'
+import { CLOCK_SLACK_MS, describeResourceDataConformance } from './store-conformance-resource-data'
 
 /** What the resource cases need beside the shared suite parts. */
 export interface ResourceConformanceSuite extends ConformanceSuite {
