@@ -31,6 +31,7 @@ import type { MastraThreadRecord } from '../threads/thread-record'
 import { ThreadRecordWrites } from '../threads/thread-record-writes'
 import { type MastraTool, strataTools } from '../tools/strata-tools'
 import { type CallMemoryOptions, unsupportedCallOptions } from './call-options'
+import { memoryConfigOf, memoryContextOf } from './memory-context'
 import { type ProcessorHost, StrataProcessor } from './strata-processor'
 import { filterThreads, pageOf, sameJson } from './thread-listing'
 
@@ -95,19 +96,6 @@ export interface StrataMemoryOptions<L extends string = string> {
 }
 
 const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
-
-/** What Mastra keeps of a run's memory in its request context: the thread, the resource, the call's memory options. */
-interface MastraMemoryContext {
-  thread?: { id?: string }
-  resourceId?: string
-  memoryConfig?: CallMemoryOptions
-}
-
-const memoryContextOf = (requestContext: RequestContext | undefined) =>
-  requestContext?.get('MastraMemory') as MastraMemoryContext | undefined
-
-const memoryConfigOf = (requestContext: RequestContext | undefined) =>
-  memoryContextOf(requestContext)?.memoryConfig
 
 const unsupported = (method: string, why: string): never =>
   invalidOptions(`StrataMemory.${method}() is not supported: ${why}`, { method, reason: 'unsupported' })
