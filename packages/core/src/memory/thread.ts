@@ -3,7 +3,6 @@ import type { CompactionDependencies, CompactionState } from '../compaction/comp
 import { CompactionReport } from '../compaction/compaction-report'
 import { WaterfallRunner } from '../compaction/waterfall/waterfall-run'
 import { type ContentBinding, ThreadContent } from '../content'
-import { invalidOptions } from '../errors'
 import {
   type Item,
   type MessageInput,
@@ -12,7 +11,7 @@ import {
   normalizeMessage,
 } from '../items'
 import type { Resource } from '../resources'
-import { contextSpanAttributes, traceCompaction, traced } from '../telemetry'
+import { contextSpanAttributes, traced } from '../telemetry'
 import { ScopeClosing } from '../thread/scope-closing'
 import { type HoldOptions, type ThreadHold, ThreadHolds } from '../thread/thread-hold'
 import type { OpenScope, ThreadLog } from '../thread/thread-log'
@@ -21,6 +20,7 @@ import { WritePath } from '../thread/write-path'
 import { countPartTokens } from '../tokens'
 import type { ToolInteraction } from '../views'
 import { ContextAssembly } from './context-assembly'
+import { compactByHand, type ManualCompactionParts } from './manual-compaction'
 import { MessageAppend } from './message-append'
 import {
   type MarkFailedOptions,
@@ -76,6 +76,7 @@ export class Thread<L extends string = string> {
   readonly #contexts: ContextAssembly<L>
   readonly #waterfall: WaterfallRunner<L>
   readonly #budget: BudgetRunner<L>
+  readonly #compactionParts: ManualCompactionParts<L>
   readonly #rewindParts: ThreadRewindParts<L>
   readonly #statusParts: ThreadStatusParts<L>
   readonly #failureParts: RequestFailureParts<L>
@@ -132,6 +133,7 @@ export class Thread<L extends string = string> {
     this.#contexts = new ContextAssembly(state, writes, this.#budget, resource)
     if (resource !== undefined) state.afterAppend = (items) => resource.afterAppend(items)
     this.#rewindParts = { state, writes, append: this.#append, waterfall: this.#waterfall }
+    this.#compactionParts = { id: this.id, state, writes, waterfall: this.#waterfall, budget: this.#budget }
     this.#statusParts = { state, writes, contexts: this.#contexts, budget: this.#budget, report }
     this.#failureParts = { state, writes }
     this.#transcriptParts = { state, writes }
@@ -383,32 +385,7 @@ export class Thread<L extends string = string> {
    * episodic summary and facts and archives them. Needs the policy enabled in `createMemory({ compaction })`.
    */
   async compact({ force = false }: { force?: boolean } = {}): Promise<void> {
-    const { waterfall, budget } = this.#state.deps.compaction
-    if (waterfall === false && budget === false) {
-      invalidOptions(
-        'compact(): no compaction policy is enabled; pass compaction: { waterfall, budget } to createMemory.',
-      )
-    }
-    if (waterfall !== false) {
-      this.#waterfall.start({ manual: true })
-      await this.#waterfall.settled()
-    }
-    if (budget === false) return
-    await this.#budget.settled()
-    if (force || this.#budget.requested !== undefined || this.#budget.gauge.urgency() !== 'none') {
-      await this.#writes.exclusive(async () => {
-        await this.#writes.refresh()
-        const span = {
-          threadId: this.id,
-          policy: 'budget',
-          trigger: 'manual',
-          items: () => this.#state.log.activeCount,
-        }
-        await traceCompaction(this.#state.deps.tracer, this.#state.deps.events, span, () =>
-          this.#budget.compact('manual'),
-        )
-      })
-    }
+    return compactByHand(this.#compactionParts, force)
   }
 
   /**
