@@ -39,6 +39,7 @@ import {
   readContentRecord,
   writeContentRecord,
 } from './content-files'
+import { directoryLocks } from './directory-locks'
 import { appendFileDurably, readRange, syncDirectory, writeFileAtomic, writeFully } from './durable-fs'
 import { isMissing, storeFailed } from './file-errors'
 import { fileLease } from './file-lease'
@@ -50,7 +51,6 @@ import type { LogFile } from './log-file'
 import { writeMirrors } from './mirrors'
 import { rangeOf } from './store-arguments'
 import { ARCHIVE_FILE, CORRUPT_SUFFIX, STATE_FILE, ThreadFiles, type ThreadView } from './thread-files'
-import { withThreadLock } from './thread-lock'
 
 /** Threads whose parsed logs stay cached; the least recently used beyond this are dropped. */
 const CACHED_THREADS = 256
@@ -90,27 +90,7 @@ export function fileStore(
   }
 
   /** Runs `action` holding the lock of a thread's folder, or of a resource's (`resources/<id>/`). */
-  const lockedDirectory = <T>(directory: string, action: () => Promise<T>): Promise<T> => {
-    const id = basename(directory)
-    const what = dirname(directory) === resourcesDirectory ? 'resource' : 'thread'
-    return withThreadLock(
-      directory,
-      {
-        timeoutMs: settings.lockTimeoutMs,
-        staleMs: settings.staleLockMs,
-        onRecovered: (holder, reason) =>
-          onEvent({
-            type: 'lock-recovered',
-            threadId: id,
-            lockFile: join(directory, '.lock'),
-            holder,
-            reason,
-            message: `Recovered the stale lock of ${what} '${id}' (${reason === 'holder-dead' ? `its holder, pid ${holder?.pid}, is gone` : `older than ${settings.staleLockMs} ms`}).`,
-          }),
-      },
-      action,
-    )
-  }
+  const lockedDirectory = directoryLocks(settings, resourcesDirectory)
   const locked = <T>(thread: ThreadFiles, action: () => Promise<T>): Promise<T> =>
     lockedDirectory(thread.directory, action)
 
