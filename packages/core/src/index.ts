@@ -159,6 +159,7 @@ export type {
   Resource,
   ResourceDocumentHit,
   ResourceFact,
+  ResourceIndexOptions,
   ResourceOptions,
   ResourceQueryHit,
   ResourceQueryOptions,

@@ -183,6 +183,7 @@ describe('the public surface of @strata-memory/core', () => {
       'ResourceDocument',
       'ResourceDocumentHit',
       'ResourceFact',
+      'ResourceIndexOptions',
       'ResourceOptions',
       'ResourceQueryHit',
       'ResourceQueryOptions',

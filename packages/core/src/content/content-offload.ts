@@ -1,6 +1,5 @@
 import type { Item, JsonValue, MessagePart, UnsequencedItem } from '../items'
 import type { ContentRecord } from '../stores'
-import { contentMethods } from '../stores/store-check'
 import { briefCitation, citationFooter, selectPlugin, writeCitation } from './citation'
 import type { CitationInput } from './content-plugin'
 import { type ContentReference, citationPart, referenceOf } from './content-reference'
@@ -59,7 +58,7 @@ export class ContentOffload {
     // What memory_retrieve read back is stored already: a result over the size is cut in a context
     // with a note that names the id it read, never stored again under a new one.
     if (part.type === 'tool-result' && part.toolName === 'memory_retrieve') return part
-    const { options, summarizer, store, threadId, countPart } = this.#spaces.deps
+    const { options, summarizer, threadId, countPart } = this.#spaces.deps
     const candidate = offloadCandidate(item, part, options.attachments)
     if (candidate === undefined) return part
     const tool = part.type === 'tool-result' ? options.tools[part.toolName] : undefined
@@ -116,7 +115,7 @@ export class ContentOffload {
       },
     }
     // The content is stored before the item that cites it, so a citation never points at nothing.
-    await contentMethods(store, 'offload').putContent(this.#spaces.offloadSpace, record)
+    await this.#spaces.put(this.#spaces.offloadSpace, record, 'offload')
     const cited = citationPart(part, `${body}\n${citationFooter(id)}`, reference)
     this.#offloaded.set(part, cited)
     return cited

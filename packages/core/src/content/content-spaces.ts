@@ -33,6 +33,8 @@ export interface ThreadContentDependencies {
   levels?: readonly string[]
   /** Counts a part's tokens with the thread's counter. */
   countPart?: (part: MessagePart) => number
+  /** Told after content was stored in `space` (a thread id), so search indexes look at it again. */
+  stored?: (space: string) => void
 }
 
 /** The media type of content stored as JSON. */
@@ -82,6 +84,12 @@ export class ContentSpaces {
       if (record !== undefined) return record
     }
     return undefined
+  }
+
+  /** Stores a record in `space`, then tells the thread's `stored` listener. */
+  async put(space: string, record: ContentRecord, operation: string): Promise<void> {
+    await contentMethods(this.deps.store, operation).putContent(space, record)
+    this.deps.stored?.(space)
   }
 
   /** A new memory id. */

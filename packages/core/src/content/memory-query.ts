@@ -102,6 +102,15 @@ function rankingOf(spaces: ContentSpaces): MemoryRanking {
   return ranking
 }
 
+/** True when a checked `memory_query` input has a filter besides its words. */
+export const hasFilters = (query: CheckedQuery) =>
+  query.type !== undefined ||
+  query.source !== undefined ||
+  query.level !== undefined ||
+  query.fromTs !== undefined ||
+  query.toTs !== undefined ||
+  query.tags !== undefined
+
 /** The filters of a checked `memory_query` input, as one test of an entry. */
 export function entryFilter(
   query: CheckedQuery,

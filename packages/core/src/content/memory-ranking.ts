@@ -20,7 +20,7 @@ const LABEL_WEIGHT = 2
 const IDLE_QUERIES = 20
 
 /** An entry's terms, counted. */
-interface Counted {
+export interface Counted {
   body: Map<string, number>
   bodyLength: number
   label: Map<string, number>
@@ -60,10 +60,24 @@ function countTerms(text: string): { counts: Map<string, number>; length: number
   return { counts, length: terms.length }
 }
 
-function count(entry: MemoryEntry): Counted {
+/** An entry's terms counted in its two fields: its text, and its labels. */
+export function countEntry(entry: MemoryEntry): Counted {
   const body = countTerms(entry.text)
   const labels = [entry.source ?? '', entry.type, ...entry.tags, entry.labels ?? ''].join(' ')
   return { body: body.counts, bodyLength: body.length, label: countTerms(labels).counts }
+}
+
+/** BM25's length normalisation of an entry `length` terms long, among entries `average` long. */
+export const lengthNorm = (length: number, average: number) => 1 - B + (B * length) / average
+
+/** Lucene's IDF of a term `holding` of `documents` entries hold: always positive. */
+export const inverseFrequency = (documents: number, holding: number) =>
+  Math.log(1 + (documents - holding + 0.5) / (holding + 0.5))
+
+/** What one query term adds to an entry's BM25F score: its counts in the text and the labels. */
+export function termScore(idf: number, body: number, label: number, norm: number): number {
+  const weighted = body / norm + LABEL_WEIGHT * label
+  return weighted === 0 ? 0 : (idf * weighted * (K1 + 1)) / (weighted + K1)
 }
 
 /** Summaries and facts of the active log are found "in" `summary` and `fact`; the archive stays `archive`. */
@@ -144,16 +158,15 @@ export class MemoryRanking {
     })
     const averageLength = Math.max(totalLength / documents, 1)
     // Lucene's IDF: always positive, so a term every entry holds still counts a little.
-    const idf = holding.map((count) => Math.log(1 + (documents - count + 0.5) / (count + 0.5)))
+    const idf = holding.map((count) => inverseFrequency(documents, count))
     const ranked: RankedEntry[] = matched.map(({ index, counted, body, label }) => {
-      const norm = 1 - B + (B * counted.bodyLength) / averageLength
+      const norm = lengthNorm(counted.bodyLength, averageLength)
       let score = 0
       let held = 0
       for (let term = 0; term < terms.length; term++) {
-        const weighted = body[term]! / norm + LABEL_WEIGHT * label[term]!
-        if (weighted === 0) continue
+        if (body[term] === 0 && label[term] === 0) continue
         held++
-        score += (idf[term]! * weighted * (K1 + 1)) / (weighted + K1)
+        score += termScore(idf[term]!, body[term]!, label[term]!, norm)
       }
       return { entry: entries[index]!.entry, score, terms: held }
     })
@@ -165,8 +178,8 @@ export class MemoryRanking {
 
   #counted(key: string | undefined, entry: MemoryEntry): Counted {
     const cached = key === undefined ? undefined : this.#cache.get(key)
-    if (cached === undefined) return count(entry)
-    cached.counted ??= count(entry)
+    if (cached === undefined) return countEntry(entry)
+    cached.counted ??= countEntry(entry)
     return cached.counted
   }
 }

@@ -144,11 +144,11 @@ export interface ToolResource {
   writeWorking(content: string, version: number): Promise<{ version: number }>
   /** What the working memory is for and its shape (template, schema), for the tool's description. */
   workingGuide(): string
-  /** `memory_query` over every thread of the resource; `matches` are the query's filters. */
+  /** `memory_query` over every thread of the resource; `matches` are the query's filters (none: all). */
   queryHits(
     text: string,
     limit: number,
-    matches: (entry: Pick<MemoryQueryHit, 'type' | 'source' | 'level' | 'ts' | 'tags'>) => boolean,
+    matches?: (entry: Pick<MemoryQueryHit, 'type' | 'source' | 'level' | 'ts' | 'tags'>) => boolean,
   ): Promise<MemoryQueryHit[]>
 }
 

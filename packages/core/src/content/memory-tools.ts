@@ -1,6 +1,6 @@
 import { StrataError } from '../errors'
 import type { JsonObject } from '../items'
-import { entryFilter } from './memory-query'
+import { entryFilter, hasFilters } from './memory-query'
 import type {
   MemoryQueryOutput,
   MemoryRetrieveOutput,
@@ -44,7 +44,9 @@ async function queryResource(thread: ThreadWithContent, input: unknown): Promise
       details: { scope: 'resource' },
     })
   }
-  const results = await resource.queryHits(query.words.join(' '), query.limit, entryFilter(query))
+  // Without filters the resource's index ranks from its postings alone.
+  const filter = hasFilters(query) ? entryFilter(query) : undefined
+  const results = await resource.queryHits(query.words.join(' '), query.limit, filter)
   return { results }
 }
 

@@ -65,7 +65,7 @@ export class ThreadContent {
   async put(input: unknown): Promise<MemoryStoreOutput> {
     const { content, type, tags } = checkStoreInput(input)
     const space = this.#spaces.explicitWriteSpace('memory_store')
-    const { level, clock, threadId, store } = this.#spaces.deps
+    const { level, clock, threadId } = this.#spaces.deps
     const record: ContentRecord = {
       id: this.#spaces.newId(),
       type,
@@ -78,7 +78,7 @@ export class ThreadContent {
       data: content,
       meta: { writer: threadId },
     }
-    await contentMethods(store, 'memory_store').putContent(space, record)
+    await this.#spaces.put(space, record, 'memory_store')
     return { id: record.id, type: record.type, size: record.size }
   }
 
@@ -133,8 +133,7 @@ export class ThreadContent {
       )
     }
     for (const record of snapshot.records) checkContentRecord(record)
-    for (const record of snapshot.records)
-      await contentMethods(this.#spaces.deps.store, 'memory_store').putContent(space, record)
+    for (const record of snapshot.records) await this.#spaces.put(space, record, 'memory_store')
     return { imported: snapshot.records.length }
   }
 

@@ -14,6 +14,7 @@ import {
   bindThread,
   checkEmbedder,
   type Embedder,
+  IndexPool,
   type Resource,
   ResourceHandle,
   type ResourceOptions,
@@ -255,6 +256,7 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
   /** Thread-index touches still running, which resource listings wait for. */
   const touches = new Set<Promise<void>>()
   const resources = new Map<string, ResourceHandle>()
+  const indexes = new IndexPool(resourceOptions.index.maxEntries)
   const resourceOf = (resourceId: string): ResourceHandle => {
     let resource = resources.get(resourceId)
     if (resource === undefined) {
@@ -265,6 +267,7 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
         options: resourceOptions,
         tokenCounter,
         embedder,
+        indexes,
         touched: async () => {
           await Promise.all([...touches])
         },

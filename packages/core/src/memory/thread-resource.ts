@@ -76,6 +76,11 @@ export class ThreadResourceLink {
     if (embedder !== undefined) this.#background(this.#embed(store, embedder, items))
   }
 
+  /** Tells the resource's index that content was stored in `space` without an append. */
+  contentStored(space: string) {
+    this.resource()?.contentStored(space)
+  }
+
   /** Keeps a background write until it ends; a failure leaves what it would have written to later. */
   #background(work: Promise<void>) {
     const tracked = work.catch(() => undefined).finally(() => this.#pending.delete(tracked))

@@ -152,6 +152,7 @@ export class Thread<L extends string = string> {
       levels: deps.ladder.levels,
       countPart: (part) => countPartTokens(part, deps.tokenCounter),
       history: () => this.#contexts.history(),
+      stored: (space) => resource?.contentStored(space),
     })
     state.content = this.content
   }

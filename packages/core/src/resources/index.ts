@@ -1,6 +1,8 @@
 export { bindThread, type ResourceDependencies, ResourceHandle } from './resource'
+export { IndexPool } from './resource-index'
 export type {
   ResolvedResourceOptions,
+  ResourceIndexOptions,
   ResourceOptions,
   ResourceRecallOptions,
   WorkingMemoryOptions,

@@ -28,8 +28,21 @@ export interface ResourceRecallOptions {
   limit?: number
 }
 
+/** The in-process search index of a memory's resources. */
+export interface ResourceIndexOptions {
+  /**
+   * The most entries (items, facts, content) the memory keeps indexed across all its resources. A
+   * resource's first query reads its threads from the store and indexes them; later queries read only
+   * each thread's head and what was appended since. Past this bound, the least recently queried
+   * resources are dropped from memory and indexed again at their next query. @default 250000
+   */
+  maxEntries?: number
+}
+
 /** Options of `createMemory({ resources })`: what a thread bound to a resource shows. */
 export interface ResourceOptions {
+  /** The search index behind `resource.query()`, recall and `memory_query` with `scope: 'resource'`. */
+  index?: ResourceIndexOptions
   /** The working memory document: its schema, template and size. */
   workingMemory?: WorkingMemoryOptions
   /**
@@ -43,10 +56,12 @@ export interface ResourceOptions {
 export interface ResolvedResourceOptions {
   workingMemory: { schema?: JsonObject; template?: string; maxTokens: number }
   recall: { limit: number } | false
+  index: { maxEntries: number }
 }
 
 export const DEFAULT_WORKING_MEMORY_TOKENS = 1000
 export const DEFAULT_RECALL_LIMIT = 5
+export const DEFAULT_INDEX_ENTRIES = 250_000
 
 const positiveInteger = (value: unknown) => typeof value === 'number' && Number.isInteger(value) && value > 0
 
@@ -77,7 +92,14 @@ export function resolveResourceOptions(options: ResourceOptions | undefined): Re
       invalidOptions('createMemory(): resources.recall.limit must be an integer from 1 to 50.', { limit })
     recall = { limit }
   }
+  const index = options?.index ?? {}
+  if (typeof index !== 'object' || index === null)
+    invalidOptions('createMemory(): resources.index must be an object like { maxEntries: 250000 }.')
+  const { maxEntries = DEFAULT_INDEX_ENTRIES } = index
+  if (!positiveInteger(maxEntries))
+    invalidOptions('createMemory(): resources.index.maxEntries must be a positive integer.', { maxEntries })
   return {
+    index: { maxEntries },
     workingMemory: {
       ...(schema === undefined ? {} : { schema }),
       ...(template === undefined ? {} : { template }),

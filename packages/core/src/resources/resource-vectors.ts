@@ -1,8 +1,8 @@
-import type { MemoryEntry } from '../content/memory-search'
 import { invalidOptions } from '../errors'
 import type { StoreResourceMethods } from '../stores'
-import { type CollectedEntries, vectorIdOf } from './resource-recall'
+import { vectorIdOf } from './resource-recall'
 import type { Embedder } from './resource-types'
+import type { IndexedEntry } from './thread-index'
 
 /** The characters of an entry an embedding reads: its start, where what it is about is said. */
 const EMBED_CHARS = 2_000
@@ -64,15 +64,14 @@ export function cosine(left: Float32Array, right: Float32Array): number {
 export async function similarities(
   store: StoreResourceMethods,
   embedder: Embedder,
-  { entries, origins }: CollectedEntries,
+  entries: readonly IndexedEntry[],
   text: string,
-): Promise<Map<MemoryEntry, number>> {
-  const byThread = new Map<string, { id: string; entry: MemoryEntry }[]>()
-  for (const { entry } of entries) {
-    const origin = origins.get(entry)!
-    const list = byThread.get(origin.threadId) ?? []
-    list.push({ id: vectorIdOf(origin), entry })
-    byThread.set(origin.threadId, list)
+): Promise<Map<IndexedEntry, number>> {
+  const byThread = new Map<string, { id: string; entry: IndexedEntry }[]>()
+  for (const entry of entries) {
+    const list = byThread.get(entry.origin.threadId) ?? []
+    list.push({ id: vectorIdOf(entry.origin), entry })
+    byThread.set(entry.origin.threadId, list)
   }
   const [[query], threads] = await Promise.all([
     embedAll(embedder, [text]),
@@ -88,7 +87,7 @@ export async function similarities(
         if (missing.length > 0) {
           const vectors = await embedAll(
             embedder,
-            missing.map(({ entry }) => entry.text),
+            missing.map(({ entry }) => entry.entry.text),
           )
           const records = missing.map(({ id }, index) => ({
             id,
@@ -102,7 +101,7 @@ export async function similarities(
       }),
     ),
   ])
-  const result = new Map<MemoryEntry, number>()
+  const result = new Map<IndexedEntry, number>()
   for (const pairs of threads) for (const [entry, vector] of pairs) result.set(entry, cosine(query!, vector))
   return result
 }

@@ -1,5 +1,4 @@
 import { MemoryRanking } from '../content/memory-ranking'
-import type { MemoryEntry } from '../content/memory-search'
 import type { MemoryQueryHit, ToolResource } from '../content/memory-tool-types'
 import { queryTerms } from '../content/search-terms'
 import { invalidOptions, StrataError } from '../errors'
@@ -15,12 +14,13 @@ import { resourceMethods } from '../stores/store-check'
 import type { TokenCounter } from '../tokens'
 import { assertNamespace, listNamespaces, searchDocuments } from './resource-documents'
 import { mergeResourceFacts } from './resource-facts'
+import { type EntryFilter, entriesOf, type IndexPool, ResourceIndex, searchIndex } from './resource-index'
 import type { ResolvedResourceOptions } from './resource-options'
 import {
-  collectEntries,
+  newestHits,
   publicHit,
   type RankedHit,
-  rankEntries,
+  rankedHits,
   readThreadData,
   type ThreadData,
   toolHit,
@@ -47,6 +47,8 @@ export interface ResourceDependencies {
   readonly tokenCounter: TokenCounter
   /** Ranks semantically too (hybrid) when given. */
   readonly embedder?: Embedder | undefined
+  /** The memory's resource indexes, within their bound on entries. */
+  readonly indexes: IndexPool
   /** Settles when the thread-index touches this memory started have ended. */
   touched(): Promise<void>
   /** Told when `adoptThread` moved a thread, so the memory's open thread follows. */
@@ -91,13 +93,15 @@ export async function bindThread(
 export class ResourceHandle implements Resource, ToolResource {
   readonly id: string
   readonly #deps: ResourceDependencies
-  /** The counted terms of the resource's threads and documents, kept between queries. */
-  readonly #ranking = new MemoryRanking()
+  /** What the resource's threads hold, indexed for search and kept up to date between queries. */
+  readonly #index: ResourceIndex
+  /** The counted terms of the resource's documents, kept between searches. */
   readonly #documentRanking = new MemoryRanking()
 
   constructor(id: string, deps: ResourceDependencies) {
     this.id = id
     this.#deps = deps
+    this.#index = new ResourceIndex(deps.indexes)
   }
 
   #store(method: string): StoreResourceMethods {
@@ -171,7 +175,9 @@ export class ResourceHandle implements Resource, ToolResource {
       cursor = page.cursor
     } while (cursor !== undefined)
     const bound = await Promise.all(listed.map((threadId) => store.getThreadResource(threadId)))
-    return listed.filter((_, index) => bound[index] === this.id)
+    const threadIds = listed.filter((_, index) => bound[index] === this.id)
+    this.#index.retain(threadIds)
+    return threadIds
   }
 
   async #threadData(threadIds: readonly string[]): Promise<ThreadData[]> {
@@ -202,31 +208,35 @@ export class ResourceHandle implements Resource, ToolResource {
   }
 
   /**
-   * Ranks what the threads hold against `text` (threads of this resource: the caller checked);
-   * `matches` filters the entries.
+   * Ranks what the threads hold against `text` (threads of this resource: the caller checked), from
+   * the resource's index, brought up to date with the store first; `matches` filters the entries.
    */
   async rank(
     threadIds: readonly string[],
     text: string,
     limit: number,
-    matches?: (entry: MemoryEntry) => boolean,
+    matches?: EntryFilter,
   ): Promise<RankedHit[]> {
     if (threadIds.length === 0) return []
-    const collected = collectEntries(await this.#threadData(threadIds), this.#ranking, matches)
+    const threads = await this.#index.sync(this.#deps.store, threadIds)
+    const terms = queryTerms(text)
+    if (terms.length === 0) return newestHits(entriesOf(threads, matches), limit)
+    const searched = searchIndex(threads, terms, matches)
     const { embedder } = this.#deps
     const similarity =
-      embedder === undefined || queryTerms(text).length === 0
+      embedder === undefined
         ? undefined
-        : await similarities(this.#store('query'), embedder, collected, text)
-    return rankEntries(collected, text, limit, this.#ranking, similarity)
+        : await similarities(this.#store('query'), embedder, entriesOf(threads, matches), text)
+    return rankedHits(searched, terms, limit, similarity)
+  }
+
+  /** @internal Content was stored in the thread: its next query reads the thread's new content. */
+  contentStored(threadId: string) {
+    this.#index.contentStored(threadId)
   }
 
   /** @internal For `memory_query` with `scope: 'resource'`. */
-  async queryHits(
-    text: string,
-    limit: number,
-    matches: (entry: MemoryEntry) => boolean,
-  ): Promise<MemoryQueryHit[]> {
+  async queryHits(text: string, limit: number, matches?: EntryFilter): Promise<MemoryQueryHit[]> {
     return (await this.rank(await this.threadIds('query'), text, limit, matches)).map(toolHit)
   }
 

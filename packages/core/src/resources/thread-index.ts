@@ -1,0 +1,314 @@
+import { referenceOf } from '../content/content-reference'
+import { isEchoRecord, pendingCall, searchedEntry, ToolCalls } from '../content/memory-query'
+import { type Counted, countEntry } from '../content/memory-ranking'
+import { contentEntry, type MemoryEntry } from '../content/memory-search'
+import type { MemoryHitLocation } from '../content/memory-tool-types'
+import type { Item } from '../items'
+import type { ContentRecord, StrataStoreBase, ThreadHead } from '../stores'
+import { hasContentMethods } from '../stores/store-check'
+import type { ResourceQueryHit } from './resource-types'
+
+/** Where a ranked entry came from. */
+export interface Origin {
+  threadId: string
+  seq: number
+  kind: ResourceQueryHit['kind']
+  memoryId?: string
+}
+
+/** A searchable entry of a thread, with where it came from and its length in terms. */
+export interface IndexedEntry {
+  entry: MemoryEntry
+  origin: Origin
+  /** Terms in its text: BM25's length. */
+  length: number
+}
+
+/** An entry kept outside the postings (a fact, or an item that can still change), with its counts. */
+export interface CountedEntry extends IndexedEntry {
+  counted: Counted
+}
+
+/** One term's postings in a thread: entry positions and the term's count in the text and labels. */
+export interface Postings {
+  at: number[]
+  body: number[]
+  label: number[]
+}
+
+/** Thrown inside a sync when what the store holds is not the thread's old state plus appends. */
+class NeedsRebuild extends Error {}
+
+/**
+ * What one thread holds that a resource query searches, kept between queries and brought up to date
+ * from the store: when the thread's head says only appends happened, only the new items (and content
+ * records written since) are read and indexed; any other change (an archive, a rewind, a thread
+ * deleted and written again) rebuilds it from the store. Items and records do not change once
+ * written, so their entries and term counts are built once.
+ *
+ * Entries are in three parts: `entries` with their term `postings` (everything that will not change),
+ * `facts` (deduplicated across the resource's threads at query time) and `pending` (items holding a
+ * tool call whose result has not come, looked at again at each append).
+ */
+export class ThreadIndex {
+  readonly threadId: string
+  /** The head the index matches; undefined until built. */
+  head: ThreadHead | undefined
+  /** The newest item of the active log when synced, checked at the next append sync. */
+  #lastActive: { seq: number; id: string } | undefined
+  #calls = new ToolCalls()
+  entries: IndexedEntry[] = []
+  postings = new Map<string, Postings>()
+  /** The sum of `entries`' lengths. */
+  totalLength = 0
+  facts: CountedEntry[] = []
+  pending: CountedEntry[] = []
+  #pendingItems: { item: Item; where: MemoryHitLocation }[] = []
+  /** Each content record's entry and whether an item cites it (which fixes its seq). */
+  #records = new Map<string, { key: string; indexed: IndexedEntry | undefined; cited: boolean }>()
+  #recordsFromTs = Number.NEGATIVE_INFINITY
+  /** The first item citing each content id. */
+  #citing = new Map<string, number>()
+  /** Every item's time and seq, in seq order: where a record no item cites is shown. */
+  #times: { ts: number; seq: number }[] = []
+  /** Content was stored since the last sync without an append: the next sync reads new records. */
+  #contentStored = false
+  /** The sync in flight: syncs of one thread run one after another. */
+  #syncing: Promise<void> = Promise.resolve()
+
+  constructor(threadId: string) {
+    this.threadId = threadId
+  }
+
+  /** The number of entries held (for the memory's bound on indexed entries). */
+  get size(): number {
+    return this.entries.length + this.facts.length + this.pending.length
+  }
+
+  /**
+   * Content was stored in the thread by this process without an append, which the head does not
+   * show: the next sync reads the records written since. (Content another process stores without an
+   * append is found at the thread's next append.)
+   */
+  contentStored() {
+    this.#contentStored = true
+  }
+
+  /** Brings the index up to what the store holds now; one sync at a time. */
+  sync(store: StrataStoreBase): Promise<void> {
+    const next = this.#syncing.then(() => this.#sync(store))
+    this.#syncing = next.catch(() => undefined)
+    return next
+  }
+
+  async #sync(store: StrataStoreBase): Promise<void> {
+    const contentStored = this.#contentStored
+    this.#contentStored = false
+    const head = await store.head(this.threadId)
+    const known = this.head
+    if (known !== undefined && sameHead(head, known)) {
+      if (!contentStored) return
+      try {
+        const records = await this.#newRecords(store)
+        for (const record of records) if (!this.#records.has(record.id)) this.#addRecord(record)
+        return
+      } catch (error) {
+        if (!(error instanceof NeedsRebuild)) {
+          this.#clear()
+          throw error
+        }
+      }
+    }
+    const appendsOnly =
+      known !== undefined &&
+      head.archivedCount === known.archivedCount &&
+      head.lastSeq > known.lastSeq &&
+      head.lastSeq - known.lastSeq === head.activeCount - known.activeCount
+    if (appendsOnly) {
+      try {
+        await this.#syncAppends(store, known, head)
+        return
+      } catch (error) {
+        if (!(error instanceof NeedsRebuild)) {
+          this.#clear()
+          throw error
+        }
+      }
+    }
+    this.#clear()
+    try {
+      await this.#build(store, head)
+    } catch (error) {
+      this.#clear()
+      throw error
+    }
+  }
+
+  #clear() {
+    this.head = undefined
+    this.#lastActive = undefined
+    this.#calls = new ToolCalls()
+    this.entries = []
+    this.postings = new Map()
+    this.totalLength = 0
+    this.facts = []
+    this.pending = []
+    this.#pendingItems = []
+    this.#records = new Map()
+    this.#recordsFromTs = Number.NEGATIVE_INFINITY
+    this.#citing = new Map()
+    this.#times = []
+  }
+
+  async #build(store: StrataStoreBase, head: ThreadHead) {
+    const [items, archived, records] = await Promise.all([
+      store.read(this.threadId),
+      store.readArchive(this.threadId),
+      hasContentMethods(store) ? store.queryContent(this.threadId) : Promise.resolve([]),
+    ])
+    this.#calls.add(archived)
+    this.#calls.add(items)
+    const all = [...archived, ...items].sort((left, right) => left.seq - right.seq)
+    for (const item of all) this.#register(item)
+    for (const item of items) this.#addItem(item, 'out-of-view')
+    for (const item of archived) this.#addItem(item, 'archive')
+    for (const record of records) this.#addRecord(record)
+    // What was read may be newer than `head` (a write in between): the next sync then sees a head
+    // unlike this one and rebuilds.
+    let lastSeq = head.lastSeq
+    for (const item of all) lastSeq = Math.max(lastSeq, item.seq)
+    this.head = { lastSeq, activeCount: items.length, archivedCount: archived.length }
+    const last = items.at(-1)
+    this.#lastActive = last === undefined ? undefined : { seq: last.seq, id: last.id }
+  }
+
+  async #syncAppends(store: StrataStoreBase, known: ThreadHead, head: ThreadHead) {
+    const last = this.#lastActive
+    const [read, records] = await Promise.all([
+      store.read(this.threadId, { fromSeq: last?.seq ?? known.lastSeq + 1, toSeq: head.lastSeq }),
+      this.#newRecords(store),
+    ])
+    let items = read
+    if (last !== undefined) {
+      // The newest item synced must still be there: else the thread was written again from scratch.
+      if (items[0]?.seq !== last.seq || items[0].id !== last.id) throw new NeedsRebuild()
+      items = items.slice(1)
+    }
+    if (
+      items.length !== head.activeCount - known.activeCount ||
+      items.some((item) => item.seq <= known.lastSeq)
+    )
+      throw new NeedsRebuild()
+    this.#calls.add(items)
+    for (const item of items) this.#register(item)
+    // Items waiting for a result are looked at again: the result may have come.
+    const waiting = this.#pendingItems
+    this.#pendingItems = []
+    this.pending = []
+    for (const { item, where } of waiting) this.#addItem(item, where)
+    for (const item of items) this.#addItem(item, 'out-of-view')
+    for (const record of records) if (!this.#records.has(record.id)) this.#addRecord(record)
+    this.head = head
+    const newest = items.at(-1)
+    if (newest !== undefined) this.#lastActive = { seq: newest.seq, id: newest.id }
+  }
+
+  /** The content records written since the newest one indexed; a record replaced under its id rebuilds. */
+  async #newRecords(store: StrataStoreBase): Promise<ContentRecord[]> {
+    if (!hasContentMethods(store)) return []
+    const from = this.#recordsFromTs
+    const records = await store.queryContent(this.threadId, Number.isFinite(from) ? { fromTs: from } : {})
+    for (const record of records) {
+      const held = this.#records.get(record.id)
+      if (held !== undefined && held.key !== recordKey(record)) throw new NeedsRebuild()
+    }
+    return records
+  }
+
+  /** Notes an item's time and the content it cites (a record first cited now takes its seq). */
+  #register(item: Item) {
+    this.#times.push({ ts: item.ts, seq: item.seq })
+    if (item.type !== 'message') return
+    for (const part of item.content) {
+      const reference = referenceOf(part)
+      if (reference === undefined || this.#citing.has(reference.id)) continue
+      this.#citing.set(reference.id, item.seq)
+      const record = this.#records.get(reference.id)
+      if (record !== undefined && !record.cited) {
+        record.cited = true
+        if (record.indexed !== undefined) record.indexed.origin.seq = item.seq
+      }
+    }
+  }
+
+  #addItem(item: Item, where: MemoryHitLocation) {
+    const pending = pendingCall(item, this.#calls)
+    const entry = searchedEntry(item, where, this.#calls)
+    if (pending) this.#pendingItems.push({ item, where })
+    if (entry === undefined) return
+    const origin: Origin = {
+      threadId: this.threadId,
+      seq: item.seq,
+      kind: item.type === 'fact' ? 'fact' : 'item',
+    }
+    if (pending || item.type === 'fact') {
+      const counted = countEntry(entry)
+      ;(pending ? this.pending : this.facts).push({ entry, origin, length: counted.bodyLength, counted })
+    } else this.#index(entry, origin)
+  }
+
+  #addRecord(record: ContentRecord) {
+    this.#recordsFromTs = Math.max(this.#recordsFromTs, record.ts)
+    const cited = this.#citing.get(record.id)
+    const held = {
+      key: recordKey(record),
+      indexed: undefined as IndexedEntry | undefined,
+      cited: cited !== undefined,
+    }
+    this.#records.set(record.id, held)
+    if (isEchoRecord(record.source)) return
+    const origin: Origin = {
+      threadId: this.threadId,
+      seq: cited ?? this.#newestBefore(record.ts),
+      kind: 'content',
+      memoryId: record.id,
+    }
+    held.indexed = this.#index(contentEntry(record), origin)
+  }
+
+  /** The seq a record no item cites is shown at: the newest item written before it (0 for none). */
+  #newestBefore(ts: number): number {
+    let seq = 0
+    for (const time of this.#times) if (time.ts <= ts) seq = time.seq
+    return seq
+  }
+
+  #index(entry: MemoryEntry, origin: Origin): IndexedEntry {
+    const counted = countEntry(entry)
+    const indexed: IndexedEntry = { entry, origin, length: counted.bodyLength }
+    const at = this.entries.length
+    this.entries.push(indexed)
+    this.totalLength += counted.bodyLength
+    const post = (term: string, body: number, label: number) => {
+      let postings = this.postings.get(term)
+      if (postings === undefined) {
+        postings = { at: [], body: [], label: [] }
+        this.postings.set(term, postings)
+      }
+      postings.at.push(at)
+      postings.body.push(body)
+      postings.label.push(label)
+    }
+    for (const [term, body] of counted.body) post(term, body, counted.label.get(term) ?? 0)
+    for (const [term, label] of counted.label) if (!counted.body.has(term)) post(term, 0, label)
+    return indexed
+  }
+}
+
+const sameHead = (left: ThreadHead, right: ThreadHead) =>
+  left.lastSeq === right.lastSeq &&
+  left.activeCount === right.activeCount &&
+  left.archivedCount === right.archivedCount
+
+/** A record replaced under its id (an import) has another size or time. */
+const recordKey = (record: ContentRecord) => `${record.ts}:${record.size}`
