@@ -104,9 +104,16 @@ export class ThreadIndex {
   async #sync(store: StrataStoreBase): Promise<void> {
     const contentStored = this.#contentStored
     this.#contentStored = false
-    const head = await store.head(this.threadId)
+    const last = this.#lastActive
+    // The head, and the newest item synced: a thread deleted and written again to the same counts
+    // has the same head, but not the same items.
+    const [head, tail] = await Promise.all([
+      store.head(this.threadId),
+      last === undefined ? [] : store.read(this.threadId, { fromSeq: last.seq, toSeq: last.seq }),
+    ])
     const known = this.head
-    if (known !== undefined && sameHead(head, known)) {
+    const sameTail = last === undefined || tail[0]?.id === last.id
+    if (known !== undefined && sameTail && sameHead(head, known)) {
       if (!contentStored) return
       try {
         const records = await this.#newRecords(store)
@@ -121,6 +128,7 @@ export class ThreadIndex {
     }
     const appendsOnly =
       known !== undefined &&
+      sameTail &&
       head.archivedCount === known.archivedCount &&
       head.lastSeq > known.lastSeq &&
       head.lastSeq - known.lastSeq === head.activeCount - known.activeCount
