@@ -63,6 +63,18 @@ describe('the app thread id mapping', () => {
     expect(long.length).toBeLessThanOrEqual(128)
   })
 
+  it('binds an app thread to its resource when asked, and refuses another resource later', async () => {
+    const memory = createMemory({ store: inMemoryStore() })
+    const thread = await openAppThread(memory, 'user:42/chat:7', { resource: 'user-42' })
+    expect(thread.resource?.id).toBe('user-42')
+    await thread.append({ role: 'user', content: 'I play the cello' })
+    const hits = await memory.resource('user-42').query('cello')
+    expect(hits).toMatchObject([{ threadId: thread.id }])
+    await expect(openAppThread(memory, 'user:42/chat:7', { resource: 'user-43' })).rejects.toMatchObject({
+      code: 'STRATA_INVALID_OPTIONS',
+    })
+  })
+
   it('an id that cannot be mapped is refused with STRATA_INVALID_THREAD_ID, nothing stored', async () => {
     for (const bad of ['', '\uD800', 42 as unknown as string]) {
       await expect(toStoreThreadId(bad)).rejects.toMatchObject({

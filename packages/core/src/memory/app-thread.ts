@@ -1,3 +1,4 @@
+import type { ThreadOptions } from '../content'
 import { APP_THREAD_ID_STATE_KEY, appThreadIdOf, toStoreThreadId } from '../items/app-thread-id'
 import type { StrataStore } from '../stores/store'
 import type { Memory } from './create-memory'
@@ -10,16 +11,19 @@ const recorded = new WeakMap<object, Set<string>>()
  * Opens the thread of an app's thread id, whatever string it is (see `toStoreThreadId`): an id valid
  * as it is opens that thread; any other id opens its mapped thread, whose state keeps the app's id
  * (under `appThreadId`) so that `strata threads` shows it and a hashed id can be read back.
+ * `options` are `memory.thread()`'s: a `resource` binds the thread, `content` shares its content.
  *
  * @example
- * const thread = await openAppThread(memory, 'user:42/chat:7') // thread.id === '_.user_3A42_2Fchat_3A7'
+ * const thread = await openAppThread(memory, 'user:42/chat:7', { resource: 'user-42' })
+ * thread.id // '_.user_3A42_2Fchat_3A7'
  */
 export async function openAppThread<L extends string>(
   memory: Memory<L>,
   appThreadId: string,
+  options?: ThreadOptions,
 ): Promise<Thread<L>> {
   const storeThreadId = await toStoreThreadId(appThreadId)
-  const thread = await memory.thread(storeThreadId)
+  const thread = await memory.thread(storeThreadId, options)
   if (storeThreadId === appThreadId) return thread
   const known = recorded.get(memory) ?? new Set<string>()
   recorded.set(memory, known)

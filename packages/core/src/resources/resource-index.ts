@@ -167,12 +167,14 @@ export function entriesOf(threads: readonly ThreadIndex[], allowed?: EntryFilter
 /**
  * The entries holding at least one of `terms`, best first: BM25F over every entry the filter lets
  * through (IDF and average length over them, as {@link MemoryRanking.rank} ranks one thread), then
- * newest first among equal scores. Reads only the postings of the query's terms.
+ * newest first among equal scores; only the best `keep` when given. Reads only the postings of the
+ * query's terms.
  */
 export function searchIndex(
   threads: readonly ThreadIndex[],
   terms: readonly string[],
   allowed?: EntryFilter,
+  keep?: number,
 ): IndexSearch {
   const { masks, extras, documents, totalLength } = searchable(threads, allowed)
   if (documents === 0 || terms.length === 0) return { ranked: [], idf: new Map() }
@@ -214,11 +216,31 @@ export function searchIndex(
       scores.set(extra, (scores.get(extra) ?? 0) + termScore(idf[index]!, body, label, norm))
     }
   })
-  const ranked = [...scores].map(([indexed, score]) => ({ indexed, score }))
-  ranked.sort((left, right) =>
-    left.score !== right.score
-      ? right.score - left.score
-      : compareEntriesNewestFirst(left.indexed.entry, right.indexed.entry),
-  )
+  const ranked = best(scores, keep)
   return { ranked, idf: new Map(terms.map((term, index) => [term, idf[index]!])) }
+}
+
+/** Best first: by score, then newest first among equal scores. */
+const byScore = (left: ScoredEntry, right: ScoredEntry) =>
+  left.score !== right.score
+    ? right.score - left.score
+    : compareEntriesNewestFirst(left.indexed.entry, right.indexed.entry)
+
+/** The `keep` best of the scored entries (all of them when `keep` is undefined), best first. */
+function best(scores: ReadonlyMap<IndexedEntry, number>, keep: number | undefined): ScoredEntry[] {
+  if (keep === undefined || keep >= scores.size)
+    return [...scores].map(([indexed, score]) => ({ indexed, score })).sort(byScore)
+  // A query's terms are often held by thousands of entries: keep the best few as they come.
+  const kept: ScoredEntry[] = []
+  for (const [indexed, score] of scores) {
+    const candidate = { indexed, score }
+    if (kept.length === keep && byScore(candidate, kept[keep - 1]!) >= 0) continue
+    let at = kept.length === keep ? keep - 1 : kept.length
+    while (at > 0 && byScore(candidate, kept[at - 1]!) < 0) {
+      kept[at] = kept[at - 1]!
+      at--
+    }
+    kept[at] = candidate
+  }
+  return kept
 }

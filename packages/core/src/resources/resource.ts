@@ -221,8 +221,9 @@ export class ResourceHandle implements Resource, ToolResource {
     const threads = await this.#index.sync(this.#deps.store, threadIds)
     const terms = queryTerms(text)
     if (terms.length === 0) return newestHits(entriesOf(threads, matches), limit)
-    const searched = searchIndex(threads, terms, matches)
     const { embedder } = this.#deps
+    // Fusion with the semantic ranks needs every word rank; word ranking alone, the best `limit`.
+    const searched = searchIndex(threads, terms, matches, embedder === undefined ? limit : undefined)
     const similarity =
       embedder === undefined
         ? undefined
