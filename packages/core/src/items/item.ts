@@ -89,6 +89,13 @@ export interface SummaryItem<L extends string = string> extends ItemBase<L> {
   text: string
   range: SeqRange
   turnIds?: string[]
+  /**
+   * Exactly the seqs this summary replaces in the active log, as runs oldest first (budget compaction
+   * sets it, then archives them). Until they are archived the thread treats them as archived: a
+   * compaction cut short by a store failure is finished by the thread's next write, never summarized
+   * twice, never shown beside its summary.
+   */
+  covers?: SeqRange[]
   /** 0..1: how much the summary matters when space is short. */
   salience: number
 }

@@ -43,6 +43,12 @@ export class ThreadLog<L extends string> {
   /** The newest active user message: the turn's request, which every context shows. */
   #request: MessageItem<L> | undefined
   archivedCount = 0
+  /**
+   * Seqs a summary in the active log covers (`covers`) that the store has not archived yet: the
+   * compaction that wrote it was cut short. They are out of the active items already; the next write
+   * archives them in the store.
+   */
+  readonly #unfinished = new Set<number>()
   /** Tokens of every message item, active and archived, as raw messages. */
   rawTokens = 0
 
@@ -84,8 +90,14 @@ export class ThreadLog<L extends string> {
     return view
   }
 
+  /** Items in the store's active log: the active items and those a summary covers, not archived yet. */
   get activeCount(): number {
-    return this.#active.all.length
+    return this.#active.all.length + this.#unfinished.size
+  }
+
+  /** The seqs a compaction cut short left to archive (see {@link SummaryItem.covers}), oldest first. */
+  get unfinishedArchive(): number[] {
+    return [...this.#unfinished].sort((a, b) => a - b)
   }
 
   /**
@@ -144,9 +156,30 @@ export class ThreadLog<L extends string> {
 
   /** Drops items the store has archived from the active items; they still count in the totals. */
   removeArchived(seqs: ReadonlySet<number>) {
+    for (const seq of seqs) if (this.#unfinished.delete(seq)) this.archivedCount++
     const removed = this.#active.removeWhere((item) => seqs.has(item.seq))
     this.archivedCount += removed.length
     this.index.archived(removed)
+    this.#findRequest()
+  }
+
+  /**
+   * Takes out of the active items what a summary covers and the store still holds as active: the
+   * summary stands for them from the moment it is stored.
+   */
+  #hideCovered(summary: SummaryItem<L>) {
+    const covered = new Set<number>()
+    for (const { fromSeq, toSeq } of summary.covers ?? [])
+      for (let seq = fromSeq; seq <= toSeq; seq++) covered.add(seq)
+    const removed = this.#active.removeWhere((item) => covered.has(item.seq))
+    if (removed.length === 0) return
+    for (const item of removed) this.#unfinished.add(item.seq)
+    this.index.archived(removed)
+    this.#findRequest()
+  }
+
+  /** The turn's request and its turn, looked for again after items left the active log. */
+  #findRequest() {
     this.#lastUserTurn = undefined
     this.#request = undefined
     const items = this.#active.all
@@ -202,7 +235,9 @@ export class ThreadLog<L extends string> {
     const turn = this.#turnOf(item.turnId)
     if (turn > this.turn) this.turn = turn
     if (item.type === 'message') this.#takeMessage(item, turn, archived)
-    else if (item.type === 'transition') {
+    else if (item.type === 'summary') {
+      if (!archived && item.covers !== undefined) this.#hideCovered(item)
+    } else if (item.type === 'transition') {
       const open = this.#openScopeIndex(item.fromLevel)
       if (open >= 0) this.scopes.splice(open)
     }

@@ -13,6 +13,18 @@ export const MAX_WRITE_ATTEMPTS = 10
 const backOff = (attempt: number) =>
   new Promise<void>((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)))
 
+/** `STRATA_THREAD_LOST`: the store holds less of the thread than this thread object saw. */
+export function threadLostError(threadId: string, knownSeq: number, storeSeq: number): StrataError {
+  return new StrataError({
+    code: 'STRATA_THREAD_LOST',
+    message:
+      `Thread '${threadId}' lost history: this process saw it up to seq ${knownSeq}, the store now ends at seq ${storeSeq}. ` +
+      'The store lost data (a Redis restarted without persistence, files removed) or the thread was deleted. ' +
+      'Nothing was written. Restore the store from a backup, or delete the thread (memory.deleteThread) and open it again to start over.',
+    details: { threadId, knownSeq, storeSeq },
+  })
+}
+
 /**
  * The thread's write path: operations on one thread object run one at a time (`exclusive`); writes
  * carry the store's seq check and, when another writer got there first, read its items and build again.
@@ -41,6 +53,8 @@ export class WritePath<L extends string> {
     const { store } = state.deps
     const head = await store.head(state.id)
     if (head.lastSeq === state.log.lastSeq && head.activeCount === state.log.activeCount) return
+    // A store's last seq never goes down (archiving keeps it): a lower one is history gone.
+    if (head.lastSeq < state.log.lastSeq) throw threadLostError(state.id, state.log.lastSeq, head.lastSeq)
     const fresh =
       head.lastSeq > state.log.lastSeq ? await store.read(state.id, { fromSeq: state.log.lastSeq + 1 }) : []
     if (state.log.activeCount + fresh.length !== head.activeCount) {
@@ -56,6 +70,7 @@ export class WritePath<L extends string> {
    */
   async write(build: () => UnsequencedItem<L>[] | Promise<UnsequencedItem<L>[]>): Promise<Item<L>[]> {
     const state = this.#state
+    await this.finishArchive()
     for (let attempt = 1; ; attempt++) {
       // Large tool results and attachments go to the content store; the log keeps their citations.
       const counter = state.deps.tokenCounter
@@ -75,6 +90,19 @@ export class WritePath<L extends string> {
         await this.refresh()
       }
     }
+  }
+
+  /**
+   * Archives in the store what a compaction cut short left active under its summary (see
+   * `SummaryItem.covers`): the thread already treats those items as archived. Archiving seqs already
+   * archived changes nothing, so two writers finishing the same compaction agree.
+   */
+  async finishArchive(): Promise<void> {
+    const state = this.#state
+    const seqs = state.log.unfinishedArchive
+    if (seqs.length === 0) return
+    await state.deps.store.archive(state.id, { seqs })
+    state.log.removeArchived(new Set(seqs))
   }
 
   /** Merges `patch` into the thread's stored state. */

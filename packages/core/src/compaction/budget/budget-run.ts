@@ -1,6 +1,7 @@
 import { StrataError } from '../../errors'
 import type { CompactionTrigger } from '../../events'
 import type { FactItem, Item, UnsequencedItem } from '../../items'
+import { seqRuns } from '../../items/seq-search'
 import type { SummarizeResult } from '../../summarizers'
 import { traceCompaction } from '../../telemetry'
 import { MAX_WRITE_ATTEMPTS, type WritePath } from '../../thread/write-path'
@@ -126,6 +127,8 @@ export class BudgetRunner<L extends string> {
     const budget = state.deps.compaction.budget
     const rawTailTurns = budget === false ? 4 : budget.rawTailTurns
     const started = state.deps.clock()
+    // A compaction cut short before finishes first: its summary already stands for its items.
+    await this.#writes.finishArchive()
     const tokensBefore = state.historyTokens()
     const plan = this.#plan(rawTailTurns)
     if (plan === undefined) {
@@ -164,10 +167,10 @@ export class BudgetRunner<L extends string> {
       return
     }
     const fresh = newFacts(known, recalled, result.facts)
-    const written = [
-      state.summaryItem('episodic', result.summary, plan.range, plan.turnIds),
-      ...fresh.map((fact) => state.factItem(fact)),
-    ] as UnsequencedItem<L>[]
+    const summary = state.summaryItem('episodic', result.summary, plan.range, plan.turnIds)
+    // The exact seqs it replaces: if the archive below is cut short, the summary still stands for them.
+    summary.covers = seqRuns(plan.seqs)
+    const written = [summary, ...fresh.map((fact) => state.factItem(fact))] as UnsequencedItem<L>[]
     let superseded = false
     await this.#writes.write(() => {
       // Another writer may have compacted meanwhile: commit only if every planned item is still active.
@@ -189,9 +192,14 @@ export class BudgetRunner<L extends string> {
         })
         break
       } catch (error) {
-        // The planned turns are older than anything another writer can add: re-read and archive them.
-        if (!StrataError.isInstance(error, 'STRATA_SEQ_CONFLICT') || attempt >= MAX_WRITE_ATTEMPTS)
+        // A store that failed after its archive took effect (out of space while cleaning up): done.
+        if (!StrataError.isInstance(error, 'STRATA_SEQ_CONFLICT')) {
+          if (await this.#archivedAnyway(plan.seqs)) break
+          // The summary stands for the planned items; the thread's next write archives them.
           throw error
+        }
+        // The planned turns are older than anything another writer can add: re-read and archive them.
+        if (attempt >= MAX_WRITE_ATTEMPTS) throw error
         await this.#writes.refresh()
       }
     }
@@ -205,6 +213,18 @@ export class BudgetRunner<L extends string> {
       itemsWritten: written.length,
       ...(warning === undefined ? {} : { warning }),
     })
+  }
+
+  /** Whether none of `seqs` is in the store's active log any more (false when it cannot be read). */
+  async #archivedAnyway(seqs: readonly number[]): Promise<boolean> {
+    const state = this.#state
+    try {
+      const active = await state.deps.store.read(state.id, { fromSeq: seqs[0]!, toSeq: seqs.at(-1)! })
+      const planned = new Set(seqs)
+      return !active.some((item) => planned.has(item.seq))
+    } catch {
+      return false
+    }
   }
 
   /**
