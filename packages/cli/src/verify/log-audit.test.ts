@@ -48,6 +48,29 @@ describe('LogAudit', () => {
     )
   })
 
+  it('reports a budget compaction cut short: a summary whose covered items are still active', () => {
+    const summary = (covers: { fromSeq: number; toSeq: number }[]) => ({
+      type: 'summary',
+      tier: 'episodic',
+      text: 'They talked.',
+      range: { fromSeq: 1, toSeq: 4 },
+      covers,
+      salience: 0.6,
+    })
+    const cutShort = new LogAudit('t')
+    for (const seq of [1, 2]) cutShort.add('archive', seq, message('user', []), where)
+    for (const seq of [3, 4, 5]) cutShort.add('active', seq, message('user', []), where)
+    cutShort.add('active', 6, summary([{ fromSeq: 1, toSeq: 4 }]), where)
+    expect(cutShort.finish().map(({ kind, seq, message: text }) => [kind, seq, text])).toEqual([
+      ['compaction-unfinished', 6, 'the summary at seq 6 covers 2 items still in the active log (seqs 3–4).'],
+    ])
+    const finished = new LogAudit('t')
+    for (const seq of [1, 2, 3, 4]) finished.add('archive', seq, message('user', []), where)
+    finished.add('active', 5, message('user', []), where)
+    finished.add('active', 6, summary([{ fromSeq: 1, toSeq: 4 }]), where)
+    expect(finished.finish()).toEqual([])
+  })
+
   it('pairs tool calls and results across the log and the archive; the newest message may still wait', () => {
     const audit = new LogAudit('t')
     const call = (id: string) => ({ type: 'tool-call', toolCallId: id, toolName: 'lookup', input: {} })

@@ -16,6 +16,8 @@ const REPAIRS: Record<ProblemKind, string> = {
     'an append that was never acknowledged (a crash): `strata verify --repair` moves it to the .corrupt file beside the log, as the file store does when it next opens the thread.',
   'archive-pending':
     'an archive was interrupted between its two steps (they stay archived): `strata verify --repair` finishes it, as the file store does when it next opens the thread.',
+  'compaction-unfinished':
+    'a budget compaction stored its summary but was cut short before archiving what it covers; contexts already show the summary in their place. The thread finishes the archive at its next write or compaction (any append through Strata).',
   'corrupt-line':
     'fix or remove the line by hand (keep a copy of the file first), or restore the thread from a backup or a `strata export`.',
   'seq-gap':
@@ -48,6 +50,8 @@ export class LogAudit {
   readonly #results = new Map<string, number>()
   /** Seqs read from both the active log and the archive, with where the second copy was read. */
   readonly #inBoth: { seq: number; file: string; line: number }[] = []
+  /** Active summaries that name the seqs they replace (`covers`), by the summary's seq. */
+  readonly #covers: { seq: number; runs: { fromSeq: number; toSeq: number }[] }[] = []
   /** The newest seq of a user or assistant message: a call in it may still be waiting for its result. */
   #newestTurnSeq = 0
 
@@ -101,6 +105,8 @@ export class LogAudit {
     }
     this.items++
     if (seq > this.#maxSeq) this.#maxSeq = seq
+    if (item.type === 'summary' && source === 'active' && Array.isArray(item.covers))
+      this.#covers.push({ seq, runs: item.covers as { fromSeq: number; toSeq: number }[] })
     if (item.type !== 'message') return
     if (item.role === 'user' || item.role === 'assistant')
       this.#newestTurnSeq = Math.max(this.#newestTurnSeq, seq)
@@ -148,6 +154,21 @@ export class LogAudit {
         this.report('seq-gap', `${range} in neither the active log nor the archive.`, { seq: gapStart })
         gapStart = 0
       }
+    }
+    for (const { seq, runs } of this.#covers) {
+      const left: number[] = []
+      for (const { fromSeq, toSeq } of runs)
+        for (let covered = fromSeq; covered <= toSeq && covered < this.#seen.length; covered++)
+          if (this.#seen[covered] === 1) left.push(covered)
+      if (left.length === 0) continue
+      const ranges = seqRanges(left)
+        .map(({ fromSeq, toSeq }) => (fromSeq === toSeq ? `${fromSeq}` : `${fromSeq}–${toSeq}`))
+        .join(', ')
+      this.report(
+        'compaction-unfinished',
+        `the summary at seq ${seq} covers ${left.length} items still in the active log (seqs ${ranges}).`,
+        { seq },
+      )
     }
     for (const [toolCallId, call] of this.#calls) {
       // An archived call without a result was archived unanswered: a rewind (a regenerated answer, a

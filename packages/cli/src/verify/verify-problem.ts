@@ -5,6 +5,7 @@ export type ProblemKind =
   | 'seq-gap'
   | 'seq-order'
   | 'archive-pending'
+  | 'compaction-unfinished'
   | 'orphan-tool-call'
   | 'orphan-tool-result'
   | 'missing-content'
