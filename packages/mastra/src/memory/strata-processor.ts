@@ -42,6 +42,13 @@ export interface ProcessorHost {
   readOnly(requestContext: RequestContext | undefined): boolean
   /** Why the run's memory options cannot be honoured (an option Strata does not take), or undefined. */
   refusedOptions(requestContext: RequestContext | undefined): unknown
+  /**
+   * The working memory's system message for the run (what it holds, how to keep it), or undefined
+   * when it is off; `readOnly`: shown, not to be changed.
+   */
+  workingMemory(requestContext: RequestContext | undefined, readOnly: boolean): Promise<string | undefined>
+  /** Binds the run's thread to its resource, after the request is stored (a refused one binds nothing). */
+  bind(thread: Thread, requestContext: RequestContext | undefined): Promise<void>
   /** The level whose context is sent; undefined: the thread's current level. */
   level: string | undefined
   /** The thread's system prompt, first in its context. */
@@ -240,7 +247,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     if (thread === undefined) return undefined
     const run = state as RunState
     if (run.refused !== undefined) throw run.refused
-    if (this.#host.readOnly(requestContext)) return this.#readOnlyRequest(thread, prompt)
+    if (this.#host.readOnly(requestContext)) return this.#readOnlyRequest(thread, prompt, requestContext)
     run.ended = undefined
     // A run resumed past processInput (an approved tool call) takes its thread here.
     await this.#hold(run, thread, undefined)
@@ -254,7 +261,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       })
     }
     await flushTransitions(run, writer)
-    const system = prompt.filter((message) => message.role === 'system')
+    const system = await this.#systemOf(prompt, requestContext, false)
     // What the provider receives besides the context: the agent's instructions and the step's tool
     // definitions. Under a budget they take their share.
     const alongside = [
@@ -274,6 +281,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       (stepNumber === 0 && !run.requestStored) || run.stored === undefined,
       alongside,
     )
+    if (!run.requestStored) await this.#host.bind(thread, requestContext)
     run.requestStored = true
     const context = await thread.context({
       ...(this.#host.level === undefined ? {} : { level: this.#host.level }),
@@ -357,8 +365,12 @@ export class StrataProcessor implements Processor<'strata-memory'> {
    * A read-only step's prompt: the thread's context, then the run's messages the thread has not
    * stored (its input, its earlier steps), which take their share of the budget. Nothing is written.
    */
-  async #readOnlyRequest(thread: Thread, prompt: MastraPrompt): Promise<ProcessLLMRequestResult> {
-    const system = prompt.filter((message) => message.role === 'system')
+  async #readOnlyRequest(
+    thread: Thread,
+    prompt: MastraPrompt,
+    requestContext: RequestContext | undefined,
+  ): Promise<ProcessLLMRequestResult> {
+    const system = await this.#systemOf(prompt, requestContext, true)
     const conversation = conversationOf(prompt) as ConversationMessage[]
     const { history } = this.#host
     // Told from the stored tail even for 'new': a read-only call Mastra makes inside a run (structured
@@ -379,6 +391,13 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       ...(alongside === '' ? {} : { alongside }),
     })
     return { prompt: [...system, ...toPrompt(context.messages), ...fresh] }
+  }
+
+  /** The prompt's system messages (the agent's instructions), then the working memory's, when it is on. */
+  async #systemOf(prompt: MastraPrompt, requestContext: RequestContext | undefined, readOnly: boolean) {
+    const system = prompt.filter((message) => message.role === 'system')
+    const working = await this.#host.workingMemory(requestContext, readOnly)
+    return working === undefined ? system : [...system, { role: 'system' as const, content: working }]
   }
 
   /** Takes the run's hold on its thread, once; an aborted run gives it back. */
