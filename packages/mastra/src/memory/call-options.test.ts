@@ -6,7 +6,6 @@ import { strataAgent } from '../testing/agent-harness'
 const cases: [string, Record<string, unknown>, RegExp][] = [
   ['lastMessages', { lastMessages: 5 }, /compaction: \{ budget/],
   ['messageHistory', { messageHistory: { maxTokens: 8000 } }, /budget/],
-  ['semanticRecall', { semanticRecall: { topK: 3, messageRange: 2 } }, /memory_query/],
   ['observationalMemory', { observationalMemory: true }, /LLM summarizer/],
 ]
 

@@ -11,13 +11,14 @@ export interface CallMemoryOptions {
 }
 
 /** What each Mastra memory option Strata does not take is, in Strata. */
-const EQUIVALENTS: Record<Exclude<keyof CallMemoryOptions, 'readOnly' | 'workingMemory'>, string> = {
+const EQUIVALENTS: Record<
+  Exclude<keyof CallMemoryOptions, 'readOnly' | 'workingMemory' | 'semanticRecall'>,
+  string
+> = {
   lastMessages:
     "Strata sends the thread's context fitted to a token budget instead of the last N messages: set createMemory({ compaction: { budget: { inputTokens } } })",
   messageHistory:
     "Strata's token budget is the memory's: set createMemory({ compaction: { budget: { inputTokens } } })",
-  semanticRecall:
-    'Strata recalls through ranked search: the agent has the memory_query tool (give it tools: true, the default)',
   observationalMemory:
     'Strata compacts old turns into summaries and facts itself: use budget compaction with an LLM summarizer, createMemory({ summarizer: mastraSummarizer({ agent }), compaction: { budget: { inputTokens } } })',
 }
@@ -25,7 +26,7 @@ const EQUIVALENTS: Record<Exclude<keyof CallMemoryOptions, 'readOnly' | 'working
 /** Whether an option is on in the call's config (Strata's own memory config turns each of them off). */
 const isOn = (name: keyof typeof EQUIVALENTS, value: unknown) => {
   if (value === undefined || value === false || value === null) return false
-  if (name === 'observationalMemory' || name === 'semanticRecall') {
+  if (name === 'observationalMemory') {
     return typeof value !== 'object' || (value as { enabled?: unknown }).enabled !== false
   }
   return true

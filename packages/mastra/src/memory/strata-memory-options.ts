@@ -1,5 +1,6 @@
-import type { WorkingMemory } from '@mastra/core/memory'
+import type { SemanticRecall, WorkingMemory } from '@mastra/core/memory'
 import { type HistoryMode, invalidOptions, type Memory } from '@strata-memory/core'
+import { resolveSemanticRecall } from '../semantic-recall/semantic-recall-config'
 import { resolveWorkingMemory } from '../working-memory/working-memory-config'
 import { unsupportedCallOptions } from './call-options'
 
@@ -74,6 +75,12 @@ export interface StrataMemoryOptions<L extends string = string> {
 export interface StrataMastraOptions {
   /** The working memory: a resource's (default) or a thread's, kept by the model with `updateWorkingMemory`. */
   workingMemory?: WorkingMemory
+  /**
+   * Recall from the conversation history: the `topK` best matches of the request (Strata's ranked
+   * recall), each with `messageRange` messages around it, from the thread or from every thread of
+   * its resource (`scope`, default `'resource'`). `true`: `{ topK: 4, messageRange: 1 }`.
+   */
+  semanticRecall?: boolean | SemanticRecall
 }
 
 const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
@@ -127,5 +134,6 @@ export function checkStrataMemoryOptions<L extends string>(options: StrataMemory
   const refused = unsupportedCallOptions(mastraOptions)
   if (refused !== undefined) throw refused
   resolveWorkingMemory(mastraOptions.workingMemory, undefined, 'new StrataMemory()')
+  resolveSemanticRecall(mastraOptions.semanticRecall, undefined, 'new StrataMemory()')
   return { scopes, ttlMs }
 }

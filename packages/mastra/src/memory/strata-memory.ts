@@ -16,8 +16,9 @@ import type {
   StorageListThreadsInput,
   StorageListThreadsOutput,
 } from '@mastra/core/storage'
-import { type Item, invalidOptions, type Memory, StrataError, type Thread } from '@strata-memory/core'
-import { toDBMessages } from '../messages/db-messages'
+import { invalidOptions, type Memory, StrataError, type Thread } from '@strata-memory/core'
+import { recallText } from '../semantic-recall/semantic-recall'
+import { resolveSemanticRecall } from '../semantic-recall/semantic-recall-config'
 import { mastraTracer } from '../telemetry/mastra-tracer'
 import { plainMetadata, sameThread, toThread } from '../threads/mastra-thread'
 import { toStrataThreadId } from '../threads/thread-id-mapping'
@@ -38,6 +39,7 @@ import {
 
 export type { StrataMastraOptions, StrataMemoryOptions } from './strata-memory-options'
 
+import { recallMessages } from './message-recall'
 import { bindToResource, toStrataResourceId } from './resource-binding'
 import { type ProcessorHost, StrataProcessor } from './strata-processor'
 import { filterThreads, pageOf } from './thread-listing'
@@ -106,6 +108,13 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       readOnly: (requestContext) => readOnly || memoryConfigOf(requestContext)?.readOnly === true,
       refusedOptions: (requestContext) => this.#refusedOptions(memoryConfigOf(requestContext)),
       workingMemory: (requestContext, readOnly) => this.#workingMemoryPrompt(requestContext, readOnly),
+      recall: async (thread, requestContext, request) => {
+        const context = memoryContextOf(requestContext)
+        const settings = this.#semanticRecall(context?.memoryConfig, 'agent.generate()')
+        if (settings === undefined || context?.resourceId === undefined) return undefined
+        const resourceId = await toStrataResourceId(context.resourceId)
+        return recallText(memory as Memory, thread, resourceId, request, settings)
+      },
       bind: async (thread, requestContext) => {
         const resourceId = memoryContextOf(requestContext)?.resourceId
         if (resourceId !== undefined) await bindToResource(memory as Memory, thread.id, resourceId)
@@ -144,10 +153,16 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
   #refusedOptions(config: CallMemoryOptions | undefined): unknown {
     try {
       this.#workingMemory(config, 'agent.generate()')
+      this.#semanticRecall(config, 'agent.generate()')
     } catch (error) {
       return error
     }
     return unsupportedCallOptions(config)
+  }
+
+  /** The semantic recall a call does (the memory's options with the call's over them), or undefined when off. */
+  #semanticRecall(config: CallMemoryOptions | MemoryConfigInternal | undefined, where: string) {
+    return resolveSemanticRecall(this.#options.semanticRecall, config?.semanticRecall, where)
   }
 
   /** The working memory a call uses (the memory's options with the call's over them), or undefined when off. */
@@ -227,7 +242,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       invalidOptions('StrataMemory.saveThread(): the thread needs a resourceId.', { threadId: thread?.id })
     }
     // A call Strata refuses for its memory options stores nothing, its new thread's record included.
-    const refused = unsupportedCallOptions(memoryConfig)
+    const refused = this.#refusedOptions(memoryConfig)
     if (refused !== undefined) throw refused
     if (this.#readOnly || memoryConfig?.readOnly === true) return thread
     const { strataId, record: old } = await this.#record(thread.id)
@@ -310,40 +325,13 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     await this.strata.deleteThread(strataId)
   }
 
-  /** Every item the thread ever held, active and archived, oldest first. */
-  async #allItems(strataId: string): Promise<Item[]> {
-    const [archived, active] = await Promise.all([
-      this.strata.store.readArchive(strataId),
-      this.strata.store.read(strataId),
-    ])
-    return [...archived, ...active].sort((a, b) => a.seq - b.seq)
-  }
-
+  /**
+   * The messages of the threads (`MastraDBMessage`), active and archived; see `recallMessages`.
+   * `vectorSearchString` is not a filter here: semantic recall reaches the model through the run's
+   * `semanticRecall` option.
+   */
   override async recall(args: StorageListMessagesInput & { vectorSearchString?: string }) {
-    const threadIds = Array.isArray(args.threadId) ? args.threadId : [args.threadId]
-    let messages: MastraDBMessage[] = []
-    for (const threadId of threadIds) {
-      const { strataId, record } = await this.#record(threadId)
-      if (record === undefined) continue
-      if (args.resourceId !== undefined && record.resourceId !== args.resourceId) continue
-      messages.push(
-        ...toDBMessages(await this.#allItems(strataId), { threadId, resourceId: record.resourceId }),
-      )
-    }
-    const range = args.filter?.dateRange
-    if (range !== undefined) {
-      messages = messages.filter((message) => {
-        const time = message.createdAt.getTime()
-        const start = range.start?.getTime()
-        const end = range.end?.getTime()
-        if (start !== undefined && (range.startExclusive ? time <= start : time < start)) return false
-        if (end !== undefined && (range.endExclusive ? time >= end : time > end)) return false
-        return true
-      })
-    }
-    if (args.orderBy?.direction === 'DESC') messages.reverse()
-    const { items, ...page } = pageOf(messages, args.page, args.perPage ?? 40)
-    return { messages: items, ...page }
+    return recallMessages(this.strata.store, (threadId) => this.#record(threadId), args)
   }
 
   /**
