@@ -12,11 +12,9 @@ export interface CallMemoryOptions {
 
 /** What each Mastra memory option Strata does not take is, in Strata. */
 const EQUIVALENTS: Record<
-  Exclude<keyof CallMemoryOptions, 'readOnly' | 'workingMemory' | 'semanticRecall'>,
+  Exclude<keyof CallMemoryOptions, 'readOnly' | 'workingMemory' | 'semanticRecall' | 'lastMessages'>,
   string
 > = {
-  lastMessages:
-    "Strata sends the thread's context fitted to a token budget instead of the last N messages: set createMemory({ compaction: { budget: { inputTokens } } })",
   messageHistory:
     "Strata's token budget is the memory's: set createMemory({ compaction: { budget: { inputTokens } } })",
   observationalMemory:

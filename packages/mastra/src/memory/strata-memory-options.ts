@@ -3,6 +3,7 @@ import { type HistoryMode, invalidOptions, type Memory } from '@strata-memory/co
 import { resolveSemanticRecall } from '../semantic-recall/semantic-recall-config'
 import { resolveWorkingMemory } from '../working-memory/working-memory-config'
 import { unsupportedCallOptions } from './call-options'
+import { resolveLastMessages } from './last-messages'
 
 /** Options of {@link StrataMemory}. */
 export interface StrataMemoryOptions<L extends string = string> {
@@ -81,6 +82,12 @@ export interface StrataMastraOptions {
    * its resource (`scope`, default `'resource'`). `true`: `{ topK: 4, messageRange: 1 }`.
    */
   semanticRecall?: boolean | SemanticRecall
+  /**
+   * The most history messages shown before the current request (the request and its steps always
+   * are), inside the token budget; `false`: no cap.
+   * @default false
+   */
+  lastMessages?: number | false
 }
 
 const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
@@ -135,5 +142,6 @@ export function checkStrataMemoryOptions<L extends string>(options: StrataMemory
   if (refused !== undefined) throw refused
   resolveWorkingMemory(mastraOptions.workingMemory, undefined, 'new StrataMemory()')
   resolveSemanticRecall(mastraOptions.semanticRecall, undefined, 'new StrataMemory()')
+  resolveLastMessages(mastraOptions.lastMessages, undefined, 'new StrataMemory()')
   return { scopes, ttlMs }
 }

@@ -39,6 +39,7 @@ import {
 
 export type { StrataMastraOptions, StrataMemoryOptions } from './strata-memory-options'
 
+import { resolveLastMessages } from './last-messages'
 import { recallMessages } from './message-recall'
 import { bindToResource, toStrataResourceId } from './resource-binding'
 import { type ProcessorHost, StrataProcessor } from './strata-processor'
@@ -107,6 +108,12 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       threadOf: (requestContext) => this.#threadOfContext(requestContext),
       readOnly: (requestContext) => readOnly || memoryConfigOf(requestContext)?.readOnly === true,
       refusedOptions: (requestContext) => this.#refusedOptions(memoryConfigOf(requestContext)),
+      lastMessages: (requestContext) =>
+        resolveLastMessages(
+          this.#options.lastMessages,
+          memoryConfigOf(requestContext)?.lastMessages,
+          'agent.generate()',
+        ),
       workingMemory: (requestContext, readOnly) => this.#workingMemoryPrompt(requestContext, readOnly),
       recall: async (thread, requestContext, request) => {
         const context = memoryContextOf(requestContext)
@@ -154,6 +161,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     try {
       this.#workingMemory(config, 'agent.generate()')
       this.#semanticRecall(config, 'agent.generate()')
+      resolveLastMessages(this.#options.lastMessages, config?.lastMessages, 'agent.generate()')
     } catch (error) {
       return error
     }

@@ -27,6 +27,7 @@ import {
   toPrompt,
 } from '../messages/prompt-messages'
 import { stepMessage } from '../messages/step-message'
+import { capMessages } from './last-messages'
 import { holdThread } from './request-hold'
 import { flushTransitions, type RunState, requestText } from './run-state'
 import { responseFormatText, toolDefinitionsText } from './tool-definitions'
@@ -56,6 +57,8 @@ export interface ProcessorHost {
     requestContext: RequestContext | undefined,
     request: string,
   ): Promise<string | undefined>
+  /** Mastra's `lastMessages` for the run: the most history messages shown before the request, or undefined. */
+  lastMessages(requestContext: RequestContext | undefined): number | undefined
   /** Binds the run's thread to its resource, after the request is stored (a refused one binds nothing). */
   bind(thread: Thread, requestContext: RequestContext | undefined): Promise<void>
   /** The level whose context is sent; undefined: the thread's current level. */
@@ -258,7 +261,8 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       ...(this.#host.system === undefined ? {} : { system: this.#host.system }),
       ...(alongside === '' ? {} : { alongside }),
     })
-    return { prompt: [...system, ...toPrompt(context.messages)] }
+    const cap = this.#host.lastMessages(requestContext)
+    return { prompt: [...system, ...capMessages(toPrompt(context.messages), cap)] }
   }
 
   async #outputStep({
@@ -360,7 +364,8 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       ...(this.#host.system === undefined ? {} : { system: this.#host.system }),
       ...(alongside === '' ? {} : { alongside }),
     })
-    return { prompt: [...system, ...toPrompt(context.messages), ...fresh] }
+    const cap = this.#host.lastMessages(requestContext)
+    return { prompt: [...system, ...capMessages([...toPrompt(context.messages), ...fresh], cap)] }
   }
 
   /**
