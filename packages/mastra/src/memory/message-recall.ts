@@ -120,7 +120,12 @@ export async function recallMessages(store: StrataStore, recordOf: RecordOf, arg
   if (args.include === undefined || args.include.length === 0) return result
   const included = await includedMessages(store, recordOf, args.include, owned[0]?.threadId, args.resourceId)
   const seen = new Set(result.messages.map((message) => message.id))
-  const extra = included.filter((message) => !seen.has(message.id) && (seen.add(message.id), true))
+  const extra: MastraDBMessage[] = []
+  for (const message of included) {
+    if (seen.has(message.id)) continue
+    seen.add(message.id)
+    extra.push(message)
+  }
   if (extra.length === 0) return result
   const messages = [...result.messages, ...extra].sort(
     (a, b) => a.createdAt.getTime() - b.createdAt.getTime(),

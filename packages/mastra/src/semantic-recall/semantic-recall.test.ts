@@ -91,3 +91,31 @@ describe('semanticRecall', () => {
     expect(await memory.listThreads()).toEqual([])
   })
 })
+
+describe('semanticRecall, scope thread', () => {
+  it('recalls what left the thread’s context (archived by a rewind), marked as earlier in this conversation; what is shown is not repeated', async () => {
+    const memory = createMemory()
+    const { agent, strata, prompts } = strataAgent(
+      memory,
+      [
+        { text: 'Rex sounds lovely.' },
+        { text: 'Nursing is demanding.' },
+        { text: 'Your dog is Rex.' },
+        { text: 'Rex.' },
+      ],
+      { options: { semanticRecall: { topK: 3, messageRange: 0, scope: 'thread' } } },
+    )
+    const chat = { thread: 'ana/one', resource: 'ana' }
+    await agent.generate('My dog is called Rex.', { memory: chat })
+    await agent.generate('I work as a nurse.', { memory: chat })
+    await agent.generate('What is my dog called?', { memory: chat })
+    // Rex is in the active log, shown already: not recalled.
+    expect(systemText(prompts[2]!)).not.toContain('MEMORY:RECALLED')
+    const thread = await strata.thread(chat.thread)
+    await thread.rewind({ afterSeq: 0 })
+    await agent.generate('Tell me my dog’s name again.', { memory: chat })
+    expect(systemText(prompts[3]!)).toContain('— earlier in this conversation —')
+    expect(systemText(prompts[3]!)).toContain('user: My dog is called Rex.')
+    expect(systemText(prompts[3]!)).not.toContain('nurse')
+  })
+})
