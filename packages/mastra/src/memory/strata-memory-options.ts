@@ -94,7 +94,7 @@ const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
 
 /**
  * Checks the options of `new StrataMemory()` (`STRATA_INVALID_OPTIONS` naming the bad one); gives
- * back what the constructor reads of them.
+ * them back with their defaults.
  */
 export function checkStrataMemoryOptions<L extends string>(options: StrataMemoryOptions<L>) {
   const {
@@ -143,5 +143,5 @@ export function checkStrataMemoryOptions<L extends string>(options: StrataMemory
   resolveWorkingMemory(mastraOptions.workingMemory, undefined, 'new StrataMemory()')
   resolveSemanticRecall(mastraOptions.semanticRecall, undefined, 'new StrataMemory()')
   resolveLastMessages(mastraOptions.lastMessages, undefined, 'new StrataMemory()')
-  return { scopes, ttlMs }
+  return { memory, id, level, system, history, tools, telemetry, readOnly, mastraOptions, scopes, ttlMs }
 }

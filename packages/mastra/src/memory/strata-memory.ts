@@ -75,18 +75,8 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
   readonly #workingMemories: WorkingMemories
 
   constructor(options: StrataMemoryOptions<L>) {
-    const {
-      memory,
-      id = 'strata-memory',
-      level,
-      system,
-      history = 'new',
-      tools = true,
-      telemetry = true,
-      readOnly = false,
-      options: mastraOptions = {},
-    } = options ?? ({} as StrataMemoryOptions<L>)
-    const { scopes, ttlMs } = checkStrataMemoryOptions(options)
+    const { memory, id, level, system, history, tools, telemetry, readOnly, mastraOptions, scopes, ttlMs } =
+      checkStrataMemoryOptions(options)
     super({
       id,
       name: 'StrataMemory',
