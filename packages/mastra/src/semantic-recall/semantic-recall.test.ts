@@ -119,3 +119,23 @@ describe('semanticRecall, scope thread', () => {
     expect(systemText(prompts[3]!)).not.toContain('nurse')
   })
 })
+
+describe('semanticRecall beside working memory', () => {
+  it('the agent’s updateWorkingMemory steps are not recalled as neighbours', async () => {
+    const memory = createMemory()
+    const { agent, prompts } = strataAgent(
+      memory,
+      [
+        { toolCalls: [{ id: 'w1', name: 'updateWorkingMemory', input: { memory: 'Dog: Rex' } }] },
+        { text: 'Rex sounds lovely.' },
+        { text: 'He likes the beach.' },
+      ],
+      { options: { workingMemory: { enabled: true }, semanticRecall: { topK: 1, messageRange: 2 } } },
+    )
+    await agent.generate('My dog Rex loves the beach.', { memory: { thread: 'ana/one', resource: 'ana' } })
+    await agent.generate('Where does my dog like to go?', { memory: { thread: 'ana/two', resource: 'ana' } })
+    const system = systemText(prompts[2]!)
+    expect(system).toContain('user: My dog Rex loves the beach.\nassistant: Rex sounds lovely.')
+    expect(system).not.toContain('[called updateWorkingMemory]')
+  })
+})

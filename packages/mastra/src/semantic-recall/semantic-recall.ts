@@ -1,5 +1,6 @@
 import type { Item, Memory, MessageItem, Thread } from '@strata-memory/core'
 import { readThreadRecord } from '../threads/thread-record'
+import { UPDATE_WORKING_MEMORY_TOOL } from '../working-memory/working-memory-prompt'
 import type { SemanticRecallSettings } from './semantic-recall-config'
 
 /** The most characters of one recalled message shown. */
@@ -24,7 +25,18 @@ function messageLine(item: MessageItem): string {
   return `${item.role}: ${clipped}`
 }
 
-const isMessage = (item: Item): item is MessageItem => item.type === 'message' && item.role !== 'system'
+/**
+ * A message worth recalling: not a system message, and not only the agent keeping its working memory
+ * (an `updateWorkingMemory` call or its result: the working memory itself is shown).
+ */
+const isMessage = (item: Item): item is MessageItem =>
+  item.type === 'message' &&
+  item.role !== 'system' &&
+  !item.content.every(
+    (part) =>
+      (part.type === 'tool-call' || part.type === 'tool-result') &&
+      part.toolName === UPDATE_WORKING_MEMORY_TOOL,
+  )
 
 /** The messages around seq `seq` of a thread (active log and archive): `before` before it, `after` after it. */
 async function neighbours(memory: Memory, threadId: string, seq: number, settings: SemanticRecallSettings) {
