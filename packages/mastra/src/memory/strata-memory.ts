@@ -104,7 +104,8 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
           memoryConfigOf(requestContext)?.lastMessages,
           'agent.generate()',
         ),
-      workingMemory: (requestContext, readOnly) => this.#workingMemoryPrompt(requestContext, readOnly),
+      workingMemory: (requestContext, readOnly, thread) =>
+        this.#workingMemoryPrompt(requestContext, readOnly, thread),
       recall: async (thread, requestContext, request) => {
         const context = memoryContextOf(requestContext)
         const settings = this.#semanticRecall(context?.memoryConfig, 'agent.generate()')
@@ -169,14 +170,19 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
   }
 
   /** The working memory's system message for a run, or undefined when it is off or the run has no owner for it. */
-  async #workingMemoryPrompt(requestContext: RequestContext | undefined, readOnly: boolean) {
+  async #workingMemoryPrompt(requestContext: RequestContext | undefined, readOnly: boolean, thread: Thread) {
     const context = memoryContextOf(requestContext)
     const settings = this.#workingMemory(context?.memoryConfig, 'agent.generate()')
     if (settings === undefined) return undefined
     const owner = { threadId: context?.thread?.id, resourceId: context?.resourceId }
     if ((settings.scope === 'resource' ? owner.resourceId : owner.threadId) === undefined) return undefined
     const stored = await this.#workingMemories.read(settings, owner)
-    return workingMemoryPrompt(settings, stored, { readOnly })
+    // Core's slot shows a resource's working memory in the context of a thread bound to it: a run that
+    // stores binds its thread; a read-only one shows it here when the thread is not bound yet.
+    const bound =
+      owner.resourceId !== undefined && thread.resource?.id === (await toStrataResourceId(owner.resourceId))
+    const shownByContext = bound || (!readOnly && this.strata.store.flags?.resources === true)
+    return workingMemoryPrompt(settings, stored, { readOnly, shownByContext })
   }
 
   /** The Strata thread of a Mastra thread id (`toStrataThreadId`), opened on the memory. */

@@ -47,7 +47,11 @@ export interface ProcessorHost {
    * The working memory's system message for the run (what it holds, how to keep it), or undefined
    * when it is off; `readOnly`: shown, not to be changed.
    */
-  workingMemory(requestContext: RequestContext | undefined, readOnly: boolean): Promise<string | undefined>
+  workingMemory(
+    requestContext: RequestContext | undefined,
+    readOnly: boolean,
+    thread: Thread,
+  ): Promise<string | undefined>
   /**
    * Mastra's semantic recall for the run's request (its text): a system message of the best matches
    * with their neighbours, or undefined when recall is off or nothing matched.
@@ -384,7 +388,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     if (run.recalled?.request !== request) {
       run.recalled = { request, text: await this.#host.recall(thread, requestContext, request) }
     }
-    const working = await this.#host.workingMemory(requestContext, readOnly)
+    const working = await this.#host.workingMemory(requestContext, readOnly, thread)
     const added = [working, run.recalled.text].filter((text) => text !== undefined)
     return [...system, ...added.map((content) => ({ role: 'system' as const, content }))]
   }

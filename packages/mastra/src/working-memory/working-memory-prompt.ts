@@ -14,17 +14,19 @@ function shape(settings: WorkingMemorySettings): string {
  * The system message that shows the model its working memory and how to keep it, sent after the
  * agent's instructions (counted with them against the budget). A thread's working memory is shown
  * here, under `[MEMORY:WORKING]`; a resource's is core's `[MEMORY:WORKING version=N]` slot of the
- * thread's context, so it is shown once. `readOnly`: shown, not to be changed.
+ * context of a thread bound to it (`shownByContext`), else here too: it is shown once. `readOnly`:
+ * shown, not to be changed.
  */
 export function workingMemoryPrompt(
   settings: WorkingMemorySettings,
   stored: string | null,
-  { readOnly }: { readOnly: boolean },
+  { readOnly, shownByContext }: { readOnly: boolean; shownByContext: boolean },
 ): string {
   const whose =
     settings.scope === 'resource' ? 'the user, across all of their conversations' : 'this conversation'
   const lines = [`[WORKING MEMORY]`, `Your working memory holds what stays true about ${whose}.`]
-  if (settings.scope === 'thread') lines.push('', '[MEMORY:WORKING]', stored ?? '(empty)', '')
+  if (settings.scope === 'thread' || !shownByContext)
+    lines.push('', '[MEMORY:WORKING]', stored ?? '(empty)', '')
   else lines.push(stored === null ? 'It is empty.' : 'It is shown as [MEMORY:WORKING].')
   if (readOnly || !settings.agentManaged) {
     lines.push('It cannot be changed in this conversation: read it, do not try to update it.')

@@ -209,3 +209,34 @@ describe('a thread moved to another resource', () => {
     expect(systemText(prompts[1]!)).not.toContain('Name: Ana')
   })
 })
+
+describe('working memory in read-only calls', () => {
+  it('a read-only memory on a thread never bound shows the resource’s working memory once, offers no tool', async () => {
+    const memory = createMemory()
+    await memory.resource('ana').setWorkingMemory('Name: Ana', { version: 0 })
+    const { agent, strata, prompts } = strataAgent(memory, [{ text: 'Hi Ana.' }], {
+      readOnly: true,
+      options: { workingMemory: { enabled: true } },
+    })
+    await agent.generate('Who am I?', { memory: { thread: 'ana/one', resource: 'ana' } })
+    const system = systemText(prompts[0]!)
+    expect(system.split('Name: Ana')).toHaveLength(2)
+    expect(system).toContain('cannot be changed')
+    expect(Object.keys(strata.listTools())).not.toContain('updateWorkingMemory')
+  })
+
+  it('a read-only call on a bound thread: core’s slot shows it, once', async () => {
+    const memory = createMemory()
+    const { agent, prompts } = strataAgent(memory, [{ text: 'Hello.' }, { text: 'Hi Ana.' }], {
+      options: { workingMemory: { enabled: true } },
+    })
+    await agent.generate('Hi', { memory: { thread: 'ana/one', resource: 'ana' } })
+    await memory.resource('ana').setWorkingMemory('Name: Ana', { version: 0 })
+    await agent.generate('Who am I?', {
+      memory: { thread: 'ana/one', resource: 'ana', options: { readOnly: true } },
+    })
+    const system = systemText(prompts[1]!)
+    expect(system.split('Name: Ana')).toHaveLength(2)
+    expect(system).toContain('[MEMORY:WORKING version=1]\nName: Ana')
+  })
+})
