@@ -7,6 +7,7 @@ import { createMemory, inMemoryStore } from '@strata-memory/core'
 import { StrataMemory, toDBMessages } from '@strata-memory/mastra'
 import { agentThreadOperations, applyOperations } from './agent-thread.ts'
 import { type Benchmark, type BenchRow, measure, rowOf, significant } from './harness.ts'
+import { recallRows } from './mastra-recall.ts'
 
 const SIZES = [1_000, 10_000]
 const BUDGET = 8_000
@@ -41,7 +42,7 @@ function benchModel(sent: number[]) {
 const benchmark: Benchmark = {
   name: 'mastra',
   description:
-    'agent.generate with StrataMemory at 1k and 10k items, against Mastra memory + TokenLimiterProcessor',
+    'agent.generate with StrataMemory at 1k and 10k items, against Mastra memory + TokenLimiterProcessor; recall/page at 10k and 100k against 1k',
   async run({ progress }) {
     const rows: BenchRow[] = []
     const notes: string[] = []
@@ -121,6 +122,9 @@ const benchmark: Benchmark = {
       )
       progress(`mastra: ${size.toLocaleString('en-US')} items measured`)
     }
+    const recall = await recallRows(progress)
+    rows.push(...recall.rows)
+    notes.push(...recall.notes)
     return { rows, notes }
   },
 }

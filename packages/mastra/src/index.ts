@@ -1,5 +1,5 @@
 export { strataErrorOf } from './errors/strata-error-of'
-export { StrataMemory, type StrataMemoryOptions } from './memory/strata-memory'
+export { type StrataMastraOptions, StrataMemory, type StrataMemoryOptions } from './memory/strata-memory'
 export { INTERNAL_CALL_KEY } from './memory/strata-processor'
 export { type MemoryTransitionData, type StrataMessageMetadata, toDBMessages } from './messages/db-messages'
 export {

@@ -46,6 +46,7 @@ describe('the public surface of @strata-memory/mastra', () => {
       'MastraSummarizerOptions',
       'MastraThreadRecord',
       'MemoryTransitionData',
+      'StrataMastraOptions',
       'StrataMemoryOptions',
       'StrataMessageMetadata',
     ])
@@ -68,7 +69,7 @@ describe('the public surface of @strata-memory/mastra', () => {
       expect(readme, name).toMatch(new RegExp(`\\b${name}\\b`))
     }
     expect(readme).toContain(
-      'new StrataMemory({ memory, id?, level?, system?, history?, tools?, telemetry?, hold?, readOnly? })',
+      'new StrataMemory({ memory, id?, level?, system?, history?, tools?, telemetry?, hold?, readOnly?, options? })',
     )
     expect(readme).toContain('mastraSummarizer({ agent?, model?, name?, timeoutMs?, maxFacts? })')
     for (const method of [

@@ -61,8 +61,6 @@ describe('typed errors', () => {
     for (const run of [
       () => strata.deleteMessages(['m1']),
       () => strata.cloneThread({ sourceThreadId: 't' }),
-      () => strata.updateWorkingMemory(),
-      () => strata.__experimental_updateWorkingMemoryVNext(),
     ]) {
       let caught: unknown
       try {

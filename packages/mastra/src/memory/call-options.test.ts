@@ -4,10 +4,7 @@ import { strataErrorOf } from '../errors/strata-error-of'
 import { strataAgent } from '../testing/agent-harness'
 
 const cases: [string, Record<string, unknown>, RegExp][] = [
-  ['lastMessages', { lastMessages: 5 }, /compaction: \{ budget/],
   ['messageHistory', { messageHistory: { maxTokens: 8000 } }, /budget/],
-  ['semanticRecall', { semanticRecall: { topK: 3, messageRange: 2 } }, /memory_query/],
-  ['workingMemory', { workingMemory: { enabled: true, template: '# User' } }, /memory_store/],
   ['observationalMemory', { observationalMemory: true }, /LLM summarizer/],
 ]
 

@@ -11,15 +11,12 @@ export interface CallMemoryOptions {
 }
 
 /** What each Mastra memory option Strata does not take is, in Strata. */
-const EQUIVALENTS: Record<Exclude<keyof CallMemoryOptions, 'readOnly'>, string> = {
-  lastMessages:
-    "Strata sends the thread's context fitted to a token budget instead of the last N messages: set createMemory({ compaction: { budget: { inputTokens } } })",
+const EQUIVALENTS: Record<
+  Exclude<keyof CallMemoryOptions, 'readOnly' | 'workingMemory' | 'semanticRecall' | 'lastMessages'>,
+  string
+> = {
   messageHistory:
     "Strata's token budget is the memory's: set createMemory({ compaction: { budget: { inputTokens } } })",
-  semanticRecall:
-    'Strata recalls through ranked search: the agent has the memory_query tool (give it tools: true, the default)',
-  workingMemory:
-    "Strata keeps what it learns as facts in the thread's context; the model stores notes with the memory_store tool",
   observationalMemory:
     'Strata compacts old turns into summaries and facts itself: use budget compaction with an LLM summarizer, createMemory({ summarizer: mastraSummarizer({ agent }), compaction: { budget: { inputTokens } } })',
 }
@@ -27,7 +24,7 @@ const EQUIVALENTS: Record<Exclude<keyof CallMemoryOptions, 'readOnly'>, string> 
 /** Whether an option is on in the call's config (Strata's own memory config turns each of them off). */
 const isOn = (name: keyof typeof EQUIVALENTS, value: unknown) => {
   if (value === undefined || value === false || value === null) return false
-  if (name === 'workingMemory' || name === 'observationalMemory' || name === 'semanticRecall') {
+  if (name === 'observationalMemory') {
     return typeof value !== 'object' || (value as { enabled?: unknown }).enabled !== false
   }
   return true

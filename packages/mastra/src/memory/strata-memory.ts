@@ -2,6 +2,7 @@ import { type MastraDBMessage, MessageList } from '@mastra/core/agent/message-li
 import {
   MastraMemory,
   type MemoryConfig,
+  type MemoryConfigInternal,
   type MessageDeleteInput,
   type StorageThreadType,
   type WorkingMemoryTemplate,
@@ -15,109 +16,37 @@ import type {
   StorageListThreadsInput,
   StorageListThreadsOutput,
 } from '@mastra/core/storage'
-import {
-  type HistoryMode,
-  type Item,
-  invalidOptions,
-  type JsonObject,
-  type Memory,
-  StrataError,
-  type Thread,
-} from '@strata-memory/core'
-import { toDBMessages } from '../messages/db-messages'
+import { invalidOptions, type Memory, StrataError, type Thread } from '@strata-memory/core'
+import { recallText } from '../semantic-recall/semantic-recall'
+import { resolveSemanticRecall } from '../semantic-recall/semantic-recall-config'
 import { mastraTracer } from '../telemetry/mastra-tracer'
+import { plainMetadata, sameThread, toThread } from '../threads/mastra-thread'
 import { toStrataThreadId } from '../threads/thread-id-mapping'
 import type { MastraThreadRecord } from '../threads/thread-record'
 import { ThreadRecordWrites } from '../threads/thread-record-writes'
 import { type MastraTool, strataTools } from '../tools/strata-tools'
+import { WorkingMemories } from '../working-memory/working-memories'
+import { resolveWorkingMemory, type WorkingMemorySettings } from '../working-memory/working-memory-config'
+import { workingMemoryPrompt } from '../working-memory/working-memory-prompt'
+import { updateWorkingMemoryTool } from '../working-memory/working-memory-tool'
 import { type CallMemoryOptions, unsupportedCallOptions } from './call-options'
 import { memoryConfigOf, memoryContextOf } from './memory-context'
+import {
+  checkStrataMemoryOptions,
+  type StrataMastraOptions,
+  type StrataMemoryOptions,
+} from './strata-memory-options'
+
+export type { StrataMastraOptions, StrataMemoryOptions } from './strata-memory-options'
+
+import { resolveLastMessages } from './last-messages'
+import { recallMessages } from './message-recall'
+import { bindToResource, toStrataResourceId } from './resource-binding'
 import { type ProcessorHost, StrataProcessor } from './strata-processor'
-import { filterThreads, pageOf, sameJson } from './thread-listing'
-
-/** Options of {@link StrataMemory}. */
-export interface StrataMemoryOptions<L extends string = string> {
-  /** The Strata memory whose store keeps the agent's threads (`createMemory()`). */
-  memory: Memory<L>
-  /**
-   * The memory's id in Mastra.
-   * @default 'strata-memory'
-   */
-  id?: string
-  /**
-   * The level whose context the model receives.
-   * @default the thread's current level
-   */
-  level?: NoInfer<L>
-  /**
-   * The thread's system prompt, first in its context (the agent's instructions stay, before it).
-   * @default none
-   */
-  system?: string
-  /**
-   * What a call's messages hold: `'new'` (Mastra's usual call: only the new message), `'full'` (the
-   * app re-sends the whole conversation), `'auto'` (told from the stored tail); see core's
-   * `appendUnseen`.
-   * @default 'new'
-   */
-  history?: HistoryMode
-  /**
-   * The memory tools the agent gets through `listTools`: `true` for `memory_store`, `memory_retrieve`
-   * and `memory_query`; `{ scopes: true }` adds `enter_scope` and `exit_scope`; `false` for none.
-   * @default true
-   */
-  tools?: boolean | { scopes?: boolean }
-  /**
-   * Strata's spans (`strata.context`, `strata.compaction`, `strata.summarize`, `strata.store.<op>`) in
-   * Mastra's traces: while Mastra observability traces an agent run, they start as its child spans.
-   * `false` keeps them out. A tracer the app gave `createMemory({ telemetry: { tracer } })` wins
-   * either way: Strata's spans then go to it, not to Mastra.
-   * @default true
-   */
-  telemetry?: boolean
-  /**
-   * One request at a time per thread: an `agent.generate` or `agent.stream` holds its thread from
-   * its input to its result (`thread.hold()`), so a second request on the same thread — here or in
-   * another process sharing the store — is refused before it stores anything. Mastra throws its
-   * `MastraError` (`AGENT_GENERATE_FAILED`, …) with, in its `cause` chain, a `MastraError` with id
-   * `STRATA_THREAD_BUSY` whose `cause` is the `StrataError`: `strataErrorOf(error)?.code` reads it.
-   * A request that fails gives the thread back. `ttlMs`: how long the store's lease outlives a
-   * process that died holding it.
-   * @default { ttlMs: core's default (30 s) }
-   */
-  hold?: { ttlMs?: number }
-  /**
-   * Mastra's `readOnly` for every call of this memory's agents (a call may also ask with
-   * `memory: { options: { readOnly: true } }`): the model gets the thread's context and the call's
-   * own messages, and nothing is stored — no message, no thread record, no compaction, no hold.
-   * @default false
-   */
-  readOnly?: boolean
-}
-
-const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
+import { filterThreads, pageOf } from './thread-listing'
 
 const unsupported = (method: string, why: string): never =>
   invalidOptions(`StrataMemory.${method}() is not supported: ${why}`, { method, reason: 'unsupported' })
-
-const toThread = (record: MastraThreadRecord): StorageThreadType => ({
-  id: record.threadId,
-  resourceId: record.resourceId,
-  createdAt: new Date(record.createdAt),
-  updatedAt: new Date(record.updatedAt),
-  ...(record.title === undefined ? {} : { title: record.title }),
-  ...(record.metadata === undefined ? {} : { metadata: record.metadata }),
-})
-
-/** Two records of one thread that differ at most in their times. */
-const sameThread = (a: MastraThreadRecord, b: MastraThreadRecord) =>
-  a.threadId === b.threadId &&
-  a.resourceId === b.resourceId &&
-  (a.title ?? '') === (b.title ?? '') &&
-  sameJson(a.metadata ?? {}, b.metadata ?? {})
-
-const plainMetadata = (metadata: Record<string, unknown> | undefined): JsonObject | undefined =>
-  metadata === undefined ? undefined : (JSON.parse(JSON.stringify(metadata)) as JsonObject)
 
 /**
  * Strata as a Mastra agent's memory: `new Agent({ memory: new StrataMemory({ memory }) })`. Threads
@@ -141,61 +70,53 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
   readonly #records: ThreadRecordWrites
   /** The memory's own `readOnly`: no agent run of it stores anything. */
   readonly #readOnly: boolean
+  /** The memory's Mastra options; a call's are merged over them. */
+  readonly #options: StrataMastraOptions
+  readonly #workingMemories: WorkingMemories
 
   constructor(options: StrataMemoryOptions<L>) {
-    const {
-      memory,
-      id = 'strata-memory',
-      level,
-      system,
-      history = 'new',
-      tools = true,
-      telemetry = true,
-      hold = {},
-      readOnly = false,
-    } = options ?? ({} as StrataMemoryOptions<L>)
-    if (typeof memory?.thread !== 'function' || typeof memory.store?.getState !== 'function') {
-      invalidOptions('new StrataMemory() needs { memory }: pass the memory from createMemory().')
-    }
-    if (typeof id !== 'string' || id.length === 0)
-      invalidOptions('StrataMemory: id must be a non-empty string.')
-    if (level !== undefined) memory.ladder.assert(level)
-    if (system !== undefined && typeof system !== 'string')
-      invalidOptions('StrataMemory: system must be a string.')
-    if (!HISTORY_MODES.includes(history)) {
-      invalidOptions(
-        `StrataMemory: history must be 'auto', 'full' or 'new' (got ${JSON.stringify(history)}).`,
-      )
-    }
-    const scopes = typeof tools === 'object' && tools !== null ? tools.scopes : false
-    if (
-      typeof tools !== 'boolean' &&
-      (typeof tools !== 'object' || tools === null || (scopes !== undefined && typeof scopes !== 'boolean'))
-    ) {
-      invalidOptions('StrataMemory: tools must be true, false or { scopes: boolean }.')
-    }
-    if (typeof telemetry !== 'boolean') invalidOptions('StrataMemory: telemetry must be true or false.')
-    if (typeof readOnly !== 'boolean') invalidOptions('StrataMemory: readOnly must be true or false.')
-    if (typeof hold !== 'object' || hold === null) invalidOptions('StrataMemory: hold must be an object.')
-    const { ttlMs } = hold
-    if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && ttlMs > 0)) {
-      invalidOptions(
-        `StrataMemory: hold.ttlMs must be a whole number of milliseconds above 0 (got ${String(ttlMs)}).`,
-      )
-    }
+    const { memory, id, level, system, history, tools, telemetry, readOnly, mastraOptions, scopes, ttlMs } =
+      checkStrataMemoryOptions(options)
     super({
       id,
       name: 'StrataMemory',
-      options: { lastMessages: false, semanticRecall: false, generateTitle: false, readOnly },
+      options: {
+        lastMessages: false,
+        semanticRecall: false,
+        generateTitle: false,
+        readOnly,
+        ...(mastraOptions.workingMemory === undefined ? {} : { workingMemory: mastraOptions.workingMemory }),
+      },
     })
     this.strata = memory
     this.#readOnly = readOnly
+    this.#options = mastraOptions
     this.#records = new ThreadRecordWrites(() => memory.store)
+    this.#workingMemories = new WorkingMemories(memory as Memory, this.#records)
     if (telemetry) memory.adoptTracer('mastra', mastraTracer)
     const host: ProcessorHost = {
       threadOf: (requestContext) => this.#threadOfContext(requestContext),
       readOnly: (requestContext) => readOnly || memoryConfigOf(requestContext)?.readOnly === true,
-      refusedOptions: (requestContext) => unsupportedCallOptions(memoryConfigOf(requestContext)),
+      refusedOptions: (requestContext) => this.#refusedOptions(memoryConfigOf(requestContext)),
+      lastMessages: (requestContext) =>
+        resolveLastMessages(
+          this.#options.lastMessages,
+          memoryConfigOf(requestContext)?.lastMessages,
+          'agent.generate()',
+        ),
+      workingMemory: (requestContext, readOnly, thread) =>
+        this.#workingMemoryPrompt(requestContext, readOnly, thread),
+      recall: async (thread, requestContext, request) => {
+        const context = memoryContextOf(requestContext)
+        const settings = this.#semanticRecall(context?.memoryConfig, 'agent.generate()')
+        if (settings === undefined || context?.resourceId === undefined) return undefined
+        const resourceId = await toStrataResourceId(context.resourceId)
+        return recallText(memory as Memory, thread, resourceId, request, settings)
+      },
+      bind: async (thread, requestContext) => {
+        const resourceId = memoryContextOf(requestContext)?.resourceId
+        if (resourceId !== undefined) await bindToResource(memory as Memory, thread.id, resourceId)
+      },
       level,
       system,
       history,
@@ -224,6 +145,44 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
    */
   override settled(): Promise<void> {
     return this.strata.settled()
+  }
+
+  /** Why a call's memory options are refused (an option Strata does not take, a bad one), or undefined. */
+  #refusedOptions(config: CallMemoryOptions | undefined): unknown {
+    try {
+      this.#workingMemory(config, 'agent.generate()')
+      this.#semanticRecall(config, 'agent.generate()')
+      resolveLastMessages(this.#options.lastMessages, config?.lastMessages, 'agent.generate()')
+    } catch (error) {
+      return error
+    }
+    return unsupportedCallOptions(config)
+  }
+
+  /** The semantic recall a call does (the memory's options with the call's over them), or undefined when off. */
+  #semanticRecall(config: CallMemoryOptions | MemoryConfigInternal | undefined, where: string) {
+    return resolveSemanticRecall(this.#options.semanticRecall, config?.semanticRecall, where)
+  }
+
+  /** The working memory a call uses (the memory's options with the call's over them), or undefined when off. */
+  #workingMemory(config: CallMemoryOptions | MemoryConfigInternal | undefined, where: string) {
+    return resolveWorkingMemory(this.#options.workingMemory, config?.workingMemory, where)
+  }
+
+  /** The working memory's system message for a run, or undefined when it is off or the run has no owner for it. */
+  async #workingMemoryPrompt(requestContext: RequestContext | undefined, readOnly: boolean, thread: Thread) {
+    const context = memoryContextOf(requestContext)
+    const settings = this.#workingMemory(context?.memoryConfig, 'agent.generate()')
+    if (settings === undefined) return undefined
+    const owner = { threadId: context?.thread?.id, resourceId: context?.resourceId }
+    if ((settings.scope === 'resource' ? owner.resourceId : owner.threadId) === undefined) return undefined
+    const stored = await this.#workingMemories.read(settings, owner)
+    // Core's slot shows a resource's working memory in the context of a thread bound to it: a run that
+    // stores binds its thread; a read-only one shows it here when the thread is not bound yet.
+    const bound =
+      owner.resourceId !== undefined && thread.resource?.id === (await toStrataResourceId(owner.resourceId))
+    const shownByContext = bound || (!readOnly && this.strata.store.flags?.resources === true)
+    return workingMemoryPrompt(settings, stored, { readOnly, shownByContext })
   }
 
   /** The Strata thread of a Mastra thread id (`toStrataThreadId`), opened on the memory. */
@@ -287,7 +246,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       invalidOptions('StrataMemory.saveThread(): the thread needs a resourceId.', { threadId: thread?.id })
     }
     // A call Strata refuses for its memory options stores nothing, its new thread's record included.
-    const refused = unsupportedCallOptions(memoryConfig)
+    const refused = this.#refusedOptions(memoryConfig)
     if (refused !== undefined) throw refused
     if (this.#readOnly || memoryConfig?.readOnly === true) return thread
     const { strataId, record: old } = await this.#record(thread.id)
@@ -350,6 +309,8 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     }
     const updated = { ...record, resourceId, updatedAt: new Date().toISOString() }
     await this.#records.write(strataId, updated)
+    if (this.strata.store.flags?.resources === true)
+      await this.strata.resource(await toStrataResourceId(resourceId)).adoptThread(strataId)
     return toThread(updated)
   }
 
@@ -368,40 +329,13 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     await this.strata.deleteThread(strataId)
   }
 
-  /** Every item the thread ever held, active and archived, oldest first. */
-  async #allItems(strataId: string): Promise<Item[]> {
-    const [archived, active] = await Promise.all([
-      this.strata.store.readArchive(strataId),
-      this.strata.store.read(strataId),
-    ])
-    return [...archived, ...active].sort((a, b) => a.seq - b.seq)
-  }
-
+  /**
+   * The messages of the threads (`MastraDBMessage`), active and archived; see `recallMessages`.
+   * `vectorSearchString` is not a filter here: semantic recall reaches the model through the run's
+   * `semanticRecall` option.
+   */
   override async recall(args: StorageListMessagesInput & { vectorSearchString?: string }) {
-    const threadIds = Array.isArray(args.threadId) ? args.threadId : [args.threadId]
-    let messages: MastraDBMessage[] = []
-    for (const threadId of threadIds) {
-      const { strataId, record } = await this.#record(threadId)
-      if (record === undefined) continue
-      if (args.resourceId !== undefined && record.resourceId !== args.resourceId) continue
-      messages.push(
-        ...toDBMessages(await this.#allItems(strataId), { threadId, resourceId: record.resourceId }),
-      )
-    }
-    const range = args.filter?.dateRange
-    if (range !== undefined) {
-      messages = messages.filter((message) => {
-        const time = message.createdAt.getTime()
-        const start = range.start?.getTime()
-        const end = range.end?.getTime()
-        if (start !== undefined && (range.startExclusive ? time <= start : time < start)) return false
-        if (end !== undefined && (range.endExclusive ? time >= end : time > end)) return false
-        return true
-      })
-    }
-    if (args.orderBy?.direction === 'DESC') messages.reverse()
-    const { items, ...page } = pageOf(messages, args.page, args.perPage ?? 40)
-    return { messages: items, ...page }
+    return recallMessages(this.strata.store, (threadId) => this.#record(threadId), args)
   }
 
   /**
@@ -441,41 +375,104 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     )
   }
 
-  /** Working memory is read from the thread's semantic facts: one `- fact` line each, or null when it has none. */
+  /**
+   * The working memory of the thread (scope `'thread'`) or of its resource (scope `'resource'`,
+   * Mastra's default) as text (JSON text with a schema), or null when it is off or never written.
+   */
   override async getWorkingMemory({
     threadId,
+    resourceId,
+    memoryConfig,
   }: {
     threadId: string
     resourceId?: string
+    memoryConfig?: MemoryConfigInternal
   }): Promise<string | null> {
-    const { strataId, record } = await this.#record(threadId)
-    if (record === undefined) return null
-    const facts = (await this.strata.store.read(strataId)).filter((item) => item.type === 'fact')
-    if (facts.length === 0) return null
-    return [...new Set(facts.map((fact) => fact.text))].map((text) => `- ${text}`).join('\n')
+    const settings = this.#workingMemory(memoryConfig, 'StrataMemory.getWorkingMemory()')
+    if (settings === undefined) return null
+    if (settings.scope === 'resource' && resourceId === undefined) {
+      resourceId = (await this.getThreadById({ threadId }))?.resourceId
+      if (resourceId === undefined) return null
+    }
+    return this.#workingMemories.read(settings, { threadId, resourceId })
   }
 
-  /** No template: Strata's facts are written by its summarizers, not filled in by the model. */
-  override async getWorkingMemoryTemplate(): Promise<WorkingMemoryTemplate | null> {
-    return null
+  /** The template: Markdown, or the schema as JSON Schema (`format: 'json'`); null when working memory is off. */
+  override async getWorkingMemoryTemplate({
+    memoryConfig,
+  }: {
+    memoryConfig?: MemoryConfigInternal
+  } = {}): Promise<WorkingMemoryTemplate | null> {
+    const settings = this.#workingMemory(memoryConfig, 'StrataMemory.getWorkingMemoryTemplate()')
+    if (settings === undefined) return null
+    if (settings.jsonSchema !== undefined)
+      return { format: 'json', content: JSON.stringify(settings.jsonSchema) }
+    return settings.template === undefined ? null : { format: 'markdown', content: settings.template }
   }
 
-  override async updateWorkingMemory(): Promise<void> {
-    unsupported(
+  /**
+   * Writes the whole working memory, unconditionally (Mastra's writes carry no version; Strata's own
+   * `resource.setWorkingMemory(value, { version })` keeps its check). With a schema, JSON text that
+   * fits it; anything else is `STRATA_INVALID_OPTIONS`, nothing written. Off: nothing written.
+   */
+  override async updateWorkingMemory({
+    threadId,
+    resourceId,
+    workingMemory,
+    memoryConfig,
+  }: {
+    threadId: string
+    resourceId?: string
+    workingMemory: string
+    memoryConfig?: MemoryConfigInternal
+  }): Promise<void> {
+    const settings = this.#workingMemory(memoryConfig, 'StrataMemory.updateWorkingMemory()')
+    if (settings === undefined) {
+      invalidOptions(
+        'StrataMemory.updateWorkingMemory(): working memory is off: turn it on with new StrataMemory({ memory, options: { workingMemory: { enabled: true } } }) (or in the call’s memory options). Nothing was written.',
+        { reason: 'disabled' },
+      )
+    }
+    if (settings.scope === 'resource' && resourceId === undefined)
+      resourceId = (await this.getThreadById({ threadId }))?.resourceId
+    await this.#workingMemories.write(
+      settings,
+      { threadId, resourceId },
+      workingMemory,
       'updateWorkingMemory',
-      "Strata's semantic facts are written by its summarizers as the thread is compacted; the model stores notes with the memory_store tool.",
     )
   }
 
-  override async __experimental_updateWorkingMemoryVNext(): Promise<{ success: boolean; reason: string }> {
-    return unsupported(
-      '__experimental_updateWorkingMemoryVNext',
-      "Strata's semantic facts are written by its summarizers; the model stores notes with the memory_store tool.",
-    )
+  /** `updateWorkingMemory`, answering `{ success, reason }` instead of throwing. */
+  override async __experimental_updateWorkingMemoryVNext(args: {
+    threadId: string
+    resourceId?: string
+    workingMemory: string
+    memoryConfig?: MemoryConfigInternal
+  }): Promise<{ success: boolean; reason: string }> {
+    try {
+      await this.updateWorkingMemory(args)
+      return { success: true, reason: 'Working memory updated.' }
+    } catch (error) {
+      return { success: false, reason: error instanceof Error ? error.message : String(error) }
+    }
   }
 
-  override listTools(): Record<string, MastraTool> {
-    return this.#tools
+  /**
+   * Strata's memory tools and, when working memory is on (and the call may write), Mastra's
+   * `updateWorkingMemory` tool.
+   */
+  override listTools(config?: MemoryConfig): Record<string, MastraTool> {
+    const settings = this.#workingMemory(config, 'StrataMemory.listTools()')
+    if (settings === undefined || !settings.agentManaged || this.#readOnly || config?.readOnly === true)
+      return this.#tools
+    return { ...this.#tools, updateWorkingMemory: this.#updateTool(settings) }
+  }
+
+  #updateTool(settings: WorkingMemorySettings) {
+    return updateWorkingMemoryTool(settings, (owner, memory) =>
+      this.#workingMemories.update(settings, owner, memory),
+    )
   }
 
   /** Strata's processor only: Mastra's own history, working memory and saving processors never run. */

@@ -14,10 +14,9 @@ import type {
   ProcessOutputStepArgs,
   ProcessOutputStreamArgs,
   Processor,
-  ProcessorStreamWriter,
 } from '@mastra/core/processors'
 import type { RequestContext } from '@mastra/core/request-context'
-import type { ComparableMessage, HistoryMode, Thread, ThreadHold, TransitionEvent } from '@strata-memory/core'
+import type { ComparableMessage, HistoryMode, Thread, TransitionEvent } from '@strata-memory/core'
 import { markRequestFailed, unseenMessages } from '@strata-memory/core'
 import { strataErrorOf } from '../errors/strata-error-of'
 import { type MemoryTransitionData, memoryTransitionData } from '../messages/db-messages'
@@ -28,7 +27,9 @@ import {
   toPrompt,
 } from '../messages/prompt-messages'
 import { stepMessage } from '../messages/step-message'
+import { capMessages } from './last-messages'
 import { holdThread } from './request-hold'
+import { flushTransitions, type RunState, requestText } from './run-state'
 import { responseFormatText, toolDefinitionsText } from './tool-definitions'
 
 /** The request-context key that marks Strata's own model calls (the summarizer's): nothing of them is stored. */
@@ -42,6 +43,28 @@ export interface ProcessorHost {
   readOnly(requestContext: RequestContext | undefined): boolean
   /** Why the run's memory options cannot be honoured (an option Strata does not take), or undefined. */
   refusedOptions(requestContext: RequestContext | undefined): unknown
+  /**
+   * The working memory's system message for the run (what it holds, how to keep it), or undefined
+   * when it is off; `readOnly`: shown, not to be changed.
+   */
+  workingMemory(
+    requestContext: RequestContext | undefined,
+    readOnly: boolean,
+    thread: Thread,
+  ): Promise<string | undefined>
+  /**
+   * Mastra's semantic recall for the run's request (its text): a system message of the best matches
+   * with their neighbours, or undefined when recall is off or nothing matched.
+   */
+  recall(
+    thread: Thread,
+    requestContext: RequestContext | undefined,
+    request: string,
+  ): Promise<string | undefined>
+  /** Mastra's `lastMessages` for the run: the most history messages shown before the request, or undefined. */
+  lastMessages(requestContext: RequestContext | undefined): number | undefined
+  /** Binds the run's thread to its resource, after the request is stored (a refused one binds nothing). */
+  bind(thread: Thread, requestContext: RequestContext | undefined): Promise<void>
   /** The level whose context is sent; undefined: the thread's current level. */
   level: string | undefined
   /** The thread's system prompt, first in its context. */
@@ -63,49 +86,10 @@ export interface ProcessorHost {
   stored(strataThreadId: string): Promise<void>
 }
 
-/** What the processor remembers of one agent run, in Mastra's per-request processor state. */
-interface RunState {
-  /** How many conversation messages of the run's prompt are stored. */
-  stored?: number
-  /** The run's Strata thread id, once known. */
-  threadId?: string
-  /** The ids of the run's Mastra messages, claimed for the run. */
-  messageIds?: Set<string>
-  /** Transitions of the run's thread not yet written to the stream. */
-  transitions?: MemoryTransitionData[]
-  /** Stops listening to transitions. */
-  stopListening?: () => void
-  /** The tool definitions the current step sends, as the provider receives them (see `processInputStep`). */
-  toolDefinitions?: string
-  /** The run's hold on its thread, taken before anything is stored (null: the store has no lease). */
-  hold?: Promise<ThreadHold | undefined>
-  /** The thread the run holds. */
-  heldThreadId?: string
-  /** Why the run may not go on (its thread is busy), thrown at its first step. */
-  refused?: unknown
-  /** The model call's error, from the stream's `error` part: the run failed after its request was stored. */
-  modelError?: { error: unknown }
-  /** The run has stored its request (its first step's store): a retried first step stores only what is new. */
-  requestStored?: boolean
-  /** The run ended at its `error` part (marked, thread given back): its result phase has nothing left to do. */
-  ended?: boolean
-}
-
 /** What the result phase needs: Mastra's result-phase arguments, or a stream part's (no result, maybe no message list). */
 type ResultPhaseArgs = Pick<ProcessOutputResultArgs, 'requestContext' | 'state' | 'writer'> & {
   messageList?: MessageList | undefined
   result?: ProcessOutputResultArgs['result'] | undefined
-}
-
-/**
- * Writes the transitions a run's thread went through (a scope tool closed a task, an automatic
- * transition) to the stream as transient `data-memory-transition` chunks: UIs show them while the
- * answer streams; Strata has stored them already, so Mastra need not.
- */
-async function flushTransitions(run: RunState, writer: ProcessorStreamWriter | undefined) {
-  const pending = run.transitions?.splice(0) ?? []
-  if (writer === undefined) return
-  for (const data of pending) await writer.custom({ type: 'data-memory-transition', data, transient: true })
 }
 
 const isInternal = (requestContext: RequestContext | undefined) =>
@@ -240,7 +224,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     if (thread === undefined) return undefined
     const run = state as RunState
     if (run.refused !== undefined) throw run.refused
-    if (this.#host.readOnly(requestContext)) return this.#readOnlyRequest(thread, prompt)
+    if (this.#host.readOnly(requestContext)) return this.#readOnlyRequest(thread, prompt, requestContext)
     run.ended = undefined
     // A run resumed past processInput (an approved tool call) takes its thread here.
     await this.#hold(run, thread, undefined)
@@ -254,7 +238,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       })
     }
     await flushTransitions(run, writer)
-    const system = prompt.filter((message) => message.role === 'system')
+    const system = await this.#systemOf(prompt, requestContext, false, thread, run)
     // What the provider receives besides the context: the agent's instructions and the step's tool
     // definitions. Under a budget they take their share.
     const alongside = [
@@ -274,13 +258,15 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       (stepNumber === 0 && !run.requestStored) || run.stored === undefined,
       alongside,
     )
+    if (!run.requestStored) await this.#host.bind(thread, requestContext)
     run.requestStored = true
     const context = await thread.context({
       ...(this.#host.level === undefined ? {} : { level: this.#host.level }),
       ...(this.#host.system === undefined ? {} : { system: this.#host.system }),
       ...(alongside === '' ? {} : { alongside }),
     })
-    return { prompt: [...system, ...toPrompt(context.messages)] }
+    const cap = this.#host.lastMessages(requestContext)
+    return { prompt: [...system, ...capMessages(toPrompt(context.messages), cap)] }
   }
 
   async #outputStep({
@@ -357,8 +343,12 @@ export class StrataProcessor implements Processor<'strata-memory'> {
    * A read-only step's prompt: the thread's context, then the run's messages the thread has not
    * stored (its input, its earlier steps), which take their share of the budget. Nothing is written.
    */
-  async #readOnlyRequest(thread: Thread, prompt: MastraPrompt): Promise<ProcessLLMRequestResult> {
-    const system = prompt.filter((message) => message.role === 'system')
+  async #readOnlyRequest(
+    thread: Thread,
+    prompt: MastraPrompt,
+    requestContext: RequestContext | undefined,
+  ): Promise<ProcessLLMRequestResult> {
+    const system = await this.#systemOf(prompt, requestContext, true, thread, {})
     const conversation = conversationOf(prompt) as ConversationMessage[]
     const { history } = this.#host
     // Told from the stored tail even for 'new': a read-only call Mastra makes inside a run (structured
@@ -378,7 +368,29 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       ...(this.#host.system === undefined ? {} : { system: this.#host.system }),
       ...(alongside === '' ? {} : { alongside }),
     })
-    return { prompt: [...system, ...toPrompt(context.messages), ...fresh] }
+    const cap = this.#host.lastMessages(requestContext)
+    return { prompt: [...system, ...capMessages([...toPrompt(context.messages), ...fresh], cap)] }
+  }
+
+  /**
+   * The prompt's system messages (the agent's instructions), then the working memory's and the
+   * semantic recall's, when they are on (the recall computed once per request).
+   */
+  async #systemOf(
+    prompt: MastraPrompt,
+    requestContext: RequestContext | undefined,
+    readOnly: boolean,
+    thread: Thread,
+    run: RunState,
+  ) {
+    const system = prompt.filter((message) => message.role === 'system')
+    const request = requestText(prompt)
+    if (run.recalled?.request !== request) {
+      run.recalled = { request, text: await this.#host.recall(thread, requestContext, request) }
+    }
+    const working = await this.#host.workingMemory(requestContext, readOnly, thread)
+    const added = [working, run.recalled.text].filter((text) => text !== undefined)
+    return [...system, ...added.map((content) => ({ role: 'system' as const, content }))]
   }
 
   /** Takes the run's hold on its thread, once; an aborted run gives it back. */

@@ -13,6 +13,11 @@ export interface MastraThreadRecord {
   /** ISO timestamps. */
   createdAt: string
   updatedAt: string
+  /**
+   * The thread's working memory when its scope is `'thread'` (Markdown, or JSON text with a schema);
+   * kept beside the metadata, so `updateThread({ metadata })` leaves it alone.
+   */
+  workingMemory?: string
 }
 
 const isRecord = (value: unknown): value is MastraThreadRecord =>

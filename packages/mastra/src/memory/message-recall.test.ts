@@ -1,0 +1,114 @@
+import { createMemory, inMemoryStore, type StrataStore } from '@strata-memory/core'
+import { describe, expect, it } from 'vitest'
+import { StrataMemory } from './strata-memory'
+
+/** An in-memory store that counts the items its reads return. */
+function countingStore() {
+  const store = inMemoryStore()
+  const counts = { items: 0, reads: 0 }
+  const counting = new Proxy(store, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver)
+      if ((key === 'read' || key === 'readArchive') && typeof value === 'function') {
+        return async (...args: unknown[]) => {
+          const items = await value.apply(target, args)
+          counts.reads += 1
+          counts.items += items.length
+          return items
+        }
+      }
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  }) as StrataStore
+  return { store: counting, counts }
+}
+
+const ITEMS = 10_000
+
+async function longThread() {
+  const { store, counts } = countingStore()
+  const memory = createMemory({ store, compaction: { autoTransitions: false, waterfall: false } })
+  const strata = new StrataMemory({ memory })
+  await strata.saveThread({
+    thread: { id: 'ana/long', resourceId: 'ana', createdAt: new Date(), updatedAt: new Date() },
+  })
+  const thread = await strata.thread('ana/long')
+  await thread.append(
+    Array.from({ length: ITEMS }, (_, index) => ({
+      role: index % 2 === 0 ? ('user' as const) : ('assistant' as const),
+      content: `message ${index + 1}`,
+    })),
+  )
+  // The older half in the archive, as budget compaction leaves a long thread.
+  await store.archive(thread.id, { seqs: Array.from({ length: ITEMS / 2 }, (_, index) => index + 1) })
+  return { strata, counts }
+}
+
+const texts = (messages: { content: { parts: unknown[] } }[]) =>
+  messages.map((message) => (message.content.parts[0] as { text: string }).text)
+
+describe('recall a page at a time', () => {
+  it(`over a ${ITEMS}-item thread reads the page's items, not the thread`, async () => {
+    const { strata, counts } = await longThread()
+    const reads = async (run: () => Promise<unknown>) => {
+      counts.items = 0
+      await run()
+      return counts.items
+    }
+
+    let result = await strata.recall({
+      threadId: 'ana/long',
+      perPage: 40,
+      orderBy: { field: 'createdAt', direction: 'DESC' },
+    })
+    expect(texts(result.messages).slice(0, 2)).toEqual([`message ${ITEMS}`, `message ${ITEMS - 1}`])
+    expect(result.messages).toHaveLength(40)
+    expect(result).toMatchObject({ total: ITEMS, page: 0, perPage: 40, hasMore: true })
+
+    result = await strata.recall({ threadId: 'ana/long', perPage: 40, page: 100 })
+    expect(texts(result.messages)).toEqual(
+      Array.from({ length: 40 }, (_, index) => `message ${4001 + index}`),
+    )
+
+    result = await strata.recall({ threadId: 'ana/long', perPage: 40, page: 249 })
+    expect(texts(result.messages).at(-1)).toBe(`message ${ITEMS}`)
+    expect(result.hasMore).toBe(false)
+    // A page across the archive's end: both halves.
+    result = await strata.recall({ threadId: 'ana/long', perPage: 40, page: 124 })
+    expect(texts(result.messages)).toEqual(
+      Array.from({ length: 40 }, (_, index) => `message ${4961 + index}`),
+    )
+
+    for (const args of [
+      { perPage: 40, orderBy: { direction: 'DESC' as const } },
+      { perPage: 40, page: 100 },
+      { perPage: 40, page: 124 },
+      { perPage: 40, page: 249 },
+    ]) {
+      expect(await reads(() => strata.recall({ threadId: 'ana/long', ...args }))).toBeLessThanOrEqual(40)
+    }
+    // The whole thread, read whole: the baseline the pages are measured against.
+    expect(await reads(() => strata.recall({ threadId: 'ana/long', perPage: false }))).toBe(ITEMS)
+  })
+
+  it('include adds the named message with its neighbours; another resource finds nothing', async () => {
+    const { strata } = await longThread()
+    const page = await strata.recall({ threadId: 'ana/long', perPage: 2 })
+    const all = await strata.recall({ threadId: 'ana/long', perPage: false })
+    const target = all.messages[6000]!
+    const result = await strata.recall({
+      threadId: 'ana/long',
+      perPage: 2,
+      include: [{ id: target.id, withPreviousMessages: 1, withNextMessages: 1 }],
+    })
+    expect(texts(result.messages)).toEqual([
+      ...texts(page.messages),
+      'message 6000',
+      'message 6001',
+      'message 6002',
+    ])
+    expect((await strata.recall({ threadId: 'ana/long', resourceId: 'bob', perPage: 10 })).messages).toEqual(
+      [],
+    )
+  })
+})

@@ -1,0 +1,141 @@
+import { createMemory } from '@strata-memory/core'
+import { describe, expect, it } from 'vitest'
+import { strataErrorOf } from '../errors/strata-error-of'
+import { promptLines, strataAgent } from '../testing/agent-harness'
+import type { ReceivedPrompt } from '../testing/scripted-model'
+
+const systemText = (prompt: ReceivedPrompt) =>
+  promptLines(prompt)
+    .filter((line) => line.startsWith('system:'))
+    .join('\n')
+
+const steps = [
+  { text: 'Rex sounds lovely.' },
+  { text: 'Nursing is demanding.' },
+  { text: 'Bob’s dog Fido is noted.' },
+  { text: 'Your dog is Rex.' },
+]
+
+/** Ana tells one thread about her dog and her work; Bob, another resource, tells his about his dog. */
+async function seeded(options: Parameters<typeof strataAgent>[2] = {}) {
+  const memory = createMemory()
+  const harness = strataAgent(memory, steps, options)
+  const { agent } = harness
+  await agent.generate('My dog is called Rex and he loves the beach.', {
+    memory: { thread: 'ana/one', resource: 'ana' },
+  })
+  await agent.generate('I work as a nurse at night.', { memory: { thread: 'ana/one', resource: 'ana' } })
+  await agent.generate('My dog is called Fido.', { memory: { thread: 'bob/one', resource: 'bob' } })
+  return { memory, ...harness }
+}
+
+describe('semanticRecall', () => {
+  it('scope resource (per call): a new thread’s prompt shows the best match from the resource’s other thread, with its neighbour', async () => {
+    const { agent, prompts } = await seeded()
+    await agent.generate('What is my dog called?', {
+      memory: {
+        thread: 'ana/two',
+        resource: 'ana',
+        options: { semanticRecall: { topK: 1, messageRange: { before: 0, after: 1 } } },
+      },
+    })
+    const system = systemText(prompts[3]!)
+    expect(system).toContain('[MEMORY:RECALLED]')
+    expect(system).toContain(
+      '— conversation "ana/one" —\nuser: My dog is called Rex and he loves the beach.\nassistant: Rex sounds lovely.',
+    )
+    // topK 1, one message after: nothing else of Ana's thread, nothing of Bob's.
+    expect(system).not.toContain('nurse')
+    expect(system).not.toContain('Fido')
+  })
+
+  it('on the memory (semanticRecall: true): the default range shows the neighbours on both sides', async () => {
+    const { agent, prompts } = await seeded({ options: { semanticRecall: true } })
+    // The seeding calls recalled too: Bob's first prompt saw nothing of Ana's.
+    expect(systemText(prompts[2]!)).not.toContain('Rex')
+    await agent.generate('Remind me what I do at night, I work as what?', {
+      memory: { thread: 'ana/two', resource: 'ana' },
+    })
+    const system = systemText(prompts[3]!)
+    expect(system).toContain(
+      'assistant: Rex sounds lovely.\nuser: I work as a nurse at night.\nassistant: Nursing is demanding.',
+    )
+  })
+
+  it('scope thread: other threads are not searched; what the context shows is not repeated', async () => {
+    const { agent, prompts } = await seeded({
+      options: { semanticRecall: { topK: 3, messageRange: 1, scope: 'thread' } },
+    })
+    await agent.generate('What is my dog called?', { memory: { thread: 'ana/two', resource: 'ana' } })
+    expect(systemText(prompts[3]!)).not.toContain('MEMORY:RECALLED')
+  })
+
+  it('a vector store’s options are refused, naming Strata’s index; nothing is stored', async () => {
+    const memory = createMemory()
+    const { agent, prompts } = strataAgent(memory, steps)
+    const error = await agent
+      .generate('Hi', {
+        memory: {
+          thread: 'ana/one',
+          resource: 'ana',
+          options: { semanticRecall: { topK: 2, messageRange: 1, threshold: 0.7 } },
+        },
+      })
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      )
+    expect(strataErrorOf(error)?.code).toBe('STRATA_INVALID_OPTIONS')
+    expect(strataErrorOf(error)?.message).toMatch(/semanticRecall\.threshold.*own index/)
+    expect(prompts).toHaveLength(0)
+    expect(await memory.listThreads()).toEqual([])
+  })
+})
+
+describe('semanticRecall, scope thread', () => {
+  it('recalls what left the thread’s context (archived by a rewind), marked as earlier in this conversation; what is shown is not repeated', async () => {
+    const memory = createMemory()
+    const { agent, strata, prompts } = strataAgent(
+      memory,
+      [
+        { text: 'Rex sounds lovely.' },
+        { text: 'Nursing is demanding.' },
+        { text: 'Your dog is Rex.' },
+        { text: 'Rex.' },
+      ],
+      { options: { semanticRecall: { topK: 3, messageRange: 0, scope: 'thread' } } },
+    )
+    const chat = { thread: 'ana/one', resource: 'ana' }
+    await agent.generate('My dog is called Rex.', { memory: chat })
+    await agent.generate('I work as a nurse.', { memory: chat })
+    await agent.generate('What is my dog called?', { memory: chat })
+    // Rex is in the active log, shown already: not recalled.
+    expect(systemText(prompts[2]!)).not.toContain('MEMORY:RECALLED')
+    const thread = await strata.thread(chat.thread)
+    await thread.rewind({ afterSeq: 0 })
+    await agent.generate('Tell me my dog’s name again.', { memory: chat })
+    expect(systemText(prompts[3]!)).toContain('— earlier in this conversation —')
+    expect(systemText(prompts[3]!)).toContain('user: My dog is called Rex.')
+    expect(systemText(prompts[3]!)).not.toContain('nurse')
+  })
+})
+
+describe('semanticRecall beside working memory', () => {
+  it('the agent’s updateWorkingMemory steps are not recalled as neighbours', async () => {
+    const memory = createMemory()
+    const { agent, prompts } = strataAgent(
+      memory,
+      [
+        { toolCalls: [{ id: 'w1', name: 'updateWorkingMemory', input: { memory: 'Dog: Rex' } }] },
+        { text: 'Rex sounds lovely.' },
+        { text: 'He likes the beach.' },
+      ],
+      { options: { workingMemory: { enabled: true }, semanticRecall: { topK: 1, messageRange: 2 } } },
+    )
+    await agent.generate('My dog Rex loves the beach.', { memory: { thread: 'ana/one', resource: 'ana' } })
+    await agent.generate('Where does my dog like to go?', { memory: { thread: 'ana/two', resource: 'ana' } })
+    const system = systemText(prompts[2]!)
+    expect(system).toContain('user: My dog Rex loves the beach.\nassistant: Rex sounds lovely.')
+    expect(system).not.toContain('[called updateWorkingMemory]')
+  })
+})

@@ -1,0 +1,111 @@
+import type { Item, Memory, MessageItem, Thread } from '@strata-memory/core'
+import { readThreadRecord } from '../threads/thread-record'
+import { UPDATE_WORKING_MEMORY_TOOL } from '../working-memory/working-memory-prompt'
+import type { SemanticRecallSettings } from './semantic-recall-config'
+
+/** The most characters of one recalled message shown. */
+const MESSAGE_CHARS = 600
+/** Seqs read on each side of a match per message wanted: tool steps and summaries sit between messages. */
+const SEQS_PER_MESSAGE = 8
+
+/** A message as one line of the recall: its role and its text (tool steps named, not shown). */
+function messageLine(item: MessageItem): string {
+  const text = item.content
+    .map((part) => {
+      if (part.type === 'text') return part.text
+      if (part.type === 'tool-call') return `[called ${part.toolName}]`
+      if (part.type === 'tool-result') return `[result of ${part.toolName}]`
+      return ''
+    })
+    .filter((piece) => piece.length > 0)
+    .join(' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+  const clipped = text.length > MESSAGE_CHARS ? `${text.slice(0, MESSAGE_CHARS)} …` : text
+  return `${item.role}: ${clipped}`
+}
+
+/**
+ * A message worth recalling: not a system message, and not only the agent keeping its working memory
+ * (an `updateWorkingMemory` call or its result: the working memory itself is shown).
+ */
+const isMessage = (item: Item): item is MessageItem =>
+  item.type === 'message' &&
+  item.role !== 'system' &&
+  !item.content.every(
+    (part) =>
+      (part.type === 'tool-call' || part.type === 'tool-result') &&
+      part.toolName === UPDATE_WORKING_MEMORY_TOOL,
+  )
+
+/** The messages around seq `seq` of a thread (active log and archive): `before` before it, `after` after it. */
+async function neighbours(memory: Memory, threadId: string, seq: number, settings: SemanticRecallSettings) {
+  const range = {
+    fromSeq: Math.max(1, seq - (settings.before + 1) * SEQS_PER_MESSAGE),
+    toSeq: seq + (settings.after + 1) * SEQS_PER_MESSAGE,
+  }
+  const [active, archived] = await Promise.all([
+    memory.store.read(threadId, range),
+    memory.store.readArchive(threadId, range),
+  ])
+  const items = [...archived, ...active].sort((a, b) => a.seq - b.seq)
+  const at = items.findIndex((item) => item.seq === seq)
+  if (at < 0) return []
+  const earlier = settings.before === 0 ? [] : items.slice(0, at).filter(isMessage).slice(-settings.before)
+  const later = items
+    .slice(at + 1)
+    .filter(isMessage)
+    .slice(0, settings.after)
+  const hit = items[at]!
+  return [...earlier, ...(isMessage(hit) ? [hit] : []), ...later]
+}
+
+/**
+ * Mastra's semantic recall through Strata's ranked recall (`resource.query`: words, and embeddings
+ * when the memory has an embedder): the `topK` best matches of the request among the messages of the
+ * run's thread or of every thread of its resource, each with `messageRange` messages around it, as
+ * one system message (`[MEMORY:RECALLED]`), grouped by conversation, oldest first. What the context
+ * already shows (the run's thread's active log) is not recalled again. Undefined when nothing
+ * matched, or when the store keeps no resources to rank in.
+ */
+export async function recallText(
+  memory: Memory,
+  thread: Thread,
+  resourceId: string,
+  text: string,
+  settings: SemanticRecallSettings,
+): Promise<string | undefined> {
+  if (memory.store.flags?.resources !== true || text.trim().length === 0) return undefined
+  const resource = memory.resource(resourceId)
+  const shown = new Set((await thread.items()).map((item) => item.seq))
+  const hits = (
+    await resource.query(text, {
+      limit: Math.min(100, settings.topK * 3 + shown.size),
+      ...(settings.scope === 'thread' ? { threads: [thread.id] } : {}),
+    })
+  )
+    .filter((hit) => hit.kind === 'item' && !(hit.threadId === thread.id && shown.has(hit.seq)))
+    .slice(0, settings.topK)
+  if (hits.length === 0) return undefined
+  const byThread = new Map<string, Map<number, MessageItem>>()
+  for (const hit of hits) {
+    const messages = byThread.get(hit.threadId) ?? new Map<number, MessageItem>()
+    byThread.set(hit.threadId, messages)
+    for (const item of await neighbours(memory, hit.threadId, hit.seq, settings)) {
+      if (!(hit.threadId === thread.id && shown.has(item.seq))) messages.set(item.seq, item)
+    }
+  }
+  const sections: string[] = []
+  for (const [threadId, messages] of byThread) {
+    if (messages.size === 0) continue
+    const record = await readThreadRecord(memory.store, threadId)
+    const label =
+      threadId === thread.id
+        ? 'earlier in this conversation'
+        : `conversation ${JSON.stringify(record?.title || record?.threadId || threadId)}`
+    const lines = [...messages.values()].sort((a, b) => a.seq - b.seq).map(messageLine)
+    sections.push(`— ${label} —\n${lines.join('\n')}`)
+  }
+  if (sections.length === 0) return undefined
+  return `[MEMORY:RECALLED]\nMessages recalled from the conversation history as the best matches of the request, with the messages around them:\n${sections.join('\n')}`
+}
