@@ -21,6 +21,7 @@ import {
   resourceIdOf,
 } from '../threads/resource-thread'
 import { langchainTracing } from '../tracing/langchain-tracing'
+import { compactStateUpdate, ShownMessages, STATE_MODES, type StateMode } from './compact-state'
 import { type RoledMessage, splitRequestMessages, toCoreMessage } from './conversation'
 import { supersedeEditedCalls } from './edited-calls'
 import { RequestHolds } from './request-holds'
@@ -76,6 +77,18 @@ export interface StrataMiddlewareOptions<L extends string = string> {
    * @default 'rewind'
    */
   onDivergence?: DivergenceHandling
+  /**
+   * What the agent's graph state (and so every checkpoint) keeps. `'full'`: every message, as LangChain
+   * keeps it; the model is sent the thread's context, the state grows with each step. `'compact'`:
+   * after each model call the state's messages are replaced (LangGraph's `RemoveMessage`) by what the
+   * model was just shown — results the content channel offloaded as their citations, compacted turns
+   * as their summaries — followed by the answer, so checkpoints stay as small as the prompt and
+   * `getState()` shows what the model saw. A thread whose checkpoint is gone (an in-memory saver after
+   * a restart) is rebuilt into the state from Strata by its next model call. The messages it puts in
+   * the state carry `additional_kwargs.memory_level`; they are the thread's own and are not stored again.
+   * @default 'full'
+   */
+  state?: StateMode
   /**
    * Whether Strata's work (context builds, compactions, summarizer calls, store calls) is reported to
    * LangChain's tracing: as child runs of the current run, in LangSmith and in every callback tracer
@@ -209,6 +222,7 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
     system,
     history = 'auto',
     onDivergence = 'rewind',
+    state: stateMode = 'full',
     tracing = true,
     hold = {},
   } = options ?? ({} as StrataMiddlewareOptions<L>)
@@ -226,6 +240,11 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
   if (!DIVERGENCE_HANDLINGS.includes(onDivergence)) {
     invalidOptions(
       `strataMiddleware(): onDivergence must be 'rewind' or 'reject' (got ${JSON.stringify(onDivergence)}).`,
+    )
+  }
+  if (!STATE_MODES.includes(stateMode)) {
+    invalidOptions(
+      `strataMiddleware(): state must be 'full' or 'compact' (got ${JSON.stringify(stateMode)}).`,
     )
   }
   if (level !== undefined) memory.ladder.assert(level)
@@ -246,6 +265,8 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
     )
   }
   const holds = new RequestHolds({ ttlMs, idleMs })
+  // Under state: 'compact', what each thread's model call was shown, until its afterModel hook.
+  const shown = new ShownMessages()
 
   const threadIdOf = (runtime: RuntimeLike | undefined): string | undefined => {
     if (threadId !== undefined) return threadId
@@ -292,6 +313,16 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
       return undefined
     },
 
+    ...(stateMode === 'compact'
+      ? {
+          afterModel: async (state: { messages: BaseMessage[] }, runtime: unknown) => {
+            const id = threadIdOf(runtime as RuntimeLike)
+            const step = id === undefined ? undefined : shown.take(id)
+            return step === undefined ? undefined : compactStateUpdate(step, state.messages)
+          },
+        }
+      : {}),
+
     wrapModelCall: async (request, handler) => {
       const runtime = request.runtime as RuntimeLike
       const id = threadIdOf(runtime)
@@ -304,8 +335,9 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
       const run = requestOf()
       await holds.enter(thread, run)
       try {
-        return await modelCall(thread, request, handler)
+        return await modelCall(thread, id, request, handler)
       } catch (error) {
+        shown.forget(id)
         // The request dies here (a retry middleware around this one takes the thread again).
         await holds.end(thread.id, run)
         throw error
@@ -337,6 +369,7 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
   /** One model call: the request's unseen messages stored, the model called with the context, its answer stored. */
   async function modelCall(
     thread: Thread,
+    appThreadId: string,
     request: Parameters<WrapModelCallHook>[0],
     handler: Parameters<WrapModelCallHook>[1],
   ): Promise<AIMessage> {
@@ -401,6 +434,7 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
         throw error
       }
       await recordResponse(thread, response)
+      if (stateMode === 'compact') shown.record(appThreadId, request.messages, messages)
       failedThreads.delete(thread.id)
       return response
     })
