@@ -25,6 +25,7 @@ import { compactStateUpdate, ShownMessages, STATE_MODES, type StateMode } from '
 import { type RoledMessage, splitRequestMessages, toCoreMessage } from './conversation'
 import { supersedeEditedCalls } from './edited-calls'
 import { RequestHolds } from './request-holds'
+import { responseUsage } from './response-usage'
 import { toolDefinitionsText } from './tool-definitions'
 import { withTransitions } from './transitions'
 
@@ -154,10 +155,6 @@ interface RuntimeLike {
   writer?: ((chunk: unknown) => void) | undefined
 }
 
-/** A usage count the thread can take: a non-negative integer, or nothing. */
-const count = (value: unknown) =>
-  typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined
-
 const textOf = (message: ContextMessage) =>
   message.content.map((part) => (part.type === 'text' || part.type === 'reasoning' ? part.text : '')).join('')
 
@@ -186,9 +183,10 @@ function resultMessages(response: ModelCallResult): BaseMessage[] {
 
 /**
  * Stores the model's answer (tool calls included) — with a structured response (`responseFormat`),
- * the answer and the messages the agent adds for it — then reports the answer's
- * `usage_metadata.input_tokens`: the messages first, so a budget compaction the usage asks for sees
- * them. An answer without `usage_metadata` reports nothing (absent is not zero).
+ * the answer and the messages the agent adds for it — then reports the usage the answer carries
+ * (see `responseUsage`): the messages first, so a budget compaction the usage asks for sees them.
+ * The answer is the handler's whole result, after the model call: a streamed answer arrives merged,
+ * and is stored once. An answer that reports no usage reports nothing (absent is not zero).
  */
 async function recordResponse(thread: Thread, response: ModelCallResult) {
   const messages = resultMessages(response)
@@ -196,11 +194,8 @@ async function recordResponse(thread: Thread, response: ModelCallResult) {
   const { conversation } = splitRequestMessages(messages)
   await thread.append(conversation.map(toCoreMessage), { format: 'core' })
   const answer = messages.find((message) => AIMessage.isInstance(message)) as AIMessage | undefined
-  const usage = answer?.usage_metadata
-  const inputTokens = count(usage?.input_tokens)
-  if (inputTokens === undefined) return
-  const outputTokens = count(usage?.output_tokens)
-  await thread.reportUsage({ inputTokens, ...(outputTokens === undefined ? {} : { outputTokens }) })
+  const usage = answer === undefined ? undefined : responseUsage(answer)
+  if (usage !== undefined) await thread.reportUsage(usage)
 }
 
 /**
