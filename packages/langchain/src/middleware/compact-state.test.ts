@@ -4,13 +4,13 @@ import { join } from 'node:path'
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages'
 import { fakeModel } from '@langchain/core/testing'
 import { tool } from '@langchain/core/tools'
-import { MemorySaver } from '@langchain/langgraph'
+import { Command, MemorySaver } from '@langchain/langgraph'
 import { createMemory, type Memory, openAppThread, StrataError } from '@strata-memory/core'
 import { fileStore } from '@strata-memory/store-file'
-import { createAgent } from 'langchain'
+import { createAgent, humanInTheLoopMiddleware } from 'langchain'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { storedMessages } from '../testing/agent'
+import { scriptedModel, storedMessages, weather } from '../testing/agent'
 import { wire } from '../testing/probe'
 import { verifyThread } from '../testing/verify-thread'
 import { strataMiddleware } from './strata-middleware'
@@ -159,6 +159,53 @@ describe("strataMiddleware({ state: 'compact' })", () => {
     ])
     expect(stored).toHaveLength(3 * 4 + 4)
   })
+
+  for (const order of ['hitl-first', 'strata-first'] as const) {
+    for (const decision of [
+      { type: 'edit', editedAction: { name: 'weather', args: { city: 'Lyon' } } },
+      { type: 'reject', message: 'Not Paris: ask me which city.' },
+    ] as const) {
+      it(`with humanInTheLoopMiddleware (${decision.type}, ${order}): each call stored once, the state is the prompt`, async () => {
+        const memory = createMemory()
+        const threadId = `compact-hitl-${decision.type}-${order}`
+        const model = scriptedModel([
+          { calls: [{ name: 'weather', args: { city: 'Paris' }, id: 'c1' }] },
+          'Done.',
+          'Anything else?',
+        ])
+        const hitl = humanInTheLoopMiddleware({ interruptOn: { weather: true } })
+        const strata = strataMiddleware({ memory, state: 'compact' })
+        const agent = createAgent({
+          model,
+          tools: [weather],
+          checkpointer: new MemorySaver(),
+          middleware: order === 'hitl-first' ? [hitl, strata] : [strata, hitl],
+        })
+        const config = { configurable: { thread_id: threadId } }
+        await agent.invoke({ messages: [new HumanMessage('Weather?')] }, config)
+        await agent.invoke(new Command({ resume: { decisions: [decision] } }), config)
+        await agent.invoke({ messages: [new HumanMessage('Thanks.')] }, config)
+
+        expect(await storedMessages(await memory.thread(threadId))).toEqual([
+          'user:Weather?',
+          'assistant: →weather#c1',
+          'tool:#c1',
+          'assistant:Done.',
+          'user:Thanks.',
+          'assistant:Anything else?',
+        ])
+        const sent = nonSystem(model.calls[1]!.messages).map(wire)
+        expect(sent.at(-2)).toBe(
+          decision.type === 'edit' ? 'ai: →weather#c1{"city":"Lyon"}' : 'ai: →weather#c1{"city":"Paris"}',
+        )
+        const values = (await agent.graph.getState(config)).values as { messages: BaseMessage[] }
+        expect(values.messages.map(wire)).toEqual([
+          ...nonSystem(model.calls[2]!.messages).map(wire),
+          'ai:Anything else?',
+        ])
+      })
+    }
+  }
 
   it('refuses an unknown state mode when it is created', () => {
     let error: unknown

@@ -201,7 +201,8 @@ async function recordResponse(thread: Thread, response: ModelCallResult) {
 /**
  * A `createAgent` middleware: each model call stores the messages of the request the thread has not
  * seen and calls the model with a copy of the request whose messages are the thread's context (the
- * agent's state and checkpoints keep the whole history), then stores the answer and reports its usage.
+ * agent's state and checkpoints keep the whole history, or with `state: 'compact'` what the model was
+ * shown), then stores the answer and reports its usage.
  * Transitions are also written to LangGraph's custom stream.
  *
  * @example
