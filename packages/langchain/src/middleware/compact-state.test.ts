@@ -160,6 +160,29 @@ describe("strataMiddleware({ state: 'compact' })", () => {
     expect(stored).toHaveLength(3 * 4 + 4)
   })
 
+  it("with the default state: 'full', a lost checkpoint is followed (the model gets the thread) but not rebuilt", async () => {
+    const memory = createMemory()
+    await run(memory, 'full', 'restart-full', 2)
+    const model = fakeModel().respond(new AIMessage('You read pages 1 and 2.'))
+    const agent = createAgent({
+      model,
+      tools: [readPage],
+      checkpointer: new MemorySaver(),
+      middleware: [strataMiddleware({ memory })],
+    })
+    const config = { configurable: { thread_id: 'restart-full' } }
+    await agent.invoke({ messages: [new HumanMessage('Which pages did I read?')] }, config)
+    const sent = nonSystem(model.calls[0]!.messages).map(wire)
+    expect(sent.filter((line) => line.startsWith('human:'))).toEqual([
+      'human:Read page 1.',
+      'human:Read page 2.',
+      'human:Which pages did I read?',
+    ])
+    const values = (await agent.graph.getState(config)).values as { messages: BaseMessage[] }
+    expect(values.messages.map(wire)).toEqual(['human:Which pages did I read?', 'ai:You read pages 1 and 2.'])
+    expect(await storedMessages(await memory.thread('restart-full'))).toHaveLength(2 * 4 + 2)
+  })
+
   for (const order of ['hitl-first', 'strata-first'] as const) {
     for (const decision of [
       { type: 'edit', editedAction: { name: 'weather', args: { city: 'Lyon' } } },
