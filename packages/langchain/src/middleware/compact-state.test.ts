@@ -183,6 +183,33 @@ describe("strataMiddleware({ state: 'compact' })", () => {
     expect(await storedMessages(await memory.thread('restart-full'))).toHaveLength(2 * 4 + 2)
   })
 
+  it("streamMode 'messages': the answer and results stream as usual, the state's replacement shows as one RemoveMessage", async () => {
+    const streamed: Record<string, string[]> = {}
+    for (const state of ['full', 'compact'] as const) {
+      const agent = createAgent({
+        model: scriptedModel([{ calls: [{ name: 'weather', args: { city: 'Oslo' }, id: 'w1' }] }, 'Sunny.']),
+        tools: [weather],
+        checkpointer: new MemorySaver(),
+        middleware: [strataMiddleware({ memory: createMemory(), state })],
+      })
+      const config = { configurable: { thread_id: `stream-${state}` }, streamMode: 'messages' as const }
+      const seen: string[] = []
+      for await (const [message, metadata] of await agent.stream(
+        { messages: [new HumanMessage('Weather in Oslo?')] },
+        config,
+      ))
+        seen.push(`${(metadata as { langgraph_node: string }).langgraph_node}:${message.type}`)
+      streamed[state] = seen
+    }
+    expect(streamed.full).toEqual(['model_request:ai', 'tools:tool', 'model_request:ai'])
+    expect(streamed.compact).toEqual([
+      'model_request:ai',
+      'StrataMemory.after_model:remove',
+      'tools:tool',
+      'model_request:ai',
+    ])
+  })
+
   for (const order of ['hitl-first', 'strata-first'] as const) {
     for (const decision of [
       { type: 'edit', editedAction: { name: 'weather', args: { city: 'Lyon' } } },
