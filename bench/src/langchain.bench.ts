@@ -14,6 +14,7 @@ import {
 } from '@strata-memory/langchain'
 import { agentThreadOperations, applyOperations, type Operation } from './agent-thread.ts'
 import { type Benchmark, type BenchRow, measure, median, rowOf, significant } from './harness.ts'
+import { CHECKPOINT_TURNS, checkpointBytesPerTurn, RESULT_BYTES } from './langchain-checkpoint.ts'
 
 const SIZES = [1_000, 10_000]
 const BUDGET = 8_000
@@ -77,7 +78,7 @@ function throughLangChain(operations: readonly Operation[]) {
 const benchmark: Benchmark = {
   name: 'langchain',
   description:
-    'strataMiddleware per model call at 1k and 10k items, against trimMessages (last, same budget)',
+    "strataMiddleware per model call at 1k and 10k items, against trimMessages (last, same budget); checkpoint bytes after 30 turns with state: 'compact', against the default state",
   async run({ progress }) {
     const rows: BenchRow[] = []
     const notes: string[] = []
@@ -170,6 +171,21 @@ const benchmark: Benchmark = {
       )
       progress(`langchain: ${size.toLocaleString('en-US')} items measured`)
     }
+    const compact = await checkpointBytesPerTurn('compact')
+    const full = await checkpointBytesPerTurn('full')
+    rows.push(
+      rowOf(
+        'checkpoint/bytes',
+        { turns: CHECKPOINT_TURNS, resultBytes: RESULT_BYTES },
+        { strata: compact.at(-1)!, baseline: full.at(-1)! },
+        { unit: 'bytes', baselineName: "the same agent with strataMiddleware's default state ('full')" },
+      ),
+    )
+    notes.push(
+      `checkpoint bytes per turn (MemorySaver's serialised newest checkpoint), state 'compact': ${compact.join(' ')}; ` +
+        `default state: ${full.join(' ')}.`,
+    )
+    progress('langchain: checkpoint sizes measured')
     notes.push(
       "trimMessages' time: with strategy 'last' it calls the counter about once per message it drops, each time on every " +
         'message not yet dropped (counted on this machine: 8,735 calls and 40 million message counts for 9,000 messages), ' +

@@ -43,7 +43,7 @@ export type {
   WebPagePluginOptions,
 } from './content'
 export { genericPlugin, memoryTools, RETRIEVE_TRANSFORMS, ThreadContent, webPagePlugin } from './content'
-export type { ContextMessage, ContextStats } from './context'
+export type { ContextMessage, ContextMessageKind, ContextStats } from './context'
 export {
   invalidOptions,
   StrataError,

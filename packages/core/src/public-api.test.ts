@@ -111,6 +111,7 @@ describe('the public surface of @strata-memory/core', () => {
       'ContentToolOptions',
       'ContextEvent',
       'ContextMessage',
+      'ContextMessageKind',
       'ContextOptions',
       'ContextStats',
       'DefaultLevel',

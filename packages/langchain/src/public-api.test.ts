@@ -83,7 +83,7 @@ describe('the public surface of @strata-memory/langchain', () => {
       expect(readme, name).toMatch(new RegExp(`\\b${name}\\b`))
     }
     expect(readme).toContain(
-      'strataMiddleware({ memory, threadId?, resource?, level?, system?, history?, onDivergence?, tracing?, hold? })',
+      'strataMiddleware({ memory, threadId?, resource?, level?, system?, history?, onDivergence?, state?, tracing?, hold? })',
     )
     expect(readme).toContain('strataTools(memory, { threadId?, scopes?, resource?, workingMemory? })')
     expect(readme).toContain('langchainSummarizer({ model, name?, structured?, timeoutMs?, maxFacts? })')

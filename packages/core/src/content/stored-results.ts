@@ -1,4 +1,4 @@
-import { STORED_RESULTS_TAG } from '../context/omitted-note'
+import { asNoteItem, STORED_RESULTS_TAG } from '../context/omitted-note'
 import type { JsonValue, MessageItem, ToolResultPart } from '../items'
 import type { ContentReference } from './content-reference'
 
@@ -46,7 +46,7 @@ export function storedResultsNote(lines: readonly string[]): string {
 /** The note as a user message in the place of the first grouped result's item. */
 export function storedResultsItem<I extends MessageItem>(at: I, lines: readonly string[]): I {
   const { id, seq, ts, level, turnId } = at
-  return {
+  return asNoteItem({
     id,
     seq,
     ts,
@@ -55,5 +55,5 @@ export function storedResultsItem<I extends MessageItem>(at: I, lines: readonly 
     type: 'message',
     role: 'user',
     content: [{ type: 'text', text: storedResultsNote(lines) }],
-  } as I
+  } as I)
 }

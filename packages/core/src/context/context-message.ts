@@ -4,7 +4,17 @@ import type { MessagePart, MessageRole } from '../items'
 export interface ContextMessage {
   role: MessageRole
   content: MessagePart[]
+  /**
+   * What Strata rendered the message from, when it is not one of the conversation's stored messages:
+   * the system prompt, a memory slot, a summary, a fact, a transition, a scope's opening item, or a
+   * note the context adds (left-out items, grouped-out results). Absent on the conversation's own
+   * messages, whatever their text: adapters read it instead of the rendered text.
+   */
+  kind?: ContextMessageKind
 }
+
+/** See {@link ContextMessage.kind}. */
+export type ContextMessageKind = 'system' | 'memory' | 'summary' | 'fact' | 'transition' | 'scope' | 'note'
 
 /** What a context costs and saves, in tokens of the memory's token counter. */
 export interface ContextStats {

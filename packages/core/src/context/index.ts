@@ -1,2 +1,2 @@
-export type { ContextMessage, ContextStats } from './context-message'
+export type { ContextMessage, ContextMessageKind, ContextStats } from './context-message'
 export { type RenderContextInput, renderContext } from './render-context'

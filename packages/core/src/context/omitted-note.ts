@@ -10,6 +10,18 @@ const GIST_CHARS = 80
 /** The tag of the content channel's note of grouped-out results (content/stored-results.ts). */
 export const STORED_RESULTS_TAG = '[STORED RESULTS]'
 
+/** The view items that are notes a context adds (the grouped-out results' note), not stored messages. */
+const noteItems = new WeakSet<Item>()
+
+/** Marks a view item the context made up as a note: its message is rendered with `kind: 'note'`. */
+export function asNoteItem<I extends Item>(item: I): I {
+  noteItems.add(item)
+  return item
+}
+
+/** Whether a view item is a note the context made up (see {@link asNoteItem}). */
+export const isNoteItem = (item: Item) => noteItems.has(item)
+
 /** Lines the note lists at most, whatever the budget: past this a list stops being read. */
 export const OMITTED_NOTE_MAX_LINES = 24
 
@@ -130,7 +142,7 @@ export function omittedNote(
   const text = [header, ...older, ...lines.slice(first)].join('\n')
   const olderTokens = older.length === 0 ? 0 : countText(older[0]!) + 1
   return {
-    message: { role: 'system', content: [{ type: 'text', text }] },
+    message: { role: 'system', content: [{ type: 'text', text }], kind: 'note' },
     tokens: headerTokens + olderTokens + linesTokens,
   }
 }

@@ -8,7 +8,8 @@ import type {
   ToolResultPart,
 } from '../items'
 import { mergeFacts, normalizeFactText } from '../items/facts'
-import type { ContextMessage } from './context-message'
+import type { ContextMessage, ContextMessageKind } from './context-message'
+import { isNoteItem } from './omitted-note'
 
 /** Caps of the memory slots. */
 const MAX_EPISODIC = 3
@@ -31,6 +32,13 @@ export interface RenderContextInput {
 }
 
 const text = (value: string): MessagePart[] => [{ type: 'text', text: value }]
+
+/** A message Strata renders from something other than a stored conversation message. */
+const own = (role: 'system' | 'user', kind: ContextMessageKind, value: string): ContextMessage => ({
+  role,
+  content: text(value),
+  kind,
+})
 
 function latest(items: readonly Item[], tier: SummaryItem['tier']): SummaryItem | undefined {
   for (let index = items.length - 1; index >= 0; index--) {
@@ -78,9 +86,9 @@ export function shownMemoryItems(memoryItems: readonly Item[]): Item[] {
 function renderMemorySlots(memoryItems: readonly Item[]): ContextMessage[] {
   const messages: ContextMessage[] = []
   const longTerm = latest(memoryItems, 'long-term')
-  if (longTerm) messages.push({ role: 'system', content: text(`[MEMORY:LONG-TERM]\n${longTerm.text}`) })
+  if (longTerm) messages.push(own('system', 'memory', `[MEMORY:LONG-TERM]\n${longTerm.text}`))
   const shortTerm = latest(memoryItems, 'short-term')
-  if (shortTerm) messages.push({ role: 'system', content: text(`[MEMORY:SHORT-TERM]\n${shortTerm.text}`) })
+  if (shortTerm) messages.push(own('system', 'memory', `[MEMORY:SHORT-TERM]\n${shortTerm.text}`))
   // The same fact written twice (a later confidence) is one fact.
   const facts = mergeFacts(
     memoryItems.filter((item): item is FactItem => item.type === 'fact'),
@@ -88,14 +96,14 @@ function renderMemorySlots(memoryItems: readonly Item[]): ContextMessage[] {
   ).slice(-MAX_FACTS)
   if (facts.length > 0) {
     const lines = facts.map((fact) => `- ${fact.text}`).join('\n')
-    messages.push({ role: 'system', content: text(`[MEMORY:SEMANTIC]\n${lines}`) })
+    messages.push(own('system', 'memory', `[MEMORY:SEMANTIC]\n${lines}`))
   }
   const episodic = memoryItems
     .filter((item): item is SummaryItem => item.type === 'summary' && item.tier === 'episodic')
     .slice(-MAX_EPISODIC)
   if (episodic.length > 0) {
     const lines = episodic.map((summary, index) => `${index + 1}) ${summary.text}`).join('\n')
-    messages.push({ role: 'system', content: text(`[MEMORY:EPISODIC]\n${lines}`) })
+    messages.push(own('system', 'memory', `[MEMORY:EPISODIC]\n${lines}`))
   }
   return messages
 }
@@ -148,7 +156,8 @@ function pairResults(view: readonly Item[]): Pairing {
 function renderMessage(item: MessageItem, pairing: Pairing, out: ContextMessage[]) {
   if (item.role === 'tool') return
   if (item.role !== 'assistant') {
-    out.push({ role: item.role, content: item.content })
+    const kind = item.scope !== undefined ? 'scope' : isNoteItem(item) ? 'note' : undefined
+    out.push({ role: item.role, content: item.content, ...(kind === undefined ? {} : { kind }) })
     return
   }
   const kept: MessagePart[] = []
@@ -176,8 +185,8 @@ function renderMessage(item: MessageItem, pairing: Pairing, out: ContextMessage[
  */
 export function renderContext({ system, pinned, memoryItems, view }: RenderContextInput): ContextMessage[] {
   const messages: ContextMessage[] = []
-  if (system !== undefined && system.length > 0) messages.push({ role: 'system', content: text(system) })
-  for (const slot of pinned ?? []) messages.push({ role: 'system', content: text(slot) })
+  if (system !== undefined && system.length > 0) messages.push(own('system', 'system', system))
+  for (const slot of pinned ?? []) messages.push(own('system', 'memory', slot))
   messages.push(...renderMemorySlots(memoryItems))
 
   const pairing = pairResults(view)
@@ -187,13 +196,13 @@ export function renderContext({ system, pinned, memoryItems, view }: RenderConte
         renderMessage(item, pairing, messages)
         break
       case 'transition':
-        messages.push({ role: 'user', content: text(item.agentFacingMessage) })
+        messages.push(own('user', 'transition', item.agentFacingMessage))
         break
       case 'summary':
-        messages.push({ role: 'user', content: text(`[SUMMARY]: ${item.text}`) })
+        messages.push(own('user', 'summary', `[SUMMARY]: ${item.text}`))
         break
       case 'fact':
-        messages.push({ role: 'user', content: text(`[FACT]: ${item.text}`) })
+        messages.push(own('user', 'fact', `[FACT]: ${item.text}`))
         break
     }
   }

@@ -7,6 +7,7 @@ import {
 } from '@langchain/core/messages'
 import type {
   ContextMessage,
+  ContextMessageKind,
   JsonObject,
   MessagePart,
   ToolCallPart,
@@ -16,11 +17,10 @@ import { type ContentBlock, partToBlock } from './content-blocks'
 import { type LangChainMessageMeta, messageMetaOf, readPartMeta } from './langchain-meta'
 
 /**
- * What Strata's own messages in a context are (they were not mapped from LangChain messages): a memory
- * slot (`[MEMORY:…]` system messages, the thread's system prompt), a scope summary, a fact, a note the
- * context adds (`[MEMORY:OMITTED]`, `[STORED RESULTS]`), a transition (`[ACTIONS]: …`), or `scope`: a
- * scope's opening, a transition with its own agent-facing text, or a message appended to the thread
- * without this adapter.
+ * What Strata's own messages in a context are (core's `ContextMessage.kind`, never read from their
+ * text): a memory slot (`[MEMORY:…]` system messages, the thread's system prompt), a scope summary, a
+ * fact, a note the context adds (`[MEMORY:OMITTED]`, `[STORED RESULTS]`), a transition, or a scope's
+ * opening item.
  */
 export type StrataMessageKind = 'memory' | 'summary' | 'fact' | 'note' | 'transition' | 'scope'
 
@@ -102,23 +102,30 @@ function aiMessage(parts: readonly MessagePart[], meta: LangChainMessageMeta | u
   return new AIMessage(fields as ConstructorParameters<typeof AIMessage>[0])
 }
 
-/** What a message not mapped from LangChain is, by the text core renders it with. */
-function kindOf(message: ContextMessage): StrataMessageKind {
-  const first = message.content[0]
-  const text = first?.type === 'text' ? first.text : ''
-  if (message.role === 'system') return 'memory'
-  if (text.startsWith('[SUMMARY]: ')) return 'summary'
-  if (text.startsWith('[FACT]: ')) return 'fact'
-  if (text.startsWith('[MEMORY:') || text.startsWith('[STORED RESULTS]')) return 'note'
-  if (text.startsWith('[ACTIONS]')) return 'transition'
-  return 'scope'
+const KINDS: Record<ContextMessageKind, StrataMessageKind> = {
+  system: 'memory',
+  memory: 'memory',
+  summary: 'summary',
+  fact: 'fact',
+  transition: 'transition',
+  scope: 'scope',
+  note: 'note',
+}
+
+/**
+ * What Strata's own message is, from what core says it rendered it from (a context message's `kind`,
+ * a stored scope opening's `scope`); undefined for the conversation's own messages, whatever their text.
+ */
+function kindOf(message: ContextMessage & { scope?: unknown }): StrataMessageKind | undefined {
+  if (message.kind !== undefined) return KINDS[message.kind]
+  return message.scope !== undefined && message.scope !== null ? 'scope' : undefined
 }
 
 /**
  * One core message (a context message, or a stored item's role and parts) as LangChain messages: one
  * message, or one `ToolMessage` per tool result (a context answers all of an assistant message's calls
  * in one tool message). Messages mapped from LangChain come back as they were; Strata's own
- * (memory slots, summaries, transitions) carry `additional_kwargs.strata: { kind }`.
+ * (memory slots, summaries, transitions, notes, scope openings) carry `additional_kwargs.strata: { kind }`.
  */
 export function toLangChainMessage(message: ContextMessage, extra: JsonObject = {}): BaseMessage[] {
   if (message.role === 'tool') {
@@ -127,7 +134,8 @@ export function toLangChainMessage(message: ContextMessage, extra: JsonObject = 
       .map((part) => toolMessage(part, extra))
   }
   const meta = messageMetaOf(message.content)
-  const own: JsonObject = meta === undefined ? { strata: { kind: kindOf(message) } } : {}
+  const kind = kindOf(message)
+  const own: JsonObject = kind === undefined ? {} : { strata: { kind } }
   const fields: JsonObject = { ...extra, ...own }
   if (message.role === 'assistant') return [aiMessage(message.content, meta, fields)]
   const init = { ...common(meta, fields), content: contentOf(message.content, meta) }

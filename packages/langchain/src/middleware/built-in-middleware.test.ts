@@ -94,6 +94,8 @@ interface Run {
   fallback: ReturnType<typeof fakeModel> | undefined
   results: ToolResultPart[]
   state: BaseMessage[]
+  /** Whether Strata ran with `state: 'compact'` (the graph state is then the prompt). */
+  compact: boolean
 }
 
 /** The messages of the agent's graph state (what its checkpoint holds). */
@@ -117,10 +119,12 @@ const CASES: Case[] = [
       for (let index = 0; index < 30; index++) summarizer.respond(new AIMessage(`Summary ${index + 1}.`))
       return summarizationMiddleware({ model: summarizer, trigger: { messages: 4 }, keep: { messages: 2 } })
     },
-    // The graph's state holds LangChain's summary in place of the summarized messages.
-    acted: ({ state }) => {
-      expect(state[0]!.additional_kwargs.lc_source).toBe('summarization')
-      expect(state.length).toBeLessThan(12)
+    // The graph's state holds LangChain's summary in place of the summarized messages; under
+    // state: 'compact' it holds what the model was shown (Strata's context) instead.
+    acted: ({ state, compact }) => {
+      if (compact) expect(state[0]!.additional_kwargs.memory_level).toBe('global')
+      else expect(state[0]!.additional_kwargs.lc_source).toBe('summarization')
+      expect(state.length).toBeLessThan(compact ? 30 : 12)
     },
   },
   {
@@ -219,10 +223,10 @@ const CASES: Case[] = [
   },
 ]
 
-async function run(testCase: Case, order: 'alone' | 'before' | 'after') {
+async function run(testCase: Case, order: 'alone' | 'before' | 'after', state: 'full' | 'compact' = 'full') {
   const dir = await mkdtemp(join(tmpdir(), 'strata-lc-mw-'))
   dirs.push(dir)
-  const threadId = `${testCase.name}-${order}`
+  const threadId = `${testCase.name}-${order}-${state}`
   const memory = createMemory({ store: fileStore({ dir }) })
   const { main, fallback } = testCase.steps?.() ?? { main: sixTurns() }
   const model = modelOf(main)
@@ -234,7 +238,7 @@ async function run(testCase: Case, order: 'alone' | 'before' | 'after') {
         ? testCase.middleware()
         : modelFallbackMiddleware(fallbackModel)
   const probe = contextProbe(memory, threadId)
-  const strata = [strataMiddleware({ memory }), probe.middleware]
+  const strata = [strataMiddleware({ memory, state }), probe.middleware]
   const middleware = order === 'alone' ? strata : order === 'before' ? [other, ...strata] : [...strata, other]
   const agent = createAgent({
     model,
@@ -245,17 +249,26 @@ async function run(testCase: Case, order: 'alone' | 'before' | 'after') {
   const config = { configurable: { thread_id: threadId } }
   for (const city of CITIES)
     await agent.invoke({ messages: [new HumanMessage(`Weather in ${city}?`)] }, config)
-  const state = await stateOf(agent, config)
-  return { dir, memory, threadId, probe, model, fallbackModel, state }
+  const messages = await stateOf(agent, config)
+  return { dir, memory, threadId, probe, model, fallbackModel, messages }
 }
 
 describe('strataMiddleware beside LangChain’s built-in middleware, six turns with tool calls', {
   timeout: 60_000,
 }, () => {
   for (const testCase of CASES) {
-    for (const order of ['before', 'after'] as const) {
-      it(`${testCase.name} ${order} Strata: verify is clean, each call stored once with its final arguments and its result, the model sent the thread's context`, async () => {
-        const { dir, memory, threadId, probe, model, fallbackModel, state } = await run(testCase, order)
+    for (const [order, state] of [
+      ['before', 'full'],
+      ['after', 'full'],
+      ['before', 'compact'],
+      ['after', 'compact'],
+    ] as const) {
+      it(`${testCase.name} ${order} Strata (state: '${state}'): verify is clean, each call stored once with its final arguments and its result, the model sent the thread's context`, async () => {
+        const { dir, memory, threadId, probe, model, fallbackModel, messages } = await run(
+          testCase,
+          order,
+          state,
+        )
         expect((await verifyThread(dir, threadId)).threads[0]!.problems).toEqual([])
         const items = (await (await memory.thread(threadId)).items()).filter(
           (item) => item.type === 'message',
@@ -274,7 +287,8 @@ describe('strataMiddleware beside LangChain’s built-in middleware, six turns w
         )
         expect(probe.calls.length).toBeGreaterThanOrEqual(10)
         for (const call of probe.calls) expect(call.sent).toEqual(call.context)
-        await testCase.acted?.({ model, fallback: fallbackModel, results, state }, order)
+        const compact = state === 'compact'
+        await testCase.acted?.({ model, fallback: fallbackModel, results, state: messages, compact }, order)
         if (testCase.systemHas !== undefined)
           expect(model.calls.at(-1)!.messages[0]!.text).toContain(testCase.systemHas)
       })

@@ -1,6 +1,7 @@
 import type { BaseMessage } from '@langchain/core/messages'
 import type { MessagePart, MessageRole } from '@strata-memory/core'
 import { type CoreMessage, fromLangChainMessage, messageType } from '../messages/from-langchain'
+import { isShownMessage } from './compact-state'
 
 /**
  * One message of the conversation as core's matching reads it (LangChain's messages have no `role`):
@@ -17,9 +18,11 @@ const ROLES = { human: 'user', ai: 'assistant', system: 'system', tool: 'tool' }
 /**
  * Whether another middleware rewrote the message in the graph's state or the request: the summary
  * `summarizationMiddleware` puts in place of the messages it summarized (`lc_source: 'summarization'`),
- * a tool result or call `contextEditingMiddleware` cleared (`response_metadata.context_editing`).
+ * a tool result or call `contextEditingMiddleware` cleared (`response_metadata.context_editing`), or
+ * a message of the thread's context this middleware put in the state (`state: 'compact'`).
  */
 export function isRewritten(message: BaseMessage): boolean {
+  if (isShownMessage(message)) return true
   if ((message.additional_kwargs as { lc_source?: unknown } | undefined)?.lc_source === 'summarization')
     return true
   const editing = (message.response_metadata as { context_editing?: Record<string, unknown> } | undefined)

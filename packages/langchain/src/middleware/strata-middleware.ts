@@ -21,9 +21,11 @@ import {
   resourceIdOf,
 } from '../threads/resource-thread'
 import { langchainTracing } from '../tracing/langchain-tracing'
+import { compactStateUpdate, ShownMessages, STATE_MODES, type StateMode } from './compact-state'
 import { type RoledMessage, splitRequestMessages, toCoreMessage } from './conversation'
 import { supersedeEditedCalls } from './edited-calls'
 import { RequestHolds } from './request-holds'
+import { responseUsage } from './response-usage'
 import { toolDefinitionsText } from './tool-definitions'
 import { withTransitions } from './transitions'
 
@@ -76,6 +78,18 @@ export interface StrataMiddlewareOptions<L extends string = string> {
    * @default 'rewind'
    */
   onDivergence?: DivergenceHandling
+  /**
+   * What the agent's graph state (and so every checkpoint) keeps. `'full'`: every message, as LangChain
+   * keeps it; the model is sent the thread's context, the state grows with each step. `'compact'`:
+   * after each model call the state's messages are replaced (LangGraph's `RemoveMessage`) by what the
+   * model was just shown — results the content channel offloaded as their citations, compacted turns
+   * as their summaries — followed by the answer, so checkpoints stay as small as the prompt and
+   * `getState()` shows what the model saw. A thread whose checkpoint is gone (an in-memory saver after
+   * a restart) is rebuilt into the state from Strata by its next model call. The messages it puts in
+   * the state carry `additional_kwargs.memory_level`; they are the thread's own and are not stored again.
+   * @default 'full'
+   */
+  state?: StateMode
   /**
    * Whether Strata's work (context builds, compactions, summarizer calls, store calls) is reported to
    * LangChain's tracing: as child runs of the current run, in LangSmith and in every callback tracer
@@ -141,10 +155,6 @@ interface RuntimeLike {
   writer?: ((chunk: unknown) => void) | undefined
 }
 
-/** A usage count the thread can take: a non-negative integer, or nothing. */
-const count = (value: unknown) =>
-  typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined
-
 const textOf = (message: ContextMessage) =>
   message.content.map((part) => (part.type === 'text' || part.type === 'reasoning' ? part.text : '')).join('')
 
@@ -173,9 +183,10 @@ function resultMessages(response: ModelCallResult): BaseMessage[] {
 
 /**
  * Stores the model's answer (tool calls included) — with a structured response (`responseFormat`),
- * the answer and the messages the agent adds for it — then reports the answer's
- * `usage_metadata.input_tokens`: the messages first, so a budget compaction the usage asks for sees
- * them. An answer without `usage_metadata` reports nothing (absent is not zero).
+ * the answer and the messages the agent adds for it — then reports the usage the answer carries
+ * (see `responseUsage`): the messages first, so a budget compaction the usage asks for sees them.
+ * The answer is the handler's whole result, after the model call: a streamed answer arrives merged,
+ * and is stored once. An answer that reports no usage reports nothing (absent is not zero).
  */
 async function recordResponse(thread: Thread, response: ModelCallResult) {
   const messages = resultMessages(response)
@@ -183,17 +194,15 @@ async function recordResponse(thread: Thread, response: ModelCallResult) {
   const { conversation } = splitRequestMessages(messages)
   await thread.append(conversation.map(toCoreMessage), { format: 'core' })
   const answer = messages.find((message) => AIMessage.isInstance(message)) as AIMessage | undefined
-  const usage = answer?.usage_metadata
-  const inputTokens = count(usage?.input_tokens)
-  if (inputTokens === undefined) return
-  const outputTokens = count(usage?.output_tokens)
-  await thread.reportUsage({ inputTokens, ...(outputTokens === undefined ? {} : { outputTokens }) })
+  const usage = answer === undefined ? undefined : responseUsage(answer)
+  if (usage !== undefined) await thread.reportUsage(usage)
 }
 
 /**
  * A `createAgent` middleware: each model call stores the messages of the request the thread has not
  * seen and calls the model with a copy of the request whose messages are the thread's context (the
- * agent's state and checkpoints keep the whole history), then stores the answer and reports its usage.
+ * agent's state and checkpoints keep the whole history, or with `state: 'compact'` what the model was
+ * shown), then stores the answer and reports its usage.
  * Transitions are also written to LangGraph's custom stream.
  *
  * @example
@@ -209,6 +218,7 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
     system,
     history = 'auto',
     onDivergence = 'rewind',
+    state: stateMode = 'full',
     tracing = true,
     hold = {},
   } = options ?? ({} as StrataMiddlewareOptions<L>)
@@ -226,6 +236,11 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
   if (!DIVERGENCE_HANDLINGS.includes(onDivergence)) {
     invalidOptions(
       `strataMiddleware(): onDivergence must be 'rewind' or 'reject' (got ${JSON.stringify(onDivergence)}).`,
+    )
+  }
+  if (!STATE_MODES.includes(stateMode)) {
+    invalidOptions(
+      `strataMiddleware(): state must be 'full' or 'compact' (got ${JSON.stringify(stateMode)}).`,
     )
   }
   if (level !== undefined) memory.ladder.assert(level)
@@ -246,6 +261,8 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
     )
   }
   const holds = new RequestHolds({ ttlMs, idleMs })
+  // Under state: 'compact', what each thread's model call was shown, until its afterModel hook.
+  const shown = new ShownMessages()
 
   const threadIdOf = (runtime: RuntimeLike | undefined): string | undefined => {
     if (threadId !== undefined) return threadId
@@ -292,6 +309,16 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
       return undefined
     },
 
+    ...(stateMode === 'compact'
+      ? {
+          afterModel: async (state: { messages: BaseMessage[] }, runtime: unknown) => {
+            const id = threadIdOf(runtime as RuntimeLike)
+            const step = id === undefined ? undefined : shown.take(id)
+            return step === undefined ? undefined : compactStateUpdate(step, state.messages)
+          },
+        }
+      : {}),
+
     wrapModelCall: async (request, handler) => {
       const runtime = request.runtime as RuntimeLike
       const id = threadIdOf(runtime)
@@ -304,8 +331,9 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
       const run = requestOf()
       await holds.enter(thread, run)
       try {
-        return await modelCall(thread, request, handler)
+        return await modelCall(thread, id, request, handler)
       } catch (error) {
+        shown.forget(id)
         // The request dies here (a retry middleware around this one takes the thread again).
         await holds.end(thread.id, run)
         throw error
@@ -337,6 +365,7 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
   /** One model call: the request's unseen messages stored, the model called with the context, its answer stored. */
   async function modelCall(
     thread: Thread,
+    appThreadId: string,
     request: Parameters<WrapModelCallHook>[0],
     handler: Parameters<WrapModelCallHook>[1],
   ): Promise<AIMessage> {
@@ -401,6 +430,7 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
         throw error
       }
       await recordResponse(thread, response)
+      if (stateMode === 'compact') shown.record(appThreadId, request.messages, messages)
       failedThreads.delete(thread.id)
       return response
     })
