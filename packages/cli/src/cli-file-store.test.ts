@@ -1,7 +1,7 @@
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createMemory, type Item } from '@strata-memory/core'
+import { createMemory, type Item, openAppThread } from '@strata-memory/core'
 import { fileStore } from '@strata-memory/store-file'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FIXTURE_THREAD, writeFixtureThread } from './testing/fixture-thread'
@@ -179,8 +179,11 @@ describe('strata on the file store (the built binary)', { timeout: 60_000 }, () 
         /^strata: Thread 'no-such-thread' not found in .*strata threads/,
       ],
       // An app's own id (a path included) is mapped as the adapters map it, never used as a path.
-      [[...store(), 'view', '../../etc/passwd'], /^strata: Thread '_\.\.\._2F\.\._2Fetc_2Fpasswd' not found/],
-      [[...store(), 'verify', 'a/b'], /^strata: Thread '_\.a_2Fb' not found/],
+      [
+        [...store(), 'view', '../../etc/passwd'],
+        /^strata: Thread '\.\.\/\.\.\/etc\/passwd \(stored as _\.\.\._2F\.\._2Fetc_2Fpasswd\)' not found/,
+      ],
+      [[...store(), 'verify', 'a/b'], /^strata: Thread 'a\/b \(stored as _\.a_2Fb\)' not found/],
       [[...store(), 'status', ''], /^strata: Bad thread id '': give a non-empty thread id/],
       [[...store(), 'verify', 'no-such-thread'], /^strata: Thread 'no-such-thread' not found/],
     ]
@@ -189,6 +192,20 @@ describe('strata on the file store (the built binary)', { timeout: 60_000 }, () 
       expect(run.code, args.join(' ')).toBe(2)
       expect(run.stderr.trim().split('\n'), args.join(' ')).toEqual([expect.stringMatching(message)])
     }
+  })
+
+  it("names a thread by the app's own id, with the store's id beside it", async () => {
+    const memory = createMemory({ store: fileStore({ dir }) })
+    const thread = await openAppThread(memory, 'user:42/chat:7')
+    await thread.append({ role: 'user', content: 'Hello from the app' })
+    await memory.close()
+    const shown = 'user:42/chat:7 (stored as _.user_3A42_2Fchat_3A7)'
+    expect((await runStrata([...store(), 'status', 'user:42/chat:7'])).stdout).toContain(`Thread ${shown}`)
+    expect((await runStrata([...store(), 'view', 'user:42/chat:7'])).stdout).toContain(`View of ${shown}`)
+    expect((await runStrata([...store(), 'verify', 'user:42/chat:7'])).stdout).toContain(
+      `✓ ${shown}: 1 items`,
+    )
+    expect((await runStrata([...store(), 'threads'])).stdout).toMatch(/^user:42\/chat:7\s+1\s+1\s+0/m)
   })
 
   it('takes the store from STRATA_MEMORY_DIR and the ladder from a strata.config.mjs', async () => {

@@ -1,4 +1,5 @@
 import type { CommandContext } from '../cli/command-context'
+import { shownThreadId } from '../store/open-store'
 
 /**
  * `strata compact <thread> [--force]`: compaction by hand with the config's policies; without a
@@ -25,7 +26,7 @@ export async function compactCommand(
     if (!ran || last === undefined)
       return 'Nothing to compact (under the threshold: --force compacts anyway).'
     if (last.error) return context.output.colours.red(`Compaction failed: ${last.error}`)
-    return `Compacted ${threadId}: tokens ${last.tokensBefore} → ${last.tokensAfter}, ${last.itemsArchived} items archived, ${last.itemsWritten} written${last.skipped ? ` (skipped: ${last.skipped})` : ''}.`
+    return `Compacted ${shownThreadId(threadId)}: tokens ${last.tokensBefore} → ${last.tokensAfter}, ${last.itemsArchived} items archived, ${last.itemsWritten} written${last.skipped ? ` (skipped: ${last.skipped})` : ''}.`
   })
   return last?.error ? 1 : 0
 }

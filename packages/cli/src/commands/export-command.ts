@@ -4,6 +4,7 @@ import type { CommandContext } from '../cli/command-context'
 import { ByteBlocks } from '../output/byte-blocks'
 import { type Progress, progress } from '../output/progress'
 import { itemKind, itemText, seqRanges } from '../output/render-item'
+import { shownThreadId } from '../store/open-store'
 import type { ContentLine, StateLine, ThreadExportHeader } from './thread-export-format'
 import { readThreadItems } from './thread-items'
 
@@ -59,7 +60,7 @@ export async function exportCommand(
     output.write(`${JSON.stringify(header)}\n`)
   } else {
     output.write(
-      `# Thread ${threadId}\n\n${count} items, last seq ${lastSeq}${withArchive ? `, ${archivedSeqs.length} archived` : ''}.\n`,
+      `# Thread ${shownThreadId(threadId)}\n\n${count} items, last seq ${lastSeq}${withArchive ? `, ${archivedSeqs.length} archived` : ''}.\n`,
     )
   }
   for (const text of chunks) if (!output.write(text)) await output.drain()

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import type { ContentRecord, Item, JsonObject, UnsequencedItem } from '@strata-memory/core'
 import { CliError } from '../cli/cli-error'
 import type { CommandContext } from '../cli/command-context'
-import { checkThreadId } from '../store/open-store'
+import { checkThreadId, shownThreadId } from '../store/open-store'
 import type { ParsedExport, ThreadExportHeader } from './thread-export-format'
 
 const BATCH = 1_000
@@ -29,7 +29,7 @@ export async function importCommand(
   const head = await store.head(threadId)
   if (head.lastSeq !== 0) {
     throw new CliError(
-      `Thread '${threadId}' already has ${head.lastSeq} items: import into a new thread (--thread <id>).`,
+      `Thread '${shownThreadId(threadId)}' already has ${head.lastSeq} items: import into a new thread (--thread <id>).`,
     )
   }
   let lastSeq = 0
@@ -53,7 +53,7 @@ export async function importCommand(
   context.output.result(
     { threadId, items: parsed.items.length, archived: archivedSeqs.length, content: parsed.records.length },
     () =>
-      `Imported ${parsed.items.length} items (${archivedSeqs.length} archived) and ${parsed.records.length} content records into ${threadId}.`,
+      `Imported ${parsed.items.length} items (${archivedSeqs.length} archived) and ${parsed.records.length} content records into ${shownThreadId(threadId)}.`,
   )
   return 0
 }

@@ -1,6 +1,7 @@
 import type { CommandContext } from '../cli/command-context'
 import { seqRanges } from '../output/render-item'
 import { table } from '../output/table'
+import { shownThreadId } from '../store/open-store'
 
 /**
  * `strata status <thread>`: current level and open scopes, items by level and type, tokens (whole
@@ -29,7 +30,7 @@ export async function statusCommand(context: CommandContext, threadId: string): 
   const { colours } = context.output
   context.output.result(data, () => {
     const lines = [
-      `${colours.bold('Thread')} ${status.threadId}  ${colours.dim(`(${status.store.name} store, last seq ${status.lastSeq}, ${status.turnId})`)}`,
+      `${colours.bold('Thread')} ${shownThreadId(status.threadId)}  ${colours.dim(`(${status.store.name} store, last seq ${status.lastSeq}, ${status.turnId})`)}`,
       `${colours.bold('Level')} ${status.level}${status.mode ? ` (mode ${status.mode})` : ''}`,
       `${colours.bold('Open scopes')} ${
         status.scopes.length === 0

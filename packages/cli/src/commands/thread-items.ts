@@ -4,7 +4,7 @@ import type { ContentRecord, Item, JsonObject } from '@strata-memory/core'
 import { itemFromLogRecord } from '@strata-memory/store-file'
 import { CliError } from '../cli/cli-error'
 import type { CommandContext } from '../cli/command-context'
-import { checkThreadId, requireThread } from '../store/open-store'
+import { checkThreadId, requireThread, shownThreadId } from '../store/open-store'
 import { describeStoreTarget } from '../store/store-target'
 import { type CommittedLine, committedLines, readLogText } from '../verify/file-log-reader'
 import type { ProblemKind } from '../verify/verify-problem'
@@ -127,7 +127,7 @@ export async function readThreadItems(
   const folder = join(target.dir, 'agents', threadId)
   if (!existsSync(folder)) {
     throw new CliError(
-      `Thread '${threadId}' not found in ${describeStoreTarget(target)}: \`strata threads\` lists the threads there.`,
+      `Thread '${shownThreadId(threadId)}' not found in ${describeStoreTarget(target)}: \`strata threads\` lists the threads there.`,
     )
   }
   const [activeText = '', archiveText = ''] = await Promise.all([
@@ -136,10 +136,14 @@ export async function readThreadItems(
   ])
   const report = (kind: ProblemKind, message: string) => {
     if (kind === 'torn-tail') {
-      context.output.note(`${threadId}: left out a torn tail (an append never acknowledged): ${message}`)
+      context.output.note(
+        `${shownThreadId(threadId)}: left out a torn tail (an append never acknowledged): ${message}`,
+      )
       return
     }
-    throw new CliError(`${threadId}: ${message} Run \`strata verify ${threadId}\` for how to repair it.`)
+    throw new CliError(
+      `${shownThreadId(threadId)}: ${message} Run \`strata verify ${threadId}\` for how to repair it.`,
+    )
   }
   const total = activeText.length + archiveText.length
   // Both files are read side by side: the characters read of each add up to how far the export is.

@@ -1,6 +1,7 @@
 import { CliError } from '../cli/cli-error'
 import type { CommandContext } from '../cli/command-context'
 import { contextMessageBlock, itemLine } from '../output/render-item'
+import { shownThreadId } from '../store/open-store'
 
 /** Checks `--level` against the memory's ladder. */
 async function levelOption(context: CommandContext, level: string | undefined): Promise<string | undefined> {
@@ -26,7 +27,7 @@ export async function viewCommand(
   const { ladder } = await context.memory()
   context.output.result({ threadId, level, items }, () =>
     [
-      context.output.colours.bold(`View of ${threadId} at ${level}: ${items.length} items`),
+      context.output.colours.bold(`View of ${shownThreadId(threadId)} at ${level}: ${items.length} items`),
       ...items.map((item) => itemLine(item, context.output.colours, ladder.levels)),
     ].join('\n'),
   )

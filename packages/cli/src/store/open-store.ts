@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs'
 import {
+  appThreadIdOf,
   createMemory,
   isValidThreadId,
   type Memory,
@@ -110,13 +111,29 @@ export function checkThreadId(threadId: string): void {
   throw new CliError(`Bad thread id '${threadId}': ${why}.`)
 }
 
+/** The ids the user typed, by the store id each maps to. */
+const typedIds = new Map<string, string>()
+
+/**
+ * How the CLI names a thread in what it prints: the app's own id (the one the user typed, or the one a
+ * mapped store id spells), with the store's id beside it when they differ.
+ */
+export function shownThreadId(storeThreadId: string): string {
+  const appThreadId = typedIds.get(storeThreadId) ?? appThreadIdOf(storeThreadId)
+  return appThreadId === undefined || appThreadId === storeThreadId
+    ? storeThreadId
+    : `${appThreadId} (stored as ${storeThreadId})`
+}
+
 /**
  * The store thread id of the id a user typed: the app's own id (`user:42/chat:7`, what LangGraph or
  * Mastra was given) is mapped as the adapters map it (`toStoreThreadId`); a store id is itself.
  */
 export async function storeThreadIdOf(threadId: string): Promise<string> {
   try {
-    return await toStoreThreadId(threadId)
+    const storeThreadId = await toStoreThreadId(threadId)
+    if (storeThreadId !== threadId) typedIds.set(storeThreadId, threadId)
+    return storeThreadId
   } catch (error) {
     if (!StrataError.isInstance(error, 'STRATA_INVALID_THREAD_ID')) throw error
     throw new CliError(
@@ -131,7 +148,7 @@ export async function requireThread(open: OpenStore, threadId: string): Promise<
   const head = await open.store.head(threadId)
   if (head.lastSeq === 0) {
     throw new CliError(
-      `Thread '${threadId}' not found in ${describeStoreTarget(open.target)}: \`strata threads\` lists the threads there.`,
+      `Thread '${shownThreadId(threadId)}' not found in ${describeStoreTarget(open.target)}: \`strata threads\` lists the threads there.`,
     )
   }
 }

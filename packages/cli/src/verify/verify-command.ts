@@ -5,7 +5,7 @@ import { contentFileName, fileStore } from '@strata-memory/store-file'
 import { CliError, EXIT_OK, EXIT_PROBLEMS } from '../cli/cli-error'
 import type { CommandContext } from '../cli/command-context'
 import { progress } from '../output/progress'
-import { checkThreadId, connectRedis } from '../store/open-store'
+import { checkThreadId, connectRedis, shownThreadId } from '../store/open-store'
 import { describeStoreTarget, type StoreTarget } from '../store/store-target'
 import { readLogFile } from './file-log-reader'
 import { LogAudit } from './log-audit'
@@ -48,7 +48,7 @@ function fileVerifier(dir: string): Verifier {
       const activeSize = sizeOf(active)
       const bar = progress({
         total: activeSize + sizeOf(archive),
-        label: `verify ${threadId}`,
+        label: `verify ${shownThreadId(threadId)}`,
         enabled: showProgress,
       })
       await readLogFile(audit, 'active', active, 'raw_traces.jsonl', (done) => bar.update(done))
@@ -88,7 +88,7 @@ async function redisVerifier(url: string, prefix: string): Promise<Verifier> {
       const audit = new LogAudit(threadId)
       let bar: ReturnType<typeof progress> | undefined
       await readRedisLog(audit, client, prefix, threadId, (done, total) => {
-        bar ??= progress({ total, label: `verify ${threadId}`, enabled: showProgress })
+        bar ??= progress({ total, label: `verify ${shownThreadId(threadId)}`, enabled: showProgress })
         bar.update(done)
       })
       bar?.stop()
@@ -142,7 +142,7 @@ export async function verifyCommand(
     const threadIds = threadId !== undefined ? [threadId] : await verifier.threads()
     if (threadId !== undefined && !(await verifier.exists(threadId))) {
       throw new CliError(
-        `Thread '${threadId}' not found in ${describeStoreTarget(context.target)}: \`strata threads\` lists the threads there.`,
+        `Thread '${shownThreadId(threadId)}' not found in ${describeStoreTarget(context.target)}: \`strata threads\` lists the threads there.`,
       )
     }
     const showProgress = !context.output.json
@@ -173,11 +173,13 @@ export async function verifyCommand(
           lines.push(colours.green(`Repaired: ${repaired.map((problem) => problem.message).join(' ')}`))
         for (const result of results) {
           if (result.problems.length === 0) {
-            lines.push(`${colours.green('✓')} ${result.threadId}: ${result.items} items, no problem`)
+            lines.push(
+              `${colours.green('✓')} ${shownThreadId(result.threadId)}: ${result.items} items, no problem`,
+            )
             continue
           }
           lines.push(
-            `${colours.red('✗')} ${result.threadId}: ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'} (${result.items} items read)`,
+            `${colours.red('✗')} ${shownThreadId(result.threadId)}: ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'} (${result.items} items read)`,
           )
           for (const problem of result.problems) {
             lines.push(`  ${colours.red(problem.kind)}: ${problem.message}`)
