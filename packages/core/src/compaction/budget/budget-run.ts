@@ -1,6 +1,6 @@
 import { StrataError } from '../../errors'
 import type { CompactionTrigger } from '../../events'
-import type { FactItem, Item, UnsequencedItem } from '../../items'
+import type { FactItem, Item, SummaryItem, UnsequencedItem } from '../../items'
 import type { SummarizeResult } from '../../summarizers'
 import { traceCompaction } from '../../telemetry'
 import { MAX_WRITE_ATTEMPTS, type WritePath } from '../../thread/write-path'
@@ -164,12 +164,21 @@ export class BudgetRunner<L extends string> {
       return
     }
     const fresh = newFacts(known, recalled, result.facts)
-    const written = [
-      state.summaryItem('episodic', result.summary, plan.range, plan.turnIds),
-      ...fresh.map((fact) => state.factItem(fact)),
-    ] as UnsequencedItem<L>[]
+    // What the compaction does, kept on its summary: the archived messages leave the history's count.
+    let archivedTokens = 0
+    for (const item of items) if (item.type === 'message') archivedTokens += state.countTokens(item)
+    const summary: Omit<SummaryItem<L>, 'seq'> = {
+      ...state.summaryItem('episodic', result.summary, plan.range, plan.turnIds),
+      compaction: {
+        trigger: trigger === 'manual' ? 'manual' : 'budget',
+        tokensBefore,
+        tokensAfter: tokensBefore - archivedTokens,
+        itemsArchived: plan.seqs.length,
+      },
+    }
+    const written = [summary, ...fresh.map((fact) => state.factItem(fact))] as UnsequencedItem<L>[]
     let superseded = false
-    await this.#writes.write(() => {
+    const stored = await this.#writes.write(() => {
       // Another writer may have compacted meanwhile: commit only if every planned item is still active.
       const active = new Set(state.log.items.map((item) => item.seq))
       superseded = plan.seqs.some((seq) => !active.has(seq))
@@ -203,6 +212,7 @@ export class BudgetRunner<L extends string> {
       tokensAfter,
       itemsArchived: archived,
       itemsWritten: written.length,
+      summary: stored[0] as SummaryItem,
       ...(warning === undefined ? {} : { warning }),
     })
   }
