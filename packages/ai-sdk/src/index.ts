@@ -29,6 +29,7 @@ export {
   contextStatsMetadata,
   type MemoryCompactionData,
   type MemoryTransitionData,
+  memoryCompactionChunk,
   memoryTransitionChunk,
   type StrataDataTypes,
   type StrataFailedRequest,

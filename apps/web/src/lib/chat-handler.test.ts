@@ -251,6 +251,12 @@ describe('POST /api/chat (the route handler on its own)', () => {
     expect(compactions[0]).toMatchObject({ threadId: 'web.budget', trigger: 'budget' })
     expect(compactions[0]!.itemsArchived).toBeGreaterThan(0)
     expect(compactions[0]!.tokensAfter).toBeLessThan(compactions[0]!.tokensBefore)
+    // The page reloaded: the same parts, in the same places, with the same ids.
+    const { messages } = await loadChat(memory, 'web.budget')
+    expect(messages.at(-1)!.parts.map((part) => part.type)).toEqual(answer.parts.map((part) => part.type))
+    expect(messages.at(-1)!.parts.filter((part) => part.type === 'data-memory-compaction')).toEqual(
+      answer.parts.filter((part) => part.type === 'data-memory-compaction'),
+    )
   })
 
   it('answers a malformed body with a 400 and a message that says what is wrong, storing nothing', async () => {

@@ -125,6 +125,9 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
         })) {
           writer.write(chunk)
         }
+        // A compaction the answer's last step asked for ends inside the answer: its part is written
+        // here, where a reload shows it (loadUIMessages places it by its summary's seq).
+        await thread.settled()
         // The thread's last seq this answer shows: the page sends it back (`lastSeq`) with its next message.
         const { lastSeq: seq } = await memory.store.head(threadId)
         writer.write({ type: 'finish', messageMetadata: { strata: { seq } } })

@@ -6,11 +6,17 @@ import {
   type MessageItem,
   type MessagePart,
   type RequestFailure,
+  type SummaryItem,
   type TransitionItem,
 } from '@strata-memory/core'
 import type { ToolSet } from 'ai'
 import { readMeta, UI_MESSAGE_ID } from '../messages/ai-sdk-meta'
-import type { MemoryTransitionData, StrataFailedRequest, StrataUIMessage } from './memory-ui-parts'
+import {
+  type MemoryTransitionData,
+  memoryCompactionChunk,
+  type StrataFailedRequest,
+  type StrataUIMessage,
+} from './memory-ui-parts'
 
 type UIPart = StrataUIMessage['parts'][number]
 
@@ -85,7 +91,12 @@ class UIMessageBuilder {
     private readonly tools: ToolSet | undefined,
   ) {}
 
-  add(item: MessageItem | TransitionItem) {
+  add(item: MessageItem | TransitionItem | SummaryItem) {
+    if (item.type === 'summary') {
+      const chunk = memoryCompactionChunk(this.threadId, item)
+      if (chunk !== undefined) this.#pending.push(chunk)
+      return
+    }
     if (item.type === 'transition') {
       this.#transition(item)
       return
@@ -95,7 +106,13 @@ class UIMessageBuilder {
       return
     }
     if (item.role === 'user') {
-      // Transitions pending here were made between answers: the next answer shows them first.
+      // A compaction pending here ran after the answer's last step: the route writes it into that
+      // answer before its stream finishes. Transitions pending here were made between answers: the
+      // next answer shows them first.
+      if (this.#answer !== undefined) {
+        this.#answer.parts.push(...this.#pending.filter((part) => part.type === 'data-memory-compaction'))
+        this.#pending = this.#pending.filter((part) => part.type !== 'data-memory-compaction')
+      }
       this.#answer = undefined
       const mark = this.failures.get(item.id)
       this.messages.push({
@@ -237,7 +254,8 @@ function checkOptions(options: LoadUIMessagesOptions): void {
  * `userMessageId`, see the README's route), else the stored items' ids. Tool calls are
  * `tool-<name>` parts (`dynamic-tool` for a call the SDK marked dynamic) in the state the stream
  * left them; a large tool result and a long user message read back whole from the content channel,
- * not as the citation the model sees. Transitions are `data-memory-transition` parts. Turns a
+ * not as the citation the model sees. Transitions are `data-memory-transition` parts, budget and
+ * manual compactions `data-memory-compaction` parts where the stream showed them. Turns a
  * compaction archived are included (unless `visibleOnly`); an answer a rewind archived never is. A
  * user message whose model call failed carries `metadata.strata.failed` until an answer follows.
  * The last message carries `metadata.strata.seq` (the thread's last seq it shows).
@@ -273,16 +291,27 @@ export async function loadUIMessages<TOOLS extends ToolSet = ToolSet>(
   const [transcript, failures] = await Promise.all([
     thread.transcript({
       archived: !visibleOnly,
+      compactions: true,
       ...(limit === undefined ? {} : { turns: limit }),
       ...(beforeSeq === undefined ? {} : { beforeSeq }),
     }),
     thread.failures(),
   ])
   const builder = new UIMessageBuilder(threadId, new Map(failures.map((mark) => [mark.itemId, mark])), tools)
-  for (const item of transcript.items) builder.add(item)
+  // The compactions' summaries, merged in at their seqs.
+  const compactions = transcript.compactions ?? []
+  let next = 0
+  for (const item of transcript.items) {
+    while (next < compactions.length && compactions[next]!.seq < item.seq) builder.add(compactions[next++]!)
+    builder.add(item)
+  }
+  while (next < compactions.length) builder.add(compactions[next++]!)
   const messages = builder.finish()
   const last = messages.at(-1)
-  const lastSeq = transcript.items.at(-1)?.seq
+  const shownSeqs = [transcript.items.at(-1)?.seq, compactions.at(-1)?.seq].filter(
+    (seq): seq is number => seq !== undefined,
+  )
+  const lastSeq = shownSeqs.length === 0 ? undefined : Math.max(...shownSeqs)
   if (last !== undefined && lastSeq !== undefined && beforeSeq === undefined) {
     last.metadata = { ...last.metadata, strata: { ...last.metadata?.strata, seq: lastSeq } }
   }
