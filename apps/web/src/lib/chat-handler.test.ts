@@ -169,7 +169,7 @@ describe('POST /api/chat (the route handler on its own)', () => {
     const reloaded = await loadChat(memory, 'web.reload')
     expect(reloaded.running).toBe(true)
     expect(reloaded.messages.at(-1)?.role).toBe('user')
-    const replay = await readAnswer(handleResume('web.reload'))
+    const replay = await readAnswer(await handleResume('web.reload'))
     expect(titles(replay)).toEqual(TASKS.map((task) => task.title))
     await expect.poll(() => isRunning('web.reload'), { timeout: 10_000 }).toBe(false)
     const after = await loadChat(memory, 'web.reload')
@@ -187,7 +187,7 @@ describe('POST /api/chat (the route handler on its own)', () => {
     expect(texts([next], 'assistant')[0]).toContain('So far: Hero done')
     expect((await (await memory.thread('web.reload')).status()).items.archived).toBe(archived)
     // No run: nothing to resume.
-    expect(handleResume('web.none').status).toBe(204)
+    expect((await handleResume('web.none')).status).toBe(204)
   })
 
   it("stops a running answer on the page's Stop: the run ends early, what it did stays stored, the chat is free", async () => {
