@@ -73,6 +73,7 @@ describe('the public surface of @strata-memory/ai-sdk', () => {
       'StrataTools',
       'StrataToolsOptions',
       'StrataUIMessage',
+      'ToolApprovalRecord',
       'WriteMemoryPartsOptions',
       'WriteMissedTransitionsOptions',
     ])

@@ -51,3 +51,9 @@ export const options = (value: SharedV4ProviderOptions | undefined): { providerO
 
 /** The key of an item's `meta` that holds the UI message id the item belongs to (see `loadUIMessages`). */
 export const UI_MESSAGE_ID = 'uiMessageId'
+
+/**
+ * The key of a tool message's `meta` that holds the approvals the page answered for its calls
+ * (`{ [toolCallId]: { id, approved, reason? } }`), so a reload shows each call approved or denied.
+ */
+export const TOOL_APPROVALS = 'toolApprovals'

@@ -10,7 +10,7 @@ import {
   type TransitionItem,
 } from '@strata-memory/core'
 import type { ToolSet } from 'ai'
-import { readMeta, UI_MESSAGE_ID } from '../messages/ai-sdk-meta'
+import { readMeta, TOOL_APPROVALS, UI_MESSAGE_ID } from '../messages/ai-sdk-meta'
 import {
   type MemoryTransitionData,
   memoryCompactionChunk,
@@ -25,11 +25,12 @@ interface ToolPart {
   type: string
   toolName?: string
   toolCallId: string
-  state: 'input-available' | 'output-available' | 'output-error'
+  state: 'input-available' | 'output-available' | 'output-error' | 'output-denied'
   input: unknown
   output?: unknown
   errorText?: string
   providerExecuted?: boolean
+  approval?: { id: string; approved: boolean; reason?: string }
 }
 
 /** Options of {@link loadUIMessages}. */
@@ -126,6 +127,7 @@ class UIMessageBuilder {
     if (item.role === 'tool') {
       // Results complete their calls' parts, wherever the call is.
       this.#parts(item)
+      this.#approvals(item)
       return
     }
     if (item.role !== 'assistant') return
@@ -161,6 +163,24 @@ class UIMessageBuilder {
       seq: item.seq,
     }
     this.#pending.push({ type: 'data-memory-transition', id: item.id, data })
+  }
+
+  /** The approvals the page answered for the calls this tool message completes: approved, or denied. */
+  #approvals(item: MessageItem) {
+    const approvals = item.meta?.[TOOL_APPROVALS]
+    if (typeof approvals !== 'object' || approvals === null) return
+    for (const part of item.content) {
+      if (part.type !== 'tool-result') continue
+      const tool = this.#tools.get(part.toolCallId)
+      const approval = (approvals as Record<string, ToolPart['approval']>)[part.toolCallId]
+      if (tool === undefined || approval === undefined) continue
+      tool.approval = approval
+      if (approval.approved) continue
+      // A denied call has no output: the SDK shows it denied, with the reason in its approval.
+      tool.state = 'output-denied'
+      delete tool.output
+      delete tool.errorText
+    }
   }
 
   /** The UI parts of one stored message; a tool result completes its call's part instead. */
