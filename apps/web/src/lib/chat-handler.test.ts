@@ -259,6 +259,36 @@ describe('POST /api/chat (the route handler on its own)', () => {
     )
   })
 
+  it('publishes only after a person approves: the call waits, the approval runs it once, a reload shows it done', async () => {
+    const asked = await send('web.publish', user('u1', 'Publish the site'))
+    const call = asked.parts.find((part) => part.type === 'tool-publish_site') as
+      | { state: string; approval?: { id: string }; toolCallId: string }
+      | undefined
+    expect(call?.state).toBe('approval-requested')
+    // The page approves: the answer goes back, as useChat sends it after addToolApprovalResponse.
+    const approved = structuredClone(asked)
+    const part = approved.parts.find((each) => each.type === 'tool-publish_site') as Record<string, unknown>
+    Object.assign(part, { state: 'approval-responded', approval: { id: call!.approval!.id, approved: true } })
+    const { lastSeq } = await memory.store.head('web.publish')
+    // The answer goes on: the stream continues the page's message, as useChat continues it.
+    const done = await readAnswer(await request('web.publish', approved, { lastSeq }), approved)
+    expect(done.id).toBe(asked.id)
+    expect(texts([done], 'assistant')[0]).toContain('Published to production.')
+    const items = await (await memory.thread('web.publish')).items()
+    const parts = items.flatMap((item) => (item.type === 'message' ? item.content : []))
+    expect(
+      parts.filter((each) => each.type === 'tool-call' && each.toolName === 'publish_site'),
+    ).toHaveLength(1)
+    expect(
+      parts.filter((each) => each.type === 'tool-result' && each.toolName === 'publish_site'),
+    ).toHaveLength(1)
+    const { messages } = await loadChat(memory, 'web.publish')
+    expect(messages.at(-1)!.parts.find((each) => each.type === 'tool-publish_site')).toMatchObject({
+      state: 'output-available',
+      approval: { id: call!.approval!.id, approved: true },
+    })
+  })
+
   it('answers a malformed body with a 400 and a message that says what is wrong, storing nothing', async () => {
     const model = new ScriptedAgentModel()
     const cases: [unknown, string, RegExp][] = [
