@@ -93,7 +93,7 @@ function PartView({ part, onApproval }: { part: Part; onApproval: OnApproval }) 
   }
   if (part.type === 'data-memory-compaction') {
     return (
-      <div className="compaction" data-testid="compaction" data-trigger={part.data.trigger}>
+      <div className="compaction" data-testid="compaction" data-trigger={part.data.trigger} data-id={part.id}>
         ⇊ {compactionText(part.data)}
       </div>
     )
