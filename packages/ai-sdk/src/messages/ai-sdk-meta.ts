@@ -43,8 +43,11 @@ export const metaOf = (meta: AiSdkPartMeta): { meta?: JsonObject } => {
   return Object.keys(fields).length === 0 ? {} : { meta: { [AI_SDK]: fields } }
 }
 
+/** What {@link readMeta} gives a part without adapter metadata: one shared, frozen object, not one per read. */
+const NO_META: AiSdkPartMeta = Object.freeze({})
+
 export const readMeta = (part: { meta?: JsonObject }): AiSdkPartMeta =>
-  (part.meta?.[AI_SDK] as AiSdkPartMeta | undefined) ?? {}
+  (part.meta?.[AI_SDK] as AiSdkPartMeta | undefined) ?? NO_META
 
 export const options = (value: SharedV4ProviderOptions | undefined): { providerOptions?: JsonObject } =>
   value === undefined ? {} : { providerOptions: value as JsonObject }
