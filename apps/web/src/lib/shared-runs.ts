@@ -50,22 +50,30 @@ export function redisRuns({
     connected ??= Promise.all([client.connect(), listener.connect()])
     return connected
   }
+  /** A client method that connects first. */
+  const withConnection =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      await ready()
+      return call(...args)
+    }
   const publisher: Publisher = {
     connect: ready,
-    publish: async (channel, message) => (await ready(), client.publish(channel, message)),
-    set: async (key, value, options) => {
-      await ready()
-      return options?.EX === undefined
+    publish: withConnection((channel: string, message: string) => client.publish(channel, message)),
+    set: withConnection((key: string, value: string, options?: { EX?: number }) =>
+      options?.EX === undefined
         ? client.set(key, value)
-        : client.set(key, value, { expiration: { type: 'EX', value: options.EX } })
-    },
-    get: async (key) => (await ready(), client.get(key)),
-    incr: async (key) => (await ready(), client.incr(key)),
+        : client.set(key, value, { expiration: { type: 'EX', value: options.EX } }),
+    ),
+    get: withConnection((key: string) => client.get(key)),
+    incr: withConnection((key: string) => client.incr(key)),
   }
   const subscriber: Subscriber = {
     connect: ready,
-    subscribe: async (channel, callback) => (await ready(), listener.subscribe(channel, callback)),
-    unsubscribe: async (channel) => (await ready(), listener.unsubscribe(channel)),
+    subscribe: withConnection((channel: string, callback: (message: string) => void) =>
+      listener.subscribe(channel, callback),
+    ),
+    unsubscribe: withConnection((channel: string) => listener.unsubscribe(channel)),
   }
   const streams = createResumableStreamContext({
     keyPrefix: `${prefix}:stream`,
