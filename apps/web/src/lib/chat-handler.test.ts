@@ -265,6 +265,11 @@ describe('POST /api/chat (the route handler on its own)', () => {
       | { state: string; approval?: { id: string }; toolCallId: string }
       | undefined
     expect(call?.state).toBe('approval-requested')
+    // A reload while it waits: the call still asks for approval.
+    const waiting = (await loadChat(memory, 'web.publish')).messages.at(-1)!
+    expect(waiting.parts.find((each) => each.type === 'tool-publish_site')).toMatchObject({
+      state: 'approval-requested',
+    })
     // The page approves: the answer goes back, as useChat sends it after addToolApprovalResponse.
     const approved = structuredClone(asked)
     const part = approved.parts.find((each) => each.type === 'tool-publish_site') as Record<string, unknown>

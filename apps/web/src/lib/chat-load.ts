@@ -1,5 +1,6 @@
 import { loadUIMessages } from '@strata-memory/ai-sdk'
 import type { Memory } from '@strata-memory/core'
+import { agentTools } from './agent-tools'
 import type { AppTools, AppUIMessage } from './app-ui-message'
 import { isRunning, runStored } from './chat-runs'
 import type { SharedRuns } from './shared-runs'
@@ -29,6 +30,8 @@ export async function loadTurns(
   { limit = TURNS_PER_PAGE, before }: { limit?: number; before?: string } = {},
 ): Promise<{ messages: AppUIMessage[]; hasEarlier: boolean }> {
   const messages = await loadUIMessages<AppTools>(memory, threadId, {
+    // The app's tools: a call awaiting approval loads with its Approve / Deny.
+    tools: agentTools(),
     limit: limit + 1,
     ...(before === undefined ? {} : { before }),
   })

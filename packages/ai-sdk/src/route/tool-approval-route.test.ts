@@ -126,6 +126,41 @@ describe('tool approvals in the persistence route (needsApproval)', () => {
     expect(await (await memory.thread('approve')).items()).toEqual(before)
   })
 
+  it('a call awaiting approval loads as approval-requested after a reload, and approving it there runs it once', async () => {
+    const memory = createMemory()
+    const route = strataChatRoute({ memory, model: approvalModel(), tools })
+    const asking = new TestChat<StrataUIMessage<typeof tools>>(route, {
+      id: 'reload-approval',
+      prepareSendMessagesRequest: sendLastMessage,
+    })
+    await asking.sendMessage({ text: 'remove draft.txt' })
+    expect(toolPart(asking)?.state).toBe('approval-requested')
+    // The page reloads: the chat comes from the thread, the call still awaiting approval.
+    const loaded = await loadUIMessages<typeof tools>(memory, 'reload-approval', { tools })
+    const pending = loaded.at(-1)!.parts.find((part) => part.type === 'tool-remove_file') as {
+      state: string
+      approval?: { id: string }
+    }
+    expect(pending.state).toBe('approval-requested')
+    // Without the tools, nothing says the call awaits approval.
+    const plain = await loadUIMessages(memory, 'reload-approval')
+    expect(plain.at(-1)!.parts.find((part) => part.type === 'tool-remove_file')).toMatchObject({
+      state: 'input-available',
+    })
+    const reloaded = new TestChat<StrataUIMessage<typeof tools>>(route, {
+      id: 'reload-approval',
+      messages: loaded,
+      prepareSendMessagesRequest: sendLastMessage,
+      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+    })
+    await reloaded.addToolApprovalResponse({ id: pending.approval!.id, approved: true })
+    await settled(reloaded)
+    expect(reloaded.error).toBeUndefined()
+    expect(removed.filter((path) => path === 'draft.txt')).toHaveLength(1)
+    expect(toolPart(reloaded)).toMatchObject({ state: 'output-available', approval: { approved: true } })
+    expect(seen(await loadUIMessages(memory, 'reload-approval', { tools }))).toEqual(seen(reloaded.messages))
+  })
+
   it('a denied call never runs; the thread stores its denial as the outcome, and a reload shows it denied', async () => {
     const { memory, errors, chat } = setup('deny')
     await chat.sendMessage({ text: 'remove keep.txt' })

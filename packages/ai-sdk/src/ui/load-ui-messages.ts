@@ -25,7 +25,7 @@ interface ToolPart {
   type: string
   toolName?: string
   toolCallId: string
-  state: 'input-available' | 'output-available' | 'output-error' | 'output-denied'
+  state: 'input-available' | 'approval-requested' | 'output-available' | 'output-error' | 'output-denied'
   input: unknown
   output?: unknown
   errorText?: string
@@ -53,7 +53,8 @@ export interface LoadUIMessagesOptions {
   before?: string
   /**
    * The route's tools: a call of a tool made with `dynamicTool()` loads as a `dynamic-tool` part, as
-   * the stream shows it.
+   * the stream shows it; a call of a tool with `needsApproval: true` that the last answer left
+   * without a result loads as `approval-requested` (the page approves or denies it after a reload).
    * @default calls the SDK marked dynamic are `dynamic-tool`, every other call `tool-<name>`
    */
   tools?: ToolSet
@@ -142,11 +143,27 @@ class UIMessageBuilder {
     this.#pending = []
   }
 
-  /** Transitions not yet in an answer go into the last one. */
-  finish(): StrataUIMessage[] {
+  /**
+   * Transitions not yet in an answer go into the last one. With `newest` (the page ends at the
+   * thread's end), the last answer's calls of a tool with `needsApproval: true` that have no result
+   * are awaiting approval: they load as `approval-requested`, so the page can still approve them.
+   */
+  finish(newest: boolean): StrataUIMessage[] {
     if (this.#pending.length > 0) {
       const last = this.messages.findLast((message) => message.role === 'assistant')
       if (last !== undefined) last.parts.push(...this.#pending)
+    }
+    const last = this.messages.at(-1)
+    if (newest && last?.role === 'assistant') {
+      for (const part of last.parts as unknown as ToolPart[]) {
+        if (part.state !== 'input-available') continue
+        const name = part.toolName ?? part.type.slice('tool-'.length)
+        if ((this.tools?.[name] as { needsApproval?: unknown } | undefined)?.needsApproval !== true) continue
+        part.state = 'approval-requested'
+        // The SDK's own id was made after the call was stored; the page's answer names this one, and
+        // the route hands both to the SDK together (`convertToModelMessages`), so they match.
+        part.approval = { id: `approval-${part.toolCallId}` } as ToolPart['approval']
+      }
     }
     return this.messages
   }
@@ -326,7 +343,7 @@ export async function loadUIMessages<TOOLS extends ToolSet = ToolSet>(
     builder.add(item)
   }
   while (next < compactions.length) builder.add(compactions[next++]!)
-  const messages = builder.finish()
+  const messages = builder.finish(beforeSeq === undefined)
   const last = messages.at(-1)
   const shownSeqs = [transcript.items.at(-1)?.seq, compactions.at(-1)?.seq].filter(
     (seq): seq is number => seq !== undefined,
