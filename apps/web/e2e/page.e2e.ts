@@ -335,6 +335,32 @@ describe('the web app in Chromium', () => {
     await page.close()
     expect(problems, app.output()).toEqual([])
   })
+  it('asks a person before publishing: Approve runs the call once, and a reload shows it done', async () => {
+    const page = await newPage()
+    await page.goto(app.url)
+    await page.waitForURL(/\?thread=web-/)
+    await send(page, 'Publish the site')
+    const control = page.getByTestId('approval')
+    await control.waitFor({ timeout: 30_000 })
+    expect(await control.getAttribute('data-tool')).toBe('publish_site')
+    await page.screenshot({ path: `${screenshots}18-approval-asked.png`, fullPage: true })
+    await page.getByTestId('approve').click()
+    await expect
+      .poll(async () => (await texts(page, 'assistant')).at(-1), { timeout: 30_000 })
+      .toContain('Published to production.')
+    await ready(page)
+    const call = page.locator('[data-testid="tool-call"][data-tool="publish_site"]')
+    expect(await call.getAttribute('data-state')).toBe('output-available')
+    await page.screenshot({ path: `${screenshots}19-approval-done.png`, fullPage: true })
+    await page.reload()
+    await ready(page)
+    expect(await page.getByTestId('approval').count()).toBe(0)
+    expect(await call.getAttribute('data-state')).toBe('output-available')
+    expect((await texts(page, 'assistant')).at(-1)).toContain('Published to production.')
+    await page.close()
+    expect(problems, app.output()).toEqual([])
+  })
+
   it('shows budget compactions in the chat and the timeline as they happen (a small input budget)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'strata-web-e2e-budget-'))
     const small = await startApp(dir, { STRATA_WEB_BUDGET_TOKENS: '6000' })
@@ -358,6 +384,16 @@ describe('the web app in Chromium', () => {
         .toBeGreaterThan(0)
       await page.screenshot({ path: `${screenshots}16-budget-compaction.png`, fullPage: true })
       await ready(page)
+      // A reload shows the same compactions (the same ids) in the same places.
+      const ids = () =>
+        page
+          .getByTestId('compaction')
+          .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-id')))
+      const shown = await ids()
+      await page.reload()
+      await ready(page)
+      expect(await ids()).toEqual(shown)
+      await page.screenshot({ path: `${screenshots}17-budget-compaction-reloaded.png`, fullPage: true })
       await page.close()
     } finally {
       await small.stop()

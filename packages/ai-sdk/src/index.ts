@@ -11,7 +11,7 @@ export {
   toProviderPrompt,
 } from './messages/provider-prompt'
 export type { StrataMiddlewareTelemetry } from './middleware/ai-sdk-tracer'
-export { readCallOptions, type StrataCallOptions } from './middleware/call-options'
+export { readCallOptions, type StrataCallOptions, type ToolApprovalRecord } from './middleware/call-options'
 export { type StrataMiddlewareOptions, strataMiddleware } from './middleware/strata-middleware'
 export { type ChatRequest, type OpenChatRequestOptions, openChatRequest } from './route/chat-request'
 export { strataErrorResponse, strataErrorStatus, strataOnError } from './route/route-errors'
@@ -29,6 +29,7 @@ export {
   contextStatsMetadata,
   type MemoryCompactionData,
   type MemoryTransitionData,
+  memoryCompactionChunk,
   memoryTransitionChunk,
   type StrataDataTypes,
   type StrataFailedRequest,

@@ -30,6 +30,7 @@ describe('the public surface of @strata-memory/ai-sdk', () => {
       'fromProviderPrompt',
       'fromResponseContent',
       'loadUIMessages',
+      'memoryCompactionChunk',
       'memoryToolSchemas',
       'memoryTransitionChunk',
       'openChatRequest',
@@ -72,6 +73,7 @@ describe('the public surface of @strata-memory/ai-sdk', () => {
       'StrataTools',
       'StrataToolsOptions',
       'StrataUIMessage',
+      'ToolApprovalRecord',
       'WriteMemoryPartsOptions',
       'WriteMissedTransitionsOptions',
     ])

@@ -86,6 +86,7 @@ export type {
   ReasoningPart,
   ScopeOpening,
   SeqRange,
+  SummaryCompaction,
   SummaryItem,
   SummaryTier,
   TextPart,

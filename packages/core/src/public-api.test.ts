@@ -223,6 +223,7 @@ describe('the public surface of @strata-memory/core', () => {
       'SummarizedFact',
       'Summarizer',
       'SummarizerFailureReason',
+      'SummaryCompaction',
       'SummaryItem',
       'SummaryTier',
       'TelemetryAttributeValue',

@@ -3,7 +3,7 @@ import { StrataError } from '@strata-memory/core'
 import { redirect } from 'next/navigation'
 import { AppShell } from '../components/app-shell'
 import { type LoadedChat, loadChat } from '../lib/chat-load'
-import { appMemory } from '../lib/memory'
+import { appMemory, appRuns } from '../lib/memory'
 import { modelName } from '../lib/model'
 import { listChats, type ThreadSummary } from '../lib/thread-list'
 
@@ -43,7 +43,11 @@ export default async function Page({ searchParams }: { searchParams: Promise<{ t
   let chat: LoadedChat
   let threads: ThreadSummary[]
   try {
-    ;[chat, threads] = await Promise.all([loadChat(memory, thread), listChats(memory)])
+    const runs = appRuns()
+    ;[chat, threads] = await Promise.all([
+      loadChat(memory, thread, runs === undefined ? {} : { runs }),
+      listChats(memory),
+    ])
   } catch (error) {
     if (!StrataError.isInstance(error)) throw error
     return <OpenError threadId={thread} error={error} />

@@ -2,7 +2,7 @@
 
 import { useChat } from '@ai-sdk/react'
 import { sendLastMessage } from '@strata-memory/ai-sdk/client'
-import { DefaultChatTransport } from 'ai'
+import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai'
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import type { AppUIMessage } from '../lib/app-ui-message'
 import { chatErrorOf, isBehind, isBusy } from '../lib/chat-error'
@@ -56,14 +56,25 @@ export function AppShell({
   // regenerated answer taken away): the page reads the chat again from the thread, once no other reply
   // is running, and gives a message the thread did not store back to the composer.
   const onFailure = useRef<(error: Error) => void>(() => {})
-  const { messages, setMessages, sendMessage, regenerate, status, error, clearError, stop } =
-    useChat<AppUIMessage>({
-      id: threadId,
-      transport,
-      messages: chat.messages,
-      resume: chat.running,
-      onError: (failed) => onFailure.current(failed),
-    })
+  const {
+    messages,
+    setMessages,
+    sendMessage,
+    regenerate,
+    status,
+    error,
+    clearError,
+    stop,
+    addToolApprovalResponse,
+  } = useChat<AppUIMessage>({
+    id: threadId,
+    transport,
+    messages: chat.messages,
+    resume: chat.running,
+    onError: (failed) => onFailure.current(failed),
+    // An answered approval sends the answer back: the route runs (or denies) the call and goes on.
+    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+  })
   const failure = error === undefined ? undefined : chatErrorOf(error)
 
   const [draft, setDraft] = useState<string | undefined>()
@@ -183,6 +194,7 @@ export function AppShell({
           earlier={{ available: hasEarlier, error: earlierError, show: () => void showEarlier() }}
           onSend={send}
           onRegenerate={(messageId) => void regenerate({ messageId })}
+          onApproval={(approval) => void addToolApprovalResponse(approval)}
           onStop={() => {
             // The server's run goes on without the page; Stop asks it to end, then stops reading.
             void fetch(`/api/chat/${encodeURIComponent(threadId)}/stop`, { method: 'POST' })

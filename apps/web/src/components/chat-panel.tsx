@@ -13,21 +13,55 @@ const SUGGESTION = 'Build the landing page for Acme Rockets'
 const isToolPart = (part: Part): part is ToolPart =>
   part.type === 'dynamic-tool' || part.type.startsWith('tool-')
 
+/** What the page does with a tool call awaiting approval: approve it or deny it. */
+export type OnApproval = (approval: { id: string; approved: boolean; reason?: string }) => void
+
+/** Approve / Deny for a call that waits for a person (a tool with `needsApproval`). */
+function ApprovalControl({ id, name, onApproval }: { id: string; name: string; onApproval: OnApproval }) {
+  return (
+    <div className="approval" data-testid="approval" data-tool={name}>
+      <span>
+        The agent wants to run <code>{name}</code>.
+      </span>{' '}
+      <button type="button" onClick={() => onApproval({ id, approved: true })} data-testid="approve">
+        Approve
+      </button>{' '}
+      <button
+        type="button"
+        onClick={() => onApproval({ id, approved: false, reason: 'Denied on the page' })}
+        data-testid="deny"
+      >
+        Deny
+      </button>
+    </div>
+  )
+}
+
+const STATE_MARKS: Record<string, string> = {
+  'output-available': '✓',
+  'output-error': '✗',
+  'output-denied': 'denied',
+  'approval-requested': 'awaiting approval',
+  'approval-responded': '…',
+}
+
 /** A tool call, collapsed: its name and state; open it for the input and output. */
-function ToolCall({ part }: { part: ToolPart }) {
+function ToolCall({ part, onApproval }: { part: ToolPart; onApproval: OnApproval }) {
   const name = part.type === 'dynamic-tool' ? part.toolName : part.type.slice('tool-'.length)
   const { state, input } = part as { state: string; input?: unknown }
+  const approval = (part as { approval?: { id: string } }).approval
+  if (state === 'approval-requested' && approval !== undefined) {
+    return <ApprovalControl id={approval.id} name={name} onApproval={onApproval} />
+  }
   const output = (part as { output?: unknown }).output
   const errorText = (part as { errorText?: string }).errorText
   const fields = input as { title?: string; path?: string } | undefined
   const title = fields?.title ?? fields?.path
   return (
-    <details className="tool" data-testid="tool-call" data-tool={name}>
+    <details className="tool" data-testid="tool-call" data-tool={name} data-state={state}>
       <summary>
         <code>{name}</code> {title ? <span className="muted">{title}</span> : null}{' '}
-        <span className="muted">
-          {state === 'output-available' ? '✓' : state === 'output-error' ? '✗' : '…'}
-        </span>
+        <span className="muted">{STATE_MARKS[state] ?? '…'}</span>
       </summary>
       <pre>
         {JSON.stringify({ input, output, ...(errorText ? { error: errorText } : {}) }, null, 2).slice(
@@ -47,7 +81,7 @@ function compactionText(data: MemoryCompactionData): string {
   return `Memory compacted (${why}): ${data.itemsArchived} older items summarized and archived, ${data.tokensBefore.toLocaleString('en')} → ${data.tokensAfter.toLocaleString('en')} tokens.`
 }
 
-function PartView({ part }: { part: Part }) {
+function PartView({ part, onApproval }: { part: Part; onApproval: OnApproval }) {
   if (part.type === 'text') return <p>{part.text}</p>
   if (part.type === 'reasoning') return <p className="muted small">{part.text}</p>
   if (part.type === 'data-memory-transition') {
@@ -59,12 +93,12 @@ function PartView({ part }: { part: Part }) {
   }
   if (part.type === 'data-memory-compaction') {
     return (
-      <div className="compaction" data-testid="compaction" data-trigger={part.data.trigger}>
+      <div className="compaction" data-testid="compaction" data-trigger={part.data.trigger} data-id={part.id}>
         ⇊ {compactionText(part.data)}
       </div>
     )
   }
-  if (isToolPart(part)) return <ToolCall part={part} />
+  if (isToolPart(part)) return <ToolCall part={part} onApproval={onApproval} />
   return null
 }
 
@@ -97,6 +131,7 @@ export function ChatPanel({
   onSend,
   onRegenerate,
   onStop,
+  onApproval,
 }: {
   messages: AppUIMessage[]
   status: string
@@ -108,6 +143,8 @@ export function ChatPanel({
   onSend: (text: string) => void
   onRegenerate: (messageId: string) => void
   onStop: () => void
+  /** Answers a tool call awaiting approval; the page then sends the answer back. */
+  onApproval: OnApproval
 }) {
   const [text, setText] = useState('')
   useEffect(() => {
@@ -141,7 +178,7 @@ export function ChatPanel({
           <div key={message.id} className={`message ${message.role}`} data-testid={`message-${message.role}`}>
             {message.parts.map((part, index) => (
               // biome-ignore lint/suspicious/noArrayIndexKey: parts only grow at the end; their position is their identity
-              <PartView key={`${message.id}-${index}`} part={part} />
+              <PartView key={`${message.id}-${index}`} part={part} onApproval={onApproval} />
             ))}
             {message === last && message.role === 'assistant' && !busy ? (
               <button

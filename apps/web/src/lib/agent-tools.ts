@@ -2,7 +2,7 @@ import { tool } from 'ai'
 import { z } from 'zod'
 
 /**
- * The app's own tool: the agent's editor. Files live in memory (the sample writes nothing to disk);
+ * The app's own tools: the agent's editor, and publishing, which a person approves on the page. Files live in memory (the sample writes nothing to disk);
  * the result is the file as written, as an editor tool returns it, so a task's tool calls weigh what
  * they would in a real agent.
  */
@@ -19,6 +19,13 @@ export function agentTools() {
         bytes: new TextEncoder().encode(content).length,
         written: content,
       }),
+    }),
+    publish_site: tool({
+      description: 'Publishes the project to the web. A person approves it first.',
+      inputSchema: z.object({ target: z.string().describe('Where to publish: production or staging') }),
+      // The page shows Approve / Deny; the call runs only once a person approved it.
+      needsApproval: true,
+      execute: async ({ target }) => ({ target, url: `https://${target}.acme-rockets.example` }),
     }),
   }
 }

@@ -169,7 +169,7 @@ describe('POST /api/chat (the route handler on its own)', () => {
     const reloaded = await loadChat(memory, 'web.reload')
     expect(reloaded.running).toBe(true)
     expect(reloaded.messages.at(-1)?.role).toBe('user')
-    const replay = await readAnswer(handleResume('web.reload'))
+    const replay = await readAnswer(await handleResume('web.reload'))
     expect(titles(replay)).toEqual(TASKS.map((task) => task.title))
     await expect.poll(() => isRunning('web.reload'), { timeout: 10_000 }).toBe(false)
     const after = await loadChat(memory, 'web.reload')
@@ -187,7 +187,7 @@ describe('POST /api/chat (the route handler on its own)', () => {
     expect(texts([next], 'assistant')[0]).toContain('So far: Hero done')
     expect((await (await memory.thread('web.reload')).status()).items.archived).toBe(archived)
     // No run: nothing to resume.
-    expect(handleResume('web.none').status).toBe(204)
+    expect((await handleResume('web.none')).status).toBe(204)
   })
 
   it("stops a running answer on the page's Stop: the run ends early, what it did stays stored, the chat is free", async () => {
@@ -251,6 +251,47 @@ describe('POST /api/chat (the route handler on its own)', () => {
     expect(compactions[0]).toMatchObject({ threadId: 'web.budget', trigger: 'budget' })
     expect(compactions[0]!.itemsArchived).toBeGreaterThan(0)
     expect(compactions[0]!.tokensAfter).toBeLessThan(compactions[0]!.tokensBefore)
+    // The page reloaded: the same parts, in the same places, with the same ids.
+    const { messages } = await loadChat(memory, 'web.budget')
+    expect(messages.at(-1)!.parts.map((part) => part.type)).toEqual(answer.parts.map((part) => part.type))
+    expect(messages.at(-1)!.parts.filter((part) => part.type === 'data-memory-compaction')).toEqual(
+      answer.parts.filter((part) => part.type === 'data-memory-compaction'),
+    )
+  })
+
+  it('publishes only after a person approves: the call waits, the approval runs it once, a reload shows it done', async () => {
+    const asked = await send('web.publish', user('u1', 'Publish the site'))
+    const call = asked.parts.find((part) => part.type === 'tool-publish_site') as
+      | { state: string; approval?: { id: string }; toolCallId: string }
+      | undefined
+    expect(call?.state).toBe('approval-requested')
+    // A reload while it waits: the call still asks for approval.
+    const waiting = (await loadChat(memory, 'web.publish')).messages.at(-1)!
+    expect(waiting.parts.find((each) => each.type === 'tool-publish_site')).toMatchObject({
+      state: 'approval-requested',
+    })
+    // The page approves: the answer goes back, as useChat sends it after addToolApprovalResponse.
+    const approved = structuredClone(asked)
+    const part = approved.parts.find((each) => each.type === 'tool-publish_site') as Record<string, unknown>
+    Object.assign(part, { state: 'approval-responded', approval: { id: call!.approval!.id, approved: true } })
+    const { lastSeq } = await memory.store.head('web.publish')
+    // The answer goes on: the stream continues the page's message, as useChat continues it.
+    const done = await readAnswer(await request('web.publish', approved, { lastSeq }), approved)
+    expect(done.id).toBe(asked.id)
+    expect(texts([done], 'assistant')[0]).toContain('Published to production.')
+    const items = await (await memory.thread('web.publish')).items()
+    const parts = items.flatMap((item) => (item.type === 'message' ? item.content : []))
+    expect(
+      parts.filter((each) => each.type === 'tool-call' && each.toolName === 'publish_site'),
+    ).toHaveLength(1)
+    expect(
+      parts.filter((each) => each.type === 'tool-result' && each.toolName === 'publish_site'),
+    ).toHaveLength(1)
+    const { messages } = await loadChat(memory, 'web.publish')
+    expect(messages.at(-1)!.parts.find((each) => each.type === 'tool-publish_site')).toMatchObject({
+      state: 'output-available',
+      approval: { id: call!.approval!.id, approved: true },
+    })
   })
 
   it('answers a malformed body with a 400 and a message that says what is wrong, storing nothing', async () => {

@@ -17,6 +17,7 @@ import {
   isStepCount,
   streamText,
   toUIMessageStream,
+  UI_MESSAGE_STREAM_HEADERS,
   wrapLanguageModel,
 } from 'ai'
 import { agentTools } from './agent-tools'
@@ -25,6 +26,7 @@ import { lastMessageBody } from './chat-body'
 import { loadChat, loadTurns } from './chat-load'
 import { recordRun, replayRun, stopRun } from './chat-runs'
 import { SYSTEM_PROMPT } from './project-plan'
+import type { SharedRuns } from './shared-runs'
 
 /** What the chat route runs on. */
 export interface ChatRouteDependencies {
@@ -34,6 +36,12 @@ export interface ChatRouteDependencies {
   waitUntil?: (work: Promise<unknown>) => void
   /** Tool steps of one request at most. @default 60 */
   maxSteps?: number
+  /**
+   * Responses kept where every server process reaches them (`redisRuns` with `REDIS_URL`), so a page
+   * that reloads onto another process resumes the answer there.
+   * @default this process only (chat-runs.ts)
+   */
+  runs?: SharedRuns
 }
 
 const badRequest = (message: string) =>
@@ -52,7 +60,7 @@ const badRequest = (message: string) =>
  * and context statistics into the stream; the finish chunk carries the thread's last seq.
  */
 export async function handleChat(request: Request, dependencies: ChatRouteDependencies): Promise<Response> {
-  const { memory, model, waitUntil, maxSteps = 60 } = dependencies
+  const { memory, model, waitUntil, maxSteps = 60, runs } = dependencies
   let body: unknown
   try {
     body = await request.json()
@@ -125,6 +133,9 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
         })) {
           writer.write(chunk)
         }
+        // A compaction the answer's last step asked for ends inside the answer: its part is written
+        // here, where a reload shows it (loadUIMessages places it by its summary's seq).
+        await thread.settled()
         // The thread's last seq this answer shows: the page sends it back (`lastSeq`) with its next message.
         const { lastSeq: seq } = await memory.store.head(threadId)
         writer.write({ type: 'finish', messageMetadata: { strata: { seq } } })
@@ -140,7 +151,14 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
     },
     onError: strataOnError,
   })
-  return createUIMessageStreamResponse({ stream: recordRun(threadId, stream, { stored, abort }) })
+  return createUIMessageStreamResponse({
+    stream: recordRun(threadId, stream, { stored, abort }),
+    // A copy of the response for the shared store: a page on another process resumes from it.
+    // A store that fails leaves the page its own copy (no resume on another process), not a crash.
+    ...(runs === undefined
+      ? {}
+      : { consumeSseStream: ({ stream: sse }) => runs.record(threadId, sse).catch(() => undefined) }),
+  })
 }
 
 /**
@@ -148,14 +166,16 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
  * with `&before=MESSAGE`, the turns before that message (`{ messages, hasEarlier }`), for a page that
  * shows earlier ones.
  */
-export async function handleChatGet(request: Request, memory: Memory): Promise<Response> {
+export async function handleChatGet(request: Request, memory: Memory, runs?: SharedRuns): Promise<Response> {
   const query = new URL(request.url).searchParams
   const threadId = query.get('id')
   if (threadId === null) return badRequest('Name the chat: /api/chat?id=THREAD.')
   const before = query.get('before')
   try {
     const body =
-      before === null ? await loadChat(memory, threadId) : await loadTurns(memory, threadId, { before })
+      before === null
+        ? await loadChat(memory, threadId, runs === undefined ? {} : { runs })
+        : await loadTurns(memory, threadId, { before })
     return Response.json(body, { headers: { 'cache-control': 'no-store' } })
   } catch (error) {
     return strataErrorResponse(error)
@@ -163,10 +183,16 @@ export async function handleChatGet(request: Request, memory: Memory): Promise<R
 }
 
 /**
- * GET /api/chat/THREAD/stream: the response streaming on the chat in this process, from its first
- * chunk (a page that reloaded mid-stream resumes it); 204 when there is none.
+ * GET /api/chat/THREAD/stream: the response streaming on the chat, from its first chunk (a page that
+ * reloaded mid-stream resumes it): this process's, else, with shared `runs`, another process's;
+ * 204 when there is none.
  */
-export function handleResume(threadId: string): Response {
+export async function handleResume(threadId: string, runs?: SharedRuns): Promise<Response> {
+  // The shared store first: it holds every process's runs (this one's once it has recorded it).
+  const shared = await runs?.resume(threadId)
+  if (shared !== undefined) {
+    return new Response(shared.pipeThrough(new TextEncoderStream()), { headers: UI_MESSAGE_STREAM_HEADERS })
+  }
   const stream = replayRun(threadId)
   if (stream === undefined) return new Response(null, { status: 204 })
   return createUIMessageStreamResponse({ stream })

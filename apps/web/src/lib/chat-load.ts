@@ -1,7 +1,9 @@
 import { loadUIMessages } from '@strata-memory/ai-sdk'
 import type { Memory } from '@strata-memory/core'
+import { agentTools } from './agent-tools'
 import type { AppTools, AppUIMessage } from './app-ui-message'
 import { isRunning, runStored } from './chat-runs'
+import type { SharedRuns } from './shared-runs'
 
 /** A chat as the page opens it: read from the thread, the one source of truth. */
 export interface LoadedChat {
@@ -28,6 +30,8 @@ export async function loadTurns(
   { limit = TURNS_PER_PAGE, before }: { limit?: number; before?: string } = {},
 ): Promise<{ messages: AppUIMessage[]; hasEarlier: boolean }> {
   const messages = await loadUIMessages<AppTools>(memory, threadId, {
+    // The app's tools: a call awaiting approval loads with its Approve / Deny.
+    tools: agentTools(),
     limit: limit + 1,
     ...(before === undefined ? {} : { before }),
   })
@@ -45,16 +49,18 @@ function beforeAnswerInProgress(messages: AppUIMessage[]): AppUIMessage[] {
 /**
  * The chat of a thread for the page: its newest `limit` turns (`loadUIMessages`: the ids the stream
  * gave them, turns a compaction archived included, as they were shown), the point it was read at,
- * and whether a response is streaming. A running response's partial answer is left out: the page replays it from
+ * and whether a response is streaming (in this process, or with shared `runs` in any). A running
+ * response's partial answer is left out: the page replays it from
  * its first chunk, so it is shown once and ends as the server finished it.
  */
 export async function loadChat(
   memory: Memory,
   threadId: string,
-  { limit = TURNS_PER_PAGE }: { limit?: number } = {},
+  { limit = TURNS_PER_PAGE, runs }: { limit?: number; runs?: SharedRuns } = {},
 ): Promise<LoadedChat> {
   await runStored(threadId)
-  const running = isRunning(threadId)
+  // Running here, or on another process (shared runs): the page resumes it either way.
+  const running = isRunning(threadId) || ((await runs?.running(threadId)) ?? false)
   const { messages, hasEarlier } = await loadTurns(memory, threadId, { limit })
   const { lastSeq } = await memory.store.head(threadId)
   return {

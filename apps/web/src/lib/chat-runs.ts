@@ -27,8 +27,8 @@ function runs(): Map<string, ChatRun> {
  * Records a response's chunks while it streams and returns the stream to send. The recording reads
  * the stream to its end whether or not the page is still there, so the run finishes on the server
  * (its answer stored) when the browser reloads or goes away; a page that comes back replays it with
- * {@link replayRun}. One process only: on several server processes a shared stream store (the
- * `resumable-stream` package on Redis) plays this part.
+ * {@link replayRun}. One process only: on several server processes the shared runs of
+ * shared-runs.ts (the `resumable-stream` package on Redis) hand the response to a page on another.
  */
 export function recordRun(
   threadId: string,

@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import { createMemory, type Memory, type StrataStore } from '@strata-memory/core'
 import { fileStore } from '@strata-memory/store-file'
 import { redisStore } from '@strata-memory/store-redis'
+import { redisRuns, type SharedRuns } from './shared-runs'
 
 /** The environment variables the app reads (process.env by default). */
 type Environment = Readonly<Record<string, string | undefined>>
@@ -49,4 +50,20 @@ export function appMemory(): Memory {
   const budget = budgetTokens()
   shared.strataWebMemory ??= createAppMemory(appStore(), budget === undefined ? {} : { budgetTokens: budget })
   return shared.strataWebMemory
+}
+
+const runsShared = globalThis as typeof globalThis & { strataWebSharedRuns?: SharedRuns | null }
+
+/**
+ * The shared stream store of the chat's responses: on Redis (`resumable-stream`) when `REDIS_URL` is
+ * set, so a page resumes an answer on whichever process runs it; else none (one process: its own
+ * runs, chat-runs.ts).
+ */
+export function appRuns(env: Environment = process.env): SharedRuns | undefined {
+  if (runsShared.strataWebSharedRuns === undefined) {
+    runsShared.strataWebSharedRuns = env.REDIS_URL
+      ? redisRuns({ url: env.REDIS_URL, prefix: 'strata-web' })
+      : null
+  }
+  return runsShared.strataWebSharedRuns ?? undefined
 }

@@ -90,6 +90,23 @@ function inProject(prompt: LanguageModelV4Prompt, last: PromptMessage | undefine
   }
 }
 
+/** "Publish …" asks to publish (a call a person approves); its result, or its denial, is reported. */
+function publishStep(last: PromptMessage | undefined): AgentStep | undefined {
+  if (last?.role === 'user' && /^publish\b/i.test(textOf(last))) {
+    return {
+      text: 'Publishing needs your approval.',
+      calls: [{ toolName: 'publish_site', input: { target: 'production' } }],
+    }
+  }
+  if (last?.role !== 'tool') return undefined
+  const result = last.content.find((part) => part.type === 'tool-result' && part.toolName === 'publish_site')
+  if (result === undefined || result.type !== 'tool-result') return undefined
+  if (result.output.type === 'execution-denied') {
+    return { text: `Not published${result.output.reason ? `: ${result.output.reason}` : ''}.` }
+  }
+  return { text: 'Published to production.' }
+}
+
 /**
  * The agent's next step, a function of the prompt alone (like a model, it keeps no state): at the
  * broadest level it opens the project, in the project it opens the next task, in a task it writes the
@@ -98,6 +115,8 @@ function inProject(prompt: LanguageModelV4Prompt, last: PromptMessage | undefine
  */
 export function nextStep(prompt: LanguageModelV4Prompt): AgentStep {
   const last = prompt.at(-1)
+  const publishing = publishStep(last)
+  if (publishing !== undefined) return publishing
   const task = openScope(prompt, 'Task')
   if (task !== undefined) {
     const plan = TASKS.find((candidate) => candidate.title === task)

@@ -43,11 +43,20 @@ export const metaOf = (meta: AiSdkPartMeta): { meta?: JsonObject } => {
   return Object.keys(fields).length === 0 ? {} : { meta: { [AI_SDK]: fields } }
 }
 
+/** What {@link readMeta} gives a part without adapter metadata: one shared, frozen object, not one per read. */
+const NO_META: AiSdkPartMeta = Object.freeze({})
+
 export const readMeta = (part: { meta?: JsonObject }): AiSdkPartMeta =>
-  (part.meta?.[AI_SDK] as AiSdkPartMeta | undefined) ?? {}
+  (part.meta?.[AI_SDK] as AiSdkPartMeta | undefined) ?? NO_META
 
 export const options = (value: SharedV4ProviderOptions | undefined): { providerOptions?: JsonObject } =>
   value === undefined ? {} : { providerOptions: value as JsonObject }
 
 /** The key of an item's `meta` that holds the UI message id the item belongs to (see `loadUIMessages`). */
 export const UI_MESSAGE_ID = 'uiMessageId'
+
+/**
+ * The key of a tool message's `meta` that holds the approvals the page answered for its calls
+ * (`{ [toolCallId]: { id, approved, reason? } }`), so a reload shows each call approved or denied.
+ */
+export const TOOL_APPROVALS = 'toolApprovals'

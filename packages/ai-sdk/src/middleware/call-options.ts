@@ -28,11 +28,36 @@ export interface StrataCallOptions {
   /** The UI message id of the user message the call sends last: stored with it when it is new. */
   userMessageId?: string
   /**
+   * The tool approvals the page answered, by tool call id (`openChatRequest` reads them from the
+   * message): stored with the calls' results, so `loadUIMessages` shows each call approved or denied.
+   */
+  approvals?: Record<string, ToolApprovalRecord>
+  /**
    * Marks Strata's own model calls (the summarizer's): the middleware passes them through untouched,
    * stores nothing and reads no usage.
    */
   internal?: boolean
 }
+
+/** A tool approval the page answered: the approval's id, the decision, and its reason when given. */
+export interface ToolApprovalRecord {
+  id: string
+  approved: boolean
+  reason?: string
+}
+
+const isApprovals = (value: unknown) =>
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  Object.values(value).every((entry) => {
+    const { id, approved, reason } = (entry ?? {}) as Record<string, unknown>
+    return (
+      typeof id === 'string' &&
+      typeof approved === 'boolean' &&
+      (reason === undefined || typeof reason === 'string')
+    )
+  })
 
 const KEYS: Record<keyof StrataCallOptions, (value: unknown) => boolean> = {
   threadId: (value) => typeof value === 'string',
@@ -42,6 +67,7 @@ const KEYS: Record<keyof StrataCallOptions, (value: unknown) => boolean> = {
   internal: (value) => typeof value === 'boolean',
   messageId: (value) => typeof value === 'string' && value.length > 0,
   userMessageId: (value) => typeof value === 'string' && value.length > 0,
+  approvals: isApprovals,
 }
 
 const EXPECTED: Record<keyof StrataCallOptions, string> = {
@@ -52,6 +78,7 @@ const EXPECTED: Record<keyof StrataCallOptions, string> = {
   internal: 'a boolean',
   messageId: 'a UI message id (a non-empty string)',
   userMessageId: 'a UI message id (a non-empty string)',
+  approvals: 'an object of { id, approved, reason? } by tool call id',
 }
 
 /**

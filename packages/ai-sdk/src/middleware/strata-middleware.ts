@@ -13,23 +13,17 @@ import {
   type HistoryMode,
   invalidOptions,
   type Memory,
-  type MessageInput,
   markRequestFailed,
   StrataError,
   type Thread,
   type ThreadHold,
 } from '@strata-memory/core'
-import { UI_MESSAGE_ID } from '../messages/ai-sdk-meta'
-import {
-  fromProviderMessage,
-  fromResponseContent,
-  type ResponseMeta,
-  toProviderPrompt,
-} from '../messages/provider-prompt'
+import { fromResponseContent, type ResponseMeta, toProviderPrompt } from '../messages/provider-prompt'
 import { aiSdkTracer, type StrataMiddlewareTelemetry } from './ai-sdk-tracer'
 import { captureCallContext } from './call-context'
 import { CallHolds, clientToolCalls, release } from './call-holds'
 import { readCallOptions, type StrataCallOptions } from './call-options'
+import { toMessageWithIds, withUIMessageId } from './message-ids'
 import { tapStream } from './response-stream'
 import { sentAlongside } from './sent-alongside'
 
@@ -166,34 +160,6 @@ async function reportUsage(thread: Thread, usage: LanguageModelV4Usage | undefin
   if (inputTokens === undefined) return
   const outputTokens = count(usage?.outputTokens.total)
   await thread.reportUsage({ inputTokens, ...(outputTokens === undefined ? {} : { outputTokens }) })
-}
-
-/** The message with the UI message id it belongs to in its `meta`, when there is one. */
-function withUIMessageId<M extends MessageInput>(message: M, id: string | undefined): M {
-  if (id === undefined) return message
-  return { ...message, meta: { ...message.meta, [UI_MESSAGE_ID]: id } }
-}
-
-/**
- * Maps the prompt's messages for `followHistory`, the UI ids of the call added: the user message the
- * call sends last gets `userMessageId`, the tool results `messageId` (they belong to the response).
- * Ids are metadata: matching stored messages ignores them, so only new messages keep them.
- */
-function toMessageWithIds(conversation: readonly NonSystemMessage[], call: StrataCallOptions) {
-  if (call.messageId === undefined && call.userMessageId === undefined) return fromProviderMessage
-  let lastUser: NonSystemMessage | undefined
-  for (let index = conversation.length - 1; index >= 0; index--) {
-    if (conversation[index]!.role === 'user') {
-      lastUser = conversation[index]
-      break
-    }
-  }
-  return (message: NonSystemMessage): MessageInput => {
-    const input = fromProviderMessage(message)
-    if (message === lastUser) return withUIMessageId(input, call.userMessageId)
-    if (message.role === 'tool') return withUIMessageId(input, call.messageId)
-    return input
-  }
 }
 
 /** Stores a response and its usage: the message first, so a compaction the usage asks for sees it. */

@@ -41,7 +41,15 @@ export interface ChatRequest<M extends UIMessage = UIMessage> {
   /** The last seq the page shows, when it sent one (for `writeMissedTransitions({ lastSeq })`). */
   lastSeq?: number
   /** `providerOptions` for `streamText`: the thread and the UI ids the middleware stores with the items. */
-  providerOptions: { strata: { threadId: string; messageId: string; userMessageId: string } }
+  providerOptions: {
+    strata: {
+      threadId: string
+      messageId: string
+      userMessageId: string
+      /** The tool approvals the page answered, by call id (a continued answer only). */
+      approvals?: Record<string, { id: string; approved: boolean; reason?: string }>
+    }
+  }
 }
 
 const TRIGGERS = ['submit-message', 'regenerate-message'] as const
@@ -81,15 +89,46 @@ function checkBody(body: unknown): StrataChatRequestBody {
         'The chat request needs the message sent: { message: { id, role, parts } } (sendLastMessage sends the last one).',
       )
     }
-    if (candidate.role !== 'user') {
+    if (candidate.role !== 'user' && !(candidate.role === 'assistant' && approvalsOf(candidate).length > 0)) {
       throw new StrataError({
         code: 'STRATA_INVALID_MESSAGE',
-        message: `The chat request's message must be the user's (got role ${JSON.stringify(candidate.role)}); this route takes one new user message per request.`,
+        message: `The chat request's message must be the user's, or the last answer with tool approvals answered (got role ${JSON.stringify(candidate.role)}); this route takes one new message per request.`,
         details: { role: String(candidate.role) },
       })
     }
   }
   return body as StrataChatRequestBody
+}
+
+/** A tool approval the page answered (`addToolApprovalResponse`): its call, and the decision. */
+export interface AnsweredApproval {
+  toolCallId: string
+  id: string
+  approved: boolean
+  reason?: string
+}
+
+/** The tool parts of a message whose approval the page answered and whose call has no result yet. */
+export function approvalsOf(message: Partial<UIMessage>): AnsweredApproval[] {
+  const answered: AnsweredApproval[] = []
+  for (const part of message.parts ?? []) {
+    const tool = part as {
+      type?: string
+      state?: string
+      toolCallId?: unknown
+      approval?: { id?: unknown; approved?: unknown; reason?: unknown }
+    }
+    if (tool.state !== 'approval-responded' || typeof tool.toolCallId !== 'string') continue
+    const { id, approved, reason } = tool.approval ?? {}
+    if (typeof id !== 'string' || typeof approved !== 'boolean') continue
+    answered.push({
+      toolCallId: tool.toolCallId,
+      id,
+      approved,
+      ...(typeof reason === 'string' ? { reason } : {}),
+    })
+  }
+  return answered
 }
 
 /** The page is behind the thread: a 409 that tells it to reload. */
@@ -141,6 +180,40 @@ async function lastTurn(thread: Thread) {
     answer,
     after,
     lastSeq: items.at(-1)!.seq,
+  }
+}
+
+/**
+ * Checks a page's answered approvals against the thread: the message must be its last answer, and
+ * each answered call one of that answer's calls still without a result; else the page is behind.
+ */
+function checkApprovals(
+  threadId: string,
+  turn: Awaited<ReturnType<typeof lastTurn>>,
+  message: UIMessage,
+  pageSeq: number | undefined,
+) {
+  const answerId = turn?.answer === undefined ? undefined : (uiMessageIdOf(turn.answer) ?? turn.answer.id)
+  if (turn === undefined || answerId !== message.id) {
+    throw outOfDate(threadId, `message '${message.id}' is not its last answer`, turn?.lastSeq ?? 0, pageSeq)
+  }
+  const open = new Set<string>()
+  for (const item of turn.after) {
+    if (item.type !== 'message') continue
+    for (const part of item.content) {
+      if (part.type === 'tool-call') open.add(part.toolCallId)
+      if (part.type === 'tool-result') open.delete(part.toolCallId)
+    }
+  }
+  for (const approval of approvalsOf(message)) {
+    if (!open.has(approval.toolCallId)) {
+      throw outOfDate(
+        threadId,
+        `tool call '${approval.toolCallId}' is answered already`,
+        turn.lastSeq,
+        pageSeq,
+      )
+    }
   }
 }
 
@@ -215,6 +288,29 @@ export async function openChatRequest<M extends UIMessage = UIMessage>(
       if (stored === undefined)
         throw outOfDate(threadId, 'it holds no message to answer again', turn.lastSeq, body.lastSeq)
       message = stored as unknown as M
+    } else if (body.message?.role === 'assistant') {
+      // The page answered tool approvals of the last answer: the answer goes on, under its own id.
+      message = body.message as M
+      checkApprovals(threadId, turn, message, body.lastSeq)
+      const answerId = message.id
+      return {
+        threadId,
+        thread,
+        hold,
+        message,
+        messageId: answerId,
+        ...(body.lastSeq === undefined ? {} : { lastSeq: body.lastSeq }),
+        providerOptions: {
+          strata: {
+            threadId,
+            messageId: answerId,
+            userMessageId: turn!.requestId,
+            approvals: Object.fromEntries(
+              approvalsOf(message).map(({ toolCallId, ...approval }) => [toolCallId, approval]),
+            ),
+          },
+        },
+      }
     } else {
       message = body.message as M
       const edit = body.messageId !== undefined && body.messageId === message.id

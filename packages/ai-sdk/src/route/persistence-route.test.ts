@@ -47,7 +47,8 @@ const textOf = (message: LanguageModelV4Prompt[number] | undefined) =>
  * A model that answers every user message: a message asking to "look up X" gets a tool call first,
  * then an answer after its result; any other message gets an answer naming the question.
  */
-function scriptedModel(options: { gate?: () => Promise<void> } = {}) {
+function scriptedModel(options: { gate?: () => Promise<void>; inputTokens?: number } = {}) {
+  const usage = options.inputTokens === undefined ? {} : { inputTokens: options.inputTokens }
   let calls = 0
   return new MockLanguageModelV4({
     doStream: async ({ prompt }) => {
@@ -56,11 +57,11 @@ function scriptedModel(options: { gate?: () => Promise<void> } = {}) {
       let parts: LanguageModelV4StreamPart[]
       if (last?.role === 'user' && /look up (\w+)/.test(textOf(last))) {
         const topic = /look up (\w+)/.exec(textOf(last))![1]!
-        parts = streamParts([toolCall(`call-${calls}`, 'lookup', { topic })])
+        parts = streamParts([toolCall(`call-${calls}`, 'lookup', { topic })], usage)
       } else if (last?.role === 'tool') {
-        parts = streamParts('Here is what I found.')
+        parts = streamParts('Here is what I found.', usage)
       } else {
-        parts = streamParts(`Answer to: ${textOf(last)}`)
+        parts = streamParts(`Answer to: ${textOf(last)}`, usage)
       }
       const gate = options.gate
       if (gate === undefined) return { stream: convertArrayToReadableStream(parts) }
@@ -238,32 +239,59 @@ describe('the persistence route: the thread is the chat', () => {
     expect(seen(await loadUIMessages(memory, 'retry'))).toEqual(seen(again.messages))
   })
 
-  it('a budget compaction reaches the page as a data-memory-compaction part; reloads still show the compacted turns', async () => {
+  it('a budget compaction reaches the page as a data-memory-compaction part; a reload shows it in the same place with the same id', async () => {
     const memory = createMemory({
-      compaction: { budget: { inputTokens: 110, rawTailTurns: 1 } },
+      compaction: { budget: { inputTokens: 300, rawTailTurns: 1 } },
     })
-    const route = strataChatRoute({ memory, model: scriptedModel(), tools })
+    // A small result: the tool step fits the budget, and the model answers after it.
+    const small = {
+      lookup: tool({
+        inputSchema: z.object({ topic: z.string() }),
+        execute: async ({ topic }) => ({ topic }),
+      }),
+    }
+    const route = strataChatRoute({ memory, model: scriptedModel({ inputTokens: 250 }), tools: small })
     const chat = page(route, 'compacted')
-    for (let turn = 1; turn <= 5; turn++) await chat.sendMessage({ text: `question ${turn}` })
+    const note = 'with a few words more to fill the budget sooner. '.repeat(6)
+    for (let turn = 1; turn <= 8; turn++)
+      await chat.sendMessage({ text: turn % 2 === 0 ? `look up topic${turn}` : `question ${turn} ${note}` })
     expect(chat.error).toBeUndefined()
     const compactions = chat.messages.flatMap((message) =>
       message.parts.filter((part) => part.type === 'data-memory-compaction'),
     )
-    expect(compactions.length).toBeGreaterThan(0)
+    expect(compactions.length).toBeGreaterThan(1)
     expect(compactions[0]).toMatchObject({ data: { threadId: 'compacted', trigger: 'budget' } })
     expect((compactions[0] as { data: { itemsArchived: number } }).data.itemsArchived).toBeGreaterThan(0)
-    // Compaction parts are news of the moment, not stored: the rest is what the stream gave.
-    const withoutCompactions = chat.messages.map((message) => ({
-      ...message,
-      parts: message.parts.filter((part) => part.type !== 'data-memory-compaction'),
-    }))
+    // One ran between the steps of an answer (after a tool call), others before an answer's first step.
+    const layouts = chat.messages.map((message) => message.parts.map((part) => part.type).join(' '))
+    expect(layouts).toContain('step-start tool-lookup data-memory-compaction step-start text')
+    expect(layouts).toContain('data-memory-compaction step-start text')
+    // The part is the stored summary's: its id, and its figures.
+    const summaries = (await (await memory.thread('compacted')).items()).filter(
+      (item) => item.type === 'summary' && item.tier === 'episodic',
+    )
+    expect(compactions.map((part) => (part as { id: string }).id)).toEqual(summaries.map((item) => item.id))
+    // A reload gives what the stream gave, the compaction parts at the same places with the same ids.
     const loaded = await loadUIMessages(memory, 'compacted')
-    expect(seen(loaded)).toEqual(seen(withoutCompactions))
+    expect(seen(loaded)).toEqual(seen(chat.messages))
+    // The page continues from the reload, and again the two agree.
+    const reloaded = page(route, 'compacted', loaded)
+    await reloaded.sendMessage({ text: 'look up topic7' })
+    expect(reloaded.error).toBeUndefined()
+    expect(seen(await loadUIMessages(memory, 'compacted'))).toEqual(seen(reloaded.messages))
     const visible = await loadUIMessages(memory, 'compacted', { visibleOnly: true })
     expect(visible.length).toBeLessThan(loaded.length)
-    expect(visible.map((message) => message.id)).toEqual(
-      loaded.slice(-visible.length).map((message) => message.id),
-    )
+  })
+
+  it("a compaction that the answer's last step asks for ends the answer, before and after a reload", async () => {
+    const memory = createMemory({ compaction: { budget: { inputTokens: 300, rawTailTurns: 1 } } })
+    const route = strataChatRoute({ memory, model: scriptedModel({ inputTokens: 250 }) })
+    const chat = page(route, 'compacted-after')
+    for (let turn = 1; turn <= 4; turn++) await chat.sendMessage({ text: `question ${turn}` })
+    expect(chat.error).toBeUndefined()
+    const layouts = chat.messages.map((message) => message.parts.map((part) => part.type).join(' '))
+    expect(layouts).toContain('step-start text data-memory-compaction')
+    expect(seen(await loadUIMessages(memory, 'compacted-after'))).toEqual(seen(chat.messages))
   })
 
   it('a scope closed between responses reaches the next answer, and reloads show it in the same place', async () => {

@@ -66,6 +66,9 @@ export function strataChatRoute(options: {
           })) {
             writer.write(chunk)
           }
+          // A compaction the answer's last step asked for ends inside the answer: its part is written
+          // here, where loadUIMessages places it, and the seq below covers it.
+          await thread.settled()
           const { lastSeq: seq } = await memory.store.head(threadId)
           writer.write({ type: 'finish', messageMetadata: { strata: { seq } } })
         } finally {

@@ -6,11 +6,17 @@ import {
   type MessageItem,
   type MessagePart,
   type RequestFailure,
+  type SummaryItem,
   type TransitionItem,
 } from '@strata-memory/core'
 import type { ToolSet } from 'ai'
-import { readMeta, UI_MESSAGE_ID } from '../messages/ai-sdk-meta'
-import type { MemoryTransitionData, StrataFailedRequest, StrataUIMessage } from './memory-ui-parts'
+import { readMeta, TOOL_APPROVALS, UI_MESSAGE_ID } from '../messages/ai-sdk-meta'
+import {
+  type MemoryTransitionData,
+  memoryCompactionChunk,
+  type StrataFailedRequest,
+  type StrataUIMessage,
+} from './memory-ui-parts'
 
 type UIPart = StrataUIMessage['parts'][number]
 
@@ -19,11 +25,12 @@ interface ToolPart {
   type: string
   toolName?: string
   toolCallId: string
-  state: 'input-available' | 'output-available' | 'output-error'
+  state: 'input-available' | 'approval-requested' | 'output-available' | 'output-error' | 'output-denied'
   input: unknown
   output?: unknown
   errorText?: string
   providerExecuted?: boolean
+  approval?: { id: string; approved: boolean; reason?: string }
 }
 
 /** Options of {@link loadUIMessages}. */
@@ -46,7 +53,8 @@ export interface LoadUIMessagesOptions {
   before?: string
   /**
    * The route's tools: a call of a tool made with `dynamicTool()` loads as a `dynamic-tool` part, as
-   * the stream shows it.
+   * the stream shows it; a call of a tool with `needsApproval: true` that the last answer left
+   * without a result loads as `approval-requested` (the page approves or denies it after a reload).
    * @default calls the SDK marked dynamic are `dynamic-tool`, every other call `tool-<name>`
    */
   tools?: ToolSet
@@ -85,7 +93,12 @@ class UIMessageBuilder {
     private readonly tools: ToolSet | undefined,
   ) {}
 
-  add(item: MessageItem | TransitionItem) {
+  add(item: MessageItem | TransitionItem | SummaryItem) {
+    if (item.type === 'summary') {
+      const chunk = memoryCompactionChunk(this.threadId, item)
+      if (chunk !== undefined) this.#pending.push(chunk)
+      return
+    }
     if (item.type === 'transition') {
       this.#transition(item)
       return
@@ -95,7 +108,13 @@ class UIMessageBuilder {
       return
     }
     if (item.role === 'user') {
-      // Transitions pending here were made between answers: the next answer shows them first.
+      // A compaction pending here ran after the answer's last step: the route writes it into that
+      // answer before its stream finishes. Transitions pending here were made between answers: the
+      // next answer shows them first.
+      if (this.#answer !== undefined) {
+        this.#answer.parts.push(...this.#pending.filter((part) => part.type === 'data-memory-compaction'))
+        this.#pending = this.#pending.filter((part) => part.type !== 'data-memory-compaction')
+      }
       this.#answer = undefined
       const mark = this.failures.get(item.id)
       this.messages.push({
@@ -109,6 +128,7 @@ class UIMessageBuilder {
     if (item.role === 'tool') {
       // Results complete their calls' parts, wherever the call is.
       this.#parts(item)
+      this.#approvals(item)
       return
     }
     if (item.role !== 'assistant') return
@@ -123,11 +143,27 @@ class UIMessageBuilder {
     this.#pending = []
   }
 
-  /** Transitions not yet in an answer go into the last one. */
-  finish(): StrataUIMessage[] {
+  /**
+   * Transitions not yet in an answer go into the last one. With `newest` (the page ends at the
+   * thread's end), the last answer's calls of a tool with `needsApproval: true` that have no result
+   * are awaiting approval: they load as `approval-requested`, so the page can still approve them.
+   */
+  finish(newest: boolean): StrataUIMessage[] {
     if (this.#pending.length > 0) {
       const last = this.messages.findLast((message) => message.role === 'assistant')
       if (last !== undefined) last.parts.push(...this.#pending)
+    }
+    const last = this.messages.at(-1)
+    if (newest && last?.role === 'assistant') {
+      for (const part of last.parts as unknown as ToolPart[]) {
+        if (part.state !== 'input-available') continue
+        const name = part.toolName ?? part.type.slice('tool-'.length)
+        if ((this.tools?.[name] as { needsApproval?: unknown } | undefined)?.needsApproval !== true) continue
+        part.state = 'approval-requested'
+        // The SDK's own id was made after the call was stored; the page's answer names this one, and
+        // the route hands both to the SDK together (`convertToModelMessages`), so they match.
+        part.approval = { id: `approval-${part.toolCallId}` } as ToolPart['approval']
+      }
     }
     return this.messages
   }
@@ -144,6 +180,24 @@ class UIMessageBuilder {
       seq: item.seq,
     }
     this.#pending.push({ type: 'data-memory-transition', id: item.id, data })
+  }
+
+  /** The approvals the page answered for the calls this tool message completes: approved, or denied. */
+  #approvals(item: MessageItem) {
+    const approvals = item.meta?.[TOOL_APPROVALS]
+    if (typeof approvals !== 'object' || approvals === null) return
+    for (const part of item.content) {
+      if (part.type !== 'tool-result') continue
+      const tool = this.#tools.get(part.toolCallId)
+      const approval = (approvals as Record<string, ToolPart['approval']>)[part.toolCallId]
+      if (tool === undefined || approval === undefined) continue
+      tool.approval = approval
+      if (approval.approved) continue
+      // A denied call has no output: the SDK shows it denied, with the reason in its approval.
+      tool.state = 'output-denied'
+      delete tool.output
+      delete tool.errorText
+    }
   }
 
   /** The UI parts of one stored message; a tool result completes its call's part instead. */
@@ -237,7 +291,8 @@ function checkOptions(options: LoadUIMessagesOptions): void {
  * `userMessageId`, see the README's route), else the stored items' ids. Tool calls are
  * `tool-<name>` parts (`dynamic-tool` for a call the SDK marked dynamic) in the state the stream
  * left them; a large tool result and a long user message read back whole from the content channel,
- * not as the citation the model sees. Transitions are `data-memory-transition` parts. Turns a
+ * not as the citation the model sees. Transitions are `data-memory-transition` parts, budget and
+ * manual compactions `data-memory-compaction` parts where the stream showed them. Turns a
  * compaction archived are included (unless `visibleOnly`); an answer a rewind archived never is. A
  * user message whose model call failed carries `metadata.strata.failed` until an answer follows.
  * The last message carries `metadata.strata.seq` (the thread's last seq it shows).
@@ -273,16 +328,27 @@ export async function loadUIMessages<TOOLS extends ToolSet = ToolSet>(
   const [transcript, failures] = await Promise.all([
     thread.transcript({
       archived: !visibleOnly,
+      compactions: true,
       ...(limit === undefined ? {} : { turns: limit }),
       ...(beforeSeq === undefined ? {} : { beforeSeq }),
     }),
     thread.failures(),
   ])
   const builder = new UIMessageBuilder(threadId, new Map(failures.map((mark) => [mark.itemId, mark])), tools)
-  for (const item of transcript.items) builder.add(item)
-  const messages = builder.finish()
+  // The compactions' summaries, merged in at their seqs.
+  const compactions = transcript.compactions ?? []
+  let next = 0
+  for (const item of transcript.items) {
+    while (next < compactions.length && compactions[next]!.seq < item.seq) builder.add(compactions[next++]!)
+    builder.add(item)
+  }
+  while (next < compactions.length) builder.add(compactions[next++]!)
+  const messages = builder.finish(beforeSeq === undefined)
   const last = messages.at(-1)
-  const lastSeq = transcript.items.at(-1)?.seq
+  const shownSeqs = [transcript.items.at(-1)?.seq, compactions.at(-1)?.seq].filter(
+    (seq): seq is number => seq !== undefined,
+  )
+  const lastSeq = shownSeqs.length === 0 ? undefined : Math.max(...shownSeqs)
   if (last !== undefined && lastSeq !== undefined && beforeSeq === undefined) {
     last.metadata = { ...last.metadata, strata: { ...last.metadata?.strata, seq: lastSeq } }
   }

@@ -3,6 +3,7 @@ import {
   type ContextStats,
   invalidOptions,
   type Memory,
+  type SummaryItem,
   type TransitionEvent,
 } from '@strata-memory/core'
 import type { InferUITools, ToolSet, UIMessage, UIMessageStreamWriter } from 'ai'
@@ -34,7 +35,11 @@ export interface StrataFailedRequest {
   ts: number
 }
 
-/** The data of a `data-memory-compaction` part: a budget compaction moved old turns out of what the model is sent. */
+/**
+ * The data of a `data-memory-compaction` part: a budget compaction moved old turns out of what the
+ * model is sent. Read from the episodic summary the compaction stored, so the stream and
+ * `loadUIMessages` give the same part (its id is the summary's).
+ */
 export interface MemoryCompactionData {
   threadId: string
   /** What started it: `budget` (the prompt neared the input budget) or `manual`. */
@@ -44,6 +49,8 @@ export interface MemoryCompactionData {
   tokensAfter: number
   /** Items moved to the archive (still readable, and still shown by `loadUIMessages`). */
   itemsArchived: number
+  /** The seq of the compaction's summary in the thread's log: where it happened. */
+  seq: number
 }
 
 /**
@@ -100,6 +107,25 @@ export function memoryTransitionChunk(event: TransitionEvent) {
   return { type: 'data-memory-transition' as const, id: transition.id, data }
 }
 
+/**
+ * The `data-memory-compaction` chunk of a compaction's episodic summary (the `compaction-end`
+ * event's `summary`, or one `transcript({ compactions: true })` lists), or undefined for a summary
+ * that records no compaction.
+ */
+export function memoryCompactionChunk(threadId: string, summary: SummaryItem | undefined) {
+  const record = summary?.compaction
+  if (summary === undefined || record === undefined) return undefined
+  const data: MemoryCompactionData = {
+    threadId,
+    trigger: record.trigger,
+    tokensBefore: record.tokensBefore,
+    tokensAfter: record.tokensAfter,
+    itemsArchived: record.itemsArchived,
+    seq: summary.seq,
+  }
+  return { type: 'data-memory-compaction' as const, id: summary.id, data }
+}
+
 /** Context statistics as message metadata. */
 export function contextStatsMetadata(stats: ContextStats): StrataMessageMetadata {
   const { level, contextTokens, totalTokens, savedTokens, savedRatio, inputBudget } = stats
@@ -134,7 +160,9 @@ export interface WriteMemoryPartsOptions {
   stats?: boolean
   /**
    * Write a `data-memory-compaction` part when a compaction archives old turns of the thread while
-   * the response streams (a budget compaction runs before the next model call of a tool loop).
+   * the response streams (a budget compaction runs before the next model call of a tool loop, or
+   * after the answer's last step: await `thread.settled()` before the stream's `finish` so it is
+   * written into the answer, where `loadUIMessages` places it). Waterfall compactions are not written.
    * @default true
    */
   compactions?: boolean
@@ -195,12 +223,10 @@ export function writeMemoryParts(options: WriteMemoryPartsOptions): () => void {
   if (compactions) {
     stops.push(
       memory.on('compaction-end', (event) => {
-        if (event.threadId !== threadId || event.itemsArchived === 0 || event.trigger === 'waterfall') return
-        const { trigger, tokensBefore, tokensAfter, itemsArchived } = event
-        target.write({
-          type: 'data-memory-compaction',
-          data: { threadId, trigger, tokensBefore, tokensAfter, itemsArchived },
-        })
+        if (event.threadId !== threadId || event.itemsArchived === 0) return
+        // Built from the stored summary, as `loadUIMessages` builds it: the same id, the same data.
+        const chunk = memoryCompactionChunk(threadId, event.summary)
+        if (chunk !== undefined) target.write(chunk)
       }),
     )
   }

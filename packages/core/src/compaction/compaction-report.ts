@@ -60,7 +60,7 @@ export class CompactionReport<L extends string> {
       ...outcome,
       ...(outcome.error === undefined ? {} : { retryAt: this.retry.retryAt! }),
     }
-    const { threadId: _, error, ...fields } = event
+    const { threadId: _, error, summary: __, ...fields } = event
     const last: LastCompaction = { ...fields, ts: now }
     if (error !== undefined) last.error = error instanceof Error ? error.message : String(error)
     this.last = last

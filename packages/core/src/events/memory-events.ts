@@ -53,6 +53,11 @@ export interface CompactionEndEvent extends CompactionStartEvent {
   error?: unknown
   /** After a failure: epoch ms from which automatic compaction tries again (`compaction.retry`). */
   retryAt?: number
+  /**
+   * The episodic summary a budget or manual compaction wrote, as stored (its seq, and its
+   * `compaction` record with the figures above): a chat places the compaction by it.
+   */
+  summary?: SummaryItem
 }
 
 /**

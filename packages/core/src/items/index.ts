@@ -18,6 +18,7 @@ export type {
   PartTokens,
   ScopeOpening,
   SeqRange,
+  SummaryCompaction,
   SummaryItem,
   SummaryTier,
   TransitionItem,

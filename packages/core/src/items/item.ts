@@ -98,6 +98,21 @@ export interface SummaryItem<L extends string = string> extends ItemBase<L> {
   covers?: SeqRange[]
   /** 0..1: how much the summary matters when space is short. */
   salience: number
+  /**
+   * On the episodic summary of a budget or manual compaction: what it did, so a chat can show the
+   * compaction at its place after a reload (the `compaction-end` event carries the same figures).
+   */
+  compaction?: SummaryCompaction
+}
+
+/** What a budget or manual compaction did, kept on the episodic summary it wrote. */
+export interface SummaryCompaction {
+  trigger: 'budget' | 'manual'
+  /** Tokens of the active log's messages before and after it. */
+  tokensBefore: number
+  tokensAfter: number
+  /** Items it moved to the archive. */
+  itemsArchived: number
 }
 
 /** A semantic fact extracted from the conversation. */

@@ -88,8 +88,20 @@ describe('compaction events', () => {
       // One episodic summary; the summarizer gave no facts.
       itemsWritten: 1,
       durationMs: 250,
+      summary: expect.objectContaining({ type: 'summary', tier: 'episodic' }),
     })
     expect(end.tokensAfter).toBe(end.tokensBefore - messageTokens(archived))
+    // The summary, as stored, keeps the same figures: a chat shows the compaction after a reload.
+    const summary = after.find((item) => item.type === 'summary')
+    expect(end.summary).toEqual(summary)
+    expect(end.summary!.compaction).toEqual({
+      trigger: 'budget',
+      tokensBefore: end.tokensBefore,
+      tokensAfter: end.tokensAfter,
+      itemsArchived: 10,
+    })
+    // The thread's state keeps the last compaction's figures, not the summary.
+    expect((await thread.status()).compaction.last).not.toHaveProperty('summary')
   })
 
   it('compaction by hand is reported with the manual trigger', async () => {

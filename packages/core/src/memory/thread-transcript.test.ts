@@ -93,6 +93,38 @@ describe('thread.transcript', () => {
     expect(first.more).toBe(false)
   })
 
+  it('lists the compactions of the page with compactions: true, at their seqs', async () => {
+    const memory = createMemory({ compaction: { budget: { inputTokens: 100_000, rawTailTurns: 1 } } })
+    const thread = await memory.thread('compactions')
+    for (let turn = 1; turn <= 3; turn++) {
+      await thread.append([
+        { role: 'user', content: `q${turn}` },
+        { role: 'assistant', content: `a${turn}` },
+      ])
+    }
+    await thread.compact({ force: true })
+    for (let turn = 4; turn <= 5; turn++) {
+      await thread.append([
+        { role: 'user', content: `q${turn}` },
+        { role: 'assistant', content: `a${turn}` },
+      ])
+    }
+    const all = await thread.transcript({ compactions: true })
+    expect(all.compactions).toHaveLength(1)
+    const [summary] = all.compactions!
+    expect(summary).toMatchObject({ type: 'summary', tier: 'episodic', compaction: { trigger: 'manual' } })
+    expect(summary!.compaction!.itemsArchived).toBe((await thread.status()).items.archived)
+    // Between the last item before it and the first after it.
+    const next = all.items.find((item) => item.seq > summary!.seq)!
+    expect(text(next)).toBe('user: q4')
+    expect(all.items.filter((item) => item.seq < summary!.seq).length).toBeGreaterThan(0)
+    // Without the option, none; a page after it or before it holds none.
+    expect((await thread.transcript()).compactions).toBeUndefined()
+    expect((await thread.transcript({ compactions: true, turns: 2 })).compactions).toEqual([])
+    expect((await thread.transcript({ compactions: true, beforeSeq: summary!.seq })).compactions).toEqual([])
+    expect((await thread.transcript({ compactions: true, turns: 3 })).compactions).toEqual([summary])
+  })
+
   it('refuses bad options with STRATA_INVALID_OPTIONS', async () => {
     const thread = await createMemory().thread('bad')
     for (const options of [
@@ -101,6 +133,7 @@ describe('thread.transcript', () => {
       { afterSeq: 1.5 },
       { archived: 'yes' },
       { restore: 1 },
+      { compactions: 'yes' },
     ]) {
       const error = await thread.transcript(options as never).catch((caught: unknown) => caught)
       expect(StrataError.isInstance(error, 'STRATA_INVALID_OPTIONS')).toBe(true)

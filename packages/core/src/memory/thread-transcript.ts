@@ -1,6 +1,14 @@
 import { referenceOf, restoredPart } from '../content/content-reference'
 import { invalidOptions } from '../errors'
-import type { Item, JsonObject, MessageItem, MessagePart, SeqRange, TransitionItem } from '../items'
+import type {
+  Item,
+  JsonObject,
+  MessageItem,
+  MessagePart,
+  SeqRange,
+  SummaryItem,
+  TransitionItem,
+} from '../items'
 import type { ThreadState } from '../thread/thread-state'
 import type { WritePath } from '../thread/write-path'
 
@@ -34,6 +42,12 @@ export interface TranscriptOptions {
    * @default true
    */
   restore?: boolean
+  /**
+   * Also list the budget and manual compactions of the page: the episodic summaries they wrote (with
+   * their `compaction` record), in `compactions`, for a chat that shows each one where it happened.
+   * @default false
+   */
+  compactions?: boolean
 }
 
 /** What {@link Thread.transcript} returns. */
@@ -44,6 +58,8 @@ export interface Transcript<L extends string = string> {
   fromSeq: number
   /** Whether earlier items exist before this page. */
   more: boolean
+  /** With `compactions`: the episodic summaries of the page's compactions, oldest first (by seq). */
+  compactions?: SummaryItem<L>[]
 }
 
 /** What `transcript` needs from its thread. */
@@ -70,9 +86,11 @@ const isChat = <L extends string>(item: Item<L>): item is MessageItem<L> | Trans
 
 function checkOptions(options: TranscriptOptions): void {
   if (typeof options !== 'object' || options === null) invalidOptions('transcript() takes an options object.')
-  const { turns, beforeSeq, afterSeq, archived, restore } = options
+  const { turns, beforeSeq, afterSeq, archived, restore, compactions } = options
   if (restore !== undefined && typeof restore !== 'boolean')
     invalidOptions('transcript(): restore must be a boolean.', { restore })
+  if (compactions !== undefined && typeof compactions !== 'boolean')
+    invalidOptions('transcript(): compactions must be a boolean.', { compactions })
   if (afterSeq !== undefined && (!Number.isSafeInteger(afterSeq) || afterSeq < 0)) {
     invalidOptions(
       `transcript(): afterSeq must be a whole number of at least 0 (got ${JSON.stringify(afterSeq)}).`,
@@ -123,6 +141,10 @@ function pageStart(items: readonly Item[], turns: number | undefined): number {
   return 0
 }
 
+/** Whether an item has a part that stands for stored content. */
+const cites = (item: Item) =>
+  item.type === 'message' && item.content.some((part) => referenceOf(part) !== undefined)
+
 /** The item with each cited part replaced by the content it stands for (a missing record: the citation). */
 async function restored<L extends string>(
   item: MessageItem<L> | TransitionItem<L>,
@@ -147,13 +169,22 @@ export async function threadTranscript<L extends string>(
   get: (id: string) => Promise<{ data: string } | undefined>,
 ): Promise<Transcript<L>> {
   checkOptions(options)
-  const { archived = true, turns, beforeSeq, afterSeq, restore = true } = options
-  const { active, stored } = await writes.exclusive(async () => {
+  const { archived = true, turns, beforeSeq, afterSeq, restore = true, compactions = false } = options
+  const inRange = (seq: number) =>
+    (beforeSeq === undefined || seq < beforeSeq) && (afterSeq === undefined || seq > afterSeq)
+  const { active, stored, summaries } = await writes.exclusive(async () => {
     await writes.refresh()
     const items = afterSeq === undefined ? state.log.unfrozenItems : state.log.unfrozenItemsAfter(afterSeq)
     return {
       active: (beforeSeq === undefined ? items : items.filter((item) => item.seq < beforeSeq)).filter(isChat),
       stored: archived ? await state.deps.store.getState(state.id) : undefined,
+      // Summaries are few and kept apart (frozen), so this reads no more of a long log.
+      summaries: compactions
+        ? state.log.memoryItems.filter(
+            (item): item is SummaryItem<L> =>
+              item.type === 'summary' && item.compaction !== undefined && inRange(item.seq),
+          )
+        : undefined,
     }
   })
   let all: (MessageItem<L> | TransitionItem<L>)[] = active
@@ -171,8 +202,13 @@ export async function threadTranscript<L extends string>(
   }
   const start = pageStart(all, turns)
   const page = all.slice(start)
-  if (!restore) return { items: page, fromSeq: page[0]?.seq ?? 0, more: start > 0 }
+  // The page's compactions: those at or after its first item (earlier ones belong to the page before).
+  const fromSeq = start > 0 ? page[0]!.seq : 0
+  const listed =
+    summaries === undefined ? {} : { compactions: summaries.filter((item) => item.seq >= fromSeq) }
+  if (!restore) return { items: page, fromSeq: page[0]?.seq ?? 0, more: start > 0, ...listed }
   const items: (MessageItem<L> | TransitionItem<L>)[] = []
-  for (const item of page) items.push(await restored(item, get))
-  return { items, fromSeq: page[0]?.seq ?? 0, more: start > 0 }
+  // Most items cite nothing: they are kept as they are, without a wait each (a long page is thousands).
+  for (const item of page) items.push(cites(item) ? await restored(item, get) : item)
+  return { items, fromSeq: page[0]?.seq ?? 0, more: start > 0, ...listed }
 }

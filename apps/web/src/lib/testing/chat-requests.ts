@@ -17,8 +17,11 @@ export const user = (id: string, text: string): AppUIMessage => ({
   parts: [{ type: 'text', text }],
 })
 
-/** The route's UI message stream (SSE) read back into the assistant message, as useChat does. */
-export async function readAnswer(response: Response): Promise<AppUIMessage> {
+/**
+ * The route's UI message stream (SSE) read back into the assistant message, as useChat does: a new
+ * one, or `from`, the page's last answer the stream continues (after a tool approval).
+ */
+export async function readAnswer(response: Response, from?: AppUIMessage): Promise<AppUIMessage> {
   const chunks = response.body!.pipeThrough(new TextDecoderStream()).pipeThrough(
     new TransformStream<string, UIMessageChunk>({
       transform(text, controller) {
@@ -30,7 +33,11 @@ export async function readAnswer(response: Response): Promise<AppUIMessage> {
     }),
   )
   let last: AppUIMessage | undefined
-  for await (const message of readUIMessageStream<AppUIMessage>({ stream: chunks })) last = message
+  for await (const message of readUIMessageStream<AppUIMessage>({
+    stream: chunks,
+    ...(from === undefined ? {} : { message: structuredClone(from) }),
+  }))
+    last = message
   return last!
 }
 

@@ -1,6 +1,6 @@
 import { StrataError } from '../../errors'
 import type { CompactionTrigger } from '../../events'
-import type { FactItem, Item, UnsequencedItem } from '../../items'
+import type { FactItem, Item, SummaryItem, UnsequencedItem } from '../../items'
 import { seqRuns } from '../../items/seq-search'
 import type { SummarizeResult } from '../../summarizers'
 import { traceCompaction } from '../../telemetry'
@@ -167,12 +167,23 @@ export class BudgetRunner<L extends string> {
       return
     }
     const fresh = newFacts(known, recalled, result.facts)
-    const summary = state.summaryItem('episodic', result.summary, plan.range, plan.turnIds)
-    // The exact seqs it replaces: if the archive below is cut short, the summary still stands for them.
-    summary.covers = seqRuns(plan.seqs)
+    // What the compaction does, kept on its summary: the archived messages leave the history's count.
+    let archivedTokens = 0
+    for (const item of items) if (item.type === 'message') archivedTokens += state.countTokens(item)
+    const summary: Omit<SummaryItem<L>, 'seq'> = {
+      ...state.summaryItem('episodic', result.summary, plan.range, plan.turnIds),
+      // The exact seqs it replaces: if the archive below is cut short, the summary still stands for them.
+      covers: seqRuns(plan.seqs),
+      compaction: {
+        trigger: trigger === 'manual' ? 'manual' : 'budget',
+        tokensBefore,
+        tokensAfter: tokensBefore - archivedTokens,
+        itemsArchived: plan.seqs.length,
+      },
+    }
     const written = [summary, ...fresh.map((fact) => state.factItem(fact))] as UnsequencedItem<L>[]
     let superseded = false
-    await this.#writes.write(() => {
+    const stored = await this.#writes.write(() => {
       // Another writer may have compacted meanwhile: commit only if every planned item is still active.
       const active = new Set(state.log.items.map((item) => item.seq))
       superseded = plan.seqs.some((seq) => !active.has(seq))
@@ -211,6 +222,7 @@ export class BudgetRunner<L extends string> {
       tokensAfter,
       itemsArchived: archived,
       itemsWritten: written.length,
+      summary: stored[0] as SummaryItem,
       ...(warning === undefined ? {} : { warning }),
     })
   }

@@ -1,4 +1,5 @@
 import { handleResume } from '../../../../../lib/chat-handler'
+import { appRuns } from '../../../../../lib/memory'
 
 export const runtime = 'nodejs'
 export const dynamic = 'force-dynamic'
@@ -9,5 +10,5 @@ export async function GET(
   { params }: { params: Promise<{ id: string }> },
 ): Promise<Response> {
   const { id } = await params
-  return handleResume(id)
+  return handleResume(id, appRuns())
 }
