@@ -142,7 +142,10 @@ describe('strata on Redis (the built binary)', { timeout: 60_000 }, () => {
       ],
       [[...store(), 'status', 'nobody'], /^strata: Thread 'nobody' not found in redis:/],
       [[...store(), 'verify', 'nobody'], /^strata: Thread 'nobody' not found in redis:/],
-      [[...store(), 'tail', 'dir/thread'], /^strata: Thread '_\.dir_2Fthread' not found/],
+      [
+        [...store(), 'tail', 'dir/thread'],
+        /^strata: Thread 'dir\/thread \(stored as _\.dir_2Fthread\)' not found/,
+      ],
       [[...store(), 'tail', ''], /^strata: Bad thread id ''/],
     ]
     for (const [args, message] of cases) {
