@@ -88,6 +88,12 @@ export interface StrataErrorDetails {
    * unless it is renewed.
    */
   STRATA_THREAD_BUSY: Open<{ threadId: string; expiresAt?: number }>
+  /**
+   * The store holds less of the thread than this process saw it hold (`knownSeq`, the newest seq it
+   * read or wrote; `storeSeq`, the store's newest now): the store lost data (a Redis restarted without
+   * persistence, files removed) or the thread was deleted meanwhile. Nothing was written.
+   */
+  STRATA_THREAD_LOST: Open<{ threadId: string; knownSeq?: number; storeSeq?: number }>
   /** The store lacks a capability the call needs (`capability`, e.g. `leases`). */
   STRATA_STORE_CAPABILITY: Open<{ store?: string; capability: string; specificationVersion?: string }>
 }
