@@ -13,7 +13,7 @@ import { type RedisServer, redisCli, startRedisServer } from './testing/redis-se
  * the operator's accident.
  */
 
-const cleanups: (() => Promise<unknown> | void)[] = []
+const cleanups: (() => Promise<unknown> | unknown)[] = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
