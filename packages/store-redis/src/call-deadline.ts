@@ -71,7 +71,8 @@ export function guardedCalls<T extends object>(
       }
       if (beside !== undefined)
         call = Promise.all([beside.catch(() => undefined), call]).then(([, result]) => result)
-      if (!limited) return call
+      // close() keeps its own deadline: past it, the client it owns is destroyed, not left running.
+      if (!limited || name === 'close') return call
       let timer: ReturnType<typeof setTimeout> | undefined
       const expired = new Promise<never>((_resolve, reject) => {
         timer = setTimeout(() => reject(timeoutError(name, timeoutMs, args[0])), timeoutMs)

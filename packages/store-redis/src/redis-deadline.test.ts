@@ -5,7 +5,7 @@ import { type Item, StrataError } from '@strata-memory/core'
 import { makeItems } from '@strata-memory/core/testing'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { redisStore } from './redis-store'
-import { type RedisServer, startRedisServer } from './testing/redis-server'
+import { freePort, type RedisServer, startRedisServer } from './testing/redis-server'
 
 /*
  * Issue 31: every call has a deadline. A Redis killed (down) or stopped (SIGSTOP: the connection
@@ -149,6 +149,18 @@ describe('redisStore timeoutMs', () => {
     figures.readableAfterRecovery += items.length
     expect(await store.getState('t')).toEqual({ mode: 'x' })
   }, 60_000)
+
+  it('rejects at the deadline when Redis was never reachable, and close() does not wait for it', async () => {
+    const store = redisStore({ url: `redis://127.0.0.1:${await freePort()}`, timeoutMs: TIMEOUT_MS })
+    const never = await timed(() => store.append('t', makeItems(1), { expectedSeq: 0 }))
+    expectTimeout(never.error, 'append')
+    const started = performance.now()
+    await store.close()
+    expect(performance.now() - started).toBeLessThan(TIMEOUT_MS + SLACK_MS)
+    const closed = await store.head('t').catch((caught: unknown) => caught)
+    expect(StrataError.isInstance(closed, 'STRATA_STORE_FAILED')).toBe(true)
+    expect((closed as StrataError).message).toContain('closed')
+  }, 30_000)
 
   it('takes Infinity for no deadline, and a call that settles in time is not touched', async () => {
     const { server } = await durableServer()

@@ -152,7 +152,7 @@ export function redisStore(options: RedisStoreOptions = {}): RedisStore {
             // Connection errors reach the caller through the failing command; without a listener Node
             // would treat each reconnect attempt's error as fatal.
           }),
-          { owned: true },
+          { owned: true, closeTimeoutMs: timeoutMs },
         )
       : redisConnection(client, { owned: false })
   const context = redisContext(connection, { prefix, ttlSeconds })
