@@ -3,7 +3,7 @@ import { LOG_HEADER } from './lua-scripts'
 import type { RedisContext } from './redis-context'
 import { threadKeys, tombstoneKey } from './thread-keys'
 
-/** Threads whose log this store remembers; the least recently seen beyond this are forgotten. */
+/** Threads whose log this store remembers; beyond this, the one remembered first is forgotten. */
 const REMEMBERED_THREADS = 10_000
 
 /** What the store saw of a thread's log: its header (with the epoch of its creation) and last seq. */
