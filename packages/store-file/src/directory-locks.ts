@@ -1,4 +1,5 @@
 import { basename, dirname, join } from 'node:path'
+import { deadlinePassed, enterLockedWork } from './call-deadline'
 import type { ResolvedFileStoreOptions } from './file-store-options'
 import { withThreadLock } from './thread-lock'
 
@@ -14,6 +15,8 @@ export function directoryLocks(settings: ResolvedFileStoreOptions, resourcesDire
       directory,
       {
         timeoutMs: settings.lockTimeoutMs,
+        // The call's own deadline (timeoutMs) passed: stop waiting, its caller was told.
+        givenUp: deadlinePassed,
         staleMs: settings.staleLockMs,
         onRecovered: (holder, reason) =>
           settings.onEvent({
@@ -25,7 +28,10 @@ export function directoryLocks(settings: ResolvedFileStoreOptions, resourcesDire
             message: `Recovered the stale lock of ${what} '${id}' (${reason === 'holder-dead' ? `its holder, pid ${holder?.pid}, is gone` : `older than ${settings.staleLockMs} ms`}).`,
           }),
       },
-      action,
+      () => {
+        enterLockedWork()
+        return action()
+      },
     )
   }
 }

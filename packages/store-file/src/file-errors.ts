@@ -1,3 +1,5 @@
+import { accessSync, constants, existsSync } from 'node:fs'
+import { dirname } from 'node:path'
 import { StrataError } from '@strata-memory/core'
 
 /** The `code` of a Node.js system error (`ENOENT`, `EEXIST`, …), if it has one. */
@@ -8,10 +10,57 @@ export function errorCode(error: unknown): string | undefined {
 
 export const isMissing = (error: unknown): boolean => errorCode(error) === 'ENOENT'
 
+/** What to do about a file-system error, by its code. */
+const REMEDIES: Record<string, (folder: string) => string> = {
+  EROFS: (folder) =>
+    `'${folder}' is on a read-only file system (EROFS). Mount it read-write, or give the store a writable folder (fileStore({ dir }) or STRATA_MEMORY_DIR), then retry.`,
+  EACCES: (folder) =>
+    `this process may not write in '${folder}' (EACCES). Give its user write permission there, or give the store a writable folder (fileStore({ dir }) or STRATA_MEMORY_DIR), then retry.`,
+  EPERM: (folder) =>
+    `this process may not write in '${folder}' (EPERM). Give its user write permission there, or give the store a writable folder (fileStore({ dir }) or STRATA_MEMORY_DIR), then retry.`,
+  ENOSPC: (folder) => `the file system of '${folder}' is full (ENOSPC). Free some space, then retry.`,
+}
+
+/**
+ * The real cause of a failed write: a recursive mkdir on a read-only or forbidden file system fails
+ * with ENOENT (the first folder it could not make is missing), so for ENOENT the nearest existing
+ * folder is asked whether it may be written (EROFS, EACCES).
+ */
+function writeCause(path: string, cause: unknown): { code: string; folder: string } | undefined {
+  const code = errorCode(cause)
+  if (code !== undefined && code !== 'ENOENT' && REMEDIES[code] !== undefined)
+    return { code, folder: dirname(path) }
+  if (code !== 'ENOENT') return undefined
+  let folder = dirname(path)
+  while (!existsSync(folder) && dirname(folder) !== folder) folder = dirname(folder)
+  try {
+    accessSync(folder, constants.W_OK)
+    return undefined
+  } catch (error) {
+    const denied = errorCode(error)
+    return denied !== undefined && REMEDIES[denied] !== undefined ? { code: denied, folder } : undefined
+  }
+}
+
 /** `STRATA_STORE_FAILED` for a file operation that failed for a reason outside Strata's control. */
 export function storeFailed(action: string, path: string, cause: unknown): StrataError {
   if (StrataError.isInstance(cause)) return cause
   const reason = cause instanceof Error ? cause.message : String(cause)
+  const found = writeCause(path, cause)
+  if (found !== undefined) {
+    // The system's own message (for a read-only mkdir, a misleading ENOENT) stays in `cause`.
+    return new StrataError({
+      code: 'STRATA_STORE_FAILED',
+      message: `The file store could not ${action} '${path}': ${REMEDIES[found.code]!(found.folder)}`,
+      cause,
+      details: {
+        path,
+        action,
+        errorCode: found.code,
+        ...(found.code === 'EROFS' ? { reason: 'read-only' } : {}),
+      },
+    })
+  }
   return new StrataError({
     code: 'STRATA_STORE_FAILED',
     message: `The file store could not ${action} '${path}': ${reason}. Check that the directory exists, is writable and has free space, then retry.`,

@@ -72,6 +72,14 @@ export interface FileStoreOptions {
    */
   lockTimeoutMs?: number
   /**
+   * Every call rejects with `STRATA_STORE_FAILED` (`details.reason: 'timeout'`) when it has not
+   * finished within this many milliseconds: a lock held by another process, a file system that hangs.
+   * A write that had not got its lock by then is never made; one already writing may still land, and
+   * repeating the very same append is safe. `Infinity`: no deadline.
+   * @default 10000
+   */
+  timeoutMs?: number
+  /**
    * A lock older than this is taken over even if its holder seems alive (a holder on another host,
    * or a reused pid). A lock whose holder is a dead process on this host is taken over at once.
    * @default 30000
@@ -97,6 +105,7 @@ export interface ResolvedFileStoreOptions {
   dir: string
   fsync: boolean
   lockTimeoutMs: number
+  timeoutMs: number
   staleLockMs: number
   mirrors: boolean
   onEvent: (event: FileStoreEvent) => void
@@ -111,6 +120,7 @@ export function resolveFileStoreOptions(options: FileStoreOptions): ResolvedFile
     dir = process.env.STRATA_MEMORY_DIR || './memory',
     fsync = true,
     lockTimeoutMs = 10_000,
+    timeoutMs = 10_000,
     staleLockMs = 30_000,
     mirrors = true,
     onEvent,
@@ -133,6 +143,12 @@ export function resolveFileStoreOptions(options: FileStoreOptions): ResolvedFile
       invalidOptions(`fileStore: ${name} must be a number of milliseconds (0 or more).`, { [name]: value })
     }
   }
+  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) {
+    invalidOptions(
+      'fileStore: timeoutMs must be a number of milliseconds above 0 (Infinity for no deadline).',
+      { timeoutMs },
+    )
+  }
   if (onEvent !== undefined && typeof onEvent !== 'function') {
     invalidOptions('fileStore: onEvent must be a function (event) => void.')
   }
@@ -141,6 +157,7 @@ export function resolveFileStoreOptions(options: FileStoreOptions): ResolvedFile
     dir: resolve(dir),
     fsync,
     lockTimeoutMs,
+    timeoutMs,
     staleLockMs,
     mirrors,
     onEvent: (event) => {

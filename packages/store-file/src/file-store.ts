@@ -33,6 +33,7 @@ import {
   compareContentNewestFirst,
   matchesContentQuery,
 } from '@strata-memory/core/store-kit'
+import { guardedCalls } from './call-deadline'
 import {
   isContentFileName,
   readAllContentRecords,
@@ -49,7 +50,8 @@ import { readJsonObject } from './json-file'
 import { itemFromLogLine, prepareLogLine, sequenceLogLine, withoutBatchEnd } from './line-format'
 import type { LogFile } from './log-file'
 import { writeMirrors } from './mirrors'
-import { rangeOf } from './store-arguments'
+import { storedResend } from './resent-append'
+import { mergeBySeq, rangeOf } from './store-arguments'
 import { ARCHIVE_FILE, CORRUPT_SUFFIX, STATE_FILE, ThreadFiles, type ThreadView } from './thread-files'
 
 /** Threads whose parsed logs stay cached; the least recently used beyond this are dropped. */
@@ -264,230 +266,215 @@ export function fileStore(
     return names.some(isContentFileName)
   }
 
-  return {
-    specificationVersion: 'v2',
-    name: 'file',
-    flags: { persistent: true, shared: true, leases: true, resources: true },
-    ...leaseMethods,
-    ...resourceMethods,
+  return guardedCalls(
+    {
+      specificationVersion: 'v2',
+      name: 'file',
+      flags: { persistent: true, shared: true, leases: true, resources: true },
+      ...leaseMethods,
+      ...resourceMethods,
 
-    async append(
-      threadId: string,
-      items: readonly UnsequencedItem[],
-      options: AppendOptions,
-    ): Promise<Item[]> {
-      assertThreadId(threadId)
-      const expectedSeq = checkAppendArguments(items, options)
-      // Serialised and copied before the first await: later changes to the caller's objects are not
-      // stored, and the copies become the items returned.
-      const prepared = items.map(prepareLogLine)
-      const stored = items.map((item) => jsonCopy(item) as Item)
-      const thread = threadFiles(threadId)
-      // For a thread not seen yet (or no items), check without the lock first: a stale expectedSeq
-      // then fails before a new thread's folder is made. Otherwise the check under the lock suffices.
-      if (prepared.length === 0 || (thread.active.missing && thread.archive.missing)) {
-        checkSeq(threadId, expectedSeq, (await snapshot(thread)).lastSeq)
-        if (prepared.length === 0) return []
-      }
-      return locked(thread, async () => {
-        // The lease is checked under the lock every write takes: no other owner's write slips between.
-        await fence(thread, options, 'append')
-        await repair(thread)
-        const { lastSeq } = thread.view()
-        checkSeq(threadId, expectedSeq, lastSeq)
-        const batchEnd = prepared.length > 1 ? lastSeq + prepared.length : undefined
-        const seqs = prepared.map((_, index) => lastSeq + index + 1)
-        const lines = prepared.map((line, index) => sequenceLogLine(line, seqs[index]!, batchEnd))
-        await appendLines(thread, lines, seqs)
-        stored.forEach((item, index) => {
-          item.seq = seqs[index]!
-        })
-        if (settings.mirrors) {
-          await writeMirrors(thread.directory, stored, lines, (file, error) =>
-            onEvent({
-              type: 'mirror-failed',
-              threadId,
-              file,
-              error,
-              message: `Could not write the mirror ${file} of thread '${threadId}' (${String(error)}); raw_traces.jsonl has the items.`,
-            }),
-          )
+      async append(
+        threadId: string,
+        items: readonly UnsequencedItem[],
+        options: AppendOptions,
+      ): Promise<Item[]> {
+        assertThreadId(threadId)
+        const expectedSeq = checkAppendArguments(items, options)
+        // Serialised and copied before the first await: later changes to the caller's objects are not
+        // stored, and the copies become the items returned.
+        const prepared = items.map(prepareLogLine)
+        const stored = items.map((item) => jsonCopy(item) as Item)
+        const thread = threadFiles(threadId)
+        // For a thread not seen yet (or no items), check without the lock first: a stale expectedSeq
+        // then fails before a new thread's folder is made. Otherwise the check under the lock suffices.
+        // The very same append already stored (a re-send after a lost reply or a time-out) is returned.
+        if (prepared.length === 0 || (thread.active.missing && thread.archive.missing)) {
+          const view = await snapshot(thread)
+          const resent = view.lastSeq === expectedSeq ? undefined : storedResend(view, prepared, expectedSeq)
+          if (resent !== undefined) return resent
+          checkSeq(threadId, expectedSeq, view.lastSeq)
+          if (prepared.length === 0) return []
         }
-        return stored
-      })
-    },
-
-    async read(threadId: string, options: ReadOptions = {}): Promise<Item[]> {
-      assertThreadId(threadId)
-      checkReadOptions(options, 'read')
-      const thread = threadFiles(threadId)
-      const view = await snapshot(thread)
-      return readLines(view.activeSeqs, view.activeLines, options, thread.active)
-    },
-
-    async head(threadId: string): Promise<ThreadHead> {
-      assertThreadId(threadId)
-      const view = await snapshot(threadFiles(threadId))
-      return {
-        lastSeq: view.lastSeq,
-        activeCount: view.activeSeqs.length,
-        archivedCount: view.archiveSeqs.length,
-      }
-    },
-
-    async archive(threadId: string, options: ArchiveOptions): Promise<number> {
-      assertThreadId(threadId)
-      const { seqs, expectedSeq } = checkArchiveOptions(options)
-      const wanted = new Set(seqs)
-      const thread = threadFiles(threadId)
-      const ahead = await snapshot(thread)
-      if (expectedSeq !== undefined) checkSeq(threadId, expectedSeq, ahead.lastSeq)
-      if (!ahead.activeSeqs.some((seq) => wanted.has(seq))) return 0
-      return locked(thread, async () => {
-        await fence(thread, options, 'archive')
-        await repair(thread)
-        const view = thread.view()
-        if (expectedSeq !== undefined) checkSeq(threadId, expectedSeq, view.lastSeq)
-        const kept = { lines: [] as string[], seqs: [] as number[] }
-        const moved = { lines: [] as string[], seqs: [] as number[] }
-        view.activeSeqs.forEach((seq, index) => {
-          const target = wanted.has(seq) ? moved : kept
-          target.lines.push(view.activeLines[index]!)
-          target.seqs.push(seq)
+        return locked(thread, async () => {
+          // The lease is checked under the lock every write takes: no other owner's write slips between.
+          await fence(thread, options, 'append')
+          await repair(thread)
+          const { lastSeq } = thread.view()
+          const resent =
+            lastSeq === expectedSeq ? undefined : storedResend(thread.view(), prepared, expectedSeq)
+          if (resent !== undefined) return resent
+          checkSeq(threadId, expectedSeq, lastSeq)
+          const batchEnd = prepared.length > 1 ? lastSeq + prepared.length : undefined
+          const seqs = prepared.map((_, index) => lastSeq + index + 1)
+          const lines = prepared.map((line, index) => sequenceLogLine(line, seqs[index]!, batchEnd))
+          await appendLines(thread, lines, seqs)
+          stored.forEach((item, index) => {
+            item.seq = seqs[index]!
+          })
+          if (settings.mirrors) {
+            await writeMirrors(thread.directory, stored, lines, (file, error) =>
+              onEvent({
+                type: 'mirror-failed',
+                threadId,
+                file,
+                error,
+                message: `Could not write the mirror ${file} of thread '${threadId}' (${String(error)}); raw_traces.jsonl has the items.`,
+              }),
+            )
+          }
+          return stored
         })
-        if (moved.seqs.length === 0) return 0
-        const merged = mergeBySeq(view.archiveSeqs, view.archiveLines, moved.seqs, moved.lines)
-        // Archive file first, active log second: after a crash in between, the moved items are in
-        // both files, which the recovery rule reads as archived. Never in neither.
-        await replaceLog(thread.archive, merged.lines, merged.seqs)
-        await replaceLog(thread.active, kept.lines, kept.seqs)
-        return moved.seqs.length
-      })
-    },
+      },
 
-    async readArchive(threadId: string, options: ReadOptions = {}): Promise<Item[]> {
-      assertThreadId(threadId)
-      checkReadOptions(options, 'readArchive')
-      const thread = threadFiles(threadId)
-      const view = await snapshot(thread)
-      return readLines(view.archiveSeqs, view.archiveLines, options, thread.archive)
-    },
+      async read(threadId: string, options: ReadOptions = {}): Promise<Item[]> {
+        assertThreadId(threadId)
+        checkReadOptions(options, 'read')
+        const thread = threadFiles(threadId)
+        const view = await snapshot(thread)
+        return readLines(view.activeSeqs, view.activeLines, options, thread.active)
+      },
 
-    async putContent(threadId: string, record: ContentRecord): Promise<void> {
-      assertThreadId(threadId)
-      checkContentRecord(record)
-      assertSerializable(record, 'record')
-      await writeContentRecord(threadFiles(threadId).contentDirectory, record, durable)
-    },
+      async head(threadId: string): Promise<ThreadHead> {
+        assertThreadId(threadId)
+        const view = await snapshot(threadFiles(threadId))
+        return {
+          lastSeq: view.lastSeq,
+          activeCount: view.activeSeqs.length,
+          archivedCount: view.archiveSeqs.length,
+        }
+      },
 
-    async getContent(threadId: string, id: string): Promise<ContentRecord | undefined> {
-      assertThreadId(threadId)
-      if (typeof id !== 'string' || id === '') return undefined
-      return readContentRecord(threadFiles(threadId).contentDirectory, id)
-    },
+      async archive(threadId: string, options: ArchiveOptions): Promise<number> {
+        assertThreadId(threadId)
+        const { seqs, expectedSeq } = checkArchiveOptions(options)
+        const wanted = new Set(seqs)
+        const thread = threadFiles(threadId)
+        const ahead = await snapshot(thread)
+        if (expectedSeq !== undefined) checkSeq(threadId, expectedSeq, ahead.lastSeq)
+        if (!ahead.activeSeqs.some((seq) => wanted.has(seq))) return 0
+        return locked(thread, async () => {
+          await fence(thread, options, 'archive')
+          await repair(thread)
+          const view = thread.view()
+          if (expectedSeq !== undefined) checkSeq(threadId, expectedSeq, view.lastSeq)
+          const kept = { lines: [] as string[], seqs: [] as number[] }
+          const moved = { lines: [] as string[], seqs: [] as number[] }
+          view.activeSeqs.forEach((seq, index) => {
+            const target = wanted.has(seq) ? moved : kept
+            target.lines.push(view.activeLines[index]!)
+            target.seqs.push(seq)
+          })
+          if (moved.seqs.length === 0) return 0
+          const merged = mergeBySeq(view.archiveSeqs, view.archiveLines, moved.seqs, moved.lines)
+          // Archive file first, active log second: after a crash in between, the moved items are in
+          // both files, which the recovery rule reads as archived. Never in neither.
+          await replaceLog(thread.archive, merged.lines, merged.seqs)
+          await replaceLog(thread.active, kept.lines, kept.seqs)
+          return moved.seqs.length
+        })
+      },
 
-    async queryContent(threadId: string, query: ContentQuery = {}): Promise<ContentRecord[]> {
-      assertThreadId(threadId)
-      checkContentQuery(query)
-      const records = await readAllContentRecords(threadFiles(threadId).contentDirectory)
-      const matches = records.filter((record) => matchesContentQuery(record, query))
-      matches.sort(compareContentNewestFirst)
-      return matches.slice(0, query.limit ?? matches.length)
-    },
+      async readArchive(threadId: string, options: ReadOptions = {}): Promise<Item[]> {
+        assertThreadId(threadId)
+        checkReadOptions(options, 'readArchive')
+        const thread = threadFiles(threadId)
+        const view = await snapshot(thread)
+        return readLines(view.archiveSeqs, view.archiveLines, options, thread.archive)
+      },
 
-    async getState(threadId: string): Promise<JsonObject | undefined> {
-      assertThreadId(threadId)
-      return (await readJsonObject(threadFiles(threadId).statePath, 'state.json')) as JsonObject | undefined
-    },
+      async putContent(threadId: string, record: ContentRecord): Promise<void> {
+        assertThreadId(threadId)
+        checkContentRecord(record)
+        assertSerializable(record, 'record')
+        await writeContentRecord(threadFiles(threadId).contentDirectory, record, durable)
+      },
 
-    async setState(threadId: string, state: JsonObject, options?: LeaseWriteOptions): Promise<void> {
-      assertThreadId(threadId)
-      checkState(state)
-      const text = `${JSON.stringify(state, null, 2)}\n`
-      const thread = threadFiles(threadId)
-      const path = thread.statePath
-      await locked(thread, async () => {
-        await fence(thread, options, 'setState')
+      async getContent(threadId: string, id: string): Promise<ContentRecord | undefined> {
+        assertThreadId(threadId)
+        if (typeof id !== 'string' || id === '') return undefined
+        return readContentRecord(threadFiles(threadId).contentDirectory, id)
+      },
+
+      async queryContent(threadId: string, query: ContentQuery = {}): Promise<ContentRecord[]> {
+        assertThreadId(threadId)
+        checkContentQuery(query)
+        const records = await readAllContentRecords(threadFiles(threadId).contentDirectory)
+        const matches = records.filter((record) => matchesContentQuery(record, query))
+        matches.sort(compareContentNewestFirst)
+        return matches.slice(0, query.limit ?? matches.length)
+      },
+
+      async getState(threadId: string): Promise<JsonObject | undefined> {
+        assertThreadId(threadId)
+        return (await readJsonObject(threadFiles(threadId).statePath, 'state.json')) as JsonObject | undefined
+      },
+
+      async setState(threadId: string, state: JsonObject, options?: LeaseWriteOptions): Promise<void> {
+        assertThreadId(threadId)
+        checkState(state)
+        const text = `${JSON.stringify(state, null, 2)}\n`
+        const thread = threadFiles(threadId)
+        const path = thread.statePath
+        await locked(thread, async () => {
+          await fence(thread, options, 'setState')
+          try {
+            await mkdirFor(path)
+            await writeFileAtomic(path, text, durable)
+          } catch (error) {
+            throw storeFailed('write', path, error)
+          }
+        })
+      },
+
+      async listThreads(): Promise<string[]> {
+        let names: string[]
         try {
-          await mkdirFor(path)
-          await writeFileAtomic(path, text, durable)
+          names = await readdir(agentsDirectory)
         } catch (error) {
-          throw storeFailed('write', path, error)
+          if (isMissing(error)) return []
+          throw storeFailed('list', agentsDirectory, error)
         }
-      })
-    },
+        const candidates = names.filter((name) => isValidThreadId(name))
+        const present = await Promise.all(candidates.map((name) => hasData(join(agentsDirectory, name))))
+        return candidates.filter((_, index) => present[index]).sort()
+      },
 
-    async listThreads(): Promise<string[]> {
-      let names: string[]
-      try {
-        names = await readdir(agentsDirectory)
-      } catch (error) {
-        if (isMissing(error)) return []
-        throw storeFailed('list', agentsDirectory, error)
-      }
-      const candidates = names.filter((name) => isValidThreadId(name))
-      const present = await Promise.all(candidates.map((name) => hasData(join(agentsDirectory, name))))
-      return candidates.filter((_, index) => present[index]).sort()
-    },
+      async deleteThread(threadId: string): Promise<void> {
+        assertThreadId(threadId)
+        const thread = threadFiles(threadId)
+        const exists = await stat(thread.directory).then(
+          () => true,
+          () => false,
+        )
+        if (exists) {
+          // Renamed away holding the lock, so no append lands in a folder being removed; a writer
+          // waiting for the lock starts the thread afresh.
+          const trash = join(agentsDirectory, `.deleted-${threadId}-${randomBytes(6).toString('hex')}`)
+          const moved = await locked(thread, async () => {
+            // Its resource's index entry first: a crash in between leaves the thread, still bound.
+            await forgetThread(thread)
+            return rename(thread.directory, trash).then(
+              () => true,
+              (error: unknown) => {
+                if (isMissing(error)) return false
+                throw storeFailed('delete', thread.directory, error)
+              },
+            )
+          })
+          if (moved) await rm(trash, { recursive: true, force: true })
+        }
+        threads.delete(threadId)
+      },
 
-    async deleteThread(threadId: string): Promise<void> {
-      assertThreadId(threadId)
-      const thread = threadFiles(threadId)
-      const exists = await stat(thread.directory).then(
-        () => true,
-        () => false,
-      )
-      if (exists) {
-        // Renamed away holding the lock, so no append lands in a folder being removed; a writer
-        // waiting for the lock starts the thread afresh.
-        const trash = join(agentsDirectory, `.deleted-${threadId}-${randomBytes(6).toString('hex')}`)
-        const moved = await locked(thread, async () => {
-          // Its resource's index entry first: a crash in between leaves the thread, still bound.
-          await forgetThread(thread)
-          return rename(thread.directory, trash).then(
-            () => true,
-            (error: unknown) => {
-              if (isMissing(error)) return false
-              throw storeFailed('delete', thread.directory, error)
-            },
-          )
-        })
-        if (moved) await rm(trash, { recursive: true, force: true })
-      }
-      threads.delete(threadId)
+      async close(): Promise<void> {
+        threads.clear()
+      },
     },
-
-    async close(): Promise<void> {
-      threads.clear()
-    },
-  }
+    settings.timeoutMs,
+  )
 }
 
 async function mkdirFor(path: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true })
-}
-
-/** Merges two seq-sorted runs of lines into one. */
-function mergeBySeq(
-  leftSeqs: readonly number[],
-  leftLines: readonly string[],
-  rightSeqs: readonly number[],
-  rightLines: readonly string[],
-): { seqs: number[]; lines: string[] } {
-  const seqs: number[] = []
-  const lines: string[] = []
-  let left = 0
-  let right = 0
-  while (left < leftSeqs.length || right < rightSeqs.length) {
-    const takeLeft =
-      right >= rightSeqs.length || (left < leftSeqs.length && leftSeqs[left]! < rightSeqs[right]!)
-    if (takeLeft) {
-      seqs.push(leftSeqs[left]!)
-      lines.push(leftLines[left++]!)
-    } else {
-      seqs.push(rightSeqs[right]!)
-      lines.push(rightLines[right++]!)
-    }
-  }
-  return { seqs, lines }
 }

@@ -33,3 +33,28 @@ export function rangeOf(seqs: readonly number[], { fromSeq, toSeq, limit }: Read
   if (end <= start) return [start, start]
   return [start, limit === undefined ? end : Math.min(end, start + limit)]
 }
+
+/** Merges two seq-sorted runs of lines into one. */
+export function mergeBySeq(
+  leftSeqs: readonly number[],
+  leftLines: readonly string[],
+  rightSeqs: readonly number[],
+  rightLines: readonly string[],
+): { seqs: number[]; lines: string[] } {
+  const seqs: number[] = []
+  const lines: string[] = []
+  let left = 0
+  let right = 0
+  while (left < leftSeqs.length || right < rightSeqs.length) {
+    const takeLeft =
+      right >= rightSeqs.length || (left < leftSeqs.length && leftSeqs[left]! < rightSeqs[right]!)
+    if (takeLeft) {
+      seqs.push(leftSeqs[left]!)
+      lines.push(leftLines[left++]!)
+    } else {
+      seqs.push(rightSeqs[right]!)
+      lines.push(rightLines[right++]!)
+    }
+  }
+  return { seqs, lines }
+}

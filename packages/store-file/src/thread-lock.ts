@@ -25,6 +25,8 @@ export interface ThreadLockOptions {
   timeoutMs: number
   /** A lock older than this is stale even when its holder looks alive (or lives on another host). */
   staleMs: number
+  /** True when the caller no longer waits for the lock (its deadline passed): the wait gives up. */
+  givenUp?: () => boolean
   /** Called after a stale lock was broken. */
   onRecovered?: (holder: LockHolder | undefined, reason: StaleReason) => void
 }
@@ -121,6 +123,13 @@ async function acquire(
       if (reason !== undefined) {
         if (await breakStale(lockPath, current)) options.onRecovered?.(current.holder, reason)
         continue
+      }
+      if (options.givenUp?.() === true) {
+        throw new StrataError({
+          code: 'STRATA_STORE_FAILED',
+          message: `Gave up waiting for the lock ${lockPath}: the call's deadline passed (timeoutMs).`,
+          details: { lockFile: lockPath, reason: 'timeout' },
+        })
       }
       if (Date.now() >= deadline) {
         throw new StrataError({

@@ -317,14 +317,15 @@ return {'ok', string.format('%d', moved)}
 /**
  * Plans a read, writing nothing. KEYS: log, archived. ARGV: fromSeq, toSeq ('' for the end), limit
  * ('' for none), which seqs (0: active, 1: archived). Replies `ok`, the log's header ('' when there is
- * no log) and the wanted seqs in range as runs: first_1, last_1, first_2, last_2, …
+ * no log), its last seq and the wanted seqs in range as runs: first_1, last_1, first_2, last_2, …
  */
 export const READ_PLAN_SCRIPT = script(`
 local bad, header = check_log()
 if bad then return bad end
-local reply = {'ok', header or ''}
+local reply = {'ok', header or '', '0'}
 if not header then return reply end
 local last = redis.call('LLEN', KEYS[1]) - 1
+reply[3] = string.format('%d', last)
 local low = math.max(tonumber(ARGV[1]), 1)
 local high = last
 if ARGV[2] ~= '' then high = math.min(tonumber(ARGV[2]), last) end
@@ -464,4 +465,16 @@ return {'ok'}
 export const RELEASE_LEASE_SCRIPT = luaScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
+`)
+
+/**
+ * KEYS: log, tombstone. ARGV: now (epoch ms), the tombstone's ttl in seconds. Before a delete: records
+ * the log's header in the tombstone (see tombstoneKey). Replies 1 when there was a log.
+ */
+export const TOMBSTONE_SCRIPT = luaScript(`
+local header = redis.pcall('LINDEX', KEYS[1], 0)
+if type(header) ~= 'string' then return 0 end
+redis.call('HSET', KEYS[2], header, ARGV[1])
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+return 1
 `)

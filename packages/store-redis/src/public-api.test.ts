@@ -27,7 +27,12 @@ describe('the public surface of @strata-memory/store-redis', () => {
   })
 
   it('exports exactly these types', () => {
-    expect(typeExports('./index.ts')).toEqual(['RedisStore', 'RedisStoreClient', 'RedisStoreOptions'])
+    expect(typeExports('./index.ts')).toEqual([
+      'RedisPersistence',
+      'RedisStore',
+      'RedisStoreClient',
+      'RedisStoreOptions',
+    ])
   })
 
   it('has an explicit exports map, types first', () => {

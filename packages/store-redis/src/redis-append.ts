@@ -14,6 +14,7 @@ import { APPEND_SCRIPT } from './lua-scripts'
 import { isErrorReply } from './redis-connection'
 import type { RedisContext } from './redis-context'
 import { busyError, conflictError, duplicateError, storeError } from './redis-errors'
+import type { ThreadEpochs } from './thread-epochs'
 import { appendKeys, gateKey } from './thread-keys'
 
 /**
@@ -27,6 +28,7 @@ const DIRECT_APPEND_MAX_CHARS = 8192
 /** The store's `append`: one round trip for a batch, idempotent by item id (see APPEND_SCRIPT). */
 export function redisAppend(
   context: RedisContext,
+  epochs: ThreadEpochs,
 ): (threadId: string, items: readonly UnsequencedItem[], options: AppendOptions) => Promise<Item[]> {
   const { connection, prefix, ttlSeconds, ttl, checkOpen, scriptReply, register } = context
 
@@ -108,6 +110,9 @@ export function redisAppend(
     }
     const expectedSeq = checkExpectedSeq(options?.expectedSeq, 'append', true)
     const lease = leaseOfWrite(options, 'append') ?? ''
+    // A thread this store saw: lost history is reported, never started over at seq 1.
+    epochs.checkLost(threadId)
+    if (expectedSeq === 0 && epochs.knows(threadId)) await epochs.recheck(threadId)
     // The items as stored (their JSON with the seqs they get if the thread is still at expectedSeq,
     // which the script checks) and the items returned, both made before the first await.
     const { members, stored } = storedItems(items, expectedSeq)
@@ -116,7 +121,8 @@ export function redisAppend(
     // refreshes, and an epoch for the log's header only where a log can start, at expectedSeq 0.
     const args = [String(expectedSeq), lease]
     if (ttlSeconds !== undefined) args.push(ttl)
-    if (expectedSeq === 0) args.push(randomUUID())
+    const epoch = expectedSeq === 0 ? randomUUID() : undefined
+    if (epoch !== undefined) args.push(epoch)
     for (let index = 0; index < count; index++) args.push(items[index]!.id)
     // Up to DIRECT_APPEND_MAX_CHARS of JSON the script carries the items; above, the transaction.
     let size = 0
@@ -134,10 +140,16 @@ export function redisAppend(
     // thread that has data. Later appends skip the extra command.
     const reply =
       count > 0 && expectedSeq === 0 ? (await Promise.all([register(threadId), writing]))[1] : await writing
-    if (reply === 'ok') return stored
+    if (reply === 'ok') {
+      if (count > 0) epochs.appended(threadId, expectedSeq + count, epoch)
+      return stored
+    }
     const [status, value] = reply
     if (status === 'busy') throw busyError(threadId, Number(value))
-    if (status === 'conflict') throw conflictError(threadId, expectedSeq, Number(value))
+    if (status === 'conflict') {
+      if (epochs.knows(threadId)) await epochs.recheck(threadId)
+      throw conflictError(threadId, expectedSeq, Number(value))
+    }
     if (status === 'duplicate') throw duplicateError(threadId, value!)
     if (status === 'stored') {
       // A re-send: every id is stored. It is this append's reply lost only if each stored item is
@@ -152,6 +164,7 @@ export function redisAppend(
         if (reply[2 + 2 * index] !== expected) throw duplicateError(threadId, items[index]!.id)
         stored[index]!.seq = Number(storedSeq)
       }
+      if (count > 0) epochs.appended(threadId, stored.at(-1)!.seq, undefined)
     }
     return stored
   }

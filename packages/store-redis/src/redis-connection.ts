@@ -87,7 +87,10 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /**
  * Wraps a client or cluster. `owned` clients are connected on first use and closed by `close()`.
  */
-export function redisConnection(client: unknown, { owned }: { owned: boolean }): RedisConnection {
+export function redisConnection(
+  client: unknown,
+  { owned, closeTimeoutMs = Number.POSITIVE_INFINITY }: { owned: boolean; closeTimeoutMs?: number },
+): RedisConnection {
   const cluster = typeof (client as Partial<ClusterClient>).getSlotMaster === 'function'
   const raw: (key: string, args: string[]) => Promise<unknown> = cluster
     ? (key, args) => (client as ClusterClient).sendCommand(key, false, args)
@@ -176,8 +179,24 @@ export function redisConnection(client: unknown, { owned }: { owned: boolean }):
     async close() {
       closed = true
       if (!owned) return
-      if (connecting !== undefined) await connecting.catch(() => undefined)
-      if (node.isOpen) await node.close()
+      const graceful = (async () => {
+        if (connecting !== undefined) await connecting.catch(() => undefined)
+        if (node.isOpen) await node.close()
+      })()
+      if (!Number.isFinite(closeTimeoutMs)) return graceful
+      // A server that is down never answers the queued commands a graceful close waits for, and a
+      // client still reconnecting would keep the process alive: past the deadline, it is destroyed.
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), closeTimeoutMs)
+      })
+      const outcome = await Promise.race([graceful.then(() => 'closed' as const), late]).finally(() =>
+        clearTimeout(timer),
+      )
+      if (outcome === 'late') {
+        graceful.catch(() => undefined)
+        ;(node as { destroy?: () => void }).destroy?.()
+      }
     },
   }
 }

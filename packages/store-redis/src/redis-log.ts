@@ -16,6 +16,7 @@ import {
 import { ARCHIVE_SCRIPT, LOG_HEADER, READ_PLAN_SCRIPT } from './lua-scripts'
 import type { RedisContext } from './redis-context'
 import { busyError, conflictError, corruptError, storeError } from './redis-errors'
+import type { ThreadEpochs } from './thread-epochs'
 import { type ThreadKeys, threadKeys } from './thread-keys'
 
 /** Reads that find the thread deleted or re-created under them start over, at most this often. */
@@ -24,6 +25,7 @@ const MAX_READ_ATTEMPTS = 5
 /** The store's reads of the active log and the archive, its counters, and the move to the archive. */
 export function redisLog(
   context: RedisContext,
+  epochs: ThreadEpochs,
 ): Pick<StrataStore, 'read' | 'head' | 'archive' | 'readArchive'> {
   const { connection, prefix, ttl, checkOpen, scriptReply, run, transaction, parseJson } = context
 
@@ -38,6 +40,7 @@ export function redisLog(
     async head(threadId: string): Promise<ThreadHead> {
       assertThreadId(threadId)
       const keys = threadKeys(prefix, threadId)
+      const startedAt = epochs.clock()
       const [header, length, archivedCount] = await transaction(threadId, keys, [
         ['LINDEX', keys.log, '0'],
         ['LLEN', keys.log],
@@ -47,6 +50,7 @@ export function redisLog(
         throw corruptError(prefix, keys.log, 'a list that is not a Strata log', threadId)
       }
       const lastSeq = Math.max(Number(length) - 1, 0)
+      await epochs.observe(threadId, header === null ? '' : String(header), lastSeq, startedAt)
       return {
         lastSeq,
         activeCount: lastSeq - Number(archivedCount),
@@ -62,6 +66,7 @@ export function redisLog(
       // Seqs are whole numbers from 1; anything else names no item.
       const seqs = [...new Set(archiveOptions.seqs)].filter((seq) => Number.isSafeInteger(seq) && seq > 0)
       if (seqs.length === 0 && expectedSeq === undefined) return 0
+      epochs.checkLost(threadId)
       const keys = threadKeys(prefix, threadId)
       const reply = await run(ARCHIVE_SCRIPT, threadId, keys, [
         expectedSeq === undefined ? '' : String(expectedSeq),
@@ -70,7 +75,10 @@ export function redisLog(
         ...seqs.map(String),
       ])
       if (reply[0] === 'busy') throw busyError(threadId, Number(reply[1]))
-      if (reply[0] === 'conflict') throw conflictError(threadId, expectedSeq!, Number(reply[1]))
+      if (reply[0] === 'conflict') {
+        if (epochs.knows(threadId)) await epochs.recheck(threadId)
+        throw conflictError(threadId, expectedSeq!, Number(reply[1]))
+      }
       return Number(reply[1])
     },
 
@@ -108,6 +116,7 @@ export function redisLog(
     ]
     for (let attempt = 1; ; attempt++) {
       checkOpen()
+      const startedAt = epochs.clock()
       let plan: string[]
       try {
         plan = scriptReply(
@@ -118,10 +127,11 @@ export function redisLog(
         throw storeError(error, prefix, keys.log, 'EVALSHA', threadId)
       }
       const header = plan[1]!
-      if (plan.length <= 2) return []
+      await epochs.observe(threadId, header, Number(plan[2]), startedAt)
+      if (plan.length <= 3) return []
       const runs: string[][] = []
       const seqs: number[] = []
-      for (let index = 2; index + 1 < plan.length; index += 2) {
+      for (let index = 3; index + 1 < plan.length; index += 2) {
         runs.push(['LRANGE', keys.log, plan[index]!, plan[index + 1]!])
         for (let seq = Number(plan[index]); seq <= Number(plan[index + 1]); seq++) seqs.push(seq)
       }

@@ -157,8 +157,13 @@ describe('redisStore', () => {
         { ttlSeconds: 0 },
         { ttlSeconds: 1.5 },
         { ttlSeconds: -1 },
+        { timeoutMs: 0 },
+        { timeoutMs: -5 },
+        { timeoutMs: Number.NaN },
+        { timeoutMs: '100' },
+        { persistent: 'yes' },
         { url: 'redis://127.0.0.1:1' },
-      ]) {
+      ] as Record<string, unknown>[]) {
         let error: unknown
         try {
           redisStore({ client, ...options })
@@ -173,8 +178,10 @@ describe('redisStore', () => {
       const prefix = newPrefix()
       const own = redisStore({ url: redis.url, prefix })
       expect(own.name).toBe('redis')
-      expect(own.flags).toEqual({ persistent: true, shared: true, leases: true, resources: true })
+      // Not claimed before the server was asked; the test server runs without persistence.
+      expect(own.flags).toEqual({ persistent: false, shared: true, leases: true, resources: true })
       await own.append('t', makeItems(1), { expectedSeq: 0 })
+      expect(own.flags.persistent).toBe(false)
       await own.close()
       await expectCode(() => own.head('t'), 'STRATA_STORE_FAILED')
 

@@ -6,15 +6,18 @@ import {
 } from '@strata-memory/core'
 import { isPlainObject } from '@strata-memory/core/store-kit'
 import { createClient } from 'redis'
+import { guardedCalls } from './call-deadline'
 import { redisAppend } from './redis-append'
 import { type RedisConnection, redisConnection } from './redis-connection'
 import { redisContent } from './redis-content'
 import { redisContext } from './redis-context'
 import { redisLease } from './redis-lease'
 import { redisLog } from './redis-log'
+import { persistenceCheck, type RedisPersistence } from './redis-persistence'
 import { redisResources } from './redis-resources'
 import { redisThreads } from './redis-threads'
-import { checkPrefix } from './thread-keys'
+import { threadEpochs } from './thread-epochs'
+import { checkPrefix, registryKey } from './thread-keys'
 
 /**
  * A client (`createClient`, a `RedisClientType`) or Redis Cluster client (`createCluster`, a
@@ -57,6 +60,21 @@ export interface RedisStoreOptions {
    * @default undefined (never expires)
    */
   ttlSeconds?: number
+  /**
+   * Every call rejects with `STRATA_STORE_FAILED` (`details.reason: 'timeout'`) when Redis has not
+   * answered it within this many milliseconds, instead of waiting for a server that is down. A write
+   * that timed out may still land when the server answers (`details.mayHaveLanded`); repeating it is
+   * safe, an append being recognised by its item ids. `Infinity`: no deadline.
+   * @default 10000
+   */
+  timeoutMs?: number
+  /**
+   * Whether the data survives a restart of Redis, when the store may not ask the server (managed
+   * Redis that refuses `CONFIG GET`). Left out, the store reads `appendonly` and `save` on its first
+   * call, and `flags.persistent` is true only when one of them is on; see `persistence()`.
+   * @default undefined (asked of the server)
+   */
+  persistent?: boolean
 }
 
 /**
@@ -81,6 +99,12 @@ export interface RedisStore extends StrataStore {
   renewLease: StoreLeaseMethods['renewLease']
   releaseLease: StoreLeaseMethods['releaseLease']
   readLease: StoreLeaseMethods['readLease']
+  /**
+   * The server's persistence as the store found it on its first call (asked now if no call was made
+   * yet): `on`, `off`, `unknown` (CONFIG GET refused) or `declared` (the `persistent` option). Until it
+   * is known, and unless it is `on` or `declared`, `flags.persistent` is false.
+   */
+  persistence(): Promise<RedisPersistence>
   /** Closes the client the store created from `url`; a client passed in is left open. */
   close(): Promise<void>
 }
@@ -99,7 +123,7 @@ export interface RedisStore extends StrataStore {
  */
 export function redisStore(options: RedisStoreOptions = {}): RedisStore {
   if (!isPlainObject(options as unknown)) invalidOptions('redisStore(options) needs an options object.', {})
-  const { client, url, prefix = 'strata', ttlSeconds } = options
+  const { client, url, prefix = 'strata', ttlSeconds, timeoutMs = 10_000, persistent } = options
   if (client !== undefined && url !== undefined) {
     invalidOptions('redisStore: pass either client or url, not both.', { url })
   }
@@ -110,6 +134,17 @@ export function redisStore(options: RedisStoreOptions = {}): RedisStore {
       { ttlSeconds },
     )
   }
+  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) {
+    invalidOptions(
+      `redisStore: timeoutMs must be a number of milliseconds above 0 (Infinity for no deadline); got ${String(timeoutMs)}.`,
+      { timeoutMs },
+    )
+  }
+  if (persistent !== undefined && typeof persistent !== 'boolean') {
+    invalidOptions('redisStore: persistent must be true or false, or left out to ask the server.', {
+      persistent,
+    })
+  }
   const connection: RedisConnection =
     client === undefined
       ? redisConnection(
@@ -117,22 +152,27 @@ export function redisStore(options: RedisStoreOptions = {}): RedisStore {
             // Connection errors reach the caller through the failing command; without a listener Node
             // would treat each reconnect attempt's error as fatal.
           }),
-          { owned: true },
+          { owned: true, closeTimeoutMs: timeoutMs },
         )
       : redisConnection(client, { owned: false })
   const context = redisContext(connection, { prefix, ttlSeconds })
   const { forgetThread, ...resourceMethods } = redisResources(context)
+  const epochs = threadEpochs(context)
+  const flags = { persistent: persistent === true, shared: true, leases: true, resources: true }
+  const { ensure, persistence } = persistenceCheck(connection, registryKey(prefix), flags, persistent)
 
-  return {
+  const store: RedisStore = {
     specificationVersion: 'v2',
     name: 'redis',
-    flags: { persistent: true, shared: true, leases: true, resources: true },
-    append: redisAppend(context),
+    flags,
+    append: redisAppend(context, epochs),
     ...redisLease(context),
-    ...redisLog(context),
+    ...redisLog(context, epochs),
     ...redisContent(context),
-    ...redisThreads(context, { forgetThread }),
+    ...redisThreads(context, { forgetThread, epochs }),
     ...resourceMethods,
+    persistence,
     close: context.close,
   }
+  return guardedCalls(store, { timeoutMs, alongside: ensure })
 }

@@ -6,11 +6,12 @@ import {
   type StrataStore,
 } from '@strata-memory/core'
 import { checkState, isPlainObject, leaseOfWrite } from '@strata-memory/core/store-kit'
-import { PRUNE_REGISTRY_SCRIPT, SET_STATE_SCRIPT } from './lua-scripts'
+import { PRUNE_REGISTRY_SCRIPT, SET_STATE_SCRIPT, TOMBSTONE_SCRIPT } from './lua-scripts'
 import type { RedisContext } from './redis-context'
-import { busyError, corruptError } from './redis-errors'
+import { busyError, corruptError, storeError } from './redis-errors'
 import { threadResourceKeys } from './resource-keys'
-import { threadKeyList, threadKeys } from './thread-keys'
+import type { ThreadEpochs } from './thread-epochs'
+import { TOMBSTONE_TTL_SECONDS, threadKeyList, threadKeys, tombstoneKey } from './thread-keys'
 
 /** An empty thread found in the registry is removed from it only after this long, so a write under way is never unlisted. */
 const PRUNE_AFTER_MS = 60_000
@@ -18,7 +19,7 @@ const PRUNE_AFTER_MS = 60_000
 /** The store's thread state, and the thread registry behind listThreads and deleteThread. */
 export function redisThreads(
   context: RedisContext,
-  { forgetThread }: { forgetThread(threadId: string): Promise<void> },
+  { forgetThread, epochs }: { forgetThread(threadId: string): Promise<void>; epochs: ThreadEpochs },
 ): Pick<StrataStore, 'getState' | 'setState' | 'listThreads' | 'deleteThread'> {
   const { connection, prefix, ttl, registry, send, run, register, parseJson } = context
 
@@ -76,7 +77,20 @@ export function redisThreads(
       // Unregistered first: a writer re-creating the thread meanwhile registers it again, so the
       // registry never misses a thread that has data (it may name one that has none; listThreads checks).
       await send(registry, ['ZREM', registry, threadId])
+      // The deleted log's header stays behind a while, so that every store that saw the log tells
+      // this delete from a loss of data (see threadEpochs).
+      const tombstone = tombstoneKey(prefix, threadId)
+      try {
+        await connection.evaluate(
+          TOMBSTONE_SCRIPT,
+          [keys.log, tombstone],
+          [String(Date.now()), String(TOMBSTONE_TTL_SECONDS)],
+        )
+      } catch (error) {
+        throw storeError(error, prefix, tombstone, 'EVALSHA', threadId)
+      }
       await send(keys.log, ['DEL', ...threadKeyList(keys), binding, vectors], threadId)
+      epochs.forget(threadId)
     },
   }
 }

@@ -83,3 +83,15 @@ export function checkPrefix(prefix: unknown): asserts prefix is string {
     { prefix },
   )
 }
+
+/**
+ * A HASH of the thread's slot, outside its key family (deleteThread leaves it): header of a deleted
+ * log → when it was deleted, so that a store that saw that log tells the delete from a loss. Expires
+ * {@link TOMBSTONE_TTL_SECONDS} after the last delete.
+ */
+export function tombstoneKey(prefix: string, threadId: string): string {
+  return `${prefix}:{${threadId}}:deleted`
+}
+
+/** How long a deleted log's tombstone is kept: 30 days. */
+export const TOMBSTONE_TTL_SECONDS = 30 * 24 * 3600

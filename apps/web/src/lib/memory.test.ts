@@ -22,7 +22,8 @@ describe('the store of the app', () => {
   it('is Redis when REDIS_URL is set (it connects on first use, not here)', async () => {
     const store = appStore({ REDIS_URL: 'redis://127.0.0.1:1' })
     expect(store.name).toBe('redis')
-    expect(store.flags).toEqual({ persistent: true, shared: true, leases: true, resources: true })
+    // persistent: not claimed until the store's first call has read the server's configuration.
+    expect(store.flags).toEqual({ persistent: false, shared: true, leases: true, resources: true })
   })
 
   it('takes the input budget from STRATA_WEB_BUDGET_TOKENS when it is a whole number of at least 1 000', () => {

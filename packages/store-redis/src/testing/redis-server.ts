@@ -24,6 +24,10 @@ export interface TestRedis {
 export interface RedisServer extends TestRedis {
   port: number
   owned: true
+  /** Sends `signal` to the server process (SIGKILL: a crash; SIGSTOP/SIGCONT: a hang and its end). */
+  signal(signal: NodeJS.Signals): void
+  /** Resolves when the server process has exited (after a SIGKILL, say). */
+  exited(): Promise<void>
 }
 
 /** A three-node (by default) Redis Cluster started by the harness. */
@@ -84,9 +88,16 @@ function stopProcess(child: ChildProcess): Promise<void> {
  * Starts `redis-server` on a free loopback port, without persistence, in a temporary directory.
  * Needs Debian's `redis-server` and `redis-cli` on PATH (or REDIS_SERVER_BIN / REDIS_CLI_BIN).
  */
-export async function startRedisServer({ args = [] }: { args?: string[] } = {}): Promise<RedisServer> {
+export async function startRedisServer({
+  args = [],
+  port: fixedPort,
+}: {
+  args?: string[]
+  /** Start on this port (a restart of a server stopped before) instead of a free one. */
+  port?: number
+} = {}): Promise<RedisServer> {
   for (let attempt = 1; ; attempt++) {
-    const port = await freePort()
+    const port = fixedPort ?? (await freePort())
     const dir = mkdtempSync(join(tmpdir(), 'strata-redis-'))
     const child = spawn(
       SERVER,
@@ -125,11 +136,23 @@ export async function startRedisServer({ args = [] }: { args?: string[] } = {}):
         failed,
         waitFor(async () => (await redisCli(port, ['ping'])).trim() === 'PONG', `redis-server on ${port}`),
       ])
-      return { url: `redis://127.0.0.1:${port}`, port, owned: true, stop }
+      const exited = new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) resolve()
+        else child.once('exit', () => resolve())
+      })
+      return {
+        url: `redis://127.0.0.1:${port}`,
+        port,
+        owned: true,
+        stop,
+        signal: (signal) => child.kill(signal),
+        exited: () => exited,
+      }
     } catch (error) {
       await stop()
       // The port may have been taken between freePort() and the server's bind: try another one.
       if (attempt >= 3 || String(error).includes('Cannot start')) throw error
+      if (fixedPort !== undefined) await sleep(200)
     }
   }
 }

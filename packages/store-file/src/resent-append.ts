@@ -1,0 +1,40 @@
+import type { Item } from '@strata-memory/core'
+import { itemFromLogLine, type PreparedLine, sequenceLogLine, withoutBatchEnd } from './line-format'
+import { lowerBound } from './store-arguments'
+import type { ThreadView } from './thread-files'
+
+/** The stored line of `seq`, active or archived, if any. */
+function lineOf(view: ThreadView, seq: number): string | undefined {
+  for (const [seqs, lines] of [
+    [view.activeSeqs, view.activeLines],
+    [view.archiveSeqs, view.archiveLines],
+  ] as const) {
+    const index = lowerBound(seqs, seq)
+    if (seqs[index] === seq) return lines[index]
+  }
+  return undefined
+}
+
+/**
+ * The items of an append already stored exactly as sent at the seqs it asked for: the same append
+ * sent again after its reply was lost or its call timed out (`timeoutMs`). Returns them as stored, so
+ * the re-send is acknowledged instead of refused or written twice; undefined for anything else.
+ */
+export function storedResend(
+  view: ThreadView,
+  prepared: readonly PreparedLine[],
+  expectedSeq: number,
+): Item[] | undefined {
+  const count = prepared.length
+  if (count === 0 || view.lastSeq < expectedSeq + count) return undefined
+  const batchEnd = count > 1 ? expectedSeq + count : undefined
+  const items: Item[] = []
+  for (let index = 0; index < count; index++) {
+    const seq = expectedSeq + index + 1
+    const line = lineOf(view, seq)
+    const sent = sequenceLogLine(prepared[index]!, seq, batchEnd)
+    if (line === undefined || withoutBatchEnd(line) !== withoutBatchEnd(sent)) return undefined
+    items.push(itemFromLogLine(line))
+  }
+  return items
+}
