@@ -6,7 +6,7 @@ import { inMemoryStore } from '../stores'
 import { appThreadIdOf, isHashedThreadId, MAPPED_THREAD_ID_PREFIX, toStoreThreadId } from './app-thread-id'
 import { isValidThreadId } from './thread-id'
 
-const APP_IDS = ['user:42', 'user:42/chat:7', 'a b', 'Ünïcode/名前', 'x'.repeat(299) + '/']
+const APP_IDS = ['user:42', 'user:42/chat:7', 'a b', 'Ünïcode/名前', `${'x'.repeat(299)}/`]
 
 describe('the app thread id mapping', () => {
   it('an id valid today maps to itself, so no existing thread moves', async () => {

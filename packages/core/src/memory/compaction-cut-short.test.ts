@@ -111,7 +111,9 @@ describe('a budget compaction cut short by the store', () => {
     const [summary] = summaries(await base.read('chat-1'))
     expect(summary).toBeDefined()
     expect(control.archives).toBe(1)
-    expect((await thread.items()).some((item) => item.type === 'message' && item.turnId === 'turn_0001')).toBe(false)
+    expect(
+      (await thread.items()).some((item) => item.type === 'message' && item.turnId === 'turn_0001'),
+    ).toBe(false)
     await memory.close()
   })
 
