@@ -56,13 +56,14 @@ describe('measure', () => {
   const quick = { samples: 7, minSamples: 3, minSampleMs: 1, warmupMs: 5, maxMs: 500 }
 
   it('times both operations alternately and reports the ratio of their medians', async () => {
-    const result = await measure({ ...quick, strata: () => work(40_000), baseline: () => work(4_000) })
+    const result = await measure({ ...quick, strata: () => work(400_000), baseline: () => work(4_000) })
     expect(result.samples).toBe(7)
     expect(result.strata).toBeGreaterThan(0)
     expect(result.baseline).toBeGreaterThan(0)
     expect(result.ratio).toBe(result.strata / result.baseline!)
-    // Ten times the work: well above 1 however noisy the machine is.
-    expect(result.ratio).toBeGreaterThan(3)
+    // A hundred times the work: above 2 even on a machine so loaded that a sample may take several
+    // times its time (ten times the work once read 1.7 at a load average of 20).
+    expect(result.ratio).toBeGreaterThan(2)
   })
 
   it('batches fast calls so that each sample is long enough to time', async () => {
