@@ -1,5 +1,6 @@
 import type { SharedV4ProviderOptions } from '@ai-sdk/provider'
 import { assertThreadId, type HistoryMode, invalidOptions } from '@strata-memory/core'
+import { assertChatId } from '../threads/chat-thread'
 
 /**
  * What a call may set under `providerOptions.strata`.
@@ -8,7 +9,7 @@ import { assertThreadId, type HistoryMode, invalidOptions } from '@strata-memory
  * await generateText({ model, messages, providerOptions: { strata: { threadId: 'user-42.chat-7' } } })
  */
 export interface StrataCallOptions {
-  /** The thread of this call; overrides the middleware's `threadId`. */
+  /** The thread of this call (the app's chat id, mapped as the middleware's); overrides the middleware's `threadId`. */
   threadId?: string
   /**
    * The resource (a user, a team, an account) the call's thread belongs to: the thread is opened as
@@ -117,7 +118,8 @@ export function readCallOptions(providerOptions: SharedV4ProviderOptions | undef
     }
     ;(result as Record<string, unknown>)[name] = value
   }
-  if (result.threadId !== undefined) assertThreadId(result.threadId)
+  // Any chat id; one outside the store's rule is mapped when the call opens its thread.
+  if (result.threadId !== undefined) assertChatId(result.threadId)
   // Resource ids follow the thread-id rule.
   if (result.resourceId !== undefined) assertThreadId(result.resourceId)
   return result

@@ -461,7 +461,8 @@ describe('strataMiddleware', () => {
       [{ threadId: 42 }, 'STRATA_INVALID_OPTIONS'],
       [{ history: 'everything' }, 'STRATA_INVALID_OPTIONS'],
       [{ internal: 'yes' }, 'STRATA_INVALID_OPTIONS'],
-      [{ threadId: '../etc' }, 'STRATA_INVALID_THREAD_ID'],
+      // Any other id is mapped (see app-chat-ids.test.ts); an empty one cannot be.
+      [{ threadId: '' }, 'STRATA_INVALID_THREAD_ID'],
       [{ level: 'galaxy' }, 'STRATA_INVALID_LEVEL'],
     ]
     for (const [strata, code] of cases) {
@@ -485,7 +486,9 @@ describe('strataMiddleware', () => {
       return 'no error'
     }
     expect(codeOf(() => strataMiddleware({} as never))).toBe('STRATA_INVALID_OPTIONS')
-    expect(codeOf(() => strataMiddleware({ memory, threadId: 'a/b' }))).toBe('STRATA_INVALID_THREAD_ID')
+    expect(codeOf(() => strataMiddleware({ memory, threadId: '' }))).toBe('STRATA_INVALID_THREAD_ID')
+    // A lone surrogate has no UTF-8 form, so no mapping.
+    expect(codeOf(() => strataMiddleware({ memory, threadId: 'a\uD800' }))).toBe('STRATA_INVALID_THREAD_ID')
     expect(codeOf(() => strataMiddleware({ memory, history: 'all' as never }))).toBe('STRATA_INVALID_OPTIONS')
     expect(codeOf(() => strataMiddleware({ memory, level: 'galaxy' as never }))).toBe('STRATA_INVALID_LEVEL')
   })

@@ -7,6 +7,7 @@ import type {
   LanguageModelV4Usage,
 } from '@ai-sdk/provider'
 import {
+  appThreadIdOf,
   assertThreadId,
   type DivergenceHandling,
   followHistory,
@@ -17,8 +18,10 @@ import {
   StrataError,
   type Thread,
   type ThreadHold,
+  toStoreThreadId,
 } from '@strata-memory/core'
 import { fromResponseContent, type ResponseMeta, toProviderPrompt } from '../messages/provider-prompt'
+import { assertChatId, isThreadOfChat, openChatThread } from '../threads/chat-thread'
 import { aiSdkTracer, type StrataMiddlewareTelemetry } from './ai-sdk-tracer'
 import { captureCallContext } from './call-context'
 import { CallHolds, clientToolCalls, release } from './call-holds'
@@ -32,7 +35,9 @@ export interface StrataMiddlewareOptions<L extends string = string> {
   /** The memory whose threads the calls read and write. */
   memory: Memory<L>
   /**
-   * The thread of every call; a call can name its own with `providerOptions.strata.threadId`.
+   * The thread of every call; a call can name its own with `providerOptions.strata.threadId`. Any
+   * non-empty string (the app's chat id): an id outside the store's rule (`user:42/chat:7`) is mapped
+   * to a store thread id by core's `toStoreThreadId`, and the thread keeps the app's id.
    * @default none: each call must name one
    */
   threadId?: string
@@ -218,14 +223,18 @@ function checkHold(
       'strataMiddleware(): hold must be the ThreadHold of the request (`await thread.hold()`), or false.',
     )
   }
-  if (threadId !== undefined && threadId !== hold.threadId) {
+  // A hashed store id is compared with the mapped id when a call opens its thread.
+  if (threadId !== undefined && isThreadOfChat(hold.threadId, threadId) === false) {
     invalidOptions(
-      `strataMiddleware(): the hold is of thread '${hold.threadId}', but threadId is '${threadId}': pass the hold of the thread the calls write.`,
+      `strataMiddleware(): the hold is of thread '${heldAppId(hold)}', but threadId is '${threadId}': pass the hold of the thread the calls write.`,
       { threadId, heldThreadId: hold.threadId },
     )
   }
   return hold
 }
+
+/** The app's id of a held thread, as far as its store id tells (else the store id). */
+const heldAppId = (hold: ThreadHold) => appThreadIdOf(hold.threadId) ?? hold.threadId
 
 /** How many threads with a failed last call a middleware remembers (a bound, not a tuning knob). */
 const MAX_FAILED_THREADS = 10_000
@@ -258,7 +267,8 @@ export function strataMiddleware<L extends string = string>(
   if (typeof memory?.thread !== 'function') {
     invalidOptions('strataMiddleware() needs { memory }: pass the memory from createMemory().')
   }
-  if (threadId !== undefined) assertThreadId(threadId)
+  // Any chat id: one outside the store's rule is mapped (core's `toStoreThreadId`).
+  if (threadId !== undefined) assertChatId(threadId)
   // Resource ids follow the thread-id rule.
   if (resource !== undefined) assertThreadId(resource)
   const requestHold = checkHold(hold, threadId)
@@ -284,21 +294,27 @@ export function strataMiddleware<L extends string = string>(
   const tracer = aiSdkTracer(telemetry)
   if (tracer !== undefined) memory.adoptTracer('ai-sdk', tracer)
 
-  const threadOf = (call: StrataCallOptions): Promise<Thread<L>> => {
+  const threadOf = async (call: StrataCallOptions): Promise<Thread<L>> => {
     const id = call.threadId ?? defaultThreadId
     if (id === undefined) {
       invalidOptions(
         "No thread id for this call: pass strataMiddleware({ memory, threadId }) or, per call, providerOptions: { strata: { threadId: 'user-42.chat-7' } }.",
       )
     }
-    if (requestHold !== undefined && id !== requestHold.threadId) {
+    if (requestHold !== undefined && (await toStoreThreadId(id)) !== requestHold.threadId) {
       invalidOptions(
-        `This call names thread '${id}', but the middleware runs inside the hold of thread '${requestHold.threadId}': create one middleware per request, with that request's thread and hold.`,
+        `This call names thread '${id}', but the middleware runs inside the hold of thread '${heldAppId(requestHold)}': create one middleware per request, with that request's thread and hold.`,
         { threadId: id, heldThreadId: requestHold.threadId },
       )
     }
     const resourceId = call.resourceId ?? resource
-    return resourceId === undefined ? memory.thread(id) : memory.thread(id, { resource: resourceId })
+    // Inside a request hold the thread was opened by whoever took it (`openChatRequest` records the
+    // app's id then): no write outside the hold.
+    if (requestHold !== undefined) {
+      const held = requestHold.threadId
+      return resourceId === undefined ? memory.thread(held) : memory.thread(held, { resource: resourceId })
+    }
+    return openChatThread(memory, id, resourceId)
   }
 
   // The holds the middleware takes itself when no request hold is given.

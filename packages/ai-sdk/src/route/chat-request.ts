@@ -1,5 +1,4 @@
 import {
-  assertThreadId,
   invalidOptions,
   type Memory,
   type MessageItem,
@@ -9,6 +8,7 @@ import {
 } from '@strata-memory/core'
 import { generateId as defaultGenerateId, type UIMessage } from 'ai'
 import type { StrataChatRequestBody } from '../client/send-last-message'
+import { assertChatId, openChatThread } from '../threads/chat-thread'
 import { loadUIMessages, uiMessageIdOf } from '../ui/load-ui-messages'
 
 /** Options of {@link openChatRequest}. */
@@ -30,6 +30,11 @@ export interface OpenChatRequestOptions {
 
 /** What {@link openChatRequest} returns: the request's thread, held, and what to stream. */
 export interface ChatRequest<M extends UIMessage = UIMessage> {
+  /**
+   * The chat's id as the page sent it (any non-empty string), for Strata's helpers, which map it as
+   * this request did. The store's id of the thread is `thread.id` (the same for an id valid as a
+   * store thread id): use it with `memory.store` and to match `memory.on` events' `threadId`.
+   */
   threadId: string
   thread: Thread
   /** The thread's hold: pass it to `strataMiddleware({ memory, hold })`, release it when the stream ends. */
@@ -63,7 +68,7 @@ function checkBody(body: unknown): StrataChatRequestBody {
   }
   const { id, message, trigger = 'submit-message', messageId, lastSeq } = body as Record<string, unknown>
   if (typeof id !== 'string') invalidOptions('The chat request body needs the chat id: { id }.', { id })
-  assertThreadId(id)
+  assertChatId(id)
   if (!TRIGGERS.includes(trigger as (typeof TRIGGERS)[number])) {
     invalidOptions(
       `The chat request's trigger must be 'submit-message' or 'regenerate-message' (got ${JSON.stringify(trigger)}).`,
@@ -259,7 +264,8 @@ export async function openChatRequest<M extends UIMessage = UIMessage>(
   }
   const body = checkBody(request === undefined ? options.body : await readBody(request))
   const threadId = body.id
-  const thread = await memory.thread(threadId)
+  // Any chat id: one outside the store's rule opens its mapped thread, which keeps the chat's id.
+  const thread = await openChatThread(memory, threadId)
   const hold = await thread.hold()
   try {
     const turn = await lastTurn(thread)

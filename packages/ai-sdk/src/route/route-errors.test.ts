@@ -51,7 +51,7 @@ describe('strataErrorResponse', () => {
     const memory = createMemory()
     let response: Response | undefined
     try {
-      strataTools(memory, { threadId: '../etc/passwd', scopes: true })
+      strataTools(memory, { threadId: '', scopes: true })
     } catch (error) {
       response = strataErrorResponse(error)
     }

@@ -59,7 +59,7 @@ export function strataErrorStatus(error: unknown): number {
 
 /**
  * A JSON `Response` for an error a route caught before it started streaming (`openChatRequest`,
- * `strataTools` and `memory.thread` throw synchronously or reject on a bad thread id, `thread.hold()`
+ * `strataTools` and `openAppThread` throw synchronously or reject on an empty thread id, `thread.hold()`
  * rejects on a thread another request holds): `{ error: { code, message, details } }` with
  * {@link strataErrorStatus}'s status; `message` is written for people (`strataErrorFromResponse`
  * shows it), `details.developerMessage` says what the developer does about it. Errors that are not
@@ -68,7 +68,7 @@ export function strataErrorStatus(error: unknown): number {
  * @example
  * try {
  *   tools = strataTools(memory, { threadId: id, scopes: true })
- *   hold = await (await memory.thread(id)).hold()
+ *   hold = await (await openAppThread(memory, id)).hold() // core's: any chat id
  * } catch (error) {
  *   return strataErrorResponse(error) // 400 STRATA_INVALID_THREAD_ID, 409 STRATA_THREAD_BUSY
  * }

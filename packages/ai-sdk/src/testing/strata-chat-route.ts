@@ -69,7 +69,7 @@ export function strataChatRoute(options: {
           // A compaction the answer's last step asked for ends inside the answer: its part is written
           // here, where loadUIMessages places it, and the seq below covers it.
           await thread.settled()
-          const { lastSeq: seq } = await memory.store.head(threadId)
+          const { lastSeq: seq } = await memory.store.head(thread.id)
           writer.write({ type: 'finish', messageMetadata: { strata: { seq } } })
         } finally {
           stop?.()

@@ -108,7 +108,7 @@ describe('strataTools', () => {
 
   it('rejects a missing or invalid thread id with a typed error', () => {
     const memory = createMemory()
-    for (const options of [{ threadId: undefined }, { threadId: '' }, { threadId: '../x' }, undefined]) {
+    for (const options of [{ threadId: undefined }, { threadId: '' }, { threadId: 'x\uDC00' }, undefined]) {
       let thrown: unknown
       try {
         strataTools(memory, options as never)

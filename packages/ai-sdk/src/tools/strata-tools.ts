@@ -21,6 +21,7 @@ import {
 } from '@strata-memory/core'
 import { jsonSchema, type Tool, tool } from 'ai'
 import { z } from 'zod'
+import { assertChatId, openChatThread } from '../threads/chat-thread'
 
 /**
  * Core's tool definitions (names, descriptions, JSON Schemas). `memoryTools` reads a thread's content
@@ -126,7 +127,10 @@ export type StrataResourceTools = {
 
 /** Options of {@link strataTools}. */
 export interface StrataToolsOptions {
-  /** The thread whose memory the tools read and write. */
+  /**
+   * The thread whose memory the tools read and write: the app's chat id, any non-empty string (one
+   * outside the store's rule is mapped by core's `toStoreThreadId`, as `strataMiddleware` maps it).
+   */
   threadId: string
   /**
    * The resource (a user, a team, an account) the thread belongs to: the thread is opened as
@@ -179,7 +183,7 @@ export function strataTools(
     invalidOptions('strataTools(memory, { threadId }) needs the memory from createMemory() first.')
   }
   const threadId = options?.threadId
-  assertThreadId(threadId)
+  assertChatId(threadId)
   const scopes = options.scopes ?? false
   if (typeof scopes !== 'boolean') {
     invalidOptions(`strataTools(): scopes must be true or false (got ${JSON.stringify(scopes)}).`)
@@ -191,8 +195,7 @@ export function strataTools(
       `strataTools(): workingMemory must be true or false (got ${JSON.stringify(workingMemory)}).`,
     )
   }
-  const open = () =>
-    resource === undefined ? memory.thread(threadId) : memory.thread(threadId, { resource })
+  const open = () => openChatThread(memory, threadId, resource)
   let tools: Promise<MemoryTools> | undefined
   const core = () => {
     tools ??= open().then((thread) => memoryTools(thread))
@@ -264,7 +267,7 @@ function scopeToolSet(memory: Memory, threadId: string): StrataScopeTools {
   const scopeDefinitions = scopeTools({} as Parameters<typeof scopeTools>[0], { levels })
   let tools: Promise<ScopeTools> | undefined
   const core = () => {
-    tools ??= memory.thread(threadId).then((thread) => scopeTools(thread, { levels }))
+    tools ??= openChatThread(memory, threadId).then((thread) => scopeTools(thread, { levels }))
     return tools
   }
   return {

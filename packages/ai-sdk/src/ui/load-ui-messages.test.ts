@@ -70,8 +70,8 @@ describe('loadUIMessages', () => {
     expect(plain!.parts[1]).toMatchObject({ type: 'tool-plugin', state: 'output-available' })
   })
 
-  it('a bad thread id is STRATA_INVALID_THREAD_ID', async () => {
-    const error = await loadUIMessages(createMemory(), '../x').catch((caught: unknown) => caught)
+  it('an empty thread id is STRATA_INVALID_THREAD_ID', async () => {
+    const error = await loadUIMessages(createMemory(), '').catch((caught: unknown) => caught)
     expect(StrataError.isInstance(error, 'STRATA_INVALID_THREAD_ID')).toBe(true)
   })
 })

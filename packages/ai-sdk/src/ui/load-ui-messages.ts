@@ -1,5 +1,4 @@
 import {
-  assertThreadId,
   type FilePart,
   invalidOptions,
   type Memory,
@@ -11,6 +10,7 @@ import {
 } from '@strata-memory/core'
 import type { ToolSet } from 'ai'
 import { readMeta, TOOL_APPROVALS, UI_MESSAGE_ID } from '../messages/ai-sdk-meta'
+import { assertChatId, readChatThread } from '../threads/chat-thread'
 import {
   type MemoryTransitionData,
   memoryCompactionChunk,
@@ -309,10 +309,11 @@ export async function loadUIMessages<TOOLS extends ToolSet = ToolSet>(
   if (typeof memory?.thread !== 'function') {
     invalidOptions('loadUIMessages() needs the memory from createMemory() and a thread id.')
   }
-  assertThreadId(threadId)
+  assertChatId(threadId)
   checkOptions(options)
   const { limit, before, visibleOnly = false, tools } = options
-  const thread = await memory.thread(threadId)
+  // The chat's id as the app gives it: one outside the store's rule reads its mapped thread.
+  const thread = await readChatThread(memory, threadId)
   let beforeSeq: number | undefined
   if (before !== undefined) {
     const { items } = await thread.transcript({ archived: !visibleOnly })

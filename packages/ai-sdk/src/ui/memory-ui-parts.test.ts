@@ -160,7 +160,7 @@ describe('writeMemoryParts', () => {
       [{ memory, threadId: 't' }, 'STRATA_INVALID_OPTIONS'],
       [{ writer, threadId: 't' }, 'STRATA_INVALID_OPTIONS'],
       [{ writer, memory }, 'STRATA_INVALID_THREAD_ID'],
-      [{ writer, memory, threadId: 'a b' }, 'STRATA_INVALID_THREAD_ID'],
+      [{ writer, memory, threadId: '' }, 'STRATA_INVALID_THREAD_ID'],
     ]
     for (const [options, code] of cases) {
       let thrown: unknown

@@ -1,5 +1,4 @@
 import {
-  assertThreadId,
   type ContextStats,
   invalidOptions,
   type Memory,
@@ -7,6 +6,7 @@ import {
   type TransitionEvent,
 } from '@strata-memory/core'
 import type { InferUITools, ToolSet, UIMessage, UIMessageStreamWriter } from 'ai'
+import { assertChatId, chatEventFilter } from '../threads/chat-thread'
 
 /** The data of a `data-memory-transition` part: a scope closed, in words for people. */
 export interface MemoryTransitionData {
@@ -146,7 +146,10 @@ export interface WriteMemoryPartsOptions {
   /** The `createUIMessageStream` writer. */
   writer: UIMessageStreamWriter<StrataUIMessage> | UIMessageStreamWriter<UIMessage>
   memory: Memory
-  /** Only this thread's events are written. */
+  /**
+   * Only this thread's events are written: the chat's id (any non-empty string, mapped as
+   * `openChatRequest` maps it), which the parts' `threadId` carries.
+   */
   threadId: string
   /**
    * Write a `data-memory-transition` part when a scope of the thread closes (null user text: none).
@@ -200,33 +203,39 @@ export function writeMemoryParts(options: WriteMemoryPartsOptions): () => void {
   if (typeof memory?.on !== 'function') {
     invalidOptions('writeMemoryParts() needs { memory }: the memory from createMemory().')
   }
-  assertThreadId(threadId)
+  assertChatId(threadId)
   const target = writer as UIMessageStreamWriter<StrataUIMessage>
-  const stops: (() => void)[] = []
+  // Events name the store's thread id: the chat's id is mapped (core's `toStoreThreadId`) to match them.
+  const filter = chatEventFilter(threadId)
+  const stops: (() => void)[] = [() => filter.stop()]
   if (transitions) {
     stops.push(
       memory.on('transition', (event) => {
-        if (event.threadId !== threadId) return
-        const chunk = memoryTransitionChunk(event)
-        if (chunk !== undefined) target.write(chunk)
+        filter.forChat(event.threadId, () => {
+          const chunk = memoryTransitionChunk({ ...event, threadId })
+          if (chunk !== undefined) target.write(chunk)
+        })
       }),
     )
   }
   if (stats) {
     stops.push(
       memory.on('context', (event) => {
-        if (event.threadId !== threadId) return
-        target.write({ type: 'message-metadata', messageMetadata: contextStatsMetadata(event.stats) })
+        filter.forChat(event.threadId, () => {
+          target.write({ type: 'message-metadata', messageMetadata: contextStatsMetadata(event.stats) })
+        })
       }),
     )
   }
   if (compactions) {
     stops.push(
       memory.on('compaction-end', (event) => {
-        if (event.threadId !== threadId || event.itemsArchived === 0) return
-        // Built from the stored summary, as `loadUIMessages` builds it: the same id, the same data.
-        const chunk = memoryCompactionChunk(threadId, event.summary)
-        if (chunk !== undefined) target.write(chunk)
+        if (event.itemsArchived === 0) return
+        filter.forChat(event.threadId, () => {
+          // Built from the stored summary, as `loadUIMessages` builds it: the same id, the same data.
+          const chunk = memoryCompactionChunk(threadId, event.summary)
+          if (chunk !== undefined) target.write(chunk)
+        })
       }),
     )
   }

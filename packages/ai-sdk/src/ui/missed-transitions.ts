@@ -1,5 +1,6 @@
-import { assertThreadId, invalidOptions, type Memory, type TransitionItem } from '@strata-memory/core'
+import { invalidOptions, type Memory, type TransitionItem } from '@strata-memory/core'
 import type { UIMessage, UIMessageStreamWriter } from 'ai'
+import { assertChatId, readChatThread } from '../threads/chat-thread'
 import type { StrataUIMessage } from './memory-ui-parts'
 
 /** Options of {@link writeMissedTransitions}. */
@@ -7,6 +8,7 @@ export interface WriteMissedTransitionsOptions {
   /** The `createUIMessageStream` writer. */
   writer: UIMessageStreamWriter<StrataUIMessage> | UIMessageStreamWriter<UIMessage>
   memory: Memory
+  /** The chat's id (any non-empty string, mapped as `openChatRequest` maps it). */
   threadId: string
   /**
    * The thread's last seq the page shows (`metadata.strata.seq`, which `sendLastMessage` sends as
@@ -63,7 +65,7 @@ export async function writeMissedTransitions(options: WriteMissedTransitionsOpti
   if (typeof memory?.thread !== 'function') {
     invalidOptions('writeMissedTransitions() needs { memory }: the memory from createMemory().')
   }
-  assertThreadId(threadId)
+  assertChatId(threadId)
   if (lastSeq !== undefined && (!Number.isSafeInteger(lastSeq) || lastSeq < 0)) {
     invalidOptions(
       `writeMissedTransitions(): lastSeq must be a whole number, the last seq the page shows (got ${JSON.stringify(lastSeq)}).`,
@@ -76,7 +78,7 @@ export async function writeMissedTransitions(options: WriteMissedTransitionsOpti
     )
   }
   const shown = lastSeq === undefined ? shownSeqs(messages!) : new Set<number>()
-  const thread = await memory.thread(threadId)
+  const thread = await readChatThread(memory, threadId)
   const target = writer as UIMessageStreamWriter<StrataUIMessage>
   const { items } = await thread.transcript({
     archived: false,
