@@ -95,7 +95,8 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
   let stopWatching = () => {}
   const stored = new Promise<void>((resolve) => {
     stopWatching = memory.on('context', (event) => {
-      if (event.threadId !== threadId) return
+      // Events name the store's thread id (the chat's own id, mapped when it is outside the store's rule).
+      if (event.threadId !== thread.id) return
       stopWatching()
       resolve()
     })
@@ -137,7 +138,7 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
         // here, where a reload shows it (loadUIMessages places it by its summary's seq).
         await thread.settled()
         // The thread's last seq this answer shows: the page sends it back (`lastSeq`) with its next message.
-        const { lastSeq: seq } = await memory.store.head(threadId)
+        const { lastSeq: seq } = await memory.store.head(thread.id)
         writer.write({ type: 'finish', messageMetadata: { strata: { seq } } })
       } finally {
         stopWatching()
