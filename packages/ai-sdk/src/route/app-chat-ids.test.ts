@@ -8,13 +8,12 @@ import {
   StrataError,
   toStoreThreadId,
 } from '@strata-memory/core'
-import { generateText, tool, type UIMessage, wrapLanguageModel } from 'ai'
+import { generateText, tool, wrapLanguageModel } from 'ai'
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { sendLastMessage } from '../client/send-last-message'
 import { strataMiddleware } from '../middleware/strata-middleware'
-import { TestChat } from '../testing/chat-client'
+import { chatPage, seenParts } from '../testing/chat-client'
 import { generated, streamParts, toolCall } from '../testing/model-results'
 import { strataChatRoute } from '../testing/strata-chat-route'
 import { strataTools } from '../tools/strata-tools'
@@ -59,27 +58,8 @@ function scriptedModel() {
 }
 
 const page = (route: (request: Request) => Promise<Response>, id: string, messages: StrataUIMessage[] = []) =>
-  new TestChat<StrataUIMessage>(route, {
-    id,
-    messages: structuredClone(messages),
-    prepareSendMessagesRequest: sendLastMessage,
-  })
-
-/** What a person sees of a message: ids and parts, without the provider's bookkeeping. */
-const seen = (messages: readonly UIMessage[]) =>
-  messages.map((message) => ({
-    id: message.id,
-    role: message.role,
-    parts: message.parts.map((part) => {
-      const {
-        providerMetadata: _p,
-        callProviderMetadata: _c,
-        resultProviderMetadata: _r,
-        ...rest
-      } = part as Record<string, unknown>
-      return Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined))
-    }),
-  }))
+  chatPage<StrataUIMessage>(route, id, messages)
+const seen = seenParts
 
 /** Where the chat's items are: the store id, its listing, and the app id read back from the store. */
 async function storedUnder(memory: Memory, appId: string) {

@@ -8,16 +8,14 @@ import {
   ToolLoopAgent,
   tool,
   toUIMessageStream,
-  type UIMessage,
   wrapLanguageModel,
 } from 'ai'
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { sendLastMessage } from '../client/send-last-message'
 import { strataErrorFromResponse } from '../client/strata-error-from-response'
 import { strataMiddleware } from '../middleware/strata-middleware'
-import { TestChat } from '../testing/chat-client'
+import { chatPage, seenParts } from '../testing/chat-client'
 import { streamParts, toolCall } from '../testing/model-results'
 import { strataChatRoute } from '../testing/strata-chat-route'
 import { loadUIMessages } from '../ui/load-ui-messages'
@@ -81,30 +79,9 @@ function scriptedModel(options: { gate?: () => Promise<void>; inputTokens?: numb
   })
 }
 
-/** A page of the chat app: `useChat` with `sendLastMessage`, starting from the given messages. */
-function page(route: (request: Request) => Promise<Response>, id: string, messages: StrataUIMessage[] = []) {
-  return new TestChat<StrataUIMessage>(route, {
-    id,
-    messages: structuredClone(messages),
-    prepareSendMessagesRequest: sendLastMessage,
-  })
-}
-
-/** What a person sees of a message: ids and parts, without the provider's bookkeeping. */
-const seen = (messages: readonly UIMessage[]) =>
-  messages.map((message) => ({
-    id: message.id,
-    role: message.role,
-    parts: message.parts.map((part) => {
-      const {
-        providerMetadata: _p,
-        callProviderMetadata: _c,
-        resultProviderMetadata: _r,
-        ...rest
-      } = part as Record<string, unknown>
-      return Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined))
-    }),
-  }))
+const page = (route: (request: Request) => Promise<Response>, id: string, messages: StrataUIMessage[] = []) =>
+  chatPage<StrataUIMessage>(route, id, messages)
+const seen = seenParts
 
 function setup() {
   const memory = createMemory({ content: { offloadAboveBytes: 300 } })

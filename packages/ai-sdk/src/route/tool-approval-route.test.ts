@@ -1,12 +1,12 @@
 import type { LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider'
 import { createMemory } from '@strata-memory/core'
-import { lastAssistantMessageIsCompleteWithApprovalResponses, tool, type UIMessage } from 'ai'
+import { lastAssistantMessageIsCompleteWithApprovalResponses, tool } from 'ai'
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { sendLastMessage } from '../client/send-last-message'
 import { strataErrorFromResponse } from '../client/strata-error-from-response'
-import { TestChat } from '../testing/chat-client'
+import { seenParts, TestChat } from '../testing/chat-client'
 import { streamParts, toolCall } from '../testing/model-results'
 import { strataChatRoute } from '../testing/strata-chat-route'
 import { loadUIMessages } from '../ui/load-ui-messages'
@@ -46,16 +46,7 @@ function approvalModel() {
   })
 }
 
-/** What a person sees of a message: ids and parts, without the provider's bookkeeping. */
-const seen = (messages: readonly UIMessage[]) =>
-  messages.map((message) => ({
-    id: message.id,
-    role: message.role,
-    parts: message.parts.map((part) => {
-      const { providerMetadata: _p, callProviderMetadata: _c, ...rest } = part as Record<string, unknown>
-      return Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined))
-    }),
-  }))
+const seen = seenParts
 
 function setup(id: string) {
   const memory = createMemory()

@@ -10,6 +10,7 @@ import {
   toUIMessageStream,
   type UIMessage,
 } from 'ai'
+import { sendLastMessage } from '../client/send-last-message'
 
 /** The state `useChat` keeps, as plain fields. */
 class PlainChatState<M extends UIMessage> implements ChatState<M> {
@@ -85,4 +86,33 @@ export function plainChatRoute(model: LanguageModel, errors: unknown[]) {
     })
     return createUIMessageStreamResponse({ stream: toUIMessageStream({ stream: result.stream }) })
   }
+}
+
+/** What a person sees of a message: ids and parts, without the provider's bookkeeping. */
+export const seenParts = (messages: readonly UIMessage[]) =>
+  messages.map((message) => ({
+    id: message.id,
+    role: message.role,
+    parts: message.parts.map((part) => {
+      const {
+        providerMetadata: _p,
+        callProviderMetadata: _c,
+        resultProviderMetadata: _r,
+        ...rest
+      } = part as Record<string, unknown>
+      return Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined))
+    }),
+  }))
+
+/** A page of the chat app: `useChat` with `sendLastMessage`, starting from the given messages. */
+export function chatPage<M extends UIMessage>(
+  route: (request: Request) => Promise<Response>,
+  id: string,
+  messages: M[] = [],
+): TestChat<M> {
+  return new TestChat<M>(route, {
+    id,
+    messages: structuredClone(messages),
+    prepareSendMessagesRequest: sendLastMessage,
+  })
 }
