@@ -14,6 +14,10 @@ export type { StrataMiddlewareTelemetry } from './middleware/ai-sdk-tracer'
 export { readCallOptions, type StrataCallOptions, type ToolApprovalRecord } from './middleware/call-options'
 export { type StrataMiddlewareOptions, strataMiddleware } from './middleware/strata-middleware'
 export { type ChatRequest, type OpenChatRequestOptions, openChatRequest } from './route/chat-request'
+export {
+  type StoreFinalToolResultsOptions,
+  storeFinalToolResults,
+} from './route/final-tool-results'
 export { strataErrorResponse, strataErrorStatus, strataOnError } from './route/route-errors'
 export { type AiSdkSummarizerOptions, aiSdkSummarizer } from './summarizer/ai-sdk-summarizer'
 export {

@@ -2,6 +2,7 @@ import type { LanguageModelV4 } from '@ai-sdk/provider'
 import {
   type ChatRequest,
   openChatRequest,
+  storeFinalToolResults,
   strataErrorResponse,
   strataMiddleware,
   strataOnError,
@@ -134,6 +135,8 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
         })) {
           writer.write(chunk)
         }
+        // An answer that stopped on a tool step: its results reach no further model call.
+        await storeFinalToolResults({ thread, response: await result.response, messageId })
         // A compaction the answer's last step asked for ends inside the answer: its part is written
         // here, where a reload shows it (loadUIMessages places it by its summary's seq).
         await thread.settled()

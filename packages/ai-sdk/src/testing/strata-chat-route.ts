@@ -12,6 +12,7 @@ import {
 } from 'ai'
 import { strataMiddleware } from '../middleware/strata-middleware'
 import { openChatRequest } from '../route/chat-request'
+import { storeFinalToolResults } from '../route/final-tool-results'
 import { strataErrorResponse, strataOnError } from '../route/route-errors'
 import type { StrataUIMessage } from '../ui/memory-ui-parts'
 import { writeMemoryParts } from '../ui/memory-ui-parts'
@@ -27,8 +28,10 @@ export function strataChatRoute(options: {
   tools?: ToolSet
   /** Stream errors, as `streamText`'s `onError` sees them. */
   errors?: unknown[]
+  /** The most steps of one answer (`stopWhen: isStepCount(steps)`). @default 10 */
+  steps?: number
 }) {
-  const { memory, model, tools = {}, errors = [] } = options
+  const { memory, model, tools = {}, errors = [], steps = 10 } = options
   return async (request: Request): Promise<Response> => {
     let chat: Awaited<ReturnType<typeof openChatRequest<StrataUIMessage>>>
     try {
@@ -50,7 +53,7 @@ export function strataChatRoute(options: {
             model: wrapped,
             messages: await convertToModelMessages([message], { tools }),
             tools,
-            stopWhen: isStepCount(10),
+            stopWhen: isStepCount(steps),
             providerOptions,
             onError: ({ error }) => {
               errors.push(error)
@@ -66,6 +69,8 @@ export function strataChatRoute(options: {
           })) {
             writer.write(chunk)
           }
+          // An answer that stopped on a tool step: its results reach no further model call.
+          await storeFinalToolResults({ thread, response: await result.response, messageId })
           // A compaction the answer's last step asked for ends inside the answer: its part is written
           // here, where loadUIMessages places it, and the seq below covers it.
           await thread.settled()
