@@ -1,4 +1,4 @@
-import type { SemanticRecall, WorkingMemory } from '@mastra/core/memory'
+import type { MemoryConfig, SemanticRecall, WorkingMemory } from '@mastra/core/memory'
 import { type HistoryMode, invalidOptions, type Memory } from '@strata-memory/core'
 import { resolveSemanticRecall } from '../semantic-recall/semantic-recall-config'
 import { resolveWorkingMemory } from '../working-memory/working-memory-config'
@@ -88,6 +88,12 @@ export interface StrataMastraOptions {
    * @default false
    */
   lastMessages?: number | false
+  /**
+   * Mastra's title of a new thread, made by the agent after its response (with the agent's model, or
+   * the one given) and kept in the thread record; the title call is never stored in the thread.
+   * @default false
+   */
+  generateTitle?: MemoryConfig['generateTitle']
 }
 
 const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
@@ -143,5 +149,15 @@ export function checkStrataMemoryOptions<L extends string>(options: StrataMemory
   resolveWorkingMemory(mastraOptions.workingMemory, undefined, 'new StrataMemory()')
   resolveSemanticRecall(mastraOptions.semanticRecall, undefined, 'new StrataMemory()')
   resolveLastMessages(mastraOptions.lastMessages, undefined, 'new StrataMemory()')
+  const { generateTitle } = mastraOptions
+  if (
+    generateTitle !== undefined &&
+    typeof generateTitle !== 'boolean' &&
+    (typeof generateTitle !== 'object' || generateTitle === null)
+  ) {
+    invalidOptions(
+      'StrataMemory: options.generateTitle must be true, false or { model?, instructions?, minMessages? }.',
+    )
+  }
   return { memory, id, level, system, history, tools, telemetry, readOnly, mastraOptions, scopes, ttlMs }
 }

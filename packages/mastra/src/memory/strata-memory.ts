@@ -83,7 +83,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       options: {
         lastMessages: false,
         semanticRecall: false,
-        generateTitle: false,
+        generateTitle: mastraOptions.generateTitle ?? false,
         readOnly,
         ...(mastraOptions.workingMemory === undefined ? {} : { workingMemory: mastraOptions.workingMemory }),
       },
