@@ -251,6 +251,9 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     // prompt holds the conversation the thread has stored up to the approved call. A first step that
     // Mastra runs again (an error processor retrying a failed model call) has stored its request
     // already: it is not the run's first store.
+    // Bound before anything is stored: a thread another app bound to another resource is refused
+    // (core's STRATA_INVALID_OPTIONS) with the request unstored.
+    if (!run.requestStored) await this.#host.bind(thread, requestContext)
     await this.#store(
       thread,
       conversationOf(prompt),
@@ -258,7 +261,6 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       (stepNumber === 0 && !run.requestStored) || run.stored === undefined,
       alongside,
     )
-    if (!run.requestStored) await this.#host.bind(thread, requestContext)
     run.requestStored = true
     const context = await thread.context({
       ...(this.#host.level === undefined ? {} : { level: this.#host.level }),

@@ -210,6 +210,24 @@ describe('a thread moved to another resource', () => {
   })
 })
 
+describe('a thread bound elsewhere', () => {
+  it('a run naming another resource than the thread is bound to is refused before anything is stored', async () => {
+    const memory = createMemory()
+    const { agent } = strataAgent(memory, [{ text: 'Hello.' }])
+    // Another app bound the thread to its own resource.
+    await memory.thread('shared', { resource: 'bea' })
+    const error = await agent
+      .generate('Hi, I am Ana', { memory: { thread: 'shared', resource: 'ana' } })
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      )
+    expect(strataErrorOf(error)?.code).toBe('STRATA_INVALID_OPTIONS')
+    expect(await (await memory.thread('shared')).items()).toEqual([])
+    expect((await memory.thread('shared')).resource?.id).toBe('bea')
+  })
+})
+
 describe('working memory in read-only calls', () => {
   it('a read-only memory on a thread never bound shows the resource’s working memory once, offers no tool', async () => {
     const memory = createMemory()
