@@ -1,4 +1,4 @@
-import type { LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider'
+import type { LanguageModelV4StreamPart } from '@ai-sdk/provider'
 import {
   createMemory,
   isHashedThreadId,
@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { strataMiddleware } from '../middleware/strata-middleware'
 import { chatPage, seenParts } from '../testing/chat-client'
-import { generated, streamParts, toolCall } from '../testing/model-results'
+import { generated, promptText, streamParts, toolCall } from '../testing/model-results'
 import { strataChatRoute } from '../testing/strata-chat-route'
 import { strataTools } from '../tools/strata-tools'
 import { loadUIMessages } from '../ui/load-ui-messages'
@@ -33,10 +33,7 @@ const tools = {
   }),
 }
 
-const textOf = (message: LanguageModelV4Prompt[number] | undefined) =>
-  message === undefined || typeof message.content === 'string'
-    ? String(message?.content ?? '')
-    : message.content.map((part) => (part.type === 'text' ? part.text : '')).join('')
+const textOf = promptText
 
 /** Answers each user message; "look up X" gets a tool call first, then an answer after its result. */
 function scriptedModel() {

@@ -1,11 +1,10 @@
-import type { LanguageModelV4Prompt } from '@ai-sdk/provider'
 import { createMemory } from '@strata-memory/core'
 import { tool } from 'ai'
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { chatPage, seenParts } from '../testing/chat-client'
-import { streamParts, toolCall } from '../testing/model-results'
+import { promptText, streamParts, toolCall } from '../testing/model-results'
 import { strataChatRoute } from '../testing/strata-chat-route'
 import { loadUIMessages } from '../ui/load-ui-messages'
 import type { StrataUIMessage } from '../ui/memory-ui-parts'
@@ -17,10 +16,7 @@ import type { StrataUIMessage } from '../ui/memory-ui-parts'
  * context has the result, stored once.
  */
 
-const textOf = (message: LanguageModelV4Prompt[number] | undefined) =>
-  message === undefined || typeof message.content === 'string'
-    ? String(message?.content ?? '')
-    : message.content.map((part) => (part.type === 'text' ? part.text : '')).join('')
+const textOf = promptText
 
 /** Asks for a lookup when the user says "look up X"; answers anything else. */
 function lookupModel() {

@@ -1,4 +1,4 @@
-import type { LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider'
+import type { LanguageModelV4StreamPart } from '@ai-sdk/provider'
 import { createMemory, type Memory } from '@strata-memory/core'
 import {
   convertToModelMessages,
@@ -16,7 +16,7 @@ import { z } from 'zod'
 import { strataErrorFromResponse } from '../client/strata-error-from-response'
 import { strataMiddleware } from '../middleware/strata-middleware'
 import { chatPage, seenParts } from '../testing/chat-client'
-import { streamParts, toolCall } from '../testing/model-results'
+import { promptText, streamParts, toolCall } from '../testing/model-results'
 import { strataChatRoute } from '../testing/strata-chat-route'
 import { loadUIMessages } from '../ui/load-ui-messages'
 import type { StrataUIMessage } from '../ui/memory-ui-parts'
@@ -36,10 +36,7 @@ const tools = {
 }
 
 /** The text of a prompt message, for scripting answers. */
-const textOf = (message: LanguageModelV4Prompt[number] | undefined) =>
-  message === undefined || typeof message.content === 'string'
-    ? String(message?.content ?? '')
-    : message.content.map((part) => (part.type === 'text' ? part.text : '')).join('')
+const textOf = promptText
 
 /**
  * A model that answers every user message: a message asking to "look up X" gets a tool call first,

@@ -1,6 +1,7 @@
 import type {
   LanguageModelV4Content,
   LanguageModelV4GenerateResult,
+  LanguageModelV4Prompt,
   LanguageModelV4StreamPart,
   LanguageModelV4StreamResult,
   LanguageModelV4Usage,
@@ -79,3 +80,9 @@ export const streamed = (
 ): LanguageModelV4StreamResult => ({
   stream: convertArrayToReadableStream(streamParts(content, options)),
 })
+
+/** The text of a prompt message (its text parts joined), '' for none. */
+export const promptText = (message: LanguageModelV4Prompt[number] | undefined): string =>
+  message === undefined || typeof message.content === 'string'
+    ? String(message?.content ?? '')
+    : message.content.map((part) => (part.type === 'text' ? part.text : '')).join('')
