@@ -146,7 +146,11 @@ describe('crash safety', () => {
       // The kills really cut writes short: many inside an append, many inside an archive.
       expect(killedDuring.append, JSON.stringify(killedDuring)).toBeGreaterThanOrEqual(TRIALS / 5)
       expect(killedDuring.archive, JSON.stringify(killedDuring)).toBeGreaterThanOrEqual(TRIALS / 5)
-      expect(events.filter((event) => event.type === 'torn-tail-moved')).toHaveLength(TRIALS / 5)
+      // Every tail torn by hand was moved aside; a kill inside an append can tear one more now and
+      // then (a batch cut before its last line), which is moved aside the same way.
+      const moved = events.filter((event) => event.type === 'torn-tail-moved').length
+      expect(moved).toBeGreaterThanOrEqual(TRIALS / 5)
+      expect(moved).toBeLessThanOrEqual(TRIALS / 5 + killedDuring.append)
       const counts: Record<string, number> = {}
       for (const type of [...events.map((event) => event.type), ...childEvents])
         counts[type] = (counts[type] ?? 0) + 1
