@@ -25,25 +25,28 @@ export interface IndexSearch {
  */
 export class IndexPool {
   readonly maxEntries: number
-  readonly #indexes = new Set<ResourceIndex>()
-  #clock = 0
+  /** Each index's entries at its last use, least recently used first. */
+  readonly #sizes = new Map<ResourceIndex, number>()
+  #total = 0
 
   constructor(maxEntries: number) {
     this.maxEntries = maxEntries
   }
 
-  /** Marks `index` as just used, then drops other indexes until the bound holds (or none is left). */
-  used(index: ResourceIndex) {
-    index.lastUsed = ++this.#clock
-    this.#indexes.add(index)
-    let total = 0
-    for (const held of this.#indexes) total += held.size
-    const others = [...this.#indexes].filter((held) => held !== index).sort((a, b) => a.lastUsed - b.lastUsed)
-    for (const other of others) {
-      if (total <= this.maxEntries) break
-      total -= other.size
+  /**
+   * Marks `index` as just used, holding `size` entries, then drops the least recently used others
+   * until the bound holds (or none is left). Costs nothing per index the memory holds while under it.
+   */
+  used(index: ResourceIndex, size: number) {
+    this.#total += size - (this.#sizes.get(index) ?? 0)
+    this.#sizes.delete(index)
+    this.#sizes.set(index, size)
+    for (const [other, held] of this.#sizes) {
+      if (this.#total <= this.maxEntries) break
+      if (other === index) continue
+      this.#total -= held
       other.clear()
-      this.#indexes.delete(other)
+      this.#sizes.delete(other)
     }
   }
 }
@@ -56,8 +59,6 @@ export class IndexPool {
 export class ResourceIndex {
   readonly #pool: IndexPool
   readonly #threads = new Map<string, ThreadIndex>()
-  /** The pool's clock at this index's last use. */
-  lastUsed = 0
 
   constructor(pool: IndexPool) {
     this.#pool = pool
@@ -81,7 +82,7 @@ export class ResourceIndex {
       return thread
     })
     await Promise.all(threads.map((thread) => thread.sync(store)))
-    this.#pool.used(this)
+    this.#pool.used(this, this.size)
     return threads
   }
 

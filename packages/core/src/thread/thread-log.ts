@@ -97,6 +97,8 @@ export class ThreadLog<L extends string> {
 
   /** The seqs a compaction cut short left to archive (see {@link SummaryItem.covers}), oldest first. */
   get unfinishedArchive(): number[] {
+    // Asked before every write: nothing is built in the usual case.
+    if (this.#unfinished.size === 0) return []
     return [...this.#unfinished].sort((a, b) => a - b)
   }
 
