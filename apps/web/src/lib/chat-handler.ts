@@ -126,15 +126,14 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
           telemetry: { functionId: 'strata-web-chat' },
         })
         // Read to its end here, whether or not the page still listens: the answer is stored either way.
-        for await (const chunk of toUIMessageStream<AppTools, AppUIMessage>({
+        const chunks = toUIMessageStream<AppTools, AppUIMessage>({
           stream: result.stream,
           tools,
           sendStart: false,
           sendFinish: false,
           onError: strataOnError,
-        })) {
-          writer.write(chunk)
-        }
+        }).getReader()
+        for (let read = await chunks.read(); !read.done; read = await chunks.read()) writer.write(read.value)
         // An answer that stopped on a tool step: its results reach no further model call.
         await storeFinalToolResults({ thread, response: await result.response, messageId })
         // A compaction the answer's last step asked for ends inside the answer: its part is written

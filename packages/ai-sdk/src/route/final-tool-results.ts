@@ -21,7 +21,8 @@ export interface StoreFinalToolResultsOptions {
  * many were stored.
  *
  * @example
- * for await (const chunk of toUIMessageStream({ stream: result.stream, … })) writer.write(chunk)
+ * const chunks = toUIMessageStream({ stream: result.stream, … }).getReader()
+ * for (let read = await chunks.read(); !read.done; read = await chunks.read()) writer.write(read.value)
  * await storeFinalToolResults({ thread, response: await result.response, messageId })
  */
 export async function storeFinalToolResults({

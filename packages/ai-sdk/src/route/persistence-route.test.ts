@@ -311,13 +311,13 @@ describe('the persistence route: the thread is the chat', () => {
             const result = await agent.stream({
               messages: await convertToModelMessages([message], { tools }),
             })
-            for await (const chunk of toUIMessageStream<typeof tools, StrataUIMessage>({
+            const chunks = toUIMessageStream<typeof tools, StrataUIMessage>({
               stream: result.stream,
               tools,
               sendStart: false,
               onError: strataOnError,
-            }))
-              writer.write(chunk)
+            }).getReader()
+            for (let read = await chunks.read(); !read.done; read = await chunks.read()) writer.write(read.value)
           } finally {
             await hold.release()
           }
