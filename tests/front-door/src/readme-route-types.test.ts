@@ -27,7 +27,9 @@ function run(command: string, args: string[], options: SpawnSyncOptions = {}): s
   }
   const result = spawnSync(command, args, { encoding: 'utf8', env, ...options })
   if (result.status !== 0) {
-    throw new Error(`${command} ${args.join(' ')} exited with ${result.status}:\n${result.stdout}\n${result.stderr}`)
+    throw new Error(
+      `${command} ${args.join(' ')} exited with ${result.status}:\n${result.stdout}\n${result.stderr}`,
+    )
   }
   return String(result.stdout)
 }
@@ -72,9 +74,13 @@ const NEXT_TSCONFIG = {
   exclude: ['node_modules'],
 }
 
-it("type-checks the README's persistence route in a new Next.js app's TypeScript setup", { timeout: 300_000 }, () => {
+it("type-checks the README's persistence route in a new Next.js app's TypeScript setup", {
+  timeout: 300_000,
+}, () => {
   const packs = join(work, 'packs')
-  const built = ['core', 'store-file', 'ai-sdk'].every((name) => existsSync(join(root, 'packages', name, 'dist')))
+  const built = ['core', 'store-file', 'ai-sdk'].every((name) =>
+    existsSync(join(root, 'packages', name, 'dist')),
+  )
   run(process.execPath, ['scripts/pack-local.cjs', packs, ...(built ? ['--no-build'] : [])], { cwd: root })
   const tarballs = readdirSync(packs)
     .filter((file) => /^strata-memory-(core|ai-sdk)-.*\.tgz$/.test(file))

@@ -317,7 +317,8 @@ describe('the persistence route: the thread is the chat', () => {
               sendStart: false,
               onError: strataOnError,
             }).getReader()
-            for (let read = await chunks.read(); !read.done; read = await chunks.read()) writer.write(read.value)
+            for (let read = await chunks.read(); !read.done; read = await chunks.read())
+              writer.write(read.value)
           } finally {
             await hold.release()
           }

@@ -67,7 +67,8 @@ export function strataChatRoute(options: {
             sendFinish: false,
             onError: strataOnError,
           }).getReader()
-          for (let read = await chunks.read(); !read.done; read = await chunks.read()) writer.write(read.value)
+          for (let read = await chunks.read(); !read.done; read = await chunks.read())
+            writer.write(read.value)
           // An answer that stopped on a tool step: its results reach no further model call.
           await storeFinalToolResults({ thread, response: await result.response, messageId })
           // A compaction the answer's last step asked for ends inside the answer: its part is written
