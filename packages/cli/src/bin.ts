@@ -1,9 +1,28 @@
 #!/usr/bin/env node
+import { spawnSync } from 'node:child_process'
 import { runCli } from './cli/run-cli'
+import { needsTypeStripping } from './config/type-stripping'
+
+const args = process.argv.slice(2)
+if (needsTypeStripping(args, process.cwd())) {
+  // A strata.config.ts on a Node that strips types only when asked: run again, asking.
+  const again = spawnSync(
+    process.execPath,
+    [
+      '--experimental-strip-types',
+      '--no-warnings=ExperimentalWarning',
+      ...process.execArgv,
+      process.argv[1]!,
+      ...args,
+    ],
+    { stdio: 'inherit', env: { ...process.env, STRATA_CLI_TYPE_STRIPPING: '1' } },
+  )
+  process.exit(again.status ?? 1)
+}
 
 // `strata export … | head` closes the pipe early: that is the reader's choice, not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0)
   throw error
 })
-process.exitCode = await runCli(process.argv.slice(2))
+process.exitCode = await runCli(args)

@@ -26,8 +26,8 @@ export interface OpenStore {
 
 /** Connects a Redis client that fails at once, rather than retrying, when the server is not there. */
 export async function connectRedis(url: string): Promise<RedisClientType> {
-  // Loaded only for a Redis store, so file store commands start faster.
-  const { createClient } = await import('redis')
+  // Loaded only for a Redis store, so file store commands start faster; an optional peer.
+  const { createClient } = await importRedisPackage(() => import('redis'))
   const client = createClient({
     url,
     socket: { reconnectStrategy: false, connectTimeout: 5_000 },
@@ -43,6 +43,24 @@ export async function connectRedis(url: string): Promise<RedisClientType> {
     )
   }
   return client
+}
+
+/**
+ * The Redis store and client are optional peers of the CLI (an app on the file store installs neither):
+ * a Redis target without them is one line naming what to install, not a module-resolution stack.
+ */
+export async function importRedisPackage<T>(load: () => Promise<T>): Promise<T> {
+  try {
+    return await load()
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code
+    const message = error instanceof Error ? error.message : ''
+    if (code !== 'ERR_MODULE_NOT_FOUND' || !/'(redis|@strata-memory\/store-redis)'/.test(message)) throw error
+    throw new CliError(
+      'A Redis store needs the packages @strata-memory/store-redis and redis beside the CLI: ' +
+        'npm install @strata-memory/store-redis redis (or use a file store: --store <folder>).',
+    )
+  }
 }
 
 /** Node's codes for a server certificate it does not trust (not the hostname's: that one says which). */
@@ -81,7 +99,7 @@ export async function openStore(
     return { target, store: fileStore({ dir: target.dir }), close: async () => undefined }
   }
   const redis = await connectRedis(target.url)
-  const { redisStore } = await import('@strata-memory/store-redis')
+  const { redisStore } = await importRedisPackage(() => import('@strata-memory/store-redis'))
   return {
     target,
     store: redisStore({ client: redis, prefix: target.prefix }),
