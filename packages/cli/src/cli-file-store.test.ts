@@ -44,6 +44,7 @@ describe('strata on the file store (the built binary)', { timeout: 60_000 }, () 
     expect(text.stdout).toMatch(/Archived #1–\d+/)
     expect(text.stdout).toMatch(/Last compaction manual at .*: tokens \d+ → \d+/)
     expect(text.stderr).toContain('using the default memory options')
+    expect(text.stderr).toContain("Not known without the app's config: levels, token budget, summarizer")
     const { json } = await runStrataJson<{
       level: string
       scopes: { level: string; title: string }[]

@@ -18,6 +18,16 @@ export interface GlobalOptions {
  * What a command works with: the output, the store target, and lazily the open store, the config and
  * the memory. `close()` releases what was opened.
  */
+/** The app's options that change what a thread shows, which only its config tells the CLI. */
+const UNKNOWN_WITHOUT_CONFIG = [
+  'levels',
+  'token budget',
+  'summarizer',
+  'content plugins',
+  'system prompt',
+  'tool definitions',
+]
+
 export class CommandContext {
   readonly output: Output
   readonly options: GlobalOptions
@@ -52,7 +62,9 @@ export class CommandContext {
     }).then((loaded) => {
       if (loaded.path === undefined) {
         this.output.noteWithResult(
-          `No strata.config.{ts,mjs,js} here: using the default memory options${this.options.levels ? ` with levels ${loaded.config.levels?.join(', ')}` : ''} (--config to load the app's).`,
+          `No strata.config.{ts,mts,mjs,js} here: using the default memory options${this.options.levels ? ` with levels ${loaded.config.levels?.join(', ')}` : ''}. ` +
+            `Not known without the app's config: ${UNKNOWN_WITHOUT_CONFIG.filter((what) => what !== 'levels' || this.options.levels === undefined).join(', ')}; ` +
+            "what is shown may differ from what the app sends (--config to load the app's).",
         )
       }
       return loaded

@@ -28,7 +28,7 @@ export function createProgram(result: { exitCode: number }): Command {
       ),
     )
     .option('--prefix <prefix>', 'the Redis key prefix', 'strata')
-    .option('--config <file>', 'memory options module (default ./strata.config.{ts,mjs,js})')
+    .option('--config <file>', 'memory options module (default ./strata.config.{ts,mts,mjs,js})')
     .option('--levels <list>', 'the level ladder, broad to narrow, comma-separated')
     .option('--json', 'print JSON for scripts')
     .option('--no-color', 'no colours')

@@ -1,7 +1,7 @@
 import type { MemoryOptions } from '@strata-memory/core'
 
 /**
- * What a `strata.config.{ts,mjs,js}` module exports (as its default export, or a function returning
+ * What a `strata.config.{ts,mts,mjs,js}` module exports (as its default export, or a function returning
  * it): the app's memory options, so the CLI builds contexts the way the app does. `store` is ignored:
  * the CLI's store is `--store`.
  */

@@ -4,6 +4,19 @@ import pc from 'picocolors'
 export type Colours = ReturnType<typeof pc.createColors>
 
 /**
+ * Colours when stdout is a terminal and NO_COLOR is not set, or when FORCE_COLOR asks (not `0`);
+ * `--no-color` turns them off whatever the rest says.
+ * Unlike picocolors' own default, `CI` alone does not turn them on: a CI log or a pipe that is not a
+ * terminal gets plain text, which scripts and `grep` can read.
+ */
+export function coloursWanted(stdout: NodeJS.WritableStream, env: NodeJS.ProcessEnv = process.env): boolean {
+  const force = env.FORCE_COLOR
+  if (force !== undefined && force !== '') return force !== '0' && force !== 'false'
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false
+  return (stdout as { isTTY?: boolean }).isTTY === true && env.TERM !== 'dumb'
+}
+
+/**
  * Where a command writes: JSON for scripts (`--json`: one JSON document on stdout), or readable
  * text with colours when the terminal has them. Notes go to stderr, so stdout stays parseable.
  */
@@ -17,8 +30,8 @@ export class Output {
 
   constructor({
     json = false,
-    colour = pc.isColorSupported,
     stdout = process.stdout,
+    colour = coloursWanted(stdout),
     stderr = process.stderr,
   }: {
     json?: boolean
