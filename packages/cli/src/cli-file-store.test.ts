@@ -73,6 +73,19 @@ describe('strata on the file store (the built binary)', { timeout: 60_000 }, () 
     expect(json.items.every((item) => item.level === 'project')).toBe(true)
     const text = await runStrata([...store(), 'view', FIXTURE_THREAD])
     expect(text.stdout).toMatch(/#\d+ project\s+summary:scope\s+Three apple trees planted by the fence\./)
+    // No task is open: the view shows the last closed one, its items read back from the archive.
+    const task = await runStrataJson<{
+      items: Item[]
+      closedScope: { fromLevel: string; reason: string; range: { fromSeq: number; toSeq: number } }
+    }>([...store(), 'view', FIXTURE_THREAD, '--level', 'task'])
+    expect(task.json.closedScope).toMatchObject({ fromLevel: 'task', reason: 'task-complete' })
+    expect(task.json.items.length).toBeGreaterThan(1)
+    expect(task.json.items.every((item) => item.level === 'task')).toBe(true)
+    const { fromSeq, toSeq } = task.json.closedScope.range
+    expect(task.json.items.every((item) => item.seq >= fromSeq && item.seq <= toSeq)).toBe(true)
+    const taskText = await runStrata([...store(), 'view', FIXTURE_THREAD, '--level', 'task'])
+    expect(taskText.stdout).toMatch(/at task: no task scope open; the last one closed \(task-complete\)/)
+    expect(taskText.stdout).toContain('Plant them now.')
     const bad = await runStrata([...store(), 'view', FIXTURE_THREAD, '--level', 'galaxy'])
     expect(bad.code).toBe(2)
     expect(bad.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^strata: Unknown level 'galaxy'/)])
