@@ -170,14 +170,21 @@ describe('strata on the file store (the built binary)', { timeout: 60_000 }, () 
         content: `Answer ${turn}: ${'the fence is fine. '.repeat(20)}`,
       })
     }
+    const statusTokens = async () =>
+      (await runStrataJson<{ context: { tokens: number } }>([...store(), 'status', 'to-compact'])).json
+        .context.tokens
+    const before = await statusTokens()
     const { code, json } = await runStrataJson<{
       compacted: boolean
+      contextTokens: { before: number; after: number }
       last: { tokensBefore: number; tokensAfter: number; itemsArchived: number }
     }>([...store(), 'compact', 'to-compact', '--force'])
     expect(code).toBe(0)
     expect(json.compacted).toBe(true)
     expect(json.last.itemsArchived).toBeGreaterThan(0)
-    expect(json.last.tokensAfter).toBeLessThan(json.last.tokensBefore)
+    // The figures are the ones `strata status` shows, before and after.
+    expect(json.contextTokens).toEqual({ before, after: await statusTokens() })
+    expect(json.contextTokens.after).toBeLessThan(json.contextTokens.before)
   })
 
   it('bad store URLs, unknown threads and thread ids with a path are one-line errors, exit 2', async () => {
