@@ -1,0 +1,156 @@
+import { type SpawnSyncOptions, spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+
+// The LangChain and Mastra adapters as an app installs them: packed tarballs (core, the file store, the
+// adapter) in an empty npm app beside the framework from the registry, imported both ways the package
+// promises (ESM and CommonJS), and run once with the framework's own test model. Needs the packages'
+// dist folders and the npm registry.
+
+const root = fileURLToPath(new URL('../../../', import.meta.url))
+const work = mkdtempSync(join(tmpdir(), 'strata-packed-adapters-'))
+const packs = join(work, 'packs')
+afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000)
+
+beforeAll(() => {
+  const built = ['core', 'store-file', 'langchain', 'mastra'].every((name) =>
+    existsSync(join(root, 'packages', name, 'dist')),
+  )
+  ok(process.execPath, ['scripts/pack-local.cjs', packs, ...(built ? ['--no-build'] : [])], { cwd: root })
+}, 300_000)
+
+const devVersion = (pkg: string, name: string): string =>
+  JSON.parse(readFileSync(join(root, 'packages', pkg, 'package.json'), 'utf8')).devDependencies[name]
+
+function ok(command: string, args: string[], options: SpawnSyncOptions = {}): string {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!key.toLowerCase().startsWith('npm_')) env[key] = value
+  }
+  const result = spawnSync(command, args, { encoding: 'utf8', env, ...options })
+  if (result.status !== 0) {
+    throw new Error(
+      `${command} ${args.join(' ')} exited with ${result.status}:\n${result.stdout}\n${result.stderr}`,
+    )
+  }
+  return String(result.stdout)
+}
+
+/** A fresh npm app (ESM) with the named tarballs and registry packages installed. */
+function appWith(name: string, tarballs: RegExp, registry: string[]): string {
+  const app = join(work, name)
+  mkdirSync(app)
+  ok('npm', ['init', '-y'], { cwd: app })
+  ok('npm', ['pkg', 'set', 'type=module'], { cwd: app })
+  const files = readdirSync(packs)
+    .filter((file) => tarballs.test(file))
+    .map((file) => join(packs, file))
+  expect(files).toHaveLength(3)
+  ok('npm', ['install', '--no-audit', '--no-fund', ...files, ...registry], { cwd: app })
+  return app
+}
+
+const LANGCHAIN_APP = `
+import { createMemory, openAppThread } from '@strata-memory/core'
+import { fileStore } from '@strata-memory/store-file'
+import { strataMiddleware } from '@strata-memory/langchain'
+import { createAgent } from 'langchain'
+import { AIMessage, HumanMessage } from '@langchain/core/messages'
+import { fakeModel } from '@langchain/core/testing'
+import { MemorySaver } from '@langchain/langgraph'
+import { createRequire } from 'node:module'
+
+const memory = createMemory({ store: fileStore({ dir: './memory' }) })
+const model = fakeModel().respond(new AIMessage('Hello Ann.')).respond(new AIMessage('You are Ann.'))
+const agent = createAgent({ model, tools: [], checkpointer: new MemorySaver(), middleware: [strataMiddleware({ memory })] })
+const config = { configurable: { thread_id: 'user:42/chat 7' } }
+await agent.invoke({ messages: [new HumanMessage('I am Ann.')] }, config)
+const result = await agent.invoke({ messages: [new HumanMessage('Who am I?')] }, config)
+const thread = await openAppThread(memory, 'user:42/chat 7')
+const stored = (await thread.items()).map((item) => [item.role, item.content.map((part) => part.text).join('')])
+const required = createRequire(import.meta.url)('@strata-memory/langchain')
+console.log(JSON.stringify({ answer: result.messages.at(-1).content, stored, cjs: typeof required.strataMiddleware }))
+await memory.close()
+`
+
+const MASTRA_APP = `
+import { Agent } from '@mastra/core/agent'
+import { MastraLanguageModelV2Mock } from '@mastra/core/test-utils/llm-mock'
+import { createMemory } from '@strata-memory/core'
+import { fileStore } from '@strata-memory/store-file'
+import { StrataMemory } from '@strata-memory/mastra'
+import { createRequire } from 'node:module'
+
+const prompts = []
+const model = new MastraLanguageModelV2Mock({
+  modelId: 'scripted',
+  doGenerate: async ({ prompt }) => {
+    prompts.push(prompt)
+    return {
+      content: [{ type: 'text', text: prompts.length === 1 ? 'Three trees, planted.' : 'You planted three trees.' }],
+      finishReason: 'stop',
+      usage: { inputTokens: 20, outputTokens: 4, totalTokens: 24 },
+      warnings: [],
+    }
+  },
+})
+const memory = createMemory({ store: fileStore({ dir: './memory' }) })
+const agent = new Agent({ id: 'gardener', name: 'gardener', instructions: 'Be brief.', model, memory: new StrataMemory({ memory }) })
+const call = { memory: { thread: 'ana@example.com/garden', resource: 'ana' } }
+await agent.generate('Plant three trees', call)
+const second = await agent.generate('What did I plant?', call)
+const threadIds = await memory.store.listThreads()
+const thread = await memory.thread(threadIds[0])
+const stored = (await thread.items()).map((item) => [item.role, item.content.map((part) => part.text).join('')])
+const secondPrompt = JSON.stringify(prompts[1])
+const required = createRequire(import.meta.url)('@strata-memory/mastra')
+console.log(JSON.stringify({ answer: second.text, threads: threadIds.length, stored, sawFirstAnswer: secondPrompt.includes('Three trees, planted.'), cjs: typeof required.StrataMemory }))
+await memory.close()
+`
+
+it('the LangChain adapter installs from its tarball beside langchain and runs createAgent with fakeModel', {
+  timeout: 420_000,
+}, () => {
+  const app = appWith('langchain-app', /^strata-memory-(core|store-file|langchain)-.*\.tgz$/, [
+    `langchain@${devVersion('langchain', 'langchain')}`,
+    `@langchain/core@${devVersion('langchain', '@langchain/core')}`,
+    `@langchain/langgraph@${devVersion('langchain', '@langchain/langgraph')}`,
+    'zod@4',
+  ])
+  writeFileSync(join(app, 'app.js'), LANGCHAIN_APP)
+  expect(JSON.parse(ok(process.execPath, ['app.js'], { cwd: app }))).toEqual({
+    answer: 'You are Ann.',
+    stored: [
+      ['user', 'I am Ann.'],
+      ['assistant', 'Hello Ann.'],
+      ['user', 'Who am I?'],
+      ['assistant', 'You are Ann.'],
+    ],
+    cjs: 'function',
+  })
+})
+
+it('the Mastra adapter installs from its tarball beside @mastra/core and remembers across two generates', {
+  timeout: 420_000,
+}, () => {
+  const app = appWith('mastra-app', /^strata-memory-(core|store-file|mastra)-.*\.tgz$/, [
+    `@mastra/core@${devVersion('mastra', '@mastra/core')}`,
+    'zod@4',
+  ])
+  writeFileSync(join(app, 'app.js'), MASTRA_APP)
+  expect(JSON.parse(ok(process.execPath, ['app.js'], { cwd: app }))).toEqual({
+    answer: 'You planted three trees.',
+    threads: 1,
+    stored: [
+      ['user', 'Plant three trees'],
+      ['assistant', 'Three trees, planted.'],
+      ['user', 'What did I plant?'],
+      ['assistant', 'You planted three trees.'],
+    ],
+    sawFirstAnswer: true,
+    cjs: 'function',
+  })
+})
