@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createMemory, type StrataStore } from '@strata-memory/core'
 import { fileStore } from '@strata-memory/store-file'
+import { runChild } from './scale-child-run.ts'
 import {
   type FixtureLayout,
   SCALE_FIXTURE_VERSION,
@@ -37,28 +38,47 @@ export interface CachedFixture {
 /** The folder of one thread inside a file store's `dir`. */
 export const threadFolder = (dir: string, threadId = SCALE_THREAD) => join(dir, 'agents', threadId)
 
+const rootOf = (size: number) => join(CACHE_DIR, `v${SCALE_FIXTURE_VERSION}-${size}`)
+
+/** The cached fixture of `size` items, or undefined when none is complete. */
+function readFixture(size: number): CachedFixture | undefined {
+  const layoutPath = join(rootOf(size), 'layout.json')
+  if (!existsSync(layoutPath)) return undefined
+  const layout = JSON.parse(readFileSync(layoutPath, 'utf8')) as FixtureLayout
+  return { dir: join(rootOf(size), 'memory'), layout }
+}
+
 /**
  * The fixture of `size` items, written once through the public thread API into a file store under
- * {@link CACHE_DIR} (keyed by size and generator version) and reused by later runs. A fixture whose
- * writing was cut short is never used: it is written to a temporary folder and renamed when complete.
+ * {@link CACHE_DIR} (keyed by size and generator version) and reused by later runs. It is written by
+ * a node process of its own (`scale-child.ts generate`), whose heap may grow past this one's limit.
  */
 export async function cachedFixture(size: number, progress: (line: string) => void): Promise<CachedFixture> {
-  const root = join(CACHE_DIR, `v${SCALE_FIXTURE_VERSION}-${size}`)
-  const layoutPath = join(root, 'layout.json')
-  if (existsSync(layoutPath)) {
-    return {
-      dir: join(root, 'memory'),
-      layout: JSON.parse(readFileSync(layoutPath, 'utf8')) as FixtureLayout,
-    }
-  }
+  const cached = readFixture(size)
+  if (cached !== undefined) return cached
+  progress(
+    `scale: writing the ${size.toLocaleString('en-US')}-item fixture to ${rootOf(size)} (about 1 ms an item; cached for later runs)`,
+  )
+  const result = await runChild(['generate', String(size)], Number.POSITIVE_INFINITY, progress)
+  const written = readFixture(size)
+  if (!result.ok || written === undefined)
+    throw new Error(
+      `scale: the fixture of ${size} items was not written (${result.ok ? 'no layout' : result.message})`,
+    )
+  progress(`scale: fixture ${size.toLocaleString('en-US')} written in ${(result.ms / 1000).toFixed(1)} s`)
+  return written
+}
+
+/**
+ * Writes the fixture of `size` items (see {@link cachedFixture}). A fixture whose writing was cut short
+ * is never used: it is written to a temporary folder and renamed when complete.
+ */
+export async function writeFixture(size: number, progress: (line: string) => void): Promise<FixtureLayout> {
+  const root = rootOf(size)
   mkdirSync(CACHE_DIR, { recursive: true })
   const partial = `${root}.partial-${process.pid}`
   rmSync(partial, { recursive: true, force: true })
   const dir = join(partial, 'memory')
-  const started = performance.now()
-  progress(
-    `scale: writing the ${size.toLocaleString('en-US')}-item fixture to ${root} (cached for later runs)`,
-  )
   const store = fileStore({ dir, fsync: false, timeoutMs: Number.POSITIVE_INFINITY })
   const memory = createMemory<ScaleLevel>({ store })
   const layout = await writeScaleThread(await memory.thread(SCALE_THREAD), size, progress)
@@ -66,10 +86,7 @@ export async function cachedFixture(size: number, progress: (line: string) => vo
   await writeFile(join(partial, 'layout.json'), `${JSON.stringify(layout)}\n`)
   rmSync(root, { recursive: true, force: true })
   renameSync(partial, root)
-  progress(
-    `scale: fixture ${size.toLocaleString('en-US')} written in ${((performance.now() - started) / 1000).toFixed(1)} s`,
-  )
-  return { dir: join(root, 'memory'), layout }
+  return layout
 }
 
 /** A fresh copy of a cached fixture's store folder at `target` (which must not exist). */

@@ -11,9 +11,13 @@ export type ChildResult =
 /**
  * Runs `scale-child.ts` with `args` in a node process of its own (a heap limit high enough that a
  * large thread is measured, not cut short by node's default limit) and returns its JSON line. After
- * `timeoutMs` the child is killed and the result says it timed out.
+ * `timeoutMs` the child is killed and the result says it timed out. `progress` gets its stderr lines.
  */
-export function runChild(args: readonly string[], timeoutMs: number): Promise<ChildResult> {
+export function runChild(
+  args: readonly string[],
+  timeoutMs: number,
+  progress?: (line: string) => void,
+): Promise<ChildResult> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--max-old-space-size=16384', CHILD, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -25,12 +29,16 @@ export function runChild(args: readonly string[], timeoutMs: number): Promise<Ch
     })
     child.stderr.on('data', (chunk) => {
       stderr += chunk
+      if (progress) for (const line of String(chunk).trim().split('\n')) if (line !== '') progress(line)
     })
     let timedOut = false
-    const timer = setTimeout(() => {
-      timedOut = true
-      child.kill('SIGKILL')
-    }, timeoutMs)
+    // An infinite time-out sets no timer (setTimeout would take Infinity for 1 ms).
+    const timer = Number.isFinite(timeoutMs)
+      ? setTimeout(() => {
+          timedOut = true
+          child.kill('SIGKILL')
+        }, timeoutMs)
+      : undefined
     child.on('error', (error) => {
       clearTimeout(timer)
       resolve({ ok: false, timedOut: false, message: error.message })

@@ -4,12 +4,22 @@
 //   node scale-child.ts open    <target> <threadId>           cold open + first context()
 //   node scale-child.ts bare    <target> <threadId>           bare read of the same log, every line parsed
 //   node scale-child.ts compact <target> <threadId> <budget>  first budget compaction until settled
+//   node scale-child.ts generate <size>                       writes the cached fixture of that size
 // <target>: `file:<dir>` (a file store's dir) or `redis:<url>#<prefix>`.
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { StrataStore } from '@strata-memory/core'
 
 const [mode, target = '', threadId = '', budgetArg] = process.argv.slice(2)
+if (mode === 'generate') {
+  const { writeFixture } = await import('./scale-cache.ts')
+  const from = performance.now()
+  await writeFixture(Number(target), (line) => console.error(line))
+  process.stdout.write(
+    `${JSON.stringify({ ms: performance.now() - from, maxRssBytes: process.resourceUsage().maxRSS * 1024 })}\n`,
+  )
+  process.exit(0)
+}
 const isFile = target.startsWith('file:')
 // Strata's side loads core and its store; the bare side only the redis client (or nothing).
 const strata = mode === 'bare' ? undefined : await import('@strata-memory/core')

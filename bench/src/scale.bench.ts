@@ -100,7 +100,7 @@ const benchmark: Benchmark = {
               ? fileCopy(fixture, join(scratch, `${name}-${size}`))
               : redisCopy(fixture, url, `${SCALE_THREAD}-${name}-${size}`)
           const params = { items: size, store: kind }
-          const samples = size >= 1_000_000 ? 1 : 3
+          const samples = size >= 1_000_000 ? 1 : size >= 100_000 ? 2 : 3
 
           // 1. Cold open of the never-compacted thread, then 3. its first compaction.
           progress(`scale: ${label}: copying the fixture`)
@@ -249,7 +249,7 @@ const benchmark: Benchmark = {
       rmSync(scratch, { recursive: true, force: true })
     }
     notes.push(
-      'Each open/bare figure is the median over fresh node processes, alternating (1 at 1M, else 3), timed from after the imports; RSS is the process peak (resourceUsage().maxRSS).',
+      'Each open/bare figure is the median over fresh node processes, alternating (1 at 1M, 2 at 100k, else 3), timed from after the imports; RSS is the process peak (resourceUsage().maxRSS).',
       `Fixture: the scale-fixture generator (28% tool results of 1–8 KB, scopes opened and closed), written once through the thread API with default options (results over 4 KB go to the content store) and cached under ${process.env.STRATA_BENCH_CACHE ?? 'bench/.cache/scale'}; Redis gets a copy through the store API. Archive rows: median of ${ARCHIVE_SAMPLES} archives of ${ARCHIVE_CHUNK} items (file store with fsync).`,
     )
     return { rows, notes }
