@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { StrataStore } from '@strata-memory/core'
 import { fileStore } from '@strata-memory/store-file'
@@ -86,6 +86,7 @@ const benchmark: Benchmark = {
     const server = external === undefined ? await startRedis() : undefined
     const url = external ?? server!.url
     const archiveAt10k = new Map<StoreKind, number>()
+    const loadBefore = loadavg()[0]!.toFixed(1)
     try {
       for (const size of SIZES) {
         const fixture = await cachedFixture(size, progress)
@@ -249,6 +250,8 @@ const benchmark: Benchmark = {
       rmSync(scratch, { recursive: true, force: true })
     }
     notes.push(
+      `Machine load (1-minute average, ${cpus().length} cores): ${loadBefore} at the start, ${loadavg()[0]!.toFixed(1)} at the end; ratios are taken alternately in the same run, absolute times move with the load.`,
+      "open-rss on Redis: the log's size is the file fixture's JSONL (the same items).",
       'Each open/bare figure is the median over fresh node processes, alternating (1 at 1M, 2 at 100k, else 3), timed from after the imports; RSS is the process peak (resourceUsage().maxRSS).',
       `Fixture: the scale-fixture generator (28% tool results of 1–8 KB, scopes opened and closed), written once through the thread API with default options (results over 4 KB go to the content store) and cached under ${process.env.STRATA_BENCH_CACHE ?? 'bench/.cache/scale'}; Redis gets a copy through the store API. Archive rows: median of ${ARCHIVE_SAMPLES} archives of ${ARCHIVE_CHUNK} items (file store with fsync).`,
     )
