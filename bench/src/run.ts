@@ -16,8 +16,9 @@ const available = readdirSync(SOURCE)
   .map((file) => file.slice(0, -SUFFIX.length))
   .sort()
 
-// pnpm may pass a literal '--' through; it names no benchmark.
-const requested = process.argv.slice(2).filter((arg) => arg !== '--')
+// pnpm may pass a literal '--' through; it names no benchmark, nor does an option such as `--1m`, which
+// the benchmarks read from process.argv themselves.
+const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('--'))
 const unknown = requested.filter((name) => !available.includes(name))
 if (unknown.length > 0) {
   console.error(`Unknown benchmark: ${unknown.join(', ')}. Available: ${available.join(', ')}.`)

@@ -1,0 +1,125 @@
+// One measurement of `pnpm bench scale`, in a process of its own so that nothing is warm and its peak
+// memory is its own. Prints one JSON line: { ms, maxRssBytes, ... }. `ms` counts from after the
+// imports (each side loads only what it uses; node's start-up is left out) to the end of the work.
+//   node scale-child.ts open    <target> <threadId>           cold open + first context()
+//   node scale-child.ts bare    <target> <threadId>           bare read of the same log, every line parsed
+//   node scale-child.ts compact <target> <threadId> <budget>  first budget compaction until settled
+//   node scale-child.ts generate <size>                       writes the cached fixture of that size
+// <target>: `file:<dir>` (a file store's dir) or `redis:<url>#<prefix>`.
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { StrataStore } from '@strata-memory/core'
+
+const [mode, target = '', threadId = '', budgetArg] = process.argv.slice(2)
+if (mode === 'generate') {
+  const { writeFixture } = await import('./scale-cache.ts')
+  const from = performance.now()
+  await writeFixture(Number(target), (line) => console.error(line))
+  process.stdout.write(
+    `${JSON.stringify({ ms: performance.now() - from, maxRssBytes: process.resourceUsage().maxRSS * 1024 })}\n`,
+  )
+  process.exit(0)
+}
+const isFile = target.startsWith('file:')
+// Strata's side loads core and its store; the bare side only the redis client (or nothing).
+const strata = mode === 'bare' ? undefined : await import('@strata-memory/core')
+const stores =
+  mode === 'bare'
+    ? undefined
+    : isFile
+      ? { file: await import('@strata-memory/store-file') }
+      : { redis: await import('@strata-memory/store-redis') }
+const { createClient } = mode === 'bare' && !isFile ? await import('redis') : { createClient: undefined }
+const started = performance.now()
+
+function storeOf(spec: string): StrataStore {
+  if (stores?.file) return stores.file.fileStore({ dir: spec.slice(5), timeoutMs: Number.POSITIVE_INFINITY })
+  const [url, prefix] = spec.slice(6).split('#')
+  return stores!.redis!.redisStore({ url: url!, prefix: prefix!, timeoutMs: Number.POSITIVE_INFINITY })
+}
+
+/** Reads every `.jsonl` file under the thread's folder (content records left out) and parses each line. */
+function bareFile(folder: string): number {
+  let parsed = 0
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    const path = join(folder, entry.name)
+    if (entry.isDirectory() && entry.name !== 'content') parsed += bareFile(path)
+    else if (entry.isFile() && entry.name.endsWith('.jsonl')) {
+      for (const line of readFileSync(path, 'utf8').split('\n'))
+        if (line !== '' && JSON.parse(line) !== null) parsed++
+    }
+  }
+  return parsed
+}
+
+/** LRANGE of the thread's log list (every item, active or archived) in pages, each entry parsed. */
+async function bareRedis(spec: string): Promise<number> {
+  const [url, prefix] = spec.slice(6).split('#')
+  const client = createClient!({ url: url!, socket: { reconnectStrategy: false } })
+  await client.connect()
+  const key = `${prefix}:{${threadId}}:log`
+  const length = await client.lLen(key)
+  let parsed = 0
+  // Element 0 is the store's header.
+  for (let start = 1; start < length; start += 5_000) {
+    for (const entry of await client.lRange(key, start, start + 4_999))
+      if (JSON.parse(entry) !== null) parsed++
+  }
+  await client.close()
+  return parsed
+}
+
+async function open(): Promise<Record<string, unknown>> {
+  const memory = strata!.createMemory({ store: storeOf(target) })
+  const thread = await memory.thread(threadId)
+  const { messages, stats } = await thread.context()
+  const ms = performance.now() - started
+  await memory.close()
+  return { ms, messages: messages.length, contextTokens: stats.contextTokens }
+}
+
+async function compact(): Promise<Record<string, unknown>> {
+  const budget = Number(budgetArg)
+  const store = storeOf(target)
+  const memory = strata!.createMemory({ store, compaction: { budget: { inputTokens: budget } } })
+  let compactions = 0
+  let errors = 0
+  memory.on('compaction-end', (event) => {
+    compactions++
+    if ((event as { error?: unknown }).error !== undefined) errors++
+  })
+  const thread = await memory.thread(threadId)
+  const openMs = performance.now() - started
+  const before = await store.head(threadId)
+  // The write that finds the thread over its budget starts the compaction in the background.
+  const from = performance.now()
+  await thread.append({ role: 'user', content: 'Where were we? Please sum up the open tasks.' })
+  for (let round = 0; round < 1_000; round++) {
+    const seen = compactions
+    await thread.settled()
+    if (compactions === seen) break
+  }
+  const ms = performance.now() - from
+  const { stats } = await thread.context()
+  const after = await store.head(threadId)
+  await memory.close()
+  return {
+    ms,
+    openMs,
+    compactions,
+    errors,
+    activeBefore: before.activeCount,
+    activeAfter: after.activeCount,
+    archivedAfter: after.archivedCount,
+    contextTokens: stats.contextTokens,
+  }
+}
+
+let result: Record<string, unknown>
+if (mode === 'open') result = await open()
+else if (mode === 'compact') result = await compact()
+else if (mode === 'bare') {
+  const items = isFile ? bareFile(join(target.slice(5), 'agents', threadId)) : await bareRedis(target)
+  result = { ms: performance.now() - started, items }
+} else throw new Error(`scale-child: unknown mode ${mode}`)
+process.stdout.write(`${JSON.stringify({ ...result, maxRssBytes: process.resourceUsage().maxRSS * 1024 })}\n`)
