@@ -156,14 +156,11 @@ export async function appendToArchive(
     if (size > offset) await handle.truncate(offset)
     let position = offset
     for (const [start, end] of groups) {
-      const partSeqs = seqs.slice(start, end)
-      let bytes = 0
-      for (let line = start; line < end; line++) {
-        await writeFully(handle, clean[line]!)
-        bytes += clean[line]!.length
-      }
-      parts.push(partOf(file, position, bytes, partSeqs))
-      position += bytes
+      // One write per part (at most PART_BYTES, or one longer line).
+      const bytes = Buffer.concat(clean.slice(start, end))
+      await writeFully(handle, bytes)
+      parts.push(partOf(file, position, bytes.length, seqs.slice(start, end)))
+      position += bytes.length
     }
     if (durable) await handle.sync()
     if (created && durable) await syncDirectory(folder)
