@@ -83,21 +83,32 @@ async function compactAndRewind(dir: string, lastSeq: number, archived: number):
     await store.archive('t', { seqs: rewound.map((item) => item.seq), expectedSeq: lastSeq + 200 }),
   ).toBe(5)
   const cold = fileStore({ dir })
-  expect(await cold.head('t')).toEqual({ lastSeq: lastSeq + 200, activeCount: 5, archivedCount: archived + 195 })
+  expect(await cold.head('t')).toEqual({
+    lastSeq: lastSeq + 200,
+    activeCount: 5,
+    archivedCount: archived + 195,
+  })
   expect(await cold.read('t')).toStrictEqual(fresh.slice(190, 195))
   const last = await cold.readArchive('t', { fromSeq: lastSeq - 1 })
-  expect(last.map((item) => item.seq)).toEqual([lastSeq - 1, lastSeq, ...[...compacted, ...rewound].map((item) => item.seq)])
+  expect(last.map((item) => item.seq)).toEqual([
+    lastSeq - 1,
+    lastSeq,
+    ...[...compacted, ...rewound].map((item) => item.seq),
+  ])
   expect(last.slice(2)).toStrictEqual([...compacted, ...rewound])
   const first = await cold.readArchive('t', { limit: 3 })
   expect(first.map((item: Item) => item.id)).toEqual(['itm_0', 'itm_1', 'itm_2'])
-  console.info(`archive of ${archived} items: one compaction (append 200, archive 190) took ${compactionMs.toFixed(0)} ms`)
+  console.info(
+    `archive of ${archived} items: one compaction (append 200, archive 190) took ${compactionMs.toFixed(0)} ms`,
+  )
 }
 
 for (const megabytes of [60, 600]) {
   const enabled = megabytes < 100 || BIG
   const room = freeBytes(root) > (megabytes < 100 ? 0.4e9 : 2e9)
   if (!enabled) console.info(`archive-big: the ${megabytes} MB variant runs with STRATA_BIG_TESTS=1`)
-  else if (!room) console.info(`archive-big: skipped the ${megabytes} MB variant: less free disk than it needs`)
+  else if (!room)
+    console.info(`archive-big: skipped the ${megabytes} MB variant: less free disk than it needs`)
   describe.skipIf(!enabled || !room)(`a thread whose archive is ${megabytes} MB of JSON`, () => {
     it('compacts and rewinds: the archive is appended to, never rewritten', async () => {
       const dir = join(root, `new-${megabytes}`)
@@ -109,7 +120,10 @@ for (const megabytes of [60, 600]) {
 }
 
 /** A first-layout thread: its archive one file, written a chunk at a time. */
-async function writeOldLayout(dir: string, megabytes: number): Promise<{ lastSeq: number; archived: number }> {
+async function writeOldLayout(
+  dir: string,
+  megabytes: number,
+): Promise<{ lastSeq: number; archived: number }> {
   const folder = join(dir, 'agents/t')
   await mkdir(folder, { recursive: true })
   const archive = join(folder, 'raw_traces_archive.jsonl')

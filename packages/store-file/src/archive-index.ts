@@ -148,6 +148,9 @@ export class ArchiveIndex {
   private batch: { parts: ArchivePart[]; rest: number; line: number } | undefined
   /** True when `runs` already holds the seqs of `legacyParts` (so recording them in the index adds none). */
   private legacyInRuns = false
+  private leftoverCheck:
+    | { revision: number; path: string; offset: number; next: string | undefined }
+    | undefined
 
   constructor(readonly directory: string) {}
 
@@ -193,6 +196,28 @@ export class ArchiveIndex {
     if (number === 0) return { file: dataFileName(1), offset: 0 }
     if (end > 0 && end + bytes > DATA_FILE_BYTES) return { file: dataFileName(number + 1), offset: 0 }
     return { file: dataFileName(number), offset: end }
+  }
+
+  /**
+   * True when the data files hold bytes no index line names: an archive cut short before its commit
+   * (or one being written right now). Two `stat`s; repaired holding the lock (`trimArchiveData`).
+   */
+  hasLeftovers(): boolean {
+    if (this.leftoverCheck?.revision !== this.revision) {
+      const { file, offset } = this.nextData(0)
+      const number = Number(DATA_FILE.exec(file)![1])
+      this.leftoverCheck = {
+        revision: this.revision,
+        path: join(this.directory, file),
+        offset,
+        next: offset > 0 ? join(this.directory, dataFileName(number + 1)) : undefined,
+      }
+    }
+    const { path, offset, next } = this.leftoverCheck
+    const size = statOrUndefined(path)?.size
+    return (
+      (size !== undefined && size > offset) || (next !== undefined && statOrUndefined(next) !== undefined)
+    )
   }
 
   /** Brings the index up to date with the disk; throws `STRATA_CORRUPT_LOG` for a bad index line. */

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { appendFile, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { inMemoryStore, type Item, StrataError, type StrataStore } from '@strata-memory/core'
+import { type Item, inMemoryStore, StrataError, type StrataStore } from '@strata-memory/core'
 import { makeItems } from '@strata-memory/core/testing'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -73,15 +73,21 @@ describe('the archive layout: appended parts and an index', () => {
     await writeFile(data, bytes)
     const cold = fileStore({ dir })
     expect(seqsOf(await cold.readArchive('t', { limit: 3 }))).toEqual([1, 2, 3])
-    await expect(cold.readArchive('t')).rejects.toSatisfy((error) => StrataError.isInstance(error, 'STRATA_CORRUPT_LOG'))
+    await expect(cold.readArchive('t')).rejects.toSatisfy((error) =>
+      StrataError.isInstance(error, 'STRATA_CORRUPT_LOG'),
+    )
     // With the data files gone altogether, opening the thread still works: it reads only the index.
     await rename(data, `${data}.away`)
     const colder = fileStore({ dir })
     expect(await colder.read('t')).toStrictEqual(items.slice(PART_LINES * 2))
-    expect(await colder.head('t')).toEqual({ lastSeq: items.length, activeCount: 20, archivedCount: PART_LINES * 2 })
+    expect(await colder.head('t')).toEqual({
+      lastSeq: items.length,
+      activeCount: 20,
+      archivedCount: PART_LINES * 2,
+    })
   })
 
-  it('ignores bytes an archive cut short before its commit left, and cuts them off at the next write', async () => {
+  it('ignores bytes an archive cut short before its commit left, and cuts them off (holding the lock)', async () => {
     const dir = await temporaryDirectory()
     const events: FileStoreEvent[] = []
     const store = fileStore({ dir, onEvent: (event) => events.push(event) })
@@ -95,7 +101,10 @@ describe('the archive layout: appended parts and an index', () => {
     const cold = fileStore({ dir, onEvent: (event) => events.push(event) })
     expect(seqsOf(await cold.read('t'))).toEqual([3, 4, 5, 6])
     expect(seqsOf(await cold.readArchive('t'))).toEqual([1, 2])
-    // A crash inside the index write: half an index line, then the repair moves it aside.
+    expect((await stat(data)).size).toBe(committed)
+    expect(events).toEqual([])
+    // A crash inside the index write: the data, half an index line; the repair moves the line aside.
+    await appendFile(data, `${lineOf(items[2]!)}\n${lineOf(items[3]!)}\n`)
     const indexBefore = await readFile(index, 'utf8')
     await appendFile(index, '{"file":"archive/000001.jsonl","offs')
     const colder = fileStore({ dir, onEvent: (event) => events.push(event) })
@@ -132,7 +141,10 @@ async function writeOldLayout(dir: string, threadId: string, items: Item[], arch
   await mkdir(folder, { recursive: true })
   const text = (list: Item[]) => list.map((item) => `${lineOf(item)}\n`).join('')
   await writeFile(join(folder, 'raw_traces.jsonl'), text(items.filter((item) => !archivedSeqs.has(item.seq))))
-  await writeFile(join(folder, 'raw_traces_archive.jsonl'), text(items.filter((item) => archivedSeqs.has(item.seq))))
+  await writeFile(
+    join(folder, 'raw_traces_archive.jsonl'),
+    text(items.filter((item) => archivedSeqs.has(item.seq))),
+  )
 }
 
 describe('threads of the first layout (raw_traces_archive.jsonl)', () => {
@@ -163,8 +175,12 @@ describe('threads of the first layout (raw_traces_archive.jsonl)', () => {
     // The first write records the old file's parts in the index; the old file is not rewritten.
     const writer = fileStore({ dir })
     const [added] = await writer.append('old', makeItems(1), { expectedSeq: items.length })
-    const indexLines = (await readFile(join(dir, 'agents/old/archive/index.jsonl'), 'utf8')).trim().split('\n')
-    expect(indexLines.map((line) => JSON.parse(line).file)).toEqual(indexLines.map(() => 'raw_traces_archive.jsonl'))
+    const indexLines = (await readFile(join(dir, 'agents/old/archive/index.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+    expect(indexLines.map((line) => JSON.parse(line).file)).toEqual(
+      indexLines.map(() => 'raw_traces_archive.jsonl'),
+    )
     expect(await readFile(legacy, 'utf8')).toBe(legacyText)
 
     const toArchive = active.slice(0, 10)
@@ -191,7 +207,9 @@ describe('threads of the first layout (raw_traces_archive.jsonl)', () => {
     const store = fileStore({ dir, onEvent: (event) => events.push(event) })
     expect(await store.readArchive('torn')).toStrictEqual(items.slice(0, 3))
     expect(await store.read('torn')).toStrictEqual(items.slice(3))
-    expect(events).toMatchObject([{ type: 'torn-tail-moved', file: join(dir, 'agents/torn/raw_traces_archive.jsonl') }])
+    expect(events).toMatchObject([
+      { type: 'torn-tail-moved', file: join(dir, 'agents/torn/raw_traces_archive.jsonl') },
+    ])
     expect(await store.head('torn')).toEqual({ lastSeq: 6, activeCount: 3, archivedCount: 3 })
   })
 })
@@ -226,7 +244,9 @@ describe('the archive against the in-memory store (property)', () => {
           expect(await cold.head(threadId)).toEqual(await memory.head(threadId))
           expect(await cold.read(threadId)).toStrictEqual(await memory.read(threadId))
           for (const page of [{}, ...pages]) {
-            expect(await cold.readArchive(threadId, page)).toStrictEqual(await memory.readArchive(threadId, page))
+            expect(await cold.readArchive(threadId, page)).toStrictEqual(
+              await memory.readArchive(threadId, page),
+            )
           }
         },
       ),

@@ -143,7 +143,8 @@ export function fileStore(
         thread.active.pending === undefined &&
         thread.archive.pending === undefined &&
         thread.archive.legacyPending === undefined &&
-        thread.view().overlap.length === 0
+        thread.view().overlap.length === 0 &&
+        !thread.archive.hasLeftovers()
     } catch (error) {
       if (!StrataError.isInstance(error, 'STRATA_CORRUPT_LOG')) throw error
       settled = false
