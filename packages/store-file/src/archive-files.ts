@@ -198,7 +198,7 @@ export async function appendIndex(
       throw error
     }
     if (created && durable) await syncDirectory(dirname(path))
-    index.appended(parts, data.length, await handle.stat())
+    index.appended(parts, data, await handle.stat())
   } catch (error) {
     throw storeFailed('append to', path, error)
   } finally {

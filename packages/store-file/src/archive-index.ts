@@ -116,6 +116,8 @@ export function groupParts(
   return groups
 }
 
+const TAIL_CHECK_BYTES = 64
+
 /** Bytes read at once when a legacy archive is scanned. */
 const SCAN_BYTES = 16 * 1024 * 1024
 
@@ -148,6 +150,8 @@ export class ArchiveIndex {
   private batch: { parts: ArchivePart[]; rest: number; line: number } | undefined
   /** True when `runs` already holds the seqs of `legacyParts` (so recording them in the index adds none). */
   private legacyInRuns = false
+  /** The last committed bytes of the index, to tell a grown index from another file. */
+  private tailCheck: Buffer = Buffer.alloc(0)
   private leftoverCheck:
     | { revision: number; path: string; offset: number; next: string | undefined }
     | undefined
@@ -238,14 +242,26 @@ export class ArchiveIndex {
     try {
       handle = await open(path, 'r')
       const stats = versionOf(await handle.stat())
-      const grown =
+      const tail = this.tailCheck
+      let grown =
         this.version !== undefined &&
         this.version.dev === stats.dev &&
         this.version.ino === stats.ino &&
         stats.size >= this.committedBytes
-      if (!grown) this.resetIndex()
-      const bytes = await readRange(handle, this.committedBytes, stats.size - this.committedBytes)
-      this.absorb(bytes, stats)
+      let bytes: Buffer | undefined
+      if (grown) {
+        // The last committed bytes must still be there: else this is another file (a thread deleted and
+        // made again, its index given the same inode).
+        const start = this.committedBytes - tail.length
+        const read = await readRange(handle, start, stats.size - start)
+        grown = read.subarray(0, tail.length).equals(tail)
+        bytes = read.subarray(tail.length)
+      }
+      if (!grown) {
+        this.resetIndex()
+        bytes = await readRange(handle, 0, stats.size)
+      }
+      this.absorb(bytes!, stats)
     } catch (error) {
       if (isMissing(error)) {
         this.resetIndex()
@@ -306,6 +322,7 @@ export class ArchiveIndex {
     if (added.length > 0) this.revision++
     if (added.some((part) => part.file === LEGACY_ARCHIVE_FILE)) this.legacyParts = []
     this.committedBytes += committed
+    this.tailCheck = Buffer.concat([this.tailCheck, bytes.subarray(0, committed)]).subarray(-TAIL_CHECK_BYTES)
     this.pending =
       pendingReason === undefined
         ? undefined
@@ -323,11 +340,15 @@ export class ArchiveIndex {
   }
 
   /** Records parts this process appended holding the lock, so the next refresh reads nothing. */
-  appended(parts: readonly ArchivePart[], written: number, stats: Stats): void {
+  appended(parts: readonly ArchivePart[], data: Buffer, stats: Stats): void {
+    const written = data.length
     for (const part of parts) this.addPart(part)
     if (parts.some((part) => part.file === LEGACY_ARCHIVE_FILE)) this.legacyParts = []
     this.revision++
     this.committedBytes += written
+    this.tailCheck = Buffer.concat([this.tailCheck, data.subarray(-TAIL_CHECK_BYTES)]).subarray(
+      -TAIL_CHECK_BYTES,
+    )
     this.indexLines += parts.length
     this.pending = undefined
     this.version = versionOf(stats)
@@ -350,6 +371,7 @@ export class ArchiveIndex {
     this.batch = undefined
     this.pending = undefined
     this.committedBytes = 0
+    this.tailCheck = Buffer.alloc(0)
     this.indexLines = 0
     this.version = undefined
     this.legacyVersion = undefined

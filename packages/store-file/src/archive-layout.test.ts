@@ -117,6 +117,21 @@ describe('the archive layout: appended parts and an index', () => {
     expect((await readFile(data, 'utf8')).trim().split('\n')).toHaveLength(3)
   })
 
+  it('sees a thread another process deleted and made again, archive and all', async () => {
+    const dir = await temporaryDirectory()
+    const first = fileStore({ dir })
+    await appendAll(first, 't', 4)
+    await first.archive('t', { seqs: [1, 2, 3] })
+    expect(await first.head('t')).toEqual({ lastSeq: 4, activeCount: 1, archivedCount: 3 })
+    const second = fileStore({ dir })
+    await second.deleteThread('t')
+    const again = await appendAll(second, 't', 6)
+    await second.archive('t', { seqs: [1, 2, 3, 4] })
+    await second.archive('t', { seqs: [5] })
+    expect(await first.head('t')).toEqual({ lastSeq: 6, activeCount: 1, archivedCount: 5 })
+    expect(await first.readArchive('t')).toStrictEqual(again.slice(0, 5))
+  })
+
   it('finishes an archive committed before the active log was rewritten', async () => {
     const dir = await temporaryDirectory()
     const events: FileStoreEvent[] = []
