@@ -89,7 +89,9 @@ const sameVersion = (left: FileVersion | undefined, right: FileVersion): boolean
 
 const statOrUndefined = (path: string): FileVersion | undefined => {
   try {
-    return versionOf(statSync(path))
+    // Runs on every read: a missing file answers undefined rather than an exception.
+    const stats = statSync(path, { throwIfNoEntry: false })
+    return stats === undefined ? undefined : versionOf(stats)
   } catch (error) {
     if (isMissing(error)) return undefined
     throw storeFailed('read', path, error)
