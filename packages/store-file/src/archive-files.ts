@@ -2,16 +2,16 @@ import { statSync } from 'node:fs'
 import { type FileHandle, mkdir, open, rm } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { Item, ReadOptions } from '@strata-memory/core'
+import type { ArchiveIndex } from './archive-index'
+import { scanLines } from './archive-lines'
 import {
   ARCHIVE_FOLDER,
-  type ArchiveIndex,
   type ArchivePart,
   dataFileName,
   groupParts,
   indexLine,
   partOf,
-} from './archive-index'
-import { scanLines } from './archive-lines'
+} from './archive-parts'
 import { readRange, syncDirectory, writeFully } from './durable-fs'
 import { corruptLog, errorCode, isMissing, storeFailed } from './file-errors'
 import { itemFromLogLine, withoutBatchEnd } from './line-format'

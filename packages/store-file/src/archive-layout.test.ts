@@ -6,7 +6,7 @@ import { type Item, inMemoryStore, StrataError, type StrataStore } from '@strata
 import { makeItems } from '@strata-memory/core/testing'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
-import { PART_LINES } from './archive-index'
+import { PART_LINES } from './archive-parts'
 import { fileStore } from './file-store'
 import type { FileStoreEvent } from './file-store-options'
 import { prepareLogLine, sequenceLogLine } from './line-format'

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import { fstatSync, type Stats } from 'node:fs'
+import { fstatSync } from 'node:fs'
 import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
+import { dirname, join } from 'node:path'
 import {
   type AppendOptions,
   type ArchiveOptions,
@@ -48,33 +48,26 @@ import {
   writeContentRecord,
 } from './content-files'
 import { directoryLocks } from './directory-locks'
-import {
-  appendFileDurably,
-  linesToChunks,
-  readRange,
-  syncDirectory,
-  writeFileAtomic,
-  writeFully,
-} from './durable-fs'
+import { linesToChunks, syncDirectory, writeFileAtomic, writeFully } from './durable-fs'
 import { isMissing, storeFailed } from './file-errors'
 import { fileLease } from './file-lease'
 import { fileResources } from './file-resources'
 import { type FileStoreOptions, resolveFileStoreOptions } from './file-store-options'
 import { readJsonObject } from './json-file'
 import { itemFromLogLine, prepareLogLine, sequenceLogLine, withoutBatchEnd } from './line-format'
-import type { LogFile, PendingTail } from './log-file'
+import type { LogFile } from './log-file'
 import { writeMirrors } from './mirrors'
 import { storedResend } from './resent-append'
 import { rangeOf } from './store-arguments'
 import {
   ACTIVE_FILE,
-  CORRUPT_SUFFIX,
   INDEX_FILE,
   LEGACY_ARCHIVE_FILE,
   STATE_FILE,
   ThreadFiles,
   type ThreadView,
 } from './thread-files'
+import { tornTailMover } from './torn-tail'
 
 /** Threads whose parsed logs stay cached; the least recently used beyond this are dropped. */
 const CACHED_THREADS = 256
@@ -190,51 +183,7 @@ export function fileStore(
     }
   }
 
-  const moveTornTail = async (
-    thread: ThreadFiles,
-    path: string,
-    pending: PendingTail,
-    truncated: (stats: Stats) => void,
-  ): Promise<void> => {
-    const { offset, reason } = pending
-    const corruptFile = `${path}${CORRUPT_SUFFIX}`
-    let length = 0
-    let handle: FileHandle | undefined
-    try {
-      handle = await open(path, 'r+')
-      const size = (await handle.stat()).size
-      const bytes = await readRange(handle, offset, size - offset)
-      length = bytes.length
-      const entry = {
-        ts: new Date().toISOString(),
-        file: basename(path),
-        offset,
-        length,
-        reason,
-        text: bytes.toString('utf8'),
-        base64: bytes.toString('base64'),
-      }
-      // Saved first, cut second: a crash in between leaves the bytes in both, never in neither.
-      await appendFileDurably(corruptFile, `${JSON.stringify(entry)}\n`, durable)
-      await handle.truncate(offset)
-      if (durable) await handle.sync()
-      truncated(await handle.stat())
-    } catch (error) {
-      throw storeFailed('move the torn tail of', path, error)
-    } finally {
-      await handle?.close()
-    }
-    onEvent({
-      type: 'torn-tail-moved',
-      threadId: thread.threadId,
-      file: path,
-      corruptFile,
-      offset,
-      length,
-      reason,
-      message: `Moved ${length} bytes of an interrupted write (${reason}) from the end of ${path} to ${corruptFile}; they were never acknowledged. The log is intact up to its last complete line.`,
-    })
-  }
+  const moveTornTail = tornTailMover(durable, onEvent)
 
   /**
    * Holding the lock: replaces the active log with `lines` atomically, written a chunk of lines at a

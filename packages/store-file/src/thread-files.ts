@@ -5,7 +5,7 @@ import { upperBound } from './store-arguments'
 
 /** File names inside `<dir>/agents/<threadId>/`. */
 export const ACTIVE_FILE = 'raw_traces.jsonl'
-export { ARCHIVE_FOLDER, INDEX_FILE, LEGACY_ARCHIVE_FILE } from './archive-index'
+export { ARCHIVE_FOLDER, INDEX_FILE, LEGACY_ARCHIVE_FILE } from './archive-parts'
 export const STATE_FILE = 'state.json'
 export const CONTENT_FOLDER = 'content'
 export const CORRUPT_SUFFIX = '.corrupt'
