@@ -128,8 +128,8 @@ export function fileStore(
   const snapshot = async (thread: ThreadFiles): Promise<ThreadView> => {
     let settled = true
     try {
-      // Active log first, archive second: an archive replaces the archive file before the active
-      // one, so an item being archived meanwhile shows up in both files (archived), never in neither.
+      // Active log first, archive second: an archive commits to the archive before it replaces the
+      // active log, so an item being archived meanwhile shows up in both (archived), never in neither.
       await thread.active.refresh()
       await thread.archive.refresh()
       settled =
@@ -142,10 +142,17 @@ export function fileStore(
       if (!StrataError.isInstance(error, 'STRATA_CORRUPT_LOG')) throw error
       settled = false
     }
-    if (settled) return thread.view()
-    return locked(thread, async () => {
+    if (settled && thread.archive.legacyParts.length === 0) return thread.view()
+    const repaired = locked(thread, async () => {
       await repair(thread)
       return thread.view()
+    })
+    if (!settled) return repaired
+    // Only a first-layout archive not yet in the index: recorded now, so no later open scans it again.
+    // Where that cannot be written (a read-only folder), the thread is read as it is.
+    return repaired.catch((error: unknown) => {
+      if (StrataError.isInstance(error, 'STRATA_STORE_FAILED')) return thread.view()
+      throw error
     })
   }
 
