@@ -77,6 +77,8 @@ export class ArchiveIndex {
   private batch: { parts: ArchivePart[]; rest: number; line: number } | undefined
   /** True when `runs` already holds the seqs of `legacyParts` (so recording them in the index adds none). */
   private legacyInRuns = false
+  /** True when the index names parts of a first-layout archive (it was recorded). */
+  private legacyRecorded = false
   /** The last committed bytes of the index, to tell a grown index from another file. */
   private tailCheck: Buffer = Buffer.alloc(0)
   private leftoverCheck:
@@ -261,6 +263,7 @@ export class ArchiveIndex {
     const previous = this.parts.at(-1) ?? this.legacyParts.at(-1)
     if (previous !== undefined && part.from <= previous.to) this.ordered = false
     this.parts.push(part)
+    if (part.file === LEGACY_ARCHIVE_FILE) this.legacyRecorded = true
     if (part.file === LEGACY_ARCHIVE_FILE && this.legacyInRuns) return
     for (let index = 0; index < part.runs.length; index += 2)
       this.runs.add(part.runs[index]!, part.runs[index + 1]!)
@@ -307,6 +310,7 @@ export class ArchiveIndex {
 
   private rebuild(): void {
     this.legacyInRuns = false
+    this.legacyRecorded = false
     this.runs = new SeqRuns()
     this.ordered = true
     const parts = this.parts
@@ -317,7 +321,8 @@ export class ArchiveIndex {
 
   /** Scans a first-layout archive not recorded in the index, once per version of it. */
   private async refreshLegacy(): Promise<void> {
-    if (this.parts.some((part) => part.file === LEGACY_ARCHIVE_FILE)) {
+    // Every read comes here: a flag, not a walk over the parts.
+    if (this.legacyRecorded) {
       this.legacyVersion = undefined
       return
     }
@@ -343,6 +348,7 @@ export class ArchiveIndex {
   private rebuildWithLegacy(): void {
     const indexParts = this.parts
     this.parts = []
+    this.legacyRecorded = false
     this.runs = new SeqRuns()
     this.ordered = true
     this.legacyInRuns = this.legacyParts.length > 0
