@@ -1,5 +1,6 @@
 import type { Benchmark, BenchRow } from './harness.ts'
 import fileAppend from './stores-file-append.ts'
+import fileArchive from './stores-file-archive.ts'
 import redisAppend from './stores-redis-append.ts'
 
 /** Append throughput of both stores in one run: rows `append/file` and `append/redis`. */
@@ -10,7 +11,7 @@ const benchmark: Benchmark = {
   async run(context) {
     const rows: BenchRow[] = []
     const notes: string[] = []
-    for (const part of [fileAppend, redisAppend]) {
+    for (const part of [fileAppend, redisAppend, fileArchive]) {
       const outcome = await part.run(context)
       rows.push(...outcome.rows)
       notes.push(...(outcome.notes ?? []))

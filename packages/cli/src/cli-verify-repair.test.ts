@@ -18,7 +18,8 @@ let dir: string
 const store = () => ['--store', dir]
 const folderOf = (threadId: string) => join(dir, 'agents', threadId)
 const logOf = (threadId: string) => join(folderOf(threadId), 'raw_traces.jsonl')
-const archiveOf = (threadId: string) => join(folderOf(threadId), 'raw_traces_archive.jsonl')
+/** The archive's data file (the store appends every archive to it, a part at a time). */
+const archiveOf = (threadId: string) => join(folderOf(threadId), 'archive', '000001.jsonl')
 
 /** Every file of a thread's folder (temporary files included) and its bytes. */
 function filesOf(threadId: string): Record<string, string> {
@@ -64,9 +65,10 @@ describe('strata verify --repair on the file store (the built binary)', { timeou
     const ids = [...(await writer.readArchive(threadId)), ...(await writer.read(threadId))]
       .sort((left, right) => left.seq - right.seq)
       .map((item) => item.id)
-    // The state a crash between the archive's two steps leaves on disk: the store's archive writes the
-    // new archive file (a rename), then the new active log (a temporary file renamed over the old one).
-    // Killed before that rename, the new archive sits beside the old active log and the temporary file.
+    // The state a crash between the archive's two steps leaves on disk: the store's archive appends to
+    // the archive (committed by its index line), then writes the new active log (a temporary file
+    // renamed over the old one). Killed before that rename, the archive holds the moved items beside
+    // the old active log and the temporary file.
     const oldActive = readFileSync(logOf(threadId))
     const active = await writer.read(threadId)
     const moved = active.slice(0, 5).map((item) => item.seq)

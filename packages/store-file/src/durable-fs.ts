@@ -50,12 +50,17 @@ export function temporaryPathFor(path: string): string {
  * is renamed over `path`; then the directory is synced so the rename survives a power loss. A reader
  * sees the old file or the new one, never a mix.
  */
-export async function writeFileAtomic(path: string, data: Buffer | string, durable: boolean): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: Buffer | string | readonly Buffer[],
+  durable: boolean,
+): Promise<void> {
   const temporary = temporaryPathFor(path)
   try {
     const handle = await open(temporary, 'w')
     try {
-      await writeFully(handle, typeof data === 'string' ? Buffer.from(data) : data)
+      const chunks = typeof data === 'string' ? [Buffer.from(data)] : Buffer.isBuffer(data) ? [data] : data
+      for (const chunk of chunks) await writeFully(handle, chunk)
       if (durable) await handle.sync()
     } finally {
       await handle.close()
@@ -66,6 +71,28 @@ export async function writeFileAtomic(path: string, data: Buffer | string, durab
     throw error
   }
   if (durable) await syncDirectory(dirname(path))
+}
+
+/** Bytes per chunk of {@link linesToChunks}: far below the longest string V8 can make. */
+const CHUNK_BYTES = 8 * 1024 * 1024
+
+/**
+ * Lines (without newlines) as the bytes of a file, one buffer per run of lines of about
+ * `CHUNK_BYTES`, each line followed by a newline: no string or buffer of the whole file.
+ */
+export function linesToChunks(lines: readonly string[]): Buffer[] {
+  const chunks: Buffer[] = []
+  let start = 0
+  let length = 0
+  for (let index = 0; index < lines.length; index++) {
+    length += lines[index]!.length + 1
+    if (length >= CHUNK_BYTES || index === lines.length - 1) {
+      chunks.push(Buffer.from(`${lines.slice(start, index + 1).join('\n')}\n`))
+      start = index + 1
+      length = 0
+    }
+  }
+  return chunks
 }
 
 /**

@@ -45,6 +45,18 @@ function writeCause(path: string, cause: unknown): { code: string; folder: strin
 /** `STRATA_STORE_FAILED` for a file operation that failed for a reason outside Strata's control. */
 export function storeFailed(action: string, path: string, cause: unknown): StrataError {
   if (StrataError.isInstance(cause)) return cause
+  if (
+    cause instanceof RangeError ||
+    ['ERR_STRING_TOO_LONG', 'ERR_BUFFER_TOO_LARGE'].includes(errorCode(cause) ?? '')
+  ) {
+    // A line or a file beyond what this process can hold as one string or buffer.
+    return new StrataError({
+      code: 'STRATA_STORE_FAILED',
+      message: `The file store could not ${action} '${path}': it is too large to hold in memory at once (${cause instanceof Error ? cause.message : String(cause)}). The archive has no such limit: let compaction archive older items (a budget), or split the thread, then retry.`,
+      cause,
+      details: { path, action, reason: 'too-large' },
+    })
+  }
   const reason = cause instanceof Error ? cause.message : String(cause)
   const found = writeCause(path, cause)
   if (found !== undefined) {

@@ -75,15 +75,19 @@ describe('fileStore on disk', () => {
       data: 'hi',
     })
     const names = (await readdir(threadPath('user-42.chat-7'))).sort()
-    expect(names).toEqual(
-      expect.arrayContaining(['content', 'raw_traces.jsonl', 'raw_traces_archive.jsonl', 'state.json']),
-    )
+    expect(names).toEqual(expect.arrayContaining(['archive', 'content', 'raw_traces.jsonl', 'state.json']))
+    expect((await readdir(threadPath('user-42.chat-7', 'archive'))).sort()).toEqual([
+      '000001.jsonl',
+      'index.jsonl',
+    ])
     expect(
-      names.filter((name) => !name.startsWith('raw_') && name !== 'content' && name !== 'state.json'),
+      names.filter(
+        (name) => !name.startsWith('raw_') && !['archive', 'content', 'state.json'].includes(name),
+      ),
     ).toEqual(['episodic.jsonl', 'semantic.jsonl', 'summaries'].filter((name) => names.includes(name)))
     expect(await readdir(threadPath('user-42.chat-7', 'content'))).toEqual(['mem_%41%2E1.json'])
     const lines = [
-      ...(await linesOf(threadPath('user-42.chat-7', 'raw_traces_archive.jsonl'))),
+      ...(await linesOf(threadPath('user-42.chat-7', 'archive', '000001.jsonl'))),
       ...(await linesOf(threadPath('user-42.chat-7', 'raw_traces.jsonl'))),
     ]
     expect(lines).toHaveLength(items.length)
@@ -254,29 +258,40 @@ describe('fileStore on disk', () => {
     expect((await linesOf(log)).map((line) => JSON.parse(line).seq)).toEqual([3, 4, 5])
   })
 
-  it('archives by writing new files and renaming them over the old ones, never rewriting in place', async () => {
+  it('archives by appending to the archive, never rewriting it; the active log is replaced by rename', async () => {
     await store.append('renamed', makeItems(3), { expectedSeq: 0 })
     await store.archive('renamed', { seqs: [1] })
-    const paths = ['raw_traces.jsonl', 'raw_traces_archive.jsonl'].map((name) => threadPath('renamed', name))
-    // Handles opened before the archive keep the files they opened: a rename leaves those untouched.
-    const handles = await Promise.all(paths.map((path) => open(path, 'r')))
+    const active = threadPath('renamed', 'raw_traces.jsonl')
+    const archived = ['archive/000001.jsonl', 'archive/index.jsonl'].map((name) =>
+      threadPath('renamed', name),
+    )
+    const before = await Promise.all(archived.map((path) => readFile(path, 'utf8')))
+    const inodes = await Promise.all(archived.map(async (path) => (await stat(path)).ino))
+    const activeInode = (await stat(active)).ino
+    // A handle opened before the archive keeps the active log it opened: a rename leaves it untouched.
+    const handle = await open(active, 'r')
     try {
-      const contentOf = async (handle: (typeof handles)[number]) => {
-        const { bytesRead, buffer } = await handle.read({ position: 0, buffer: Buffer.alloc(1 << 16) })
-        return buffer.subarray(0, bytesRead).toString('utf8')
-      }
-      const before = await Promise.all(handles.map(contentOf))
-      const inodes = await Promise.all(handles.map(async (handle) => (await handle.stat()).ino))
+      const opened = await handle.readFile('utf8')
       expect(await store.archive('renamed', { seqs: [2] })).toBe(1)
-      for (const [index, handle] of handles.entries()) {
-        expect(await contentOf(handle)).toBe(before[index])
-        expect((await stat(paths[index]!)).ino).not.toBe(inodes[index])
-      }
+      const { bytesRead, buffer } = await handle.read({ position: 0, buffer: Buffer.alloc(1 << 16) })
+      expect(buffer.subarray(0, bytesRead).toString('utf8')).toBe(opened)
     } finally {
-      await Promise.all(handles.map((handle) => handle.close()))
+      await handle.close()
     }
-    expect((await linesOf(paths[0]!)).map((line) => JSON.parse(line).seq)).toEqual([3])
-    expect((await linesOf(paths[1]!)).map((line) => JSON.parse(line).seq)).toEqual([1, 2])
+    expect((await stat(active)).ino).not.toBe(activeInode)
+    for (const [index, path] of archived.entries()) {
+      // The same file, grown: what it held is still its beginning.
+      expect((await stat(path)).ino).toBe(inodes[index])
+      const after = await readFile(path, 'utf8')
+      expect(after.startsWith(before[index]!)).toBe(true)
+      expect(after.length).toBeGreaterThan(before[index]!.length)
+    }
+    expect((await linesOf(active)).map((line) => JSON.parse(line).seq)).toEqual([3])
+    expect((await linesOf(archived[0]!)).map((line) => JSON.parse(line).seq)).toEqual([1, 2])
+    expect((await linesOf(archived[1]!)).map((line) => JSON.parse(line))).toMatchObject([
+      { file: 'archive/000001.jsonl', from: 1, to: 1, count: 1, rest: 0 },
+      { file: 'archive/000001.jsonl', from: 2, to: 2, count: 1, rest: 0 },
+    ])
     expect((await readdir(threadPath('renamed'))).filter((name) => name.endsWith('.tmp'))).toEqual([])
   })
 

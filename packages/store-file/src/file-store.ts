@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { fstatSync } from 'node:fs'
 import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
+import { dirname, join } from 'node:path'
 import {
   type AppendOptions,
   type ArchiveOptions,
@@ -33,6 +33,13 @@ import {
   compareContentNewestFirst,
   matchesContentQuery,
 } from '@strata-memory/core/store-kit'
+import {
+  appendToArchive,
+  archivedLine,
+  migrateLegacy,
+  readArchivePage,
+  trimArchiveData,
+} from './archive-files'
 import { guardedCalls } from './call-deadline'
 import {
   isContentFileName,
@@ -41,7 +48,7 @@ import {
   writeContentRecord,
 } from './content-files'
 import { directoryLocks } from './directory-locks'
-import { appendFileDurably, readRange, syncDirectory, writeFileAtomic, writeFully } from './durable-fs'
+import { linesToChunks, syncDirectory, writeFileAtomic, writeFully } from './durable-fs'
 import { isMissing, storeFailed } from './file-errors'
 import { fileLease } from './file-lease'
 import { fileResources } from './file-resources'
@@ -51,8 +58,16 @@ import { itemFromLogLine, prepareLogLine, sequenceLogLine, withoutBatchEnd } fro
 import type { LogFile } from './log-file'
 import { writeMirrors } from './mirrors'
 import { storedResend } from './resent-append'
-import { mergeBySeq, rangeOf } from './store-arguments'
-import { ARCHIVE_FILE, CORRUPT_SUFFIX, STATE_FILE, ThreadFiles, type ThreadView } from './thread-files'
+import { rangeOf } from './store-arguments'
+import {
+  ACTIVE_FILE,
+  INDEX_FILE,
+  LEGACY_ARCHIVE_FILE,
+  STATE_FILE,
+  ThreadFiles,
+  type ThreadView,
+} from './thread-files'
+import { tornTailMover } from './torn-tail'
 
 /** Threads whose parsed logs stay cached; the least recently used beyond this are dropped. */
 const CACHED_THREADS = 256
@@ -113,31 +128,55 @@ export function fileStore(
   const snapshot = async (thread: ThreadFiles): Promise<ThreadView> => {
     let settled = true
     try {
-      // Active log first, archive second: an archive replaces the archive file before the active
-      // one, so an item being archived meanwhile shows up in both files (archived), never in neither.
+      // Active log first, archive second: an archive commits to the archive before it replaces the
+      // active log, so an item being archived meanwhile shows up in both (archived), never in neither.
       await thread.active.refresh()
       await thread.archive.refresh()
       settled =
         thread.active.pending === undefined &&
         thread.archive.pending === undefined &&
-        thread.view().overlap.length === 0
+        thread.archive.legacyPending === undefined &&
+        thread.view().overlap.length === 0 &&
+        !thread.archive.hasLeftovers()
     } catch (error) {
       if (!StrataError.isInstance(error, 'STRATA_CORRUPT_LOG')) throw error
       settled = false
     }
-    if (settled) return thread.view()
-    return locked(thread, async () => {
+    if (settled && thread.archive.legacyParts.length === 0) return thread.view()
+    const repaired = locked(thread, async () => {
       await repair(thread)
       return thread.view()
+    })
+    if (!settled) return repaired
+    // Only a first-layout archive not yet in the index: recorded now, so no later open scans it again.
+    // Where that cannot be written (a read-only folder), the thread is read as it is.
+    return repaired.catch((error: unknown) => {
+      if (StrataError.isInstance(error, 'STRATA_STORE_FAILED')) return thread.view()
+      throw error
     })
   }
 
   /** Holding the lock: brings both files up to date and repairs what a crash left behind. */
   const repair = async (thread: ThreadFiles): Promise<void> => {
-    await thread.active.refresh()
-    await thread.archive.refresh()
-    for (const file of [thread.active, thread.archive]) {
-      if (file.pending !== undefined) await moveTornTail(thread, file)
+    const { active, archive } = thread
+    await active.refresh()
+    await archive.refresh()
+    if (active.pending !== undefined) {
+      await moveTornTail(thread, active.path, active.pending, (stats) => active.truncated(stats))
+    }
+    if (archive.pending !== undefined) {
+      await moveTornTail(thread, archive.indexPath, archive.pending, (stats) => archive.truncated(stats))
+    }
+    if (archive.legacyPending !== undefined) {
+      await moveTornTail(thread, archive.legacyPath, archive.legacyPending, () => archive.legacyTruncated())
+      await archive.refresh()
+    }
+    try {
+      await trimArchiveData(archive)
+      // A thread of the first layout: its archive file's parts go into the index, once.
+      await migrateLegacy(archive, durable)
+    } catch (error) {
+      throw storeFailed('repair the archive of', thread.directory, error)
     }
     const { overlap, activeLines, activeSeqs } = thread.view()
     if (overlap.length > 0) {
@@ -146,59 +185,23 @@ export function fileStore(
         type: 'archive-repaired',
         threadId: thread.threadId,
         seqs: [...overlap],
-        message: `Finished an interrupted archive of thread '${thread.threadId}': seqs ${overlap.join(', ')} were in both ${ARCHIVE_FILE} and the active log; they stay archived.`,
+        message: `Finished an interrupted archive of thread '${thread.threadId}': seqs ${overlap.join(', ')} were in both the archive and the active log; they stay archived.`,
       })
     }
   }
 
-  const moveTornTail = async (thread: ThreadFiles, file: LogFile): Promise<void> => {
-    const { offset, reason } = file.pending!
-    const corruptFile = `${file.path}${CORRUPT_SUFFIX}`
-    let length = 0
-    let handle: FileHandle | undefined
-    try {
-      handle = await open(file.path, 'r+')
-      const size = (await handle.stat()).size
-      const bytes = await readRange(handle, offset, size - offset)
-      length = bytes.length
-      const entry = {
-        ts: new Date().toISOString(),
-        file: basename(file.path),
-        offset,
-        length,
-        reason,
-        text: bytes.toString('utf8'),
-        base64: bytes.toString('base64'),
-      }
-      // Saved first, cut second: a crash in between leaves the bytes in both, never in neither.
-      await appendFileDurably(corruptFile, `${JSON.stringify(entry)}\n`, durable)
-      await handle.truncate(offset)
-      if (durable) await handle.sync()
-      file.truncated(await handle.stat())
-    } catch (error) {
-      throw storeFailed('move the torn tail of', file.path, error)
-    } finally {
-      await handle?.close()
-    }
-    onEvent({
-      type: 'torn-tail-moved',
-      threadId: thread.threadId,
-      file: file.path,
-      corruptFile,
-      offset,
-      length,
-      reason,
-      message: `Moved ${length} bytes of an interrupted write (${reason}) from the end of ${file.path} to ${corruptFile}; they were never acknowledged. The log is intact up to its last complete line.`,
-    })
-  }
+  const moveTornTail = tornTailMover(durable, onEvent)
 
-  /** Holding the lock: replaces a log file with `lines` atomically. */
+  /**
+   * Holding the lock: replaces the active log with `lines` atomically, written a chunk of lines at a
+   * time (never one string of the whole log).
+   */
   const replaceLog = async (file: LogFile, lines: string[], seqs: number[]): Promise<void> => {
     const clean = lines.map(withoutBatchEnd)
-    const content = Buffer.from(clean.length === 0 ? '' : `${clean.join('\n')}\n`)
+    const chunks = linesToChunks(clean)
     try {
-      await writeFileAtomic(file.path, content, durable)
-      file.replaced(clean, seqs, content, await stat(file.path))
+      await writeFileAtomic(file.path, chunks, durable)
+      file.replaced(clean, seqs, chunks, await stat(file.path))
     } catch (error) {
       throw storeFailed('rewrite', file.path, error)
     }
@@ -254,7 +257,7 @@ export function fileStore(
 
   const hasData = async (directory: string): Promise<boolean> => {
     const sizes = await Promise.all(
-      ['raw_traces.jsonl', ARCHIVE_FILE, STATE_FILE].map((name) =>
+      [ACTIVE_FILE, LEGACY_ARCHIVE_FILE, INDEX_FILE, STATE_FILE].map((name) =>
         stat(join(directory, name)).then(
           (stats) => (name === STATE_FILE ? 1 : stats.size),
           () => 0,
@@ -291,7 +294,10 @@ export function fileStore(
         // The very same append already stored (a re-send after a lost reply or a time-out) is returned.
         if (prepared.length === 0 || (thread.active.missing && thread.archive.missing)) {
           const view = await snapshot(thread)
-          const resent = view.lastSeq === expectedSeq ? undefined : storedResend(view, prepared, expectedSeq)
+          const resent =
+            view.lastSeq === expectedSeq
+              ? undefined
+              : await storedResend(view, prepared, expectedSeq, (seq) => archivedLine(thread.archive, seq))
           if (resent !== undefined) return resent
           checkSeq(threadId, expectedSeq, view.lastSeq)
           if (prepared.length === 0) return []
@@ -302,7 +308,11 @@ export function fileStore(
           await repair(thread)
           const { lastSeq } = thread.view()
           const resent =
-            lastSeq === expectedSeq ? undefined : storedResend(thread.view(), prepared, expectedSeq)
+            lastSeq === expectedSeq
+              ? undefined
+              : await storedResend(thread.view(), prepared, expectedSeq, (seq) =>
+                  archivedLine(thread.archive, seq),
+                )
           if (resent !== undefined) return resent
           checkSeq(threadId, expectedSeq, lastSeq)
           const batchEnd = prepared.length > 1 ? lastSeq + prepared.length : undefined
@@ -341,7 +351,7 @@ export function fileStore(
         return {
           lastSeq: view.lastSeq,
           activeCount: view.activeSeqs.length,
-          archivedCount: view.archiveSeqs.length,
+          archivedCount: view.archivedCount,
         }
       },
 
@@ -366,10 +376,10 @@ export function fileStore(
             target.seqs.push(seq)
           })
           if (moved.seqs.length === 0) return 0
-          const merged = mergeBySeq(view.archiveSeqs, view.archiveLines, moved.seqs, moved.lines)
-          // Archive file first, active log second: after a crash in between, the moved items are in
-          // both files, which the recovery rule reads as archived. Never in neither.
-          await replaceLog(thread.archive, merged.lines, merged.seqs)
+          // Archive first (appended, committed by its index line), active log second: after a crash in
+          // between, the moved items are in both, which the recovery rule reads as archived. Never in
+          // neither. The archive is appended to, never rewritten: its size costs nothing here.
+          await appendToArchive(thread.archive, moved.lines, moved.seqs, durable)
           await replaceLog(thread.active, kept.lines, kept.seqs)
           return moved.seqs.length
         })
@@ -379,8 +389,9 @@ export function fileStore(
         assertThreadId(threadId)
         checkReadOptions(options, 'readArchive')
         const thread = threadFiles(threadId)
-        const view = await snapshot(thread)
-        return readLines(view.archiveSeqs, view.archiveLines, options, thread.archive)
+        await snapshot(thread)
+        // A page at a time: only the parts of the archive that can hold the range are read.
+        return readArchivePage(thread.archive, options)
       },
 
       async putContent(threadId: string, record: ContentRecord): Promise<void> {

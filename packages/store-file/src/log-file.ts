@@ -205,14 +205,14 @@ export class LogFile {
     this.version = versionOf(stats)
   }
 
-  /** Records that the file was replaced with `content` (holding the lock). */
-  replaced(lines: string[], seqs: number[], content: Buffer, stats: Stats): void {
+  /** Records that the file was replaced with `chunks` (holding the lock). */
+  replaced(lines: string[], seqs: number[], chunks: readonly Buffer[], stats: Stats): void {
     this.items = []
     this.lines = lines
     this.seqs = seqs
     this.revision += 1
-    this.committedBytes = content.length
-    this.tailCheck = Buffer.from(content.subarray(-TAIL_CHECK_BYTES))
+    this.committedBytes = chunks.reduce((sum, chunk) => sum + chunk.length, 0)
+    this.tailCheck = Buffer.concat(chunks.slice(-2)).subarray(-TAIL_CHECK_BYTES)
     this.pending = undefined
     this.version = versionOf(stats)
   }

@@ -3,16 +3,10 @@ import { itemFromLogLine, type PreparedLine, sequenceLogLine, withoutBatchEnd } 
 import { lowerBound } from './store-arguments'
 import type { ThreadView } from './thread-files'
 
-/** The stored line of `seq`, active or archived, if any. */
-function lineOf(view: ThreadView, seq: number): string | undefined {
-  for (const [seqs, lines] of [
-    [view.activeSeqs, view.activeLines],
-    [view.archiveSeqs, view.archiveLines],
-  ] as const) {
-    const index = lowerBound(seqs, seq)
-    if (seqs[index] === seq) return lines[index]
-  }
-  return undefined
+/** The stored line of `seq` in the active log, if any. */
+function activeLineOf(view: ThreadView, seq: number): string | undefined {
+  const index = lowerBound(view.activeSeqs, seq)
+  return view.activeSeqs[index] === seq ? view.activeLines[index] : undefined
 }
 
 /**
@@ -20,18 +14,19 @@ function lineOf(view: ThreadView, seq: number): string | undefined {
  * sent again after its reply was lost or its call timed out (`timeoutMs`). Returns them as stored, so
  * the re-send is acknowledged instead of refused or written twice; undefined for anything else.
  */
-export function storedResend(
+export async function storedResend(
   view: ThreadView,
   prepared: readonly PreparedLine[],
   expectedSeq: number,
-): Item[] | undefined {
+  archivedLine: (seq: number) => Promise<string | undefined>,
+): Promise<Item[] | undefined> {
   const count = prepared.length
   if (count === 0 || view.lastSeq < expectedSeq + count) return undefined
   const batchEnd = count > 1 ? expectedSeq + count : undefined
   const items: Item[] = []
   for (let index = 0; index < count; index++) {
     const seq = expectedSeq + index + 1
-    const line = lineOf(view, seq)
+    const line = activeLineOf(view, seq) ?? (await archivedLine(seq))
     const sent = sequenceLogLine(prepared[index]!, seq, batchEnd)
     if (line === undefined || withoutBatchEnd(line) !== withoutBatchEnd(sent)) return undefined
     items.push(itemFromLogLine(line))

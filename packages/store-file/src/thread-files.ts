@@ -1,10 +1,11 @@
 import { join } from 'node:path'
+import { ArchiveIndex } from './archive-index'
 import { LogFile } from './log-file'
-import { lowerBound, upperBound } from './store-arguments'
+import { upperBound } from './store-arguments'
 
 /** File names inside `<dir>/agents/<threadId>/`. */
 export const ACTIVE_FILE = 'raw_traces.jsonl'
-export const ARCHIVE_FILE = 'raw_traces_archive.jsonl'
+export { ARCHIVE_FOLDER, INDEX_FILE, LEGACY_ARCHIVE_FILE } from './archive-parts'
 export const STATE_FILE = 'state.json'
 export const CONTENT_FOLDER = 'content'
 export const CORRUPT_SUFFIX = '.corrupt'
@@ -14,18 +15,18 @@ export interface ThreadView {
   /** Seqs and lines of the active log, without items that are also in the archive. */
   activeSeqs: readonly number[]
   activeLines: readonly string[]
-  archiveSeqs: readonly number[]
-  archiveLines: readonly string[]
+  /** How many items the archive holds (from its index: no archived line is read). */
+  archivedCount: number
   /** The highest seq ever assigned: the newest line of either file (the archive keeps every line it got). */
   lastSeq: number
-  /** Seqs found in both files: an archive interrupted between its two renames. They count as archived. */
+  /** Seqs found in both: an archive interrupted after its commit, before the active log was rewritten. They count as archived. */
   overlap: readonly number[]
 }
 
-/** The cached state of one thread folder: its active log and its archive. */
+/** The cached state of one thread folder: its active log and its archive's index. */
 export class ThreadFiles {
   readonly active: LogFile
-  readonly archive: LogFile
+  readonly archive: ArchiveIndex
   private cached: { activeRevision: number; archiveRevision: number; view: ThreadView } | undefined
 
   constructor(
@@ -33,7 +34,7 @@ export class ThreadFiles {
     readonly directory: string,
   ) {
     this.active = new LogFile(join(directory, ACTIVE_FILE))
-    this.archive = new LogFile(join(directory, ARCHIVE_FILE))
+    this.archive = new ArchiveIndex(directory)
   }
 
   get statePath(): string {
@@ -45,9 +46,9 @@ export class ThreadFiles {
   }
 
   /**
-   * The thread as the two files show it. Recovery rule: a seq in both files is archived (the archive
-   * file is always replaced first), so it is left out of the active log here and removed from the
-   * active file at the next write.
+   * The thread as the active log and the archive's index show it. Recovery rule: a seq in both is
+   * archived (the archive is always committed first), so it is left out of the active log here and
+   * removed from the active file at the next write.
    */
   view(): ThreadView {
     const { active, archive } = this
@@ -60,11 +61,12 @@ export class ThreadFiles {
     const overlap: number[] = []
     const archiveLast = archive.lastSeq
     // Usually the oldest items are archived, so no active seq is at or below the archive's newest.
-    if (archive.seqs.length > 0 && activeSeqs.length > 0 && activeSeqs[0]! <= archiveLast) {
+    if (archive.count > 0 && activeSeqs.length > 0 && activeSeqs[0]! <= archiveLast) {
       const end = upperBound(activeSeqs, archiveLast)
+      const { runs } = archive
       for (let index = 0; index < end; index += 1) {
         const seq = activeSeqs[index]!
-        if (archive.seqs[lowerBound(archive.seqs, seq)] === seq) overlap.push(seq)
+        if (runs.has(seq)) overlap.push(seq)
       }
       if (overlap.length > 0) {
         const archived = new Set(overlap)
@@ -76,8 +78,7 @@ export class ThreadFiles {
     const view: ThreadView = {
       activeSeqs,
       activeLines,
-      archiveSeqs: archive.seqs,
-      archiveLines: archive.lines,
+      archivedCount: archive.count,
       lastSeq: Math.max(active.lastSeq, archiveLast),
       overlap,
     }

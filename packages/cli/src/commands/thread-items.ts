@@ -6,6 +6,7 @@ import { CliError } from '../cli/cli-error'
 import type { CommandContext } from '../cli/command-context'
 import { checkThreadId, requireThread, shownThreadId } from '../store/open-store'
 import { describeStoreTarget } from '../store/store-target'
+import { archivedLines, archiveSize } from '../verify/file-archive-reader'
 import { type CommittedLine, committedLines, readLogText } from '../verify/file-log-reader'
 import type { ProblemKind } from '../verify/verify-problem'
 import { itemJsonFromLine } from './item-json'
@@ -130,10 +131,9 @@ export async function readThreadItems(
       `Thread '${shownThreadId(threadId)}' not found in ${describeStoreTarget(target)}: \`strata threads\` lists the threads there.`,
     )
   }
-  const [activeText = '', archiveText = ''] = await Promise.all([
-    readLogText(join(folder, 'raw_traces.jsonl')),
-    readLogText(join(folder, 'raw_traces_archive.jsonl')),
-  ])
+  const activeText = (await readLogText(join(folder, 'raw_traces.jsonl'))) ?? ''
+  // The archive is read a part at a time (see verify/file-archive-reader), never as one string.
+  const archiveBytes = archiveSize(folder)
   const report = (kind: ProblemKind, message: string) => {
     if (kind === 'torn-tail') {
       context.output.note(
@@ -145,7 +145,7 @@ export async function readThreadItems(
       `${shownThreadId(threadId)}: ${message} Run \`strata verify ${threadId}\` for how to repair it.`,
     )
   }
-  const total = activeText.length + archiveText.length
+  const total = activeText.length + archiveBytes
   // Both files are read side by side: the characters read of each add up to how far the export is.
   let activeRead = 0
   let archiveRead = 0
@@ -154,15 +154,15 @@ export async function readThreadItems(
       activeRead = characters
       progress(activeRead + archiveRead, total)
     }),
-    committedLines(archiveText, 'raw_traces_archive.jsonl', report, (characters) => {
-      archiveRead = characters
+    archivedLines(folder, report, (bytes) => {
+      archiveRead = bytes
       progress(activeRead + archiveRead, total)
     }),
     (line, archived) => new LineEntry(line, archived),
   )
   return {
     entries,
-    size: activeText.length + archiveText.length,
+    size: total,
     records: await store.queryContent(threadId),
     state: await store.getState(threadId),
   }

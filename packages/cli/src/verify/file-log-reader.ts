@@ -1,3 +1,4 @@
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import type { LogSource } from './log-audit'
 import type { ProblemKind } from './verify-problem'
@@ -29,22 +30,47 @@ export interface CommittedLine {
   record: Record<string, unknown>
   text: string
   line: number
+  /** The file it was read from, as shown in messages (inside the thread folder). */
+  file?: string
 }
+
+/**
+ * Where a read of a file a chunk at a time is: the seq and line number reached, a batch still open,
+ * and whether this chunk is the file's last (only there can a line be a torn tail).
+ */
+export interface LinesState {
+  previousSeq: number
+  lineNumber: number
+  batch: CommittedLine[]
+  batchEnd: number
+  final: boolean
+}
+
+/** A read starting at line `lineNumber + 1` of a file, with no seq before it. */
+export const freshState = (lineNumber = 0): LinesState => ({
+  previousSeq: 0,
+  lineNumber,
+  batch: [],
+  batchEnd: 0,
+  final: true,
+})
 
 /**
  * The committed lines of a JSONL log file's text, in order; problems go to `report`: a torn tail
  * (bytes without a final newline, an unparseable last line, a batch without its last line), a corrupt
  * line in the middle (not JSON, not an object with a whole-number seq, a broken batch), a seq that does
- * not increase. Lines of a batch are held back until the batch's last line.
+ * not increase. Lines of a batch are held back until the batch's last line. `state` carries a read
+ * over several chunks of one file (each but the last ending with a newline).
  */
 export function* committedLines(
   text: string,
   name: string,
   report: LogSink['report'],
   progress: (characters: number) => void = () => undefined,
+  state: LinesState = freshState(),
 ): Generator<CommittedLine> {
   const lastNewline = text.lastIndexOf('\n')
-  if (lastNewline < text.length - 1) {
+  if (state.final && lastNewline < text.length - 1) {
     report(
       'torn-tail',
       `${name} ends with ${text.length - lastNewline - 1} characters without a final newline.`,
@@ -53,14 +79,10 @@ export function* committedLines(
       },
     )
   }
-  let previousSeq = 0
-  let batch: CommittedLine[] = []
-  let batchEnd = 0
   let start = 0
-  let lineNumber = 0
   while (start <= lastNewline) {
     const end = text.indexOf('\n', start)
-    lineNumber++
+    const lineNumber = ++state.lineNumber
     const raw = text.slice(start, end)
     start = end + 1
     if ((lineNumber & 0x3fff) === 0) progress(start)
@@ -68,7 +90,7 @@ export function* committedLines(
     try {
       value = JSON.parse(raw)
     } catch {
-      if (start > lastNewline && batch.length === 0) {
+      if (state.final && start > lastNewline && state.batch.length === 0) {
         report('torn-tail', `${name} line ${lineNumber} (the last) does not parse.`, {
           file: name,
           line: lineNumber,
@@ -90,42 +112,47 @@ export function* committedLines(
       continue
     }
     const record = value as Record<string, unknown>
-    const committed: CommittedLine = { seq: seq as number, record, text: raw, line: lineNumber }
-    if (committed.seq <= previousSeq) {
-      report('seq-order', `${name} line ${lineNumber} has seq ${committed.seq} after seq ${previousSeq}.`, {
-        file: name,
-        line: lineNumber,
-        seq: committed.seq,
-      })
+    const committed: CommittedLine = { seq: seq as number, record, text: raw, line: lineNumber, file: name }
+    if (committed.seq <= state.previousSeq) {
+      report(
+        'seq-order',
+        `${name} line ${lineNumber} has seq ${committed.seq} after seq ${state.previousSeq}.`,
+        {
+          file: name,
+          line: lineNumber,
+          seq: committed.seq,
+        },
+      )
       continue
     }
-    previousSeq = committed.seq
+    state.previousSeq = committed.seq
     const lineBatchEnd = typeof record.batch_end === 'number' ? record.batch_end : undefined
-    if (batch.length > 0 && lineBatchEnd !== batchEnd) {
-      report('corrupt-line', `${name} line ${lineNumber} breaks the batch ending at seq ${batchEnd}.`, {
+    if (state.batch.length > 0 && lineBatchEnd !== state.batchEnd) {
+      report('corrupt-line', `${name} line ${lineNumber} breaks the batch ending at seq ${state.batchEnd}.`, {
         file: name,
         line: lineNumber,
         seq: committed.seq,
       })
-      yield* batch
-      batch = []
+      yield* state.batch
+      state.batch = []
     }
     if (lineBatchEnd !== undefined && lineBatchEnd !== committed.seq) {
-      batchEnd = lineBatchEnd
-      batch.push(committed)
+      state.batchEnd = lineBatchEnd
+      state.batch.push(committed)
       continue
     }
-    if (batch.length > 0) {
-      yield* batch
-      batch = []
+    if (state.batch.length > 0) {
+      yield* state.batch
+      state.batch = []
     }
     yield committed
   }
-  if (batch.length > 0) {
+  if (state.final && state.batch.length > 0) {
+    const { batch } = state
     report(
       'torn-tail',
-      `${name} ends with ${batch.length} line${batch.length === 1 ? '' : 's'} of a batch (seq ${batch[0]?.seq}–${batchEnd}) without its last line.`,
-      { file: name, line: batch[0]?.line ?? lineNumber },
+      `${name} ends with ${batch.length} line${batch.length === 1 ? '' : 's'} of a batch (seq ${batch[0]?.seq}–${state.batchEnd}) without its last line.`,
+      { file: name, line: batch[0]?.line ?? state.lineNumber },
     )
   }
 }
@@ -135,24 +162,71 @@ export async function readLogText(path: string): Promise<string | undefined> {
   return (await readIfThere(path))?.toString('utf8')
 }
 
+/** Bytes read at once: whole lines, far below the longest string Node.js can make. */
+const CHUNK_BYTES = 16 * 1024 * 1024
+
+/** Reads `length` bytes at `position` of an open file, synchronously. */
+function readAt(descriptor: number, position: number, length: number): Buffer {
+  const buffer = Buffer.allocUnsafe(length)
+  let filled = 0
+  while (filled < length) {
+    const read = readSync(descriptor, buffer, filled, length - filled, position + filled)
+    if (read === 0) break
+    filled += read
+  }
+  return buffer.subarray(0, filled)
+}
+
+/**
+ * The committed lines of a log file (`committedLines`), read synchronously a chunk of whole lines at a
+ * time: no string of the whole file, so a file of any size is read. `progress` gets bytes read.
+ */
+export function* committedLinesOfFile(
+  path: string,
+  name: string,
+  report: LogSink['report'],
+  progress: (bytes: number) => void = () => undefined,
+): Generator<CommittedLine> {
+  if (!existsSync(path)) return
+  const descriptor = openSync(path, 'r')
+  try {
+    const size = statSync(path).size
+    const state = freshState()
+    let position = 0
+    while (position < size) {
+      const chunk = readAt(descriptor, position, Math.min(CHUNK_BYTES, size - position))
+      const last = chunk.lastIndexOf(0x0a)
+      const final = position + chunk.length >= size || last === -1
+      const end = final ? chunk.length : last + 1
+      state.final = final
+      yield* committedLines(chunk.toString('utf8', 0, end), name, report, () => undefined, state)
+      position += end
+      progress(position)
+      if (final) break
+    }
+  } finally {
+    closeSync(descriptor)
+  }
+}
+
 /**
  * Reads one JSONL log file of the file store by itself, read-only (never through the store, which
  * would move a torn tail aside), and feeds its committed lines and problems to `sink` (see
- * {@link committedLines}). Returns the file's size in characters.
+ * {@link committedLines}). Returns the file's size in bytes.
  */
 export async function readLogFile(
   sink: LogSink,
   source: LogSource,
   path: string,
   name: string,
-  progress: (characters: number) => void = () => undefined,
+  progress: (bytes: number) => void = () => undefined,
 ): Promise<number> {
-  const text = await readLogText(path)
-  if (text === undefined) return 0
-  const report = sink.report.bind(sink)
-  for (const line of committedLines(text, name, report, progress)) {
+  let read = 0
+  for (const line of committedLinesOfFile(path, name, sink.report.bind(sink), (bytes) => {
+    read = bytes
+    progress(bytes)
+  })) {
     sink.add(source, line.seq, line.record, { file: name, line: line.line, text: line.text })
   }
-  progress(text.length)
-  return text.length
+  return read
 }

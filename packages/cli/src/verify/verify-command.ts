@@ -7,6 +7,7 @@ import type { CommandContext } from '../cli/command-context'
 import { progress } from '../output/progress'
 import { checkThreadId, connectRedis, shownThreadId } from '../store/open-store'
 import { describeStoreTarget, type StoreTarget } from '../store/store-target'
+import { archiveSize, readArchiveFiles } from './file-archive-reader'
 import { readLogFile } from './file-log-reader'
 import { LogAudit } from './log-audit'
 import { readRedisLog, redisThreadKeys } from './redis-log-reader'
@@ -43,18 +44,14 @@ function fileVerifier(dir: string): Verifier {
       const folder = join(agents, threadId)
       const audit = new LogAudit(threadId)
       const active = join(folder, 'raw_traces.jsonl')
-      const archive = join(folder, 'raw_traces_archive.jsonl')
-      const sizeOf = (path: string) => (existsSync(path) ? statSync(path).size : 0)
-      const activeSize = sizeOf(active)
+      const activeSize = existsSync(active) ? statSync(active).size : 0
       const bar = progress({
-        total: activeSize + sizeOf(archive),
+        total: activeSize + archiveSize(folder),
         label: `verify ${shownThreadId(threadId)}`,
         enabled: showProgress,
       })
       await readLogFile(audit, 'active', active, 'raw_traces.jsonl', (done) => bar.update(done))
-      await readLogFile(audit, 'archive', archive, 'raw_traces_archive.jsonl', (done) =>
-        bar.update(activeSize + done),
-      )
+      readArchiveFiles(audit, folder, (done) => bar.update(activeSize + done))
       bar.stop()
       audit.finish()
       await audit.checkContent(async (ids) => {
