@@ -12,11 +12,12 @@ export interface CallMemoryOptions {
 
 /** What each Mastra memory option Strata does not take is, in Strata. */
 const EQUIVALENTS: Record<
-  Exclude<keyof CallMemoryOptions, 'readOnly' | 'workingMemory' | 'semanticRecall' | 'lastMessages'>,
+  Exclude<
+    keyof CallMemoryOptions,
+    'readOnly' | 'workingMemory' | 'semanticRecall' | 'lastMessages' | 'messageHistory'
+  >,
   string
 > = {
-  messageHistory:
-    "Strata's token budget is the memory's: set createMemory({ compaction: { budget: { inputTokens } } })",
   observationalMemory:
     'Strata compacts old turns into summaries and facts itself: use budget compaction with an LLM summarizer, createMemory({ summarizer: mastraSummarizer({ agent }), compaction: { budget: { inputTokens } } })',
 }

@@ -40,6 +40,7 @@ import {
 export type { StrataMastraOptions, StrataMemoryOptions } from './strata-memory-options'
 
 import { resolveLastMessages } from './last-messages'
+import { resolveMessageHistory } from './message-history'
 import { recallMessages } from './message-recall'
 import { bindToResource, toStrataResourceId } from './resource-binding'
 import { type ProcessorHost, StrataProcessor } from './strata-processor'
@@ -153,6 +154,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       this.#workingMemory(config, 'agent.generate()')
       this.#semanticRecall(config, 'agent.generate()')
       resolveLastMessages(this.#options.lastMessages, config?.lastMessages, 'agent.generate()')
+      resolveMessageHistory(this.#options.messageHistory, config?.messageHistory, 'agent.generate()')
     } catch (error) {
       return error
     }
@@ -190,9 +192,27 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     return this.strata.thread(await toStrataThreadId(threadId))
   }
 
+  /**
+   * The run's thread, with its input budget: the run's `messageHistory.maxTokens`, or the memory's
+   * own budget without one. A bad `messageHistory` changes nothing (the run is refused for it).
+   */
   async #threadOfContext(requestContext: RequestContext | undefined): Promise<Thread | undefined> {
-    const threadId = memoryContextOf(requestContext)?.thread?.id
-    return threadId === undefined ? undefined : this.thread(threadId)
+    const context = memoryContextOf(requestContext)
+    const threadId = context?.thread?.id
+    if (threadId === undefined) return undefined
+    let history: { maxTokens: number } | undefined
+    try {
+      history = resolveMessageHistory(
+        this.#options.messageHistory,
+        context?.memoryConfig?.messageHistory,
+        'agent.generate()',
+      )
+    } catch {
+      return this.thread(threadId)
+    }
+    return this.strata.thread(await toStrataThreadId(threadId), {
+      budget: history === undefined ? 'memory' : { inputTokens: history.maxTokens },
+    })
   }
 
   async #threadOfIds({ threadId }: { threadId?: string }): Promise<Thread | undefined> {
