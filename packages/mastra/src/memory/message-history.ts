@@ -39,3 +39,20 @@ export function resolveMessageHistory(
   }
   return { maxTokens: maxTokens as number }
 }
+
+/**
+ * The `budget` a run opens its thread with: its `messageHistory.maxTokens`, or the memory's own budget
+ * (`'memory'`) without one. A bad `messageHistory` leaves the thread's budget as it is (the run is
+ * refused for it before anything is stored).
+ */
+export function threadBudgetOf(
+  memoryLevel: unknown,
+  callLevel: unknown,
+): { inputTokens: number } | 'memory' | undefined {
+  try {
+    const history = resolveMessageHistory(memoryLevel, callLevel, 'agent.generate()')
+    return history === undefined ? 'memory' : { inputTokens: history.maxTokens }
+  } catch {
+    return undefined
+  }
+}

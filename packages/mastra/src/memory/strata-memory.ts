@@ -18,7 +18,7 @@ import type {
 } from '@mastra/core/storage'
 import { invalidOptions, type Memory, StrataError, type Thread } from '@strata-memory/core'
 import { recallText } from '../semantic-recall/semantic-recall'
-import { resolveSemanticRecall } from '../semantic-recall/semantic-recall-config'
+import { DEFAULT_SEMANTIC_RECALL, resolveSemanticRecall } from '../semantic-recall/semantic-recall-config'
 import { mastraTracer } from '../telemetry/mastra-tracer'
 import { plainMetadata, sameThread, toThread } from '../threads/mastra-thread'
 import { toStrataThreadId } from '../threads/thread-id-mapping'
@@ -40,8 +40,9 @@ import {
 export type { StrataMastraOptions, StrataMemoryOptions } from './strata-memory-options'
 
 import { resolveLastMessages } from './last-messages'
-import { resolveMessageHistory } from './message-history'
+import { resolveMessageHistory, threadBudgetOf } from './message-history'
 import { recallMessages } from './message-recall'
+import { searchMessages } from './message-search'
 import { bindToResource, toStrataResourceId } from './resource-binding'
 import { type ProcessorHost, StrataProcessor } from './strata-processor'
 import { filterThreads, pageOf } from './thread-listing'
@@ -192,61 +193,21 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     return this.strata.thread(await toStrataThreadId(threadId))
   }
 
-  /**
-   * The run's thread, with its input budget: the run's `messageHistory.maxTokens`, or the memory's
-   * own budget without one. A bad `messageHistory` changes nothing (the run is refused for it).
-   */
+  /** The run's thread, opened with the run's input budget (`messageHistory.maxTokens`, or the memory's). */
   async #threadOfContext(requestContext: RequestContext | undefined): Promise<Thread | undefined> {
     const context = memoryContextOf(requestContext)
     const threadId = context?.thread?.id
     if (threadId === undefined) return undefined
-    let history: { maxTokens: number } | undefined
-    try {
-      history = resolveMessageHistory(
-        this.#options.messageHistory,
-        context?.memoryConfig?.messageHistory,
-        'agent.generate()',
-      )
-    } catch {
-      return this.thread(threadId)
-    }
-    return this.strata.thread(await toStrataThreadId(threadId), {
-      budget: history === undefined ? 'memory' : { inputTokens: history.maxTokens },
-    })
+    const budget = threadBudgetOf(this.#options.messageHistory, context?.memoryConfig?.messageHistory)
+    return this.strata.thread(await toStrataThreadId(threadId), budget === undefined ? {} : { budget })
   }
 
   async #threadOfIds({ threadId }: { threadId?: string }): Promise<Thread | undefined> {
     return threadId === undefined ? undefined : this.thread(threadId)
   }
 
-  async #record(threadId: string): Promise<{ strataId: string; record: MastraThreadRecord | undefined }> {
-    const strataId = await toStrataThreadId(threadId)
-    const record = await this.#records.read(strataId)
-    // A hashed id that another Mastra id already holds: never answer with someone else's thread.
-    if (record !== undefined && record.threadId !== threadId) {
-      throw new StrataError({
-        code: 'STRATA_INVALID_THREAD_ID',
-        message: `Mastra thread ids ${JSON.stringify(threadId)} and ${JSON.stringify(record.threadId)} map onto the same Strata thread '${strataId}': use a shorter thread id.`,
-        details: { threadId, reason: 'collision' },
-      })
-    }
-    return { strataId, record }
-  }
-
-  async #existing(threadId: string, method: string) {
-    const found = await this.#record(threadId)
-    if (found.record === undefined) {
-      throw new StrataError({
-        code: 'STRATA_INVALID_THREAD_ID',
-        message: `StrataMemory.${method}(): no thread ${JSON.stringify(threadId)}: save it first (saveThread or createThread), or call the agent with memory: { thread, resource }.`,
-        details: { threadId, reason: 'not-found' },
-      })
-    }
-    return found as { strataId: string; record: MastraThreadRecord }
-  }
-
   override async getThreadById({ threadId }: { threadId: string }): Promise<StorageThreadType | null> {
-    const { record } = await this.#record(threadId)
+    const { record } = await this.#records.lookup(threadId)
     return record === undefined ? null : toThread(record)
   }
 
@@ -269,7 +230,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     const refused = this.#refusedOptions(memoryConfig)
     if (refused !== undefined) throw refused
     if (this.#readOnly || memoryConfig?.readOnly === true) return thread
-    const { strataId, record: old } = await this.#record(thread.id)
+    const { strataId, record: old } = await this.#records.lookup(thread.id)
     const now = new Date().toISOString()
     const metadata = plainMetadata(thread.metadata)
     const record: MastraThreadRecord = {
@@ -304,7 +265,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     title?: string
     metadata?: Record<string, unknown>
   }): Promise<StorageThreadType> {
-    const { strataId, record } = await this.#existing(id, 'updateThread')
+    const { strataId, record } = await this.#records.existing(id, 'updateThread')
     const kept = plainMetadata(metadata)
     const updated: MastraThreadRecord = {
       ...record,
@@ -323,7 +284,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     threadId: string
     resourceId: string
   }): Promise<StorageThreadType> {
-    const { strataId, record } = await this.#existing(threadId, 'updateThreadResourceId')
+    const { strataId, record } = await this.#records.existing(threadId, 'updateThreadResourceId')
     if (typeof resourceId !== 'string' || resourceId.length === 0) {
       invalidOptions('StrataMemory.updateThreadResourceId(): resourceId must be a non-empty string.')
     }
@@ -345,17 +306,47 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
   }
 
   override async deleteThread(threadId: string): Promise<void> {
-    const { strataId } = await this.#record(threadId)
+    const { strataId } = await this.#records.lookup(threadId)
     await this.strata.deleteThread(strataId)
   }
 
   /**
-   * The messages of the threads (`MastraDBMessage`), active and archived; see `recallMessages`.
-   * `vectorSearchString` is not a filter here: semantic recall reaches the model through the run's
-   * `semanticRecall` option.
+   * The messages of the threads (`MastraDBMessage`), active and archived; see `recallMessages`. With
+   * `vectorSearchString` (Mastra's server search, Studio), the best matches of it instead, ranked by
+   * `memory_query` over the thread or its resource's threads (`searchMessages`).
    */
-  override async recall(args: StorageListMessagesInput & { vectorSearchString?: string }) {
-    return recallMessages(this.strata.store, (threadId) => this.#record(threadId), args)
+  override async recall(
+    args: StorageListMessagesInput & { vectorSearchString?: string; threadConfig?: MemoryConfigInternal },
+  ) {
+    const text = args.vectorSearchString?.trim() ?? ''
+    const recordOf = (threadId: string) => this.#records.lookup(threadId)
+    if (text.length === 0 || typeof args.threadId !== 'string')
+      return recallMessages(this.strata.store, recordOf, args)
+    const settings =
+      this.#semanticRecall(args.threadConfig, 'StrataMemory.recall()') ?? DEFAULT_SEMANTIC_RECALL
+    const { threadId, resourceId } = args
+    const messages = await searchMessages(
+      this.strata as Memory,
+      recordOf,
+      { threadId, resourceId, text },
+      settings,
+    )
+    return { messages, total: messages.length, page: 0, perPage: false as const, hasMore: false }
+  }
+
+  /**
+   * Mastra's merged memory config, as its server reads it. Semantic recall is reported on (the
+   * memory's settings, or Strata's defaults): Strata searches every thread without a vector store, and
+   * Mastra's `/memory/search` route answers only when history or semantic recall is on. A run's own
+   * recall follows its options, not this report.
+   */
+  override getMergedThreadConfig(config?: MemoryConfigInternal): MemoryConfigInternal {
+    const merged = super.getMergedThreadConfig(config)
+    // Mastra's constructor calls this before the memory's own fields exist.
+    if (!(#options in this) || config?.semanticRecall === false) return merged
+    const { topK, before, after, scope } =
+      this.#semanticRecall(config, 'getMergedThreadConfig()') ?? DEFAULT_SEMANTIC_RECALL
+    return { ...merged, semanticRecall: { topK, messageRange: { before, after }, scope } }
   }
 
   /**
@@ -373,7 +364,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       byThread.set(message.threadId, [...(byThread.get(message.threadId) ?? []), message])
     }
     for (const [threadId, list] of byThread) {
-      const { strataId } = await this.#existing(threadId, 'saveMessages')
+      const { strataId } = await this.#records.existing(threadId, 'saveMessages')
       const models = new MessageList({ threadId }).add(list, 'memory').get.all.aiV5.model()
       const thread = await this.strata.thread(strataId)
       await thread.append(models, { format: 'ai-sdk' })
