@@ -18,7 +18,11 @@ import type {
 } from '@mastra/core/storage'
 import { invalidOptions, type Memory, StrataError, type Thread } from '@strata-memory/core'
 import { recallText } from '../semantic-recall/semantic-recall'
-import { DEFAULT_SEMANTIC_RECALL, resolveSemanticRecall } from '../semantic-recall/semantic-recall-config'
+import {
+  asMastraSemanticRecall,
+  DEFAULT_SEMANTIC_RECALL,
+  resolveSemanticRecall,
+} from '../semantic-recall/semantic-recall-config'
 import { mastraTracer } from '../telemetry/mastra-tracer'
 import { plainMetadata, sameThread, toThread } from '../threads/mastra-thread'
 import { toStrataThreadId } from '../threads/thread-id-mapping'
@@ -29,7 +33,7 @@ import { WorkingMemories } from '../working-memory/working-memories'
 import { resolveWorkingMemory, type WorkingMemorySettings } from '../working-memory/working-memory-config'
 import { workingMemoryPrompt } from '../working-memory/working-memory-prompt'
 import { updateWorkingMemoryTool } from '../working-memory/working-memory-tool'
-import { type CallMemoryOptions, unsupportedCallOptions } from './call-options'
+import { type CallMemoryOptions, refusedCallOptions } from './call-options'
 import { memoryConfigOf, memoryContextOf } from './memory-context'
 import {
   checkStrataMemoryOptions,
@@ -40,7 +44,7 @@ import {
 export type { StrataMastraOptions, StrataMemoryOptions } from './strata-memory-options'
 
 import { resolveLastMessages } from './last-messages'
-import { resolveMessageHistory, threadBudgetOf } from './message-history'
+import { threadBudgetOf } from './message-history'
 import { recallMessages } from './message-recall'
 import { searchMessages } from './message-search'
 import { bindToResource, toStrataResourceId } from './resource-binding'
@@ -151,15 +155,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
 
   /** Why a call's memory options are refused (an option Strata does not take, a bad one), or undefined. */
   #refusedOptions(config: CallMemoryOptions | undefined): unknown {
-    try {
-      this.#workingMemory(config, 'agent.generate()')
-      this.#semanticRecall(config, 'agent.generate()')
-      resolveLastMessages(this.#options.lastMessages, config?.lastMessages, 'agent.generate()')
-      resolveMessageHistory(this.#options.messageHistory, config?.messageHistory, 'agent.generate()')
-    } catch (error) {
-      return error
-    }
-    return unsupportedCallOptions(config)
+    return refusedCallOptions(this.#options, config)
   }
 
   /** The semantic recall a call does (the memory's options with the call's over them), or undefined when off. */
@@ -335,26 +331,31 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
   }
 
   /**
-   * Mastra's merged memory config, as its server reads it. Semantic recall is reported on (the
-   * memory's settings, or Strata's defaults): Strata searches every thread without a vector store, and
-   * Mastra's `/memory/search` route answers only when history or semantic recall is on. A run's own
-   * recall follows its options, not this report.
+   * Mastra's merged config, with semantic recall reported on (the memory's, or Strata's defaults):
+   * Mastra's `/memory/search` route asks only then. A run recalls only when its own options say so.
    */
   override getMergedThreadConfig(config?: MemoryConfigInternal): MemoryConfigInternal {
     const merged = super.getMergedThreadConfig(config)
     // Mastra's constructor calls this before the memory's own fields exist.
     if (!(#options in this) || config?.semanticRecall === false) return merged
-    const { topK, before, after, scope } =
-      this.#semanticRecall(config, 'getMergedThreadConfig()') ?? DEFAULT_SEMANTIC_RECALL
-    return { ...merged, semanticRecall: { topK, messageRange: { before, after }, scope } }
+    const settings = this.#semanticRecall(config, 'getMergedThreadConfig()') ?? DEFAULT_SEMANTIC_RECALL
+    return { ...merged, semanticRecall: asMastraSemanticRecall(settings) }
   }
 
   /**
    * Stores messages given outside an agent run (an import, a seeded thread) in their threads. A run's
    * own messages are the processor's to store: Mastra's saves of them while the run goes on
-   * (`savePerStep`, a suspended tool) store nothing, so nothing is stored twice.
+   * (`savePerStep`, a suspended tool) store nothing, so nothing is stored twice. A read-only memory
+   * (or `memoryConfig.readOnly`) stores nothing: an agent network saves its exchange this way.
    */
-  override async saveMessages({ messages }: { messages: MastraDBMessage[]; memoryConfig?: MemoryConfig }) {
+  override async saveMessages({
+    messages,
+    memoryConfig,
+  }: {
+    messages: MastraDBMessage[]
+    memoryConfig?: MemoryConfig
+  }) {
+    if (this.#readOnly || memoryConfig?.readOnly === true) return { messages }
     const byThread = new Map<string, MastraDBMessage[]>()
     for (const message of messages) {
       if (message.role === 'system' || message.role === 'signal' || this.#claimed.has(message.id)) continue
