@@ -47,7 +47,7 @@ import { resolveLastMessages } from './last-messages'
 import { threadBudgetOf } from './message-history'
 import { recallMessages } from './message-recall'
 import { searchMessages } from './message-search'
-import { bindToResource, toStrataResourceId } from './resource-binding'
+import { bindSavedThread, bindToResource, threadIdsToList, toStrataResourceId } from './resource-binding'
 import { type ProcessorHost, StrataProcessor } from './strata-processor'
 import { filterThreads, pageOf } from './thread-listing'
 
@@ -239,6 +239,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     }
     try {
       await this.#records.write(strataId, record)
+      await bindSavedThread(this.strata as Memory, strataId, thread.resourceId)
     } catch (error) {
       // Another request holds the thread. When it has just stored this very thread (Mastra's first step
       // of a second request racing the first one's creation of it), the save changes nothing stored:
@@ -293,7 +294,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
 
   override async listThreads(args: StorageListThreadsInput = {}): Promise<StorageListThreadsOutput> {
     const records: MastraThreadRecord[] = []
-    for (const strataId of await this.strata.listThreads()) {
+    for (const strataId of await threadIdsToList(this.strata as Memory, args.filter?.resourceId)) {
       const record = await this.#records.read(strataId)
       if (record !== undefined) records.push(record)
     }
