@@ -28,6 +28,14 @@ export interface ThreadOptions {
    * @default the binding the store holds, or none
    */
   resource?: string
+  /**
+   * The thread's own input budget: its contexts are fitted to `inputTokens` and budget compaction
+   * keeps it under them (the smaller of this and the memory's `compaction.budget` holds; without a
+   * memory budget, the thread gets budget compaction with its defaults). Opening the thread again
+   * with another budget changes it for what follows; `'memory'`: the memory's budget again.
+   * @default the memory's `compaction.budget`, or the budget the open thread was last given
+   */
+  budget?: { inputTokens: number } | 'memory'
 }
 
 /** Where a thread's content lives, resolved. */

@@ -29,6 +29,7 @@ import type { HoldRegistry } from '../thread/thread-hold'
 import { loadThreadLog } from '../thread/thread-log'
 import { type TokenCounter, tokenEstimator } from '../tokens'
 import { Thread } from './thread'
+import { checkThreadBudget, ThreadBudget } from './thread-budget'
 import { ThreadResourceLink } from './thread-resource'
 
 /** The default modes, for the default ladder: the level each mode works at. */
@@ -120,6 +121,7 @@ export interface Memory<L extends string = string> {
    * Throws `STRATA_INVALID_THREAD_ID` for an id outside `[A-Za-z0-9_.-]{1,128}` or starting with `.`.
    * A sub-agent's thread can use its parent's content: `{ content: { parent, access: 'shared' | 'read-only' } }`;
    * reopening an open thread with a different `content` option is `STRATA_INVALID_OPTIONS`.
+   * `{ budget: { inputTokens } }` gives the thread its own input budget (under the memory's).
    *
    * @example
    * const worker = await memory.thread('chat-7.worker-1', { content: { parent: 'chat-7', access: 'read-only' } })
@@ -253,6 +255,8 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
   const bindings = new Map<string, ContentBinding>()
   /** Each open thread's tie to its resource. */
   const links = new Map<string, ThreadResourceLink>()
+  /** Each open thread's own input budget (`memory.thread(id, { budget })`). */
+  const budgets = new Map<string, ThreadBudget>()
   /** Thread-index touches still running, which resource listings wait for. */
   const touches = new Set<Promise<void>>()
   const resources = new Map<string, ResourceHandle>()
@@ -309,7 +313,9 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
       resourceId,
     )
     links.set(threadId, link)
-    return new Thread<L>(threadId, deps, log, mode, binding, state?.lastUsage, link)
+    const budget = new ThreadBudget()
+    budgets.set(threadId, budget)
+    return new Thread<L>(threadId, deps, log, mode, binding, state?.lastUsage, link, budget)
   }
 
   /**
@@ -365,6 +371,8 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
     async thread(threadId, threadOptions) {
       assertThreadId(threadId)
       let binding = resolveContentBinding(threadId, threadOptions)
+      const budgetOption = threadOptions?.budget
+      if (budgetOption !== undefined) checkThreadBudget(threadId, budgetOption)
       const resourceId = threadOptions?.resource
       if (resourceId !== undefined) {
         assertResourceId(resourceId)
@@ -392,7 +400,12 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
           threads.delete(threadId)
           bindings.delete(threadId)
           links.delete(threadId)
+          budgets.delete(threadId)
         })
+      }
+      if (budgetOption !== undefined) {
+        await thread
+        budgets.get(threadId)?.set(budgetOption)
       }
       if (resourceId === undefined) return thread
       const opened = await thread
@@ -409,6 +422,7 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
       threads.delete(threadId)
       bindings.delete(threadId)
       links.delete(threadId)
+      budgets.delete(threadId)
       await store.deleteThread(threadId)
     },
     on: (event, listener) => events.on(event, listener),

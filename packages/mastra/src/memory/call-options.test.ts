@@ -4,7 +4,6 @@ import { strataErrorOf } from '../errors/strata-error-of'
 import { strataAgent } from '../testing/agent-harness'
 
 const cases: [string, Record<string, unknown>, RegExp][] = [
-  ['messageHistory', { messageHistory: { maxTokens: 8000 } }, /budget/],
   ['observationalMemory', { observationalMemory: true }, /LLM summarizer/],
 ]
 

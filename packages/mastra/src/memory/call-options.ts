@@ -1,4 +1,8 @@
 import { StrataError } from '@strata-memory/core'
+import { resolveSemanticRecall } from '../semantic-recall/semantic-recall-config'
+import { resolveWorkingMemory } from '../working-memory/working-memory-config'
+import { resolveLastMessages } from './last-messages'
+import { resolveMessageHistory } from './message-history'
 
 /** The memory options of one agent call, as Mastra passes them (`memory: { options }`, merged with the memory's). */
 export interface CallMemoryOptions {
@@ -12,11 +16,12 @@ export interface CallMemoryOptions {
 
 /** What each Mastra memory option Strata does not take is, in Strata. */
 const EQUIVALENTS: Record<
-  Exclude<keyof CallMemoryOptions, 'readOnly' | 'workingMemory' | 'semanticRecall' | 'lastMessages'>,
+  Exclude<
+    keyof CallMemoryOptions,
+    'readOnly' | 'workingMemory' | 'semanticRecall' | 'lastMessages' | 'messageHistory'
+  >,
   string
 > = {
-  messageHistory:
-    "Strata's token budget is the memory's: set createMemory({ compaction: { budget: { inputTokens } } })",
   observationalMemory:
     'Strata compacts old turns into summaries and facts itself: use budget compaction with an LLM summarizer, createMemory({ summarizer: mastraSummarizer({ agent }), compaction: { budget: { inputTokens } } })',
 }
@@ -46,4 +51,24 @@ export function unsupportedCallOptions(config: CallMemoryOptions | undefined): S
     message: `StrataMemory does not take the memory option${asked.length > 1 ? 's' : ''} ${asked.join(', ')} of this call. ${asked.map((name) => `${name}: ${EQUIVALENTS[name]}.`).join(' ')} Nothing was stored.`,
     details: { options: asked, reason: 'unsupported' },
   })
+}
+
+/**
+ * Why a call's memory options (merged over the memory's own) are refused — a bad value of an option
+ * Strata takes, or an option it does not take — or undefined.
+ */
+export function refusedCallOptions(
+  memoryLevel: Omit<CallMemoryOptions, 'readOnly'>,
+  config: CallMemoryOptions | undefined,
+): unknown {
+  const where = 'agent.generate()'
+  try {
+    resolveWorkingMemory(memoryLevel.workingMemory, config?.workingMemory, where)
+    resolveSemanticRecall(memoryLevel.semanticRecall, config?.semanticRecall, where)
+    resolveLastMessages(memoryLevel.lastMessages, config?.lastMessages, where)
+    resolveMessageHistory(memoryLevel.messageHistory, config?.messageHistory, where)
+  } catch (error) {
+    return error
+  }
+  return unsupportedCallOptions(config)
 }

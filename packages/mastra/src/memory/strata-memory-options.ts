@@ -4,6 +4,7 @@ import { resolveSemanticRecall } from '../semantic-recall/semantic-recall-config
 import { resolveWorkingMemory } from '../working-memory/working-memory-config'
 import { unsupportedCallOptions } from './call-options'
 import { resolveLastMessages } from './last-messages'
+import { resolveMessageHistory } from './message-history'
 
 /** Options of {@link StrataMemory}. */
 export interface StrataMemoryOptions<L extends string = string> {
@@ -89,6 +90,14 @@ export interface StrataMastraOptions {
    */
   lastMessages?: number | false
   /**
+   * Mastra's token budget of the prompt (system messages, history and the current turn): `maxTokens`
+   * becomes the thread's input budget (`memory.thread(id, { budget: { inputTokens: maxTokens } })`,
+   * under the memory's own `compaction.budget`). The context is fitted to it, and budget compaction
+   * summarizes old turns to keep the thread under it; a call's `messageHistory` wins over this.
+   * @default none: the memory's `compaction.budget`
+   */
+  messageHistory?: MemoryConfig['messageHistory'] | false
+  /**
    * Mastra's title of a new thread, made by the agent after its response (with the agent's model, or
    * the one given) and kept in the thread record; the title call is never stored in the thread.
    * @default false
@@ -149,6 +158,7 @@ export function checkStrataMemoryOptions<L extends string>(options: StrataMemory
   resolveWorkingMemory(mastraOptions.workingMemory, undefined, 'new StrataMemory()')
   resolveSemanticRecall(mastraOptions.semanticRecall, undefined, 'new StrataMemory()')
   resolveLastMessages(mastraOptions.lastMessages, undefined, 'new StrataMemory()')
+  resolveMessageHistory(mastraOptions.messageHistory, undefined, 'new StrataMemory()')
   const { generateTitle } = mastraOptions
   if (
     generateTitle !== undefined &&

@@ -18,7 +18,11 @@ import type {
 } from '@mastra/core/storage'
 import { invalidOptions, type Memory, StrataError, type Thread } from '@strata-memory/core'
 import { recallText } from '../semantic-recall/semantic-recall'
-import { resolveSemanticRecall } from '../semantic-recall/semantic-recall-config'
+import {
+  asMastraSemanticRecall,
+  DEFAULT_SEMANTIC_RECALL,
+  resolveSemanticRecall,
+} from '../semantic-recall/semantic-recall-config'
 import { mastraTracer } from '../telemetry/mastra-tracer'
 import { plainMetadata, sameThread, toThread } from '../threads/mastra-thread'
 import { toStrataThreadId } from '../threads/thread-id-mapping'
@@ -29,7 +33,7 @@ import { WorkingMemories } from '../working-memory/working-memories'
 import { resolveWorkingMemory, type WorkingMemorySettings } from '../working-memory/working-memory-config'
 import { workingMemoryPrompt } from '../working-memory/working-memory-prompt'
 import { updateWorkingMemoryTool } from '../working-memory/working-memory-tool'
-import { type CallMemoryOptions, unsupportedCallOptions } from './call-options'
+import { type CallMemoryOptions, refusedCallOptions } from './call-options'
 import { memoryConfigOf, memoryContextOf } from './memory-context'
 import {
   checkStrataMemoryOptions,
@@ -40,8 +44,10 @@ import {
 export type { StrataMastraOptions, StrataMemoryOptions } from './strata-memory-options'
 
 import { resolveLastMessages } from './last-messages'
+import { threadBudgetOf } from './message-history'
 import { recallMessages } from './message-recall'
-import { bindToResource, toStrataResourceId } from './resource-binding'
+import { searchMessages } from './message-search'
+import { bindSavedThread, bindToResource, threadIdsToList, toStrataResourceId } from './resource-binding'
 import { type ProcessorHost, StrataProcessor } from './strata-processor'
 import { filterThreads, pageOf } from './thread-listing'
 
@@ -149,14 +155,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
 
   /** Why a call's memory options are refused (an option Strata does not take, a bad one), or undefined. */
   #refusedOptions(config: CallMemoryOptions | undefined): unknown {
-    try {
-      this.#workingMemory(config, 'agent.generate()')
-      this.#semanticRecall(config, 'agent.generate()')
-      resolveLastMessages(this.#options.lastMessages, config?.lastMessages, 'agent.generate()')
-    } catch (error) {
-      return error
-    }
-    return unsupportedCallOptions(config)
+    return refusedCallOptions(this.#options, config)
   }
 
   /** The semantic recall a call does (the memory's options with the call's over them), or undefined when off. */
@@ -190,43 +189,21 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     return this.strata.thread(await toStrataThreadId(threadId))
   }
 
+  /** The run's thread, opened with the run's input budget (`messageHistory.maxTokens`, or the memory's). */
   async #threadOfContext(requestContext: RequestContext | undefined): Promise<Thread | undefined> {
-    const threadId = memoryContextOf(requestContext)?.thread?.id
-    return threadId === undefined ? undefined : this.thread(threadId)
+    const context = memoryContextOf(requestContext)
+    const threadId = context?.thread?.id
+    if (threadId === undefined) return undefined
+    const budget = threadBudgetOf(this.#options.messageHistory, context?.memoryConfig?.messageHistory)
+    return this.strata.thread(await toStrataThreadId(threadId), budget === undefined ? {} : { budget })
   }
 
   async #threadOfIds({ threadId }: { threadId?: string }): Promise<Thread | undefined> {
     return threadId === undefined ? undefined : this.thread(threadId)
   }
 
-  async #record(threadId: string): Promise<{ strataId: string; record: MastraThreadRecord | undefined }> {
-    const strataId = await toStrataThreadId(threadId)
-    const record = await this.#records.read(strataId)
-    // A hashed id that another Mastra id already holds: never answer with someone else's thread.
-    if (record !== undefined && record.threadId !== threadId) {
-      throw new StrataError({
-        code: 'STRATA_INVALID_THREAD_ID',
-        message: `Mastra thread ids ${JSON.stringify(threadId)} and ${JSON.stringify(record.threadId)} map onto the same Strata thread '${strataId}': use a shorter thread id.`,
-        details: { threadId, reason: 'collision' },
-      })
-    }
-    return { strataId, record }
-  }
-
-  async #existing(threadId: string, method: string) {
-    const found = await this.#record(threadId)
-    if (found.record === undefined) {
-      throw new StrataError({
-        code: 'STRATA_INVALID_THREAD_ID',
-        message: `StrataMemory.${method}(): no thread ${JSON.stringify(threadId)}: save it first (saveThread or createThread), or call the agent with memory: { thread, resource }.`,
-        details: { threadId, reason: 'not-found' },
-      })
-    }
-    return found as { strataId: string; record: MastraThreadRecord }
-  }
-
   override async getThreadById({ threadId }: { threadId: string }): Promise<StorageThreadType | null> {
-    const { record } = await this.#record(threadId)
+    const { record } = await this.#records.lookup(threadId)
     return record === undefined ? null : toThread(record)
   }
 
@@ -249,7 +226,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     const refused = this.#refusedOptions(memoryConfig)
     if (refused !== undefined) throw refused
     if (this.#readOnly || memoryConfig?.readOnly === true) return thread
-    const { strataId, record: old } = await this.#record(thread.id)
+    const { strataId, record: old } = await this.#records.lookup(thread.id)
     const now = new Date().toISOString()
     const metadata = plainMetadata(thread.metadata)
     const record: MastraThreadRecord = {
@@ -262,6 +239,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     }
     try {
       await this.#records.write(strataId, record)
+      await bindSavedThread(this.strata as Memory, strataId, thread.resourceId)
     } catch (error) {
       // Another request holds the thread. When it has just stored this very thread (Mastra's first step
       // of a second request racing the first one's creation of it), the save changes nothing stored:
@@ -284,7 +262,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     title?: string
     metadata?: Record<string, unknown>
   }): Promise<StorageThreadType> {
-    const { strataId, record } = await this.#existing(id, 'updateThread')
+    const { strataId, record } = await this.#records.existing(id, 'updateThread')
     const kept = plainMetadata(metadata)
     const updated: MastraThreadRecord = {
       ...record,
@@ -303,7 +281,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     threadId: string
     resourceId: string
   }): Promise<StorageThreadType> {
-    const { strataId, record } = await this.#existing(threadId, 'updateThreadResourceId')
+    const { strataId, record } = await this.#records.existing(threadId, 'updateThreadResourceId')
     if (typeof resourceId !== 'string' || resourceId.length === 0) {
       invalidOptions('StrataMemory.updateThreadResourceId(): resourceId must be a non-empty string.')
     }
@@ -316,7 +294,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
 
   override async listThreads(args: StorageListThreadsInput = {}): Promise<StorageListThreadsOutput> {
     const records: MastraThreadRecord[] = []
-    for (const strataId of await this.strata.listThreads()) {
+    for (const strataId of await threadIdsToList(this.strata as Memory, args.filter?.resourceId)) {
       const record = await this.#records.read(strataId)
       if (record !== undefined) records.push(record)
     }
@@ -325,25 +303,60 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
   }
 
   override async deleteThread(threadId: string): Promise<void> {
-    const { strataId } = await this.#record(threadId)
+    const { strataId } = await this.#records.lookup(threadId)
     await this.strata.deleteThread(strataId)
   }
 
   /**
-   * The messages of the threads (`MastraDBMessage`), active and archived; see `recallMessages`.
-   * `vectorSearchString` is not a filter here: semantic recall reaches the model through the run's
-   * `semanticRecall` option.
+   * The messages of the threads (`MastraDBMessage`), active and archived; see `recallMessages`. With
+   * `vectorSearchString` (Mastra's server search, Studio), the best matches of it instead, ranked by
+   * `memory_query` over the thread or its resource's threads (`searchMessages`).
    */
-  override async recall(args: StorageListMessagesInput & { vectorSearchString?: string }) {
-    return recallMessages(this.strata.store, (threadId) => this.#record(threadId), args)
+  override async recall(
+    args: StorageListMessagesInput & { vectorSearchString?: string; threadConfig?: MemoryConfigInternal },
+  ) {
+    const text = args.vectorSearchString?.trim() ?? ''
+    const recordOf = (threadId: string) => this.#records.lookup(threadId)
+    if (text.length === 0 || typeof args.threadId !== 'string')
+      return recallMessages(this.strata.store, recordOf, args)
+    const settings =
+      this.#semanticRecall(args.threadConfig, 'StrataMemory.recall()') ?? DEFAULT_SEMANTIC_RECALL
+    const { threadId, resourceId } = args
+    const messages = await searchMessages(
+      this.strata as Memory,
+      recordOf,
+      { threadId, resourceId, text },
+      settings,
+    )
+    return { messages, total: messages.length, page: 0, perPage: false as const, hasMore: false }
+  }
+
+  /**
+   * Mastra's merged config, with semantic recall reported on (the memory's, or Strata's defaults):
+   * Mastra's `/memory/search` route asks only then. A run recalls only when its own options say so.
+   */
+  override getMergedThreadConfig(config?: MemoryConfigInternal): MemoryConfigInternal {
+    const merged = super.getMergedThreadConfig(config)
+    // Mastra's constructor calls this before the memory's own fields exist.
+    if (!(#options in this) || config?.semanticRecall === false) return merged
+    const settings = this.#semanticRecall(config, 'getMergedThreadConfig()') ?? DEFAULT_SEMANTIC_RECALL
+    return { ...merged, semanticRecall: asMastraSemanticRecall(settings) }
   }
 
   /**
    * Stores messages given outside an agent run (an import, a seeded thread) in their threads. A run's
    * own messages are the processor's to store: Mastra's saves of them while the run goes on
-   * (`savePerStep`, a suspended tool) store nothing, so nothing is stored twice.
+   * (`savePerStep`, a suspended tool) store nothing, so nothing is stored twice. A read-only memory
+   * (or `memoryConfig.readOnly`) stores nothing: an agent network saves its exchange this way.
    */
-  override async saveMessages({ messages }: { messages: MastraDBMessage[]; memoryConfig?: MemoryConfig }) {
+  override async saveMessages({
+    messages,
+    memoryConfig,
+  }: {
+    messages: MastraDBMessage[]
+    memoryConfig?: MemoryConfig
+  }) {
+    if (this.#readOnly || memoryConfig?.readOnly === true) return { messages }
     const byThread = new Map<string, MastraDBMessage[]>()
     for (const message of messages) {
       if (message.role === 'system' || message.role === 'signal' || this.#claimed.has(message.id)) continue
@@ -353,7 +366,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       byThread.set(message.threadId, [...(byThread.get(message.threadId) ?? []), message])
     }
     for (const [threadId, list] of byThread) {
-      const { strataId } = await this.#existing(threadId, 'saveMessages')
+      const { strataId } = await this.#records.existing(threadId, 'saveMessages')
       const models = new MessageList({ threadId }).add(list, 'memory').get.all.aiV5.model()
       const thread = await this.strata.thread(strataId)
       await thread.append(models, { format: 'ai-sdk' })

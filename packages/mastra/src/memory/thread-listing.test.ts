@@ -1,5 +1,7 @@
+import { createMemory, inMemoryStore } from '@strata-memory/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { strataAgent } from '../testing/agent-harness'
 import type { MastraThreadRecord } from '../threads/thread-record'
 import { filterThreads, sameJson } from './thread-listing'
 
@@ -55,3 +57,39 @@ function canonical(value: unknown): unknown {
       .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
   )
 }
+
+describe('listThreads by resource (Studio’s thread list)', () => {
+  it("reads only the resource's own threads, a thread saved but never run included", async () => {
+    const store = inMemoryStore()
+    const statesRead: string[] = []
+    const counted = new Proxy(store, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver)
+        if (key !== 'getState' || typeof value !== 'function') return value
+        return (threadId: string) => {
+          statesRead.push(threadId)
+          return value.call(target, threadId)
+        }
+      },
+    })
+    const memory = createMemory({ store: counted })
+    const { agent, strata } = strataAgent(memory, [{ text: 'Hello, Ana.' }])
+    const now = new Date()
+    for (let index = 0; index < 30; index++) {
+      await strata.saveThread({
+        thread: { id: `bob/${index}`, resourceId: 'bob', createdAt: now, updatedAt: now },
+      })
+    }
+    await strata.saveThread({
+      thread: { id: 'ana/saved', resourceId: 'ana', title: 'Saved only', createdAt: now, updatedAt: now },
+    })
+    await agent.generate('Hi', { memory: { thread: 'ana/chat', resource: 'ana' } })
+    statesRead.length = 0
+    const { threads, total } = await strata.listThreads({ filter: { resourceId: 'ana' }, perPage: 10 })
+    expect(threads.map((thread) => thread.id).sort()).toEqual(['ana/chat', 'ana/saved'])
+    expect(total).toBe(2)
+    expect(new Set(statesRead)).toEqual(new Set(['ana_2Fchat', 'ana_2Fsaved']))
+    // Without a resource, every thread is listed.
+    expect((await strata.listThreads({ perPage: false })).total).toBe(32)
+  })
+})

@@ -76,3 +76,10 @@ export function resolveSemanticRecall(
     )
   return { topK: topK as number, before: before as number, after: after as number, scope }
 }
+
+/** Settings in Mastra's own `semanticRecall` shape (`messageRange: { before, after }`). */
+export const asMastraSemanticRecall = ({ topK, before, after, scope }: SemanticRecallSettings) => ({
+  topK,
+  messageRange: { before, after },
+  scope,
+})

@@ -49,6 +49,27 @@ describe('semanticRecall', () => {
     expect(system).not.toContain('Fido')
   })
 
+  it('off unless asked: a run recalls nothing, though the merged config reports recall on for Mastra’s search route', async () => {
+    const { agent, prompts, strata } = await seeded()
+    expect(strata.getMergedThreadConfig({}).semanticRecall).toEqual({
+      topK: 4,
+      messageRange: { before: 1, after: 1 },
+      scope: 'resource',
+    })
+    expect(strata.getMergedThreadConfig({ semanticRecall: false }).semanticRecall).toBe(false)
+    await agent.generate('What is my dog called?', { memory: { thread: 'ana/two', resource: 'ana' } })
+    expect(systemText(prompts[3]!)).not.toContain('MEMORY:RECALLED')
+    // Mastra's search (recall with vectorSearchString) finds it, across the resource's threads.
+    const { messages } = await strata.recall({
+      threadId: 'ana/two',
+      resourceId: 'ana',
+      vectorSearchString: 'dog Rex beach',
+    })
+    expect(messages[0]).toMatchObject({ threadId: 'ana/one', role: 'user' })
+    expect(messages.every((message) => message.resourceId === 'ana')).toBe(true)
+    expect(JSON.stringify(messages)).not.toContain('Fido')
+  })
+
   it('on the memory (semanticRecall: true): the default range shows the neighbours on both sides', async () => {
     const { agent, prompts } = await seeded({ options: { semanticRecall: true } })
     // The seeding calls recalled too: Bob's first prompt saw nothing of Ana's.

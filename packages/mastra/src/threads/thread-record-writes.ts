@@ -1,4 +1,5 @@
 import { StrataError, type StrataStore } from '@strata-memory/core'
+import { toStrataThreadId } from './thread-id-mapping'
 import { type MastraThreadRecord, readThreadRecord, writeThreadRecord } from './thread-record'
 
 /**
@@ -16,6 +17,36 @@ export class ThreadRecordWrites {
 
   constructor(store: () => StrataStore) {
     this.#store = store
+  }
+
+  /**
+   * The Strata thread of a Mastra thread id, and its record when it was saved. A hashed id that another
+   * Mastra id already holds is `STRATA_INVALID_THREAD_ID`: never answer with someone else's thread.
+   */
+  async lookup(threadId: string): Promise<{ strataId: string; record: MastraThreadRecord | undefined }> {
+    const strataId = await toStrataThreadId(threadId)
+    const record = await this.read(strataId)
+    if (record !== undefined && record.threadId !== threadId) {
+      throw new StrataError({
+        code: 'STRATA_INVALID_THREAD_ID',
+        message: `Mastra thread ids ${JSON.stringify(threadId)} and ${JSON.stringify(record.threadId)} map onto the same Strata thread '${strataId}': use a shorter thread id.`,
+        details: { threadId, reason: 'collision' },
+      })
+    }
+    return { strataId, record }
+  }
+
+  /** {@link lookup} of a thread that must have been saved (`STRATA_INVALID_THREAD_ID` naming `method` otherwise). */
+  async existing(threadId: string, method: string) {
+    const found = await this.lookup(threadId)
+    if (found.record === undefined) {
+      throw new StrataError({
+        code: 'STRATA_INVALID_THREAD_ID',
+        message: `StrataMemory.${method}(): no thread ${JSON.stringify(threadId)}: save it first (saveThread or createThread), or call the agent with memory: { thread, resource }.`,
+        details: { threadId, reason: 'not-found' },
+      })
+    }
+    return found as { strataId: string; record: MastraThreadRecord }
   }
 
   async read(strataId: string): Promise<MastraThreadRecord | undefined> {
