@@ -9,6 +9,7 @@ import type {
   SummaryItem,
   TransitionItem,
 } from '../items'
+import { readArchiveRange } from '../stores/archive-pages'
 import type { ThreadState } from '../thread/thread-state'
 import type { WritePath } from '../thread/write-path'
 
@@ -191,7 +192,7 @@ export async function threadTranscript<L extends string>(
   if (archived) {
     const rewound = rewoundRanges(stored)
     const inRewind = (seq: number) => rewound.some((range) => seq >= range.fromSeq && seq <= range.toSeq)
-    const read = await state.deps.store.readArchive(state.id, {
+    const read = await readArchiveRange(state.deps.store, state.id, {
       ...(beforeSeq === undefined ? {} : { toSeq: beforeSeq - 1 }),
       ...(afterSeq === undefined ? {} : { fromSeq: afterSeq + 1 }),
     })
