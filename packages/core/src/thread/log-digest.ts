@@ -1,7 +1,15 @@
 import type { JsonObject } from '../items'
 import type { TokenCounter } from '../tokens'
 import { ArchiveFilter } from './archive-filter'
-import type { OpenScope } from './thread-log'
+
+/** A scope opened by `enter` and not yet closed. */
+export interface OpenScope<L extends string = string> {
+  level: L
+  title: string
+  instructions?: string
+  /** The seq of the scope's opening item. */
+  seq: number
+}
 
 /** The key of the thread's state that holds its {@link LogDigest}. */
 export const DIGEST_STATE_KEY = 'logDigest'

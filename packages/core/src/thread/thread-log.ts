@@ -7,16 +7,9 @@ import { countPartTokens, MESSAGE_OVERHEAD_TOKENS } from '../tokens'
 import { isContextMemoryItem } from '../views'
 import { deepFreeze, FrozenItems } from './frozen-items'
 import { type ArchiveRangeReader, type IndexStart, ItemIndex } from './item-index'
-import type { LogDigest } from './log-digest'
+import type { LogDigest, OpenScope } from './log-digest'
 
-/** A scope opened by `enter` and not yet closed. */
-export interface OpenScope<L extends string = string> {
-  level: L
-  title: string
-  instructions?: string
-  /** The seq of the scope's opening item. */
-  seq: number
-}
+export type { OpenScope } from './log-digest'
 
 export const turnIdOf = (turn: number) => `turn_${String(turn).padStart(4, '0')}`
 
