@@ -1,6 +1,6 @@
 import type { Item, JsonObject } from '../items'
 import { indexAfterSeq } from '../items/seq-search'
-import { readArchiveRange } from '../stores/archive-pages'
+import { readArchivePages } from '../stores/archive-pages'
 import type { StrataStoreBase } from '../stores/store'
 import { type TelemetryTracer, traced } from '../telemetry'
 import type { TokenCounter } from '../tokens'
@@ -39,9 +39,10 @@ export function loadThreadLog<L extends string>(
     const read: ArchiveRangeReader = (range) => store.readArchive(threadId, range)
     const digest = head.archivedCount === 0 ? undefined : digestOf<L>(await state, counter)
     let log: ThreadLog<L>
-    let archived: readonly Item[] = []
     let path: 'active' | 'digest' | 'replay'
     let start = 0
+    /** Where the archive is read from (none: nothing to read). */
+    let fromSeq: number | undefined
     if (head.archivedCount === 0) {
       path = 'active'
       log = new ThreadLog<L>(counter, read)
@@ -55,26 +56,33 @@ export function loadThreadLog<L extends string>(
         for (let index = 0; index < activeBelow; index++) log.take(active[index] as Item<L>, false, false)
         log.archivedCount = through - activeBelow
         start = activeBelow
-        if (archivedAbove > 0) archived = await readArchiveRange(store, threadId, { fromSeq: through + 1 })
+        if (archivedAbove > 0) fromSeq = through + 1
       } else {
         path = 'replay'
         log = new ThreadLog<L>(counter, read)
-        archived = await readArchiveRange(store, threadId)
+        fromSeq = 1
       }
-      log.digestDue = archived.length > 0
     }
-    let a = 0
+    // Archived and active items interleave: each archive page is merged in as it comes, so the open
+    // holds one page of the archive at a time.
     let b = start
-    while (a < archived.length || b < active.length) {
-      const takeArchived = b >= active.length || (a < archived.length && archived[a]!.seq < active[b]!.seq)
-      if (takeArchived) log.take(archived[a++] as Item<L>, true)
-      else log.take(active[b++] as Item<L>, false)
+    let archivedRead = 0
+    if (fromSeq !== undefined) {
+      for await (const page of readArchivePages(store, threadId, { fromSeq })) {
+        for (const item of page) {
+          while (b < active.length && active[b]!.seq < item.seq) log.take(active[b++] as Item<L>, false)
+          log.take(item as Item<L>, true)
+        }
+        archivedRead += page.length
+      }
+      log.digestDue = archivedRead > 0
     }
+    while (b < active.length) log.take(active[b++] as Item<L>, false)
     span?.setAttributes({
       'strata.open.path': path,
-      'strata.open.items_read': active.length + archived.length,
+      'strata.open.items_read': active.length + archivedRead,
       'strata.open.active_items': active.length,
-      'strata.open.archive_items_read': archived.length,
+      'strata.open.archive_items_read': archivedRead,
       'strata.open.archived_items': head.archivedCount,
     })
     return log
