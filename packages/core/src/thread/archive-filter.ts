@@ -12,6 +12,8 @@ interface FilterBlock {
   toSeq: number
   keys: number
   bits: Uint8Array
+  /** The bits in base64, while they have not changed since. */
+  encoded?: string
 }
 
 /** A block as the thread's state keeps it (JSON: the bits in base64). */
@@ -53,6 +55,7 @@ export class ArchiveFilter {
       block.bits[bit >>> 3]! |= 1 << (bit & 7)
     }
     block.keys++
+    block.encoded = undefined
     if (seq > block.toSeq) block.toSeq = seq
   }
 
@@ -96,7 +99,7 @@ export class ArchiveFilter {
       if (!isCount(fromSeq) || !isCount(toSeq) || !isCount(keys) || typeof bits !== 'string') return undefined
       const decoded = fromBase64(bits)
       if (decoded?.length !== BLOCK_BITS / 8) return undefined
-      blocks.push({ fromSeq, toSeq, keys, bits: decoded })
+      blocks.push({ fromSeq, toSeq, keys, bits: decoded, encoded: bits })
     }
     return new ArchiveFilter(blocks)
   }
