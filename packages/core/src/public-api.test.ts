@@ -266,8 +266,11 @@ describe('the public surface of @strata-memory/core', () => {
   it('@strata-memory/core/testing exports exactly these names', async () => {
     expect(Object.keys(await import('./testing/index')).sort()).toEqual([
       'FIXTURE_BASE_TS',
+      'agentTurn',
+      'countingStore',
       'describeContentChannel',
       'describeStoreConformance',
+      'describeThreadOpen',
       'describeThreadRewind',
       'expectRequestsOneAtATime',
       'expectThreadFree',
@@ -281,8 +284,10 @@ describe('the public surface of @strata-memory/core', () => {
       'makePage',
       'makeSummaryItem',
       'makeTransitionItem',
+      'storeWithoutDigest',
       'storedThread',
       'testEmbedder',
+      'threadReading',
       'withSeqs',
     ])
     expect(typeExports('./testing/index.ts')).toEqual([
@@ -290,6 +295,7 @@ describe('the public surface of @strata-memory/core', () => {
       'MakeItemsOptions',
       'MessageItemOverrides',
       'StoreConformanceOptions',
+      'StoreReads',
       'StoredThread',
       'TestEmbedder',
       'TestEmbedderOptions',

@@ -33,6 +33,12 @@ export interface ThreadContentDependencies {
   levels?: readonly string[]
   /** Counts a part's tokens with the thread's counter. */
   countPart?: (part: MessagePart) => number
+  /**
+   * The archived item with this id, read a page at a time from where the thread's index says it may be
+   * (`memory_retrieve` of an archived item reads one page). Without it the archive is read page by page
+   * until the item is found.
+   */
+  archivedItem?: (id: string) => Promise<Item | undefined>
   /** Told after content was stored in `space` (a thread id), so search indexes look at it again. */
   stored?: (space: string) => void
 }

@@ -1,6 +1,7 @@
 import { StrataError } from '../errors'
 import type { Item, JsonValue } from '../items'
 import { normalizeFactText } from '../items/facts'
+import { readArchiveRange } from '../stores/archive-pages'
 import { contentMethods } from '../stores/store-check'
 import { utf8Length } from './content-size'
 import type { ContentSpaces } from './content-spaces'
@@ -144,7 +145,8 @@ export async function queryMemory(spaces: ContentSpaces, input: unknown): Promis
   const matches = entryFilter(query)
 
   const { items, viewIds } = await spaces.deps.history()
-  const archived = await store.readArchive(threadId)
+  // Everything the thread held is searched; the archive is read a page at a time.
+  const archived = await readArchiveRange(store, threadId)
   const calls = new ToolCalls()
   calls.add(archived)
   calls.add(items)

@@ -1,5 +1,6 @@
 import { StrataError } from '../errors'
 import type { Item, MessageItem } from '../items'
+import { readArchivePages } from '../stores/archive-pages'
 import { PART_ID_SEPARATOR, referenceOf } from './content-reference'
 import { utf8Length } from './content-size'
 import type { ContentSpaces } from './content-spaces'
@@ -49,8 +50,27 @@ async function findEntry(spaces: ContentSpaces, id: string): Promise<MemoryEntry
   if (active !== undefined) {
     return partEntry(spaces, active, id, viewIds.has(active.item.id) ? 'view' : 'out-of-view')
   }
-  const archived = locate(await spaces.deps.store.readArchive(spaces.deps.threadId), id)
+  const archived = await findArchived(spaces, id)
   return archived === undefined ? undefined : partEntry(spaces, archived, id, 'archive')
+}
+
+/** An archived item (or part) by id: the item itself, else the message it names a part of. */
+async function findArchived(spaces: ContentSpaces, id: string) {
+  const { archivedItem } = spaces.deps
+  const find = async (itemId: string) => {
+    if (archivedItem !== undefined) return archivedItem(itemId)
+    for await (const page of readArchivePages(spaces.deps.store, spaces.deps.threadId)) {
+      const found = page.find((item) => item.id === itemId)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  const item = await find(id)
+  if (item !== undefined) return { item }
+  const at = id.lastIndexOf(PART_ID_SEPARATOR)
+  if (at <= 0 || !/^\d+$/.test(id.slice(at + 1))) return undefined
+  const owner = await find(id.slice(0, at))
+  return owner === undefined ? undefined : locate([owner], id)
 }
 
 /** The item an id names, and the part when it names one (`<item id>#<index>`). */

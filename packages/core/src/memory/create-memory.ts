@@ -26,7 +26,7 @@ import { checkStore, hasResourceMethods, resourceMethods } from '../stores/store
 import { patternSummarizer, type Summarizer } from '../summarizers'
 import { type FrameworkTracer, MemoryTracing, type TelemetryOptions, tracedStore } from '../telemetry'
 import type { HoldRegistry } from '../thread/thread-hold'
-import { loadThreadLog } from '../thread/thread-log'
+import { loadThreadLog } from '../thread/thread-open'
 import { type TokenCounter, tokenEstimator } from '../tokens'
 import { Thread } from './thread'
 import { checkThreadBudget, ThreadBudget } from './thread-budget'
@@ -289,9 +289,11 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
   }
 
   const open = async (threadId: string, binding: ContentBinding): Promise<Thread<L>> => {
+    const stored = store.getState(threadId)
     const [log, state, resourceId] = await Promise.all([
-      loadThreadLog<L>(store, threadId, tokenCounter),
-      store.getState(threadId),
+      // The state holds the log's digest: read once, for both.
+      loadThreadLog<L>(store, threadId, tokenCounter, { state: stored, tracer: deps.tracer }),
+      stored,
       // A thread bound in the store is its resource's, whether or not this open names it.
       hasResourceMethods(store) ? store.getThreadResource(threadId) : undefined,
     ])

@@ -102,6 +102,13 @@ export class MessageAppend<L extends string> {
         messageCount = messages.length
         if (messages.length === 0) return []
         await beforeWrite?.(messages)
+        // What the id and call checks need of the archive, read before the build (usually nothing).
+        await state.log.index.resolve(
+          messages.flatMap((message) => (message.id === undefined ? [] : [message.id])),
+          messages.flatMap((message) =>
+            message.content.flatMap((part) => (part.type === 'tool-result' ? [part.toolCallId] : [])),
+          ),
+        )
         const auto = await autoTransitionItems(state, this.#closing, messages)
         closed = auto === undefined ? undefined : { count: auto.items.length, event: auto.event }
         return [...(auto?.items ?? []), ...this.#reopenAfterLateResults(this.#messageItems(messages))]

@@ -9,6 +9,7 @@ import type {
   SummaryItem,
   TransitionItem,
 } from '../items'
+import { readArchiveRange } from '../stores/archive-pages'
 import type { ThreadState } from '../thread/thread-state'
 import type { WritePath } from '../thread/write-path'
 
@@ -172,12 +173,15 @@ export async function threadTranscript<L extends string>(
   const { archived = true, turns, beforeSeq, afterSeq, restore = true, compactions = false } = options
   const inRange = (seq: number) =>
     (beforeSeq === undefined || seq < beforeSeq) && (afterSeq === undefined || seq > afterSeq)
-  const { active, stored, summaries } = await writes.exclusive(async () => {
+  const { active, stored, summaries, anyArchived } = await writes.exclusive(async () => {
     await writes.refresh()
+    // A thread that never archived anything has no archive to read (most chats, on every page load).
+    const anyArchived = archived && state.log.archivedCount > 0
     const items = afterSeq === undefined ? state.log.unfrozenItems : state.log.unfrozenItemsAfter(afterSeq)
     return {
       active: (beforeSeq === undefined ? items : items.filter((item) => item.seq < beforeSeq)).filter(isChat),
-      stored: archived ? await state.deps.store.getState(state.id) : undefined,
+      stored: anyArchived ? await state.deps.store.getState(state.id) : undefined,
+      anyArchived,
       // Summaries are few and kept apart (frozen), so this reads no more of a long log.
       summaries: compactions
         ? state.log.memoryItems.filter(
@@ -188,10 +192,10 @@ export async function threadTranscript<L extends string>(
     }
   })
   let all: (MessageItem<L> | TransitionItem<L>)[] = active
-  if (archived) {
+  if (anyArchived) {
     const rewound = rewoundRanges(stored)
     const inRewind = (seq: number) => rewound.some((range) => seq >= range.fromSeq && seq <= range.toSeq)
-    const read = await state.deps.store.readArchive(state.id, {
+    const read = await readArchiveRange(state.deps.store, state.id, {
       ...(beforeSeq === undefined ? {} : { toSeq: beforeSeq - 1 }),
       ...(afterSeq === undefined ? {} : { fromSeq: afterSeq + 1 }),
     })

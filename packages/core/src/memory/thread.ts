@@ -156,6 +156,7 @@ export class Thread<L extends string = string> {
       levels: deps.ladder.levels,
       countPart: (part) => countPartTokens(part, deps.tokenCounter),
       history: () => this.#contexts.history(),
+      archivedItem: (itemId) => state.log.index.archivedItem(itemId),
       stored: (space) => resource?.contentStored(space),
     })
     state.content = this.content
@@ -419,6 +420,8 @@ export class Thread<L extends string = string> {
    */
   async settled(): Promise<void> {
     await Promise.all([this.#waterfall.settled(), this.#budget.settled(), this.#resource?.settled()])
+    // A compaction the budget ran queues the digest of what it archived.
+    await this.#writes.settled()
   }
 
   /**

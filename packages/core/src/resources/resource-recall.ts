@@ -3,6 +3,7 @@ import { compareEntriesNewestFirst, type MemoryEntry, snippetOf } from '../conte
 import type { MemoryQueryHit } from '../content/memory-tool-types'
 import type { Item } from '../items'
 import type { ContentRecord, StrataStoreBase } from '../stores'
+import { readArchiveRange } from '../stores/archive-pages'
 import { hasContentMethods } from '../stores/store-check'
 import type { IndexSearch } from './resource-index'
 import type { ResourceQueryHit } from './resource-types'
@@ -22,7 +23,7 @@ export interface ThreadData {
 export async function readThreadData(store: StrataStoreBase, threadId: string): Promise<ThreadData> {
   const [items, archived, records] = await Promise.all([
     store.read(threadId),
-    store.readArchive(threadId),
+    readArchiveRange(store, threadId),
     hasContentMethods(store) ? store.queryContent(threadId) : Promise.resolve([]),
   ])
   return { threadId, items, archived, records }

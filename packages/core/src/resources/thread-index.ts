@@ -5,6 +5,7 @@ import { contentEntry, type MemoryEntry } from '../content/memory-search'
 import type { MemoryHitLocation } from '../content/memory-tool-types'
 import type { Item } from '../items'
 import type { ContentRecord, StrataStoreBase, ThreadHead } from '../stores'
+import { readArchiveRange } from '../stores/archive-pages'
 import { hasContentMethods } from '../stores/store-check'
 import type { ResourceQueryHit } from './resource-types'
 
@@ -171,7 +172,7 @@ export class ThreadIndex {
   async #build(store: StrataStoreBase, head: ThreadHead) {
     const [items, archived, records] = await Promise.all([
       store.read(this.threadId),
-      store.readArchive(this.threadId),
+      readArchiveRange(store, this.threadId),
       hasContentMethods(store) ? store.queryContent(this.threadId) : Promise.resolve([]),
     ])
     this.#calls.add(archived)

@@ -131,12 +131,12 @@ export function inMemoryStore({
       checkSeq(threadId, expectedSeq, lastSeq)
       if (items.length === 0) return []
       // Everything is validated and copied before the thread changes, so a failure writes nothing.
-      const stored = items.map((item, index) => copy({ ...item, seq: lastSeq + index + 1 }) as Item)
+      const stored = items.map((item, index) => storedItem({ ...item, seq: lastSeq + index + 1 } as Item))
       const thread = opened(threadId)
       // A loop rather than push(...stored): spreading 100k+ arguments overflows the call stack.
       for (const item of stored) thread.active.push(item)
       thread.lastSeq = lastSeq + stored.length
-      return stored.map(copy)
+      return stored.map(copyItem)
     },
 
     async read(threadId: string, options: ReadOptions = {}): Promise<Item[]> {
@@ -279,7 +279,27 @@ function readRange(items: readonly Item[], { fromSeq, toSeq, limit }: ReadOption
   const start = fromSeq === undefined ? 0 : indexFromSeq(items, fromSeq)
   const end = toSeq === undefined ? items.length : indexAfterSeq(items, toSeq)
   if (end <= start) return []
-  return items.slice(start, limit === undefined ? end : Math.min(end, start + limit)).map(copy)
+  return items.slice(start, limit === undefined ? end : Math.min(end, start + limit)).map(copyItem)
+}
+
+/**
+ * The JSON text of each stored item, kept beside it: a read parses it (one pass per item, not a
+ * serialisation and a parse), and stored items never change.
+ */
+const itemTexts = new WeakMap<Item, string>()
+
+/** A stored copy of an item, with its text kept for reads. */
+function storedItem(item: Item): Item {
+  const text = JSON.stringify(item)
+  const stored = JSON.parse(text) as Item
+  itemTexts.set(stored, text)
+  return stored
+}
+
+/** A fresh copy of a stored item. */
+function copyItem(item: Item): Item {
+  const text = itemTexts.get(item)
+  return text === undefined ? copy(item) : (JSON.parse(text) as Item)
 }
 
 /**

@@ -41,8 +41,9 @@ export type FrameworkTracer = () => TelemetryTracer | undefined
 /** `createMemory({ telemetry })`: traces of the memory's work. */
 export interface TelemetryOptions {
   /**
-   * The tracer spans are started on: `strata.context`, `strata.compaction`, `strata.summarize` and
-   * `strata.store.<operation>`. Without one, no span work is done at all.
+   * The tracer spans are started on: `strata.thread.open` (what an open read: `strata.open.items_read`,
+   * `strata.open.archive_items_read`, `strata.open.path`), `strata.context`, `strata.compaction`,
+   * `strata.summarize` and `strata.store.<operation>`. Without one, no span work is done at all.
    */
   tracer?: TelemetryTracer
 }

@@ -16,4 +16,12 @@ export {
 export { describeStoreConformance, type StoreConformanceOptions } from './store-conformance'
 export { expectThreadFree, type StoredThread, storedThread } from './stored-thread'
 export { type TestEmbedder, type TestEmbedderOptions, testEmbedder } from './test-embedder'
+export {
+  agentTurn,
+  countingStore,
+  describeThreadOpen,
+  type StoreReads,
+  storeWithoutDigest,
+  threadReading,
+} from './thread-open-suite'
 export { describeThreadRewind, itemTexts } from './thread-rewind-suite'

@@ -2,21 +2,14 @@ import { referenceOf } from '../content/content-reference'
 import type { Item, MessageItem, MessagePart, SummaryItem, UnsequencedItem } from '../items'
 import { indexAfterSeq } from '../items/seq-search'
 import { startsTurn, turnNumber } from '../items/turns'
-import type { StrataStore } from '../stores'
 import type { TokenCounter } from '../tokens'
 import { countPartTokens, MESSAGE_OVERHEAD_TOKENS } from '../tokens'
 import { isContextMemoryItem } from '../views'
 import { deepFreeze, FrozenItems } from './frozen-items'
-import { ItemIndex } from './item-index'
+import { type ArchiveRangeReader, type IndexStart, ItemIndex } from './item-index'
+import type { LogDigest, OpenScope } from './log-digest'
 
-/** A scope opened by `enter` and not yet closed. */
-export interface OpenScope<L extends string = string> {
-  level: L
-  title: string
-  instructions?: string
-  /** The seq of the scope's opening item. */
-  seq: number
-}
+export type { OpenScope } from './log-digest'
 
 export const turnIdOf = (turn: number) => `turn_${String(turn).padStart(4, '0')}`
 
@@ -34,7 +27,7 @@ export class ThreadLog<L extends string> {
   readonly memoryItems: Item<L>[] = []
   readonly scopes: OpenScope<L>[] = []
   /** The ids and tool calls of every item the thread ever held, for the checks of an append. */
-  readonly index = new ItemIndex<L>(() => this.#active.all)
+  readonly index: ItemIndex<L>
   lastSeq = 0
   /** The highest turn number any item ever had, archived ones included: new turns count on from it. */
   turn = 0
@@ -51,8 +44,48 @@ export class ThreadLog<L extends string> {
   readonly #unfinished = new Set<number>()
   /** Tokens of every message item, active and archived, as raw messages. */
   rawTokens = 0
+  /**
+   * True when the store holds archived items the stored digest does not describe (this log read them
+   * on open, or archived them since): the write path then stores a new digest ({@link digest}).
+   */
+  digestDue = false
+  /** Told when items of this log were archived: the thread stores a new digest soon after. */
+  onArchived: (() => void) | undefined
 
-  constructor(private readonly counter: TokenCounter) {}
+  /**
+   * @param read reads archived items of a seq range, for the append checks the digest cannot settle.
+   * @param start what a stored digest says of the items up to its seq.
+   */
+  constructor(
+    private readonly counter: TokenCounter,
+    read?: ArchiveRangeReader,
+    start?: { digest: LogDigest<L> } & IndexStart,
+  ) {
+    this.index = new ItemIndex<L>(() => this.#active.all, read, start)
+    if (start !== undefined) {
+      const { digest } = start
+      this.turn = digest.turn
+      this.rawTokens = digest.rawTokens
+      this.lastSeq = digest.throughSeq
+      for (const scope of digest.scopes) this.scopes.push({ ...scope })
+    }
+  }
+
+  /**
+   * What a later open needs of every item up to the last seq, active or archived, so it reads none of
+   * the archive (see `LogDigest`). The index goes on with its filter once the digest is stored (`adopt`).
+   */
+  digest(): LogDigest<L> {
+    return {
+      version: 1,
+      throughSeq: this.lastSeq,
+      counter: this.counter.name,
+      turn: this.turn,
+      rawTokens: this.rawTokens,
+      scopes: this.scopes.map((scope) => ({ ...scope })),
+      filter: this.index.filterThrough(this.lastSeq),
+    }
+  }
 
   /**
    * The active items, oldest first, each deep-frozen: views hand these objects out without copying,
@@ -163,6 +196,10 @@ export class ThreadLog<L extends string> {
     this.archivedCount += removed.length
     this.index.archived(removed)
     this.#findRequest()
+    if (this.archivedCount > 0) {
+      this.digestDue = true
+      this.onArchived?.()
+    }
   }
 
   /**
@@ -215,13 +252,14 @@ export class ThreadLog<L extends string> {
 
   /**
    * Takes in one stored item, in seq order, without freezing it (see {@link items}). Archived items
-   * count but are not kept in memory.
+   * count but are not kept in memory. An item a digest describes already (`counted` false: an active
+   * item up to its seq) joins the active items but not the totals, turns and scopes.
    */
-  take(item: Item<L>, archived: boolean) {
-    this.#take(item, archived, false)
+  take(item: Item<L>, archived: boolean, counted = true) {
+    this.#take(item, archived, false, counted)
   }
 
-  #take(item: Item<L>, archived: boolean, frozen: boolean) {
+  #take(item: Item<L>, archived: boolean, frozen: boolean, counted = true) {
     if (item.seq > this.lastSeq) this.lastSeq = item.seq
     this.index.added(item, archived)
     if (archived) this.archivedCount++
@@ -235,21 +273,22 @@ export class ThreadLog<L extends string> {
       this.#active.push(item, frozen || memory)
     }
     const turn = this.#turnOf(item.turnId)
-    if (turn > this.turn) this.turn = turn
-    if (item.type === 'message') this.#takeMessage(item, turn, archived)
+    if (counted && turn > this.turn) this.turn = turn
+    if (item.type === 'message') this.#takeMessage(item, turn, archived, counted)
     else if (item.type === 'summary') {
       if (!archived && item.covers !== undefined) this.#hideCovered(item)
-    } else if (item.type === 'transition') {
+    } else if (item.type === 'transition' && counted) {
       const open = this.#openScopeIndex(item.fromLevel)
       if (open >= 0) this.scopes.splice(open)
     }
   }
 
-  #takeMessage(item: MessageItem<L>, turn: number, archived: boolean) {
+  #takeMessage(item: MessageItem<L>, turn: number, archived: boolean, counted: boolean) {
     if (!archived && startsTurn(item)) {
       this.#lastUserTurn = turn
       this.#request = item
     }
+    if (!counted) return
     // An offloaded part counts as what was appended, not as the citation that stands in for it.
     this.rawTokens += MESSAGE_OVERHEAD_TOKENS
     const stored = storedPartTokens(item, this.counter)
@@ -312,28 +351,4 @@ export function withPartTokens<I extends UnsequencedItem<string>>(item: I, count
     ...item,
     tokens: { counter: counter.name, parts: item.content.map((part) => rawPartTokens(part, counter)) },
   }
-}
-
-/**
- * Reads a thread's archive and active log and replays them in seq order (archived and active items
- * interleave), so scopes, turns and totals come out as the writers left them.
- */
-export async function loadThreadLog<L extends string>(
-  store: StrataStore,
-  threadId: string,
-  counter: TokenCounter,
-): Promise<ThreadLog<L>> {
-  // One after the other: a store that looks at both logs on every read (the file store) then reads
-  // and parses them once, where two reads at once would each load them. It costs Redis one round trip.
-  const archived = await store.readArchive(threadId)
-  const active = await store.read(threadId)
-  const log = new ThreadLog<L>(counter)
-  let a = 0
-  let b = 0
-  while (a < archived.length || b < active.length) {
-    const takeArchived = b >= active.length || (a < archived.length && archived[a]!.seq < active[b]!.seq)
-    if (takeArchived) log.take(archived[a++] as Item<L>, true)
-    else log.take(active[b++] as Item<L>, false)
-  }
-  return log
 }

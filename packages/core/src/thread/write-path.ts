@@ -1,6 +1,8 @@
 import { StrataError } from '../errors'
 import type { Item, JsonObject, UnsequencedItem } from '../items'
-import { loadThreadLog, withPartTokens } from './thread-log'
+import { DIGEST_STATE_KEY, storedDigest } from './log-digest'
+import { type ThreadLog, withPartTokens } from './thread-log'
+import { loadThreadLog } from './thread-open'
 import type { ThreadState } from './thread-state'
 
 /** How many times a write re-reads the log and tries again after another writer got there first. */
@@ -32,9 +34,31 @@ export function threadLostError(threadId: string, knownSeq: number, storeSeq: nu
 export class WritePath<L extends string> {
   readonly #state: ThreadState<L>
   #queue: Promise<unknown> = Promise.resolve()
+  /** The digest store queued after an archive, while it runs. */
+  #digest: Promise<void> | undefined
 
   constructor(state: ThreadState<L>) {
     this.#state = state
+    this.#watch(state.log)
+  }
+
+  /**
+   * After items of `log` are archived (a compaction, a rewind, a cut-short archive finished), a new
+   * digest is stored in the exclusive section, after the operation that archived them.
+   */
+  #watch(log: ThreadLog<L>) {
+    log.onArchived = () => {
+      this.#digest ??= this.exclusive(() => this.storeDigest())
+        .catch(() => undefined)
+        .finally(() => {
+          this.#digest = undefined
+        })
+    }
+  }
+
+  /** Resolves when the digest an archive queued is stored (or given up): `thread.settled()` waits for it. */
+  async settled(): Promise<void> {
+    await this.#digest
   }
 
   /** Runs `operation` after every operation queued before it on this thread object. */
@@ -58,7 +82,10 @@ export class WritePath<L extends string> {
     const fresh =
       head.lastSeq > state.log.lastSeq ? await store.read(state.id, { fromSeq: state.log.lastSeq + 1 }) : []
     if (state.log.activeCount + fresh.length !== head.activeCount) {
-      state.log = await loadThreadLog<L>(store, state.id, state.deps.tokenCounter)
+      state.log = await loadThreadLog<L>(store, state.id, state.deps.tokenCounter, {
+        tracer: state.deps.tracer,
+      })
+      this.#watch(state.log)
       return
     }
     for (const item of fresh) state.log.absorb(item as Item<L>)
@@ -82,6 +109,7 @@ export class WritePath<L extends string> {
         const stored = await state.deps.store.append(state.id, items, { expectedSeq: state.log.lastSeq })
         for (const item of stored) state.log.absorb(item as Item<L>)
         state.afterAppend?.(stored)
+        await this.storeDigest()
         return stored as Item<L>[]
       } catch (error) {
         if (!StrataError.isInstance(error, 'STRATA_SEQ_CONFLICT') || attempt >= MAX_WRITE_ATTEMPTS)
@@ -103,6 +131,25 @@ export class WritePath<L extends string> {
     if (seqs.length === 0) return
     await state.deps.store.archive(state.id, { seqs })
     state.log.removeArchived(new Set(seqs))
+  }
+
+  /**
+   * Stores the log's digest when the store holds archived items the stored one does not describe
+   * (see `LogDigest`), so the next open reads none of the archive. A failure leaves the thread as it
+   * was: the digest is a shortcut, and an open without it reads the archive above the last one.
+   */
+  async storeDigest(): Promise<void> {
+    const log = this.#state.log
+    if (!log.digestDue) return
+    log.digestDue = false
+    const digest = log.digest()
+    try {
+      await this.updateState({ [DIGEST_STATE_KEY]: storedDigest(digest) })
+    } catch {
+      log.digestDue = true
+      return
+    }
+    log.index.adopt(digest.filter, digest.throughSeq)
   }
 
   /** Merges `patch` into the thread's stored state. */

@@ -1,0 +1,223 @@
+import { describe, expect, it } from 'vitest'
+import type { MessageInput } from '../items'
+import { createMemory, type Thread } from '../memory'
+import type { StrataStore } from '../stores'
+import { storeWithOverrides } from '../stores/store-overrides'
+import { useSuiteStore } from './suite-store'
+
+/** The calls a store wrapper saw, and the archived items they returned. */
+export interface StoreReads {
+  readArchive: number
+  archivedItems: number
+  read: number
+  activeItems: number
+}
+
+/**
+ * `store` with its reads counted (`readArchive` calls and the items they returned; the same of
+ * `read`), everything else the store's own.
+ */
+export function countingStore(store: StrataStore): { store: StrataStore; reads: StoreReads } {
+  const reads: StoreReads = { readArchive: 0, archivedItems: 0, read: 0, activeItems: 0 }
+  const overrides = new Map<PropertyKey, unknown>([
+    [
+      'readArchive',
+      async (...args: Parameters<StrataStore['readArchive']>) => {
+        const items = await store.readArchive(...args)
+        reads.readArchive++
+        reads.archivedItems += items.length
+        return items
+      },
+    ],
+    [
+      'read',
+      async (...args: Parameters<StrataStore['read']>) => {
+        const items = await store.read(...args)
+        reads.read++
+        reads.activeItems += items.length
+        return items
+      },
+    ],
+  ])
+  return { store: storeWithOverrides(store, overrides), reads }
+}
+
+/**
+ * `store` as a thread written before log digests looks: its state without the digest, so an open
+ * replays the archive (the fallback every older thread takes once).
+ */
+export function storeWithoutDigest(store: StrataStore): StrataStore {
+  return storeWithOverrides(
+    store,
+    new Map([
+      [
+        'getState',
+        async (threadId: string) => {
+          const state = await store.getState(threadId)
+          if (state === undefined) return undefined
+          const { logDigest: _, ...rest } = state
+          return rest
+        },
+      ],
+    ]),
+  )
+}
+
+/** A turn of an agent: a request, a tool call and its result, an answer. */
+export const agentTurn = (turn: number, text = `request ${turn}`): MessageInput[] => [
+  { role: 'user', content: text, id: `user-${turn}` },
+  {
+    role: 'assistant',
+    content: [{ type: 'tool-call', toolCallId: `call-${turn}`, toolName: 'lookup', input: { turn } }],
+  },
+  {
+    role: 'tool',
+    content: [
+      {
+        type: 'tool-result',
+        toolCallId: `call-${turn}`,
+        toolName: 'lookup',
+        output: `result of ${turn} `.repeat(20),
+      },
+    ],
+  },
+  { role: 'assistant', content: `answer ${turn}` },
+]
+
+/** What a reader of a thread sees: its context, views, status counters, level and scopes. */
+export async function threadReading(thread: Thread) {
+  const { messages, stats } = await thread.context()
+  const status = await thread.status()
+  return {
+    messages,
+    stats,
+    views: await Promise.all(['global', 'project', 'task'].map((level) => thread.view(level))),
+    items: status.items,
+    tokens: status.tokens,
+    level: thread.level,
+    scopes: thread.scopes,
+  }
+}
+
+/**
+ * Opening a thread reads what contexts need, never the archive, on any store: a thread whose archive
+ * is most of it opens, gives its context and takes appends (new ids, results of active calls) without
+ * one `readArchive`; `memory_retrieve` of an archived item reads one page; a thread from before log
+ * digests opens by reading its archive once, a page at a time, and the next write stores the digest.
+ *
+ * @example
+ * describeThreadOpen('fileStore', () => fileStore({ dir: temporaryDirectory() }))
+ */
+export function describeThreadOpen(name: string, factory: () => StrataStore | Promise<StrataStore>): void {
+  describe(`a thread's open reads no archive: ${name}`, () => {
+    const suite = useSuiteStore(factory)
+    const turns = 120
+    /** Writing the long thread takes seconds on a file store under load. */
+    const timeout = 120_000
+    const options = () => suite.options({ compaction: { budget: { inputTokens: 3_000 } } })
+
+    /** A thread of `turns` agent turns, compacted as it grew: most of it archived. */
+    async function longThread(threadId: string) {
+      const memory = createMemory(options())
+      const thread = await memory.thread(threadId)
+      for (let turn = 1; turn <= turns; turn++) {
+        await thread.append(agentTurn(turn))
+        if (turn % 10 === 0) await thread.compact({ force: true })
+      }
+      await thread.compact({ force: true })
+      await memory.close()
+      const head = await suite.store.head(threadId)
+      expect(head.archivedCount).toBeGreaterThan(turns * 3)
+      return head
+    }
+
+    it(
+      'opens, answers contexts and takes appends without reading the archive',
+      async () => {
+        await longThread('long')
+        const { store, reads } = countingStore(suite.store)
+        const memory = createMemory({ ...options(), store })
+        const thread = await memory.thread('long')
+        const read = await threadReading(thread)
+        await thread.append({ role: 'user', content: 'a new request', id: 'fresh-id' })
+        await thread.append(agentTurn(turns + 1).slice(1))
+        await memory.close()
+        expect(reads.readArchive).toBe(0)
+        expect(reads.archivedItems).toBe(0)
+
+        // A full replay of the archive (the fallback) reads the same thread the same way.
+        const replayed = createMemory({ ...options(), store: storeWithoutDigest(suite.store) })
+        const before = await createMemory(options()).thread('long')
+        expect(await threadReading(await replayed.thread('long'))).toEqual(await threadReading(before))
+        expect(read.items.archived).toBeGreaterThan(turns * 3)
+        await replayed.close()
+      },
+      timeout,
+    )
+
+    it(
+      'checks an archived id and an archived call by reading a page, not the archive',
+      async () => {
+        await longThread('checks')
+        const { store, reads } = countingStore(suite.store)
+        const thread = await createMemory({ ...options(), store }).thread('checks')
+        await expect(thread.append({ role: 'user', content: 'again', id: 'user-3' })).rejects.toMatchObject({
+          code: 'STRATA_DUPLICATE_ITEM_ID',
+        })
+        expect(reads.readArchive).toBe(1)
+        // A late result of an archived call keeps its call's turn.
+        const [late] = await thread.append({
+          role: 'tool',
+          content: [{ type: 'tool-result', toolCallId: 'call-2', toolName: 'lookup', output: 'late' }],
+        })
+        expect(late!.turnId).toBe('turn_0002')
+        expect(reads.readArchive).toBe(2)
+      },
+      timeout,
+    )
+
+    it(
+      'memory_retrieve of an archived item reads one page',
+      async () => {
+        await longThread('retrieve')
+        const [archived] = await suite.store.readArchive('retrieve', { fromSeq: 40, limit: 1 })
+        const { store, reads } = countingStore(suite.store)
+        const thread = await createMemory({ ...options(), store }).thread('retrieve')
+        const found = await thread.content.retrieve({ id: archived!.id })
+        expect(found).toMatchObject({ id: archived!.id, where: 'archive' })
+        expect(reads.readArchive).toBe(1)
+        await expect(thread.content.retrieve({ id: 'no-such-id' })).rejects.toMatchObject({
+          code: 'STRATA_MEMORY_NOT_FOUND',
+        })
+        // An id the filter rules out reads nothing (but for a rare false "maybe": one page more).
+        expect(reads.readArchive).toBeLessThanOrEqual(2)
+      },
+      timeout,
+    )
+
+    it(
+      'opens a thread from before log digests by reading its archive once, a page at a time',
+      async () => {
+        const head = await longThread('old')
+        const old = storeWithoutDigest(suite.store)
+        const written = await old.getState('old')
+        await suite.store.setState('old', written ?? {})
+        const first = countingStore(suite.store)
+        const memory = createMemory({ ...options(), store: first.store })
+        const thread = await memory.thread('old')
+        expect(first.reads.archivedItems).toBe(head.archivedCount)
+        expect(first.reads.readArchive).toBeGreaterThanOrEqual(Math.ceil(head.archivedCount / 1000))
+        const reading = await threadReading(thread)
+        expect(reading.items.archived).toBe(head.archivedCount)
+        // The next write stores the digest; later opens read no archive.
+        await thread.append({ role: 'user', content: 'next', id: 'after-upgrade' })
+        await memory.close()
+        const second = countingStore(suite.store)
+        const reopened = await createMemory({ ...options(), store: second.store }).thread('old')
+        expect((await threadReading(reopened)).items.archived).toBe(head.archivedCount)
+        expect(second.reads.readArchive).toBe(0)
+      },
+      timeout,
+    )
+  })
+}

@@ -1,0 +1,103 @@
+import type { JsonObject } from '../items'
+import type { TokenCounter } from '../tokens'
+import { ArchiveFilter } from './archive-filter'
+
+/** A scope opened by `enter` and not yet closed. */
+export interface OpenScope<L extends string = string> {
+  level: L
+  title: string
+  instructions?: string
+  /** The seq of the scope's opening item. */
+  seq: number
+}
+
+/** The key of the thread's state that holds its {@link LogDigest}. */
+export const DIGEST_STATE_KEY = 'logDigest'
+
+/**
+ * What opening a thread needs of every item up to `throughSeq`, archived ones included, so an open
+ * reads the active log and the state, never the archive. Everything here is a function of the items up
+ * to `throughSeq` alone — which items are archived does not enter it — and items never change once
+ * written, so a digest stays true for ever (until the thread is deleted, state and all): writers in
+ * several processes may store digests at different seqs in any order, and each is right.
+ *
+ * Why in the state and self-healing rather than written with each archive: the archive is moved by
+ * compaction (another part's code), a rewind, and a compaction's cut-short archive finished by a later
+ * write; a digest carried by the items those write would leave the active log with them. Instead an
+ * open checks the digest against the store's counters: seqs are consecutive (the store contract), so
+ * the archive holds `throughSeq − (active items up to it)` items up to `throughSeq`, and
+ * `head().archivedCount` minus that is what was archived above it — usually none, since the thread
+ * stores a new digest after each archive; those few are read (`readArchive({ fromSeq })`, a page at a
+ * time) and the next write stores a digest that covers them. A state without a digest (a thread from
+ * before digests, or a store whose state write failed) is replayed whole once, the same way.
+ */
+export interface LogDigest<L extends string = string> {
+  version: 1
+  throughSeq: number
+  /** The token counter `rawTokens` was counted with: another counter's digest is not used. */
+  counter: string
+  /** The highest turn of the items. */
+  turn: number
+  /** Tokens of their messages as raw messages (see `ThreadLog.rawTokens`). */
+  rawTokens: number
+  /** The scopes open after them. */
+  scopes: OpenScope<L>[]
+  /** Their ids and tool calls. */
+  filter: ArchiveFilter
+}
+
+/** The digest as the state keeps it. */
+export function storedDigest(digest: LogDigest): JsonObject {
+  return {
+    ...digest,
+    scopes: digest.scopes as unknown as JsonObject[],
+    filter: digest.filter.toJSON() as unknown as JsonObject[],
+  }
+}
+
+/** The digest a thread's state holds for this counter, or undefined (none, another counter's, or not valid). */
+export function digestOf<L extends string>(
+  state: JsonObject | undefined,
+  counter: TokenCounter,
+): LogDigest<L> | undefined {
+  const value = state?.[DIGEST_STATE_KEY]
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
+  const {
+    version,
+    throughSeq,
+    counter: counterName,
+    turn,
+    rawTokens,
+    scopes,
+    filter,
+  } = value as Record<string, unknown>
+  if (version !== 1 || counterName !== counter.name) return undefined
+  if (!isCount(throughSeq) || !isCount(turn) || typeof rawTokens !== 'number' || !Number.isFinite(rawTokens))
+    return undefined
+  if (!Array.isArray(scopes) || !scopes.every(isScope)) return undefined
+  const parsed = ArchiveFilter.fromJSON(filter)
+  if (parsed === undefined) return undefined
+  return {
+    version,
+    throughSeq,
+    counter: counterName,
+    turn,
+    rawTokens,
+    scopes: scopes as OpenScope<L>[],
+    filter: parsed,
+  }
+}
+
+const isCount = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0
+
+function isScope(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false
+  const { level, title, instructions, seq } = value as Record<string, unknown>
+  return (
+    typeof level === 'string' &&
+    typeof title === 'string' &&
+    (instructions === undefined || typeof instructions === 'string') &&
+    isCount(seq)
+  )
+}

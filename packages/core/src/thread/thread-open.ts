@@ -1,0 +1,90 @@
+import type { Item, JsonObject } from '../items'
+import { indexAfterSeq } from '../items/seq-search'
+import { readArchivePages } from '../stores/archive-pages'
+import type { StrataStoreBase } from '../stores/store'
+import { type TelemetryTracer, traced } from '../telemetry'
+import type { TokenCounter } from '../tokens'
+import type { ArchiveRangeReader } from './item-index'
+import { digestOf } from './log-digest'
+import { ThreadLog } from './thread-log'
+
+/** Options of {@link loadThreadLog}. */
+export interface LoadOptions {
+  /** The thread's state, when the caller reads it anyway (it holds the digest); read here otherwise. */
+  state?: Promise<JsonObject | undefined> | JsonObject | undefined
+  /** Reports the open as a `strata.thread.open` span. */
+  tracer?: TelemetryTracer | undefined
+}
+
+/**
+ * Opens a thread's log from the active log and the state: the digest the state holds (see `LogDigest`)
+ * stands for every item up to its seq, so none of the archive is read, except items archived above the
+ * digest's seq (read a page at a time) and, for a thread without a usable digest, the whole archive once,
+ * a page at a time. Items are taken in seq order (archived and active items interleave), so scopes,
+ * turns and totals come out as a replay of everything would give them.
+ */
+export function loadThreadLog<L extends string>(
+  store: StrataStoreBase,
+  threadId: string,
+  counter: TokenCounter,
+  options: LoadOptions = {},
+): Promise<ThreadLog<L>> {
+  return traced(options.tracer, 'strata.thread.open', { 'strata.thread.id': threadId }, async (span) => {
+    const state = options.state ?? store.getState(threadId)
+    // The active log first, then the counters: a store that reads its files for every call (the file
+    // store) then serves `head` from what it just read; an archive that grows in between is counted
+    // as more than was read, which only makes the open read the archive above the digest.
+    const active = await store.read(threadId)
+    const head = await store.head(threadId)
+    const read: ArchiveRangeReader = (range) => store.readArchive(threadId, range)
+    const digest = head.archivedCount === 0 ? undefined : digestOf<L>(await state, counter)
+    let log: ThreadLog<L>
+    let path: 'active' | 'digest' | 'replay'
+    let start = 0
+    /** Where the archive is read from (none: nothing to read). */
+    let fromSeq: number | undefined
+    if (head.archivedCount === 0) {
+      path = 'active'
+      log = new ThreadLog<L>(counter, read)
+    } else {
+      const through = digest === undefined || digest.throughSeq > head.lastSeq ? 0 : digest.throughSeq
+      const activeBelow = indexAfterSeq(active, through)
+      const archivedAbove = head.archivedCount - (through - activeBelow)
+      if (digest !== undefined && through > 0 && archivedAbove >= 0) {
+        path = 'digest'
+        log = new ThreadLog<L>(counter, read, { digest, filter: digest.filter.clone(), through })
+        for (let index = 0; index < activeBelow; index++) log.take(active[index] as Item<L>, false, false)
+        log.archivedCount = through - activeBelow
+        start = activeBelow
+        if (archivedAbove > 0) fromSeq = through + 1
+      } else {
+        path = 'replay'
+        log = new ThreadLog<L>(counter, read)
+        fromSeq = 1
+      }
+    }
+    // Archived and active items interleave: each archive page is merged in as it comes, so the open
+    // holds one page of the archive at a time.
+    let b = start
+    let archivedRead = 0
+    if (fromSeq !== undefined) {
+      for await (const page of readArchivePages(store, threadId, { fromSeq })) {
+        for (const item of page) {
+          while (b < active.length && active[b]!.seq < item.seq) log.take(active[b++] as Item<L>, false)
+          log.take(item as Item<L>, true)
+        }
+        archivedRead += page.length
+      }
+      log.digestDue = archivedRead > 0
+    }
+    while (b < active.length) log.take(active[b++] as Item<L>, false)
+    span?.setAttributes({
+      'strata.open.path': path,
+      'strata.open.items_read': active.length + archivedRead,
+      'strata.open.active_items': active.length,
+      'strata.open.archive_items_read': archivedRead,
+      'strata.open.archived_items': head.archivedCount,
+    })
+    return log
+  })
+}
