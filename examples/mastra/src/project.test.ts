@@ -45,7 +45,7 @@ describe('the Mastra example', () => {
     )
     expect(stdout).toContain('Files: header.html, footer.html')
     expect(stdout).toMatch(/model calls: 10\./)
-    expect(stdout).toContain("in Strata thread 'ana_40example.com_2Flanding_20page'")
+    expect(stdout).toContain("in Strata thread '_.ana_40example.com_2Flanding_20page'")
     expect(stdout).toContain('threads of ana: ana@example.com/landing page; 21 messages, 3 transitions.')
   })
 })

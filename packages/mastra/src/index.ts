@@ -12,6 +12,7 @@ export { type MastraSummarizerOptions, mastraSummarizer } from './summarizer/mas
 export {
   escapeThreadId,
   isHashedThreadId,
+  resolveStrataThreadId,
   toStrataThreadId,
   unescapeThreadId,
 } from './threads/thread-id-mapping'

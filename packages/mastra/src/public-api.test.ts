@@ -31,6 +31,7 @@ describe('the public surface of @strata-memory/mastra', () => {
       'fromPromptMessage',
       'isHashedThreadId',
       'mastraSummarizer',
+      'resolveStrataThreadId',
       'strataErrorOf',
       'toDBMessages',
       'toPrompt',

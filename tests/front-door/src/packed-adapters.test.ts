@@ -79,7 +79,7 @@ await memory.close()
 const MASTRA_APP = `
 import { Agent } from '@mastra/core/agent'
 import { MastraLanguageModelV2Mock } from '@mastra/core/test-utils/llm-mock'
-import { createMemory } from '@strata-memory/core'
+import { createMemory, openAppThread } from '@strata-memory/core'
 import { fileStore } from '@strata-memory/store-file'
 import { StrataMemory } from '@strata-memory/mastra'
 import { createRequire } from 'node:module'
@@ -103,7 +103,8 @@ const call = { memory: { thread: 'ana@example.com/garden', resource: 'ana' } }
 await agent.generate('Plant three trees', call)
 const second = await agent.generate('What did I plant?', call)
 const threadIds = await memory.store.listThreads()
-const thread = await memory.thread(threadIds[0])
+// The thread Mastra was given, by the id it was given: the mapping core and the CLI share.
+const thread = await openAppThread(memory, 'ana@example.com/garden')
 const stored = (await thread.items()).map((item) => [item.role, item.content.map((part) => part.text).join('')])
 const secondPrompt = JSON.stringify(prompts[1])
 const required = createRequire(import.meta.url)('@strata-memory/mastra')

@@ -15,7 +15,7 @@ describe('a call’s memory options Strata does not take', () => {
       await strata.saveThread({
         thread: { id: 'ana/old', resourceId: 'ana', createdAt: new Date(), updatedAt: new Date() },
       })
-      const before = await memory.store.getState('ana_2Fold')
+      const before = await memory.store.getState('_.ana_2Fold')
       for (const thread of ['ana/new', 'ana/old']) {
         const error = await agent.generate('Hi', { memory: { thread, resource: 'ana', options } }).then(
           () => undefined,
@@ -28,9 +28,9 @@ describe('a call’s memory options Strata does not take', () => {
         expect(strataError?.details).toMatchObject({ options: [name] })
       }
       expect(prompts).toHaveLength(0)
-      expect(await memory.listThreads()).toEqual(['ana_2Fold'])
-      expect(await memory.store.read('ana_2Fold')).toEqual([])
-      expect(await memory.store.getState('ana_2Fold')).toEqual(before)
+      expect(await memory.listThreads()).toEqual(['_.ana_2Fold'])
+      expect(await memory.store.read('_.ana_2Fold')).toEqual([])
+      expect(await memory.store.getState('_.ana_2Fold')).toEqual(before)
     })
   }
 

@@ -25,7 +25,7 @@ import {
 } from '../semantic-recall/semantic-recall-config'
 import { mastraTracer } from '../telemetry/mastra-tracer'
 import { plainMetadata, sameThread, toThread } from '../threads/mastra-thread'
-import { toStrataThreadId } from '../threads/thread-id-mapping'
+import { resolveStrataThreadId } from '../threads/thread-id-mapping'
 import type { MastraThreadRecord } from '../threads/thread-record'
 import { ThreadRecordWrites } from '../threads/thread-record-writes'
 import { type MastraTool, strataTools } from '../tools/strata-tools'
@@ -184,9 +184,9 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     return workingMemoryPrompt(settings, stored, { readOnly, shownByContext })
   }
 
-  /** The Strata thread of a Mastra thread id (`toStrataThreadId`), opened on the memory. */
+  /** The Strata thread of a Mastra thread id (`resolveStrataThreadId`), opened on the memory. */
   async thread(threadId: string): Promise<Thread<L>> {
-    return this.strata.thread(await toStrataThreadId(threadId))
+    return this.strata.thread(await resolveStrataThreadId(this.strata.store, threadId))
   }
 
   /** The run's thread, opened with the run's input budget (`messageHistory.maxTokens`, or the memory's). */
@@ -195,7 +195,10 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     const threadId = context?.thread?.id
     if (threadId === undefined) return undefined
     const budget = threadBudgetOf(this.#options.messageHistory, context?.memoryConfig?.messageHistory)
-    return this.strata.thread(await toStrataThreadId(threadId), budget === undefined ? {} : { budget })
+    return this.strata.thread(
+      await resolveStrataThreadId(this.strata.store, threadId),
+      budget === undefined ? {} : { budget },
+    )
   }
 
   async #threadOfIds({ threadId }: { threadId?: string }): Promise<Thread | undefined> {

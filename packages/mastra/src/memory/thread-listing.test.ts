@@ -88,7 +88,7 @@ describe('listThreads by resource (Studio’s thread list)', () => {
     const { threads, total } = await strata.listThreads({ filter: { resourceId: 'ana' }, perPage: 10 })
     expect(threads.map((thread) => thread.id).sort()).toEqual(['ana/chat', 'ana/saved'])
     expect(total).toBe(2)
-    expect(new Set(statesRead)).toEqual(new Set(['ana_2Fchat', 'ana_2Fsaved']))
+    expect(new Set(statesRead)).toEqual(new Set(['_.ana_2Fchat', '_.ana_2Fsaved']))
     // Without a resource, every thread is listed.
     expect((await strata.listThreads({ perPage: false })).total).toBe(32)
   })

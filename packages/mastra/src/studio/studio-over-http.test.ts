@@ -164,7 +164,7 @@ describe("Mastra's server memory routes over HTTP, against StrataMemory", () => 
     expect((await get('/memory/threads/ana%2Fherbs?agentId=helper')).status).toBe(404)
     const list = await get('/memory/threads?agentId=helper&resourceId=ana')
     expect((list.body.threads as { id: string }[]).map((thread) => thread.id)).toEqual(['ana/garden'])
-    expect(await memory.listThreads()).not.toContain('ana_2Fherbs')
+    expect(await memory.listThreads()).not.toContain('_.ana_2Fherbs')
     const basil = await get('/memory/search?agentId=helper&resourceId=ana&searchQuery=basil')
     expect(basil.body.results).toEqual([])
     expect(await strata.getThreadById({ threadId: 'ana/herbs' })).toBeNull()

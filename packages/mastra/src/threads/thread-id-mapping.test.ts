@@ -1,8 +1,20 @@
-import { createMemory, isValidThreadId, StrataError } from '@strata-memory/core'
+import {
+  appThreadIdOf,
+  createMemory,
+  isValidThreadId,
+  StrataError,
+  toStoreThreadId,
+} from '@strata-memory/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { StrataMemory } from '../memory/strata-memory'
-import { escapeThreadId, isHashedThreadId, toStrataThreadId, unescapeThreadId } from './thread-id-mapping'
+import {
+  escapeThreadId,
+  isHashedThreadId,
+  resolveStrataThreadId,
+  toStrataThreadId,
+  unescapeThreadId,
+} from './thread-id-mapping'
 
 /** Well-formed strings (no lone surrogates), biased towards the characters ids really hold. */
 const mastraIds = fc.oneof(
@@ -12,24 +24,76 @@ const mastraIds = fc.oneof(
 )
 
 describe('Mastra thread ids onto Strata thread ids', () => {
-  it('maps emails, slashes and spaces to valid ids, readably', async () => {
-    expect(await toStrataThreadId('ana@example.com/trip 1')).toBe('ana_40example.com_2Ftrip_201')
+  it("maps emails, slashes and spaces as core does (the CLI's and every adapter's mapping), readably", async () => {
+    expect(await toStrataThreadId('ana@example.com/trip 1')).toBe('_.ana_40example.com_2Ftrip_201')
     expect(await toStrataThreadId('plain-id.7')).toBe('plain-id.7')
-    expect(await toStrataThreadId('.hidden')).toBe('_2Ehidden')
-    expect(await toStrataThreadId('snake_case')).toBe('snake_5Fcase')
-    expect(await toStrataThreadId('café')).toBe('caf_C3_A9')
+    expect(await toStrataThreadId('snake_case')).toBe('snake_case')
+    expect(await toStrataThreadId('.hidden')).toBe('_..hidden')
+    expect(await toStrataThreadId('café')).toBe('_.caf_C3_A9')
+    for (const id of ['ana@example.com/trip 1', 'snake_case', 'café'])
+      expect(await toStrataThreadId(id)).toBe(await toStoreThreadId(id))
   })
 
-  it('property: every mapped id is valid, distinct ids stay distinct, and escaped ids read back', async () => {
+  it('property: every mapped id is valid, distinct ids stay distinct, and mapped ids read back', async () => {
     await fc.assert(
       fc.asyncProperty(mastraIds, mastraIds, async (a, b) => {
         const [mappedA, mappedB] = await Promise.all([toStrataThreadId(a), toStrataThreadId(b)])
         expect(isValidThreadId(mappedA)).toBe(true)
         if (a !== b) expect(mappedA).not.toBe(mappedB)
-        if (isHashedThreadId(mappedA)) expect(escapeThreadId(a).length).toBeGreaterThan(128)
-        else expect(unescapeThreadId(mappedA)).toBe(a)
+        if (isHashedThreadId(mappedA)) expect(mappedA.length).toBeLessThanOrEqual(128)
+        else expect(appThreadIdOf(mappedA)).toBe(a)
       }),
       { numRuns: 300 },
+    )
+  })
+
+  it('a thread an earlier version stored under the escaped id keeps its history; a new one takes the shared id', async () => {
+    const memory = createMemory()
+    const legacy = escapeThreadId('ana@example.com/old')
+    expect(legacy).toBe('ana_40example.com_2Fold')
+    await memory.store.append(
+      legacy,
+      [
+        {
+          type: 'message',
+          role: 'user',
+          level: 'global',
+          content: [{ type: 'text', text: 'Plant the trees.' }],
+        } as never,
+      ],
+      { expectedSeq: 0 },
+    )
+    const strata = new StrataMemory({ memory })
+    expect(await resolveStrataThreadId(memory.store, 'ana@example.com/old')).toBe(legacy)
+    expect((await strata.thread('ana@example.com/old')).id).toBe(legacy)
+    expect(await resolveStrataThreadId(memory.store, 'ana@example.com/new')).toBe('_.ana_40example.com_2Fnew')
+    // Once the shared id holds the thread, it wins.
+    await memory.store.append(
+      '_.ana_40example.com_2Fboth',
+      [
+        {
+          type: 'message',
+          role: 'user',
+          level: 'global',
+          content: [{ type: 'text', text: 'New.' }],
+        } as never,
+      ],
+      { expectedSeq: 0 },
+    )
+    await memory.store.append(
+      'ana_40example.com_2Fboth',
+      [
+        {
+          type: 'message',
+          role: 'user',
+          level: 'global',
+          content: [{ type: 'text', text: 'Old.' }],
+        } as never,
+      ],
+      { expectedSeq: 0 },
+    )
+    expect(await resolveStrataThreadId(memory.store, 'ana@example.com/both')).toBe(
+      '_.ana_40example.com_2Fboth',
     )
   })
 

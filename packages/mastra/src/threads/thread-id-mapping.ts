@@ -3,7 +3,9 @@ import {
   escapeThreadIdBytes,
   isValidThreadId,
   StrataError,
+  type StrataStore,
   shortenThreadId,
+  toStoreThreadId,
   unescapeThreadIdBytes,
 } from '@strata-memory/core'
 
@@ -28,17 +30,11 @@ export function unescapeThreadId(strataThreadId: string): string | undefined {
 }
 
 /**
- * The Strata thread id of a Mastra thread id. Most ids are escaped ({@link escapeThreadId}); one whose
- * escaped form passes 128 characters becomes its first 60 escaped characters, `_h` and 40 hex digits
- * of its SHA-256, and the original is kept in the thread's state (`StrataMemory` does this), since a
- * hash cannot be read back. Refused with `STRATA_INVALID_THREAD_ID` (`details.reason: 'unmappable'`):
- * an empty id, a non-string, or a string with a lone surrogate (no UTF-8 form).
- *
- * @example
- * await toStrataThreadId('ana@example.com/trip 2') // 'ana_40example.com_2Ftrip_202'
+ * The Strata thread id this adapter gave a Mastra thread id before it shared core's mapping: every id
+ * escaped ({@link escapeThreadId}), one whose escaped form passes 128 characters hashed. Threads written
+ * then are still found under it ({@link resolveStrataThreadId}).
  */
-export async function toStrataThreadId(threadId: string): Promise<string> {
-  assertMappableThreadId(threadId, 'Mastra thread id')
+async function legacyStrataThreadId(threadId: string): Promise<string> {
   const escaped = escapeThreadId(threadId)
   if (escaped.length <= 128) return escaped
   const hashed = await shortenThreadId(escaped, threadId)
@@ -52,5 +48,46 @@ export async function toStrataThreadId(threadId: string): Promise<string> {
   return hashed
 }
 
-/** True for a Strata thread id {@link toStrataThreadId} made by hashing (the original is in the thread's state). */
+/**
+ * The Strata thread id of a Mastra thread id: core's `toStoreThreadId`, the mapping every adapter and
+ * the CLI share, so `strata status 'ana@example.com/trip 2'` finds the thread Mastra was given. An id
+ * valid as it is maps onto itself; any other becomes `_.` and its escaped bytes (hashed past 128
+ * characters, the Mastra id kept in the thread's record). Refused with `STRATA_INVALID_THREAD_ID`
+ * (`details.reason: 'unmappable'`): an empty id, a non-string, or a string with a lone surrogate.
+ *
+ * @example
+ * await toStrataThreadId('ana@example.com/trip 2') // '_.ana_40example.com_2Ftrip_202'
+ * await toStrataThreadId('chat-7') // 'chat-7'
+ */
+export async function toStrataThreadId(threadId: string): Promise<string> {
+  assertMappableThreadId(threadId, 'Mastra thread id')
+  return toStoreThreadId(threadId)
+}
+
+/** Resolved ids per store, so a thread's first use pays the check and the next ones nothing. */
+const resolved = new WeakMap<object, Map<string, string>>()
+const RESOLVED_LIMIT = 10_000
+
+/**
+ * The Strata thread a Mastra thread id names on `store`: {@link toStrataThreadId}, unless the store
+ * holds the thread under the id this adapter gave it before (its escaped form) and nothing under the
+ * shared one: then that, so threads written by earlier versions keep their history.
+ */
+export async function resolveStrataThreadId(store: StrataStore, threadId: string): Promise<string> {
+  const shared = await toStrataThreadId(threadId)
+  const legacy = await legacyStrataThreadId(threadId)
+  if (legacy === shared) return shared
+  let known = resolved.get(store)
+  if (known === undefined) resolved.set(store, (known = new Map()))
+  const hit = known.get(threadId)
+  if (hit !== undefined) return hit
+  const holds = async (id: string) =>
+    (await store.head(id)).lastSeq > 0 || (await store.getState(id)) !== undefined
+  const id = !(await holds(shared)) && (await holds(legacy)) ? legacy : shared
+  if (known.size >= RESOLVED_LIMIT) known.clear()
+  known.set(threadId, id)
+  return id
+}
+
+/** True for a Strata thread id made by hashing (the original is in the thread's state). */
 export const isHashedThreadId = (strataThreadId: string) => strataThreadId.includes(HASH_MARK)

@@ -1,5 +1,5 @@
 import { StrataError, type StrataStore } from '@strata-memory/core'
-import { toStrataThreadId } from './thread-id-mapping'
+import { resolveStrataThreadId } from './thread-id-mapping'
 import { type MastraThreadRecord, readThreadRecord, writeThreadRecord } from './thread-record'
 
 /**
@@ -24,7 +24,7 @@ export class ThreadRecordWrites {
    * Mastra id already holds is `STRATA_INVALID_THREAD_ID`: never answer with someone else's thread.
    */
   async lookup(threadId: string): Promise<{ strataId: string; record: MastraThreadRecord | undefined }> {
-    const strataId = await toStrataThreadId(threadId)
+    const strataId = await resolveStrataThreadId(this.#store(), threadId)
     const record = await this.read(strataId)
     if (record !== undefined && record.threadId !== threadId) {
       throw new StrataError({

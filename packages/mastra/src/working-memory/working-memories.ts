@@ -1,6 +1,6 @@
 import { invalidOptions, type JsonValue, type Memory, StrataError } from '@strata-memory/core'
 import { toStrataResourceId } from '../memory/resource-binding'
-import { toStrataThreadId } from '../threads/thread-id-mapping'
+import { resolveStrataThreadId } from '../threads/thread-id-mapping'
 import type { ThreadRecordWrites } from '../threads/thread-record-writes'
 import { schemaProblem, type WorkingMemorySettings } from './working-memory-config'
 
@@ -68,7 +68,7 @@ export class WorkingMemories {
   async #value(settings: WorkingMemorySettings, owner: WorkingMemoryOwner, method: string) {
     const id = this.#ownerId(settings, owner, method)
     if (settings.scope === 'resource') return (await (await this.#resource(id)).getWorkingMemory())?.value
-    const record = await this.#records.read(await toStrataThreadId(id))
+    const record = await this.#records.read(await resolveStrataThreadId(this.#memory.store, id))
     if (record?.workingMemory === undefined) return undefined
     if (settings.schema === undefined) return record.workingMemory
     try {
@@ -142,7 +142,7 @@ export class WorkingMemories {
   async #store(settings: WorkingMemorySettings, owner: WorkingMemoryOwner, value: JsonValue, method: string) {
     const id = this.#ownerId(settings, owner, method)
     if (settings.scope === 'thread') {
-      const strataId = await toStrataThreadId(id)
+      const strataId = await resolveStrataThreadId(this.#memory.store, id)
       const record = await this.#records.read(strataId)
       if (record === undefined) {
         throw new StrataError({
