@@ -160,10 +160,11 @@ export class BudgetRunner<L extends string> {
     const state = this.#state
     const budget = state.deps.compaction.budget
     const rawTailTurns = budget === false ? 4 : budget.rawTailTurns
+    const chunkItems = budget === false ? undefined : budget.chunkItems
     const started = state.deps.clock()
     // A compaction cut short before finishes first: its summary already stands for its items.
     await this.#writes.finishArchive()
-    const chunk = this.#nextChunk(rawTailTurns)
+    const chunk = this.#nextChunk(rawTailTurns, chunkItems)
     if (chunk !== undefined) return this.#commit(trigger, chunk, this.#chunks!.tokens, started, attempt)
     const tokensBefore = state.historyTokens()
     const plan = this.#plan(rawTailTurns)
@@ -192,11 +193,15 @@ export class BudgetRunner<L extends string> {
    * many); undefined when the compaction is short, or its chunks are done. A chunk whose items are no
    * longer all active (another writer compacted or rewound) ends the series: the next step plans anew.
    */
-  #nextChunk(rawTailTurns: number): BudgetChunk | undefined {
+  #nextChunk(rawTailTurns: number, chunkItems: number | undefined): BudgetChunk | undefined {
     const state = this.#state
     if (this.#chunks === undefined) {
       const openings = new Set(state.log.scopes.map((scope) => scope.seq))
-      const queue = planChunks(state.log.unfrozenItems, { rawTailTurns, keep: openings })
+      const queue = planChunks(state.log.unfrozenItems, {
+        rawTailTurns,
+        keep: openings,
+        ...(chunkItems === undefined ? {} : { chunkItems }),
+      })
       if (queue === undefined) return undefined
       const tokens = state.historyTokens()
       this.#chunks = { queue, tokens, before: tokens }
