@@ -1,4 +1,4 @@
-import type { Item } from '@strata-memory/core'
+import type { Item, MessageItem } from '@strata-memory/core'
 
 const WORDS = [
   'release',
@@ -24,7 +24,7 @@ const PEOPLE = ['Ana Lima', 'Ben Ortiz', 'Chen Wei', 'Dara Singh', 'Eva Novak']
 export function summarizerItems(count: number): Item[] {
   const items: Item[] = []
   let turn = 0
-  const push = (item: Omit<Item, 'seq' | 'id' | 'ts' | 'level' | 'turnId'>) => {
+  const push = (item: Pick<MessageItem, 'type' | 'role' | 'content'>) => {
     const seq = items.length + 1
     items.push({
       ...item,
@@ -59,13 +59,22 @@ export function summarizerItems(count: number): Item[] {
       push({
         type: 'message',
         role: 'assistant',
-        content: [{ type: 'tool-call', toolCallId: `call_${turn}`, toolName: 'lookup', input: { action: `find_${word}`, id: `PO-${turn}` } }],
+        content: [
+          {
+            type: 'tool-call',
+            toolCallId: `call_${turn}`,
+            toolName: 'lookup',
+            input: { action: `find_${word}`, id: `PO-${turn}` },
+          },
+        ],
       })
       if (items.length < count) {
         push({
           type: 'message',
           role: 'tool',
-          content: [{ type: 'tool-result', toolCallId: `call_${turn}`, toolName: 'lookup', output: { rows } }],
+          content: [
+            { type: 'tool-result', toolCallId: `call_${turn}`, toolName: 'lookup', output: { rows } },
+          ],
         })
       }
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { CompactionEndEvent } from '../events'
-import type { Item, SummaryItem } from '../items'
+import type { Item, MessageItem, SummaryItem } from '../items'
 import { inMemoryStore } from '../stores'
 import { patternSummarizer, type Summarizer } from '../summarizers'
 import { createMemory } from './create-memory'
@@ -33,7 +33,9 @@ const turn = (index: number) => [
   { role: 'user' as const, content: `Please check order PO-${1000 + index} for me, it is urgent.` },
   {
     role: 'assistant' as const,
-    content: [{ type: 'tool-call' as const, toolCallId: `call_${index}`, toolName: 'lookup', input: { id: index } }],
+    content: [
+      { type: 'tool-call' as const, toolCallId: `call_${index}`, toolName: 'lookup', input: { id: index } },
+    ],
   },
   {
     role: 'tool' as const,
@@ -141,7 +143,7 @@ describe('a first compaction of a long thread runs in chunks', () => {
       for (const { fromSeq, toSeq } of summary.covers!)
         for (let seq = fromSeq; seq <= toSeq; seq++) expect(archivedSeqs.has(seq)).toBe(true)
     }
-    const messages = active.filter((item: Item) => item.type === 'message')
+    const messages = active.filter((item: Item) => item.type === 'message') as readonly Item[] as MessageItem[]
     expect(messages.length).toBeLessThan(100)
     // The calls and results left active are whole.
     expect(pairsWhole(messages)).toBe(true)

@@ -42,7 +42,9 @@ describe('the memory slots stay bounded under budget compaction', () => {
       (item): item is SummaryItem => item.type === 'summary' && item.tier === 'long-term',
     )
     expect(rollups.length).toBeGreaterThan(100)
-    const latest = active.filter((item): item is SummaryItem => item.type === 'summary' && item.tier === 'long-term')
+    const latest = (active as Item[]).filter(
+      (item): item is SummaryItem => item.type === 'summary' && item.tier === 'long-term',
+    )
     expect(latest).toHaveLength(1)
     // A roll-up names what it replaced, and all of it is archived.
     const archivedSeqs = new Set(archived.map((item) => item.seq))

@@ -21,7 +21,12 @@ function longThread(count: number): Item[] {
       content: [{ type: 'text', text: `Can you check order PO-${turn} from Ana Lima?${preference}` }],
     })
     if (turn % 3 === 0) {
-      const call = { type: 'tool-call', toolCallId: `c${turn}`, toolName: 'lookup', input: { id: `PO-${turn}` } }
+      const call = {
+        type: 'tool-call',
+        toolCallId: `c${turn}`,
+        toolName: 'lookup',
+        input: { id: `PO-${turn}` },
+      }
       push(turn, { type: 'message', role: 'assistant', content: [call] })
       const rows = Array.from({ length: 20 }, (_, row) => ({ id: `r${turn}_${row}`, total: `${row}.00 EUR` }))
       const result = { type: 'tool-result', toolCallId: `c${turn}`, toolName: 'lookup', output: { rows } }
