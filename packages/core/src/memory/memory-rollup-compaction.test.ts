@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { MAX_MEMORY_ITEMS, MEMORY_LIMITS } from '../compaction/budget/memory-rollup'
 import type { Item, SummaryItem } from '../items'
 import { inMemoryStore } from '../stores'
+import type { TelemetrySpan, TelemetryTracer } from '../telemetry'
 import { createMemory } from './create-memory'
 
 const isMemory = (item: Item) => item.type === 'fact' || (item.type === 'summary' && item.tier !== 'scope')
@@ -59,4 +60,49 @@ describe('the memory slots stay bounded under budget compaction', () => {
     expect(text).toContain('L-998')
     await memory.close()
   }, 120_000)
+})
+
+describe('a compaction reports its cost in its span', () => {
+  it('strata.compaction carries items read, archived, summaries and facts written, memory items left', async () => {
+    const spans: { name: string; attributes: Record<string, unknown> }[] = []
+    const tracer: TelemetryTracer = {
+      startActiveSpan(name, options, fn) {
+        const record = { name, attributes: { ...options.attributes } as Record<string, unknown> }
+        spans.push(record)
+        const span: TelemetrySpan = {
+          setAttribute: (key, value) => {
+            record.attributes[key] = value
+          },
+          setAttributes: (attributes) => Object.assign(record.attributes, attributes),
+          recordException: () => undefined,
+          setStatus: () => undefined,
+          end: () => undefined,
+        }
+        return fn(span) as ReturnType<typeof fn>
+      },
+    }
+    const memory = createMemory({
+      store: inMemoryStore(),
+      telemetry: { tracer },
+      compaction: { budget: { inputTokens: 4_000, rawTailTurns: 0 } },
+    })
+    const thread = await memory.thread('traced')
+    for (let index = 0; index < 3; index++) {
+      await thread.append([
+        { role: 'user', content: `I prefer desk ${index}. Please book it.` },
+        { role: 'assistant', content: `Booked desk ${index}.` },
+      ])
+    }
+    await thread.compact({ force: true })
+    const compaction = spans.filter((span) => span.name === 'strata.compaction').at(-1)!
+    expect(compaction.attributes).toMatchObject({
+      'strata.compaction.items_read': 4,
+      'strata.compaction.items_archived': 4,
+      'strata.compaction.summaries_written': 1,
+      'strata.compaction.facts_written': expect.any(Number),
+      'strata.compaction.memory_items': expect.any(Number),
+    })
+    expect(compaction.attributes['strata.compaction.facts_written']).toBeGreaterThan(0)
+    await memory.close()
+  })
 })
