@@ -143,7 +143,9 @@ describe('a first compaction of a long thread runs in chunks', () => {
       for (const { fromSeq, toSeq } of summary.covers!)
         for (let seq = fromSeq; seq <= toSeq; seq++) expect(archivedSeqs.has(seq)).toBe(true)
     }
-    const messages = active.filter((item: Item) => item.type === 'message') as readonly Item[] as MessageItem[]
+    const messages = active.filter(
+      (item: Item) => item.type === 'message',
+    ) as readonly Item[] as MessageItem[]
     expect(messages.length).toBeLessThan(100)
     // The calls and results left active are whole.
     expect(pairsWhole(messages)).toBe(true)
