@@ -132,6 +132,9 @@ export class BudgetRunner<L extends string> {
         return
       }
       if (this.#chunks === undefined || !this.due()) return
+      // A step may run without ever waiting on I/O (an in-memory store, an offline summarizer): yield
+      // to the event loop, so requests that arrive meanwhile get in before the next step.
+      await new Promise((resolve) => setTimeout(resolve, 0))
     }
   }
 
