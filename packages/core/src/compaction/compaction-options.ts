@@ -2,6 +2,7 @@ import { invalidOptions } from '../errors'
 import type { ThreadDependencies, ThreadState } from '../thread/thread-state'
 import type { MiddleLimits, NarrowestLimits } from './auto-transition/auto-transition-plan'
 import { type InputBudgetOptions, inputBudget } from './budget/budget-plan'
+import { CHUNK_ITEMS } from './budget/chunk-plan'
 import { modelLimits } from './model-limits'
 import type { RetryBackoffOptions } from './retry-backoff'
 
@@ -86,6 +87,13 @@ export interface BudgetOptions {
    * @default 4
    */
   rawTailTurns?: number
+  /**
+   * A first compaction of a long history (more than twice this many items to compact) runs as a
+   * series of steps of about this many items each, one summary and one archive per step, in the
+   * background: appends and contexts go on between two steps.
+   * @default 4096
+   */
+  chunkItems?: number
 }
 
 /** The `compaction` option of `createMemory`: each policy is an options object, or false (off). */
@@ -121,7 +129,7 @@ export interface ResolvedCompaction {
       }
     | false
   waterfall: Required<WaterfallOptions> | false
-  budget: { inputBudget: number; compactionRatio: number; rawTailTurns: number } | false
+  budget: { inputBudget: number; compactionRatio: number; rawTailTurns: number; chunkItems: number } | false
   summarizerTimeoutMs: number
   retry: Required<RetryBackoffOptions>
 }
@@ -182,10 +190,18 @@ export function resolveCompaction({
   if (budget !== false) {
     if (typeof budget !== 'object' || budget === null)
       invalidOptions('compaction: budget must be an options object, e.g. { inputTokens: 8_000 }, or false.')
-    const { compactionRatio = 0.8, rawTailTurns = 4, model, inputTokens, ...given } = budget
+    const {
+      compactionRatio = 0.8,
+      rawTailTurns = 4,
+      chunkItems = CHUNK_ITEMS,
+      model,
+      inputTokens,
+      ...given
+    } = budget
     if (!(compactionRatio > 0 && compactionRatio <= 1))
       invalidOptions('compaction: budget.compactionRatio must be in (0, 1].')
     wholeNumber(rawTailTurns, 'budget.rawTailTurns', 0)
+    wholeNumber(chunkItems, 'budget.chunkItems', 1)
     if (inputTokens !== undefined) {
       const limitsGiven = [...(model === undefined ? [] : ['model']), ...Object.keys(definedOnly(given))]
       if (limitsGiven.length > 0) {
@@ -200,6 +216,7 @@ export function resolveCompaction({
       inputBudget: inputTokens ?? budgetFromLimits(model, given),
       compactionRatio,
       rawTailTurns,
+      chunkItems,
     }
   }
   let resolvedAuto: ResolvedCompaction['autoTransitions'] = false

@@ -44,6 +44,19 @@ export interface CompactionEndEvent extends CompactionStartEvent {
   itemsArchived: number
   /** Summary and fact items written. */
   itemsWritten: number
+  /** Items the summarizer read (a budget or manual compaction; a memory roll-up's inputs included). */
+  itemsRead?: number
+  /** Summaries written: the step's episodic one, and a memory roll-up's long-term one. */
+  summariesWritten?: number
+  /** Fact items written: new facts, and facts a memory roll-up merged. */
+  factsWritten?: number
+  /** Memory items (summaries and facts the context draws on) in the active log after it. */
+  memoryItems?: number
+  /**
+   * A long first compaction runs as a series of steps, each ending with its own event: the chunks left
+   * after this one (absent on the last).
+   */
+  chunksLeft?: number
   durationMs: number
   /** Set when the compaction did nothing: 'nothing-to-compact', or 'superseded' (another writer compacted first). */
   skipped?: string

@@ -87,6 +87,11 @@ describe('compaction events', () => {
       itemsArchived: 10,
       // One episodic summary; the summarizer gave no facts.
       itemsWritten: 1,
+      // What it cost: the ten items read, one summary and no fact written, one memory item left.
+      itemsRead: 10,
+      summariesWritten: 1,
+      factsWritten: 0,
+      memoryItems: 1,
       durationMs: 250,
       summary: expect.objectContaining({ type: 'summary', tier: 'episodic' }),
     })

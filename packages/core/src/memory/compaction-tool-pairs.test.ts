@@ -66,75 +66,85 @@ describe('compaction keeps tool calls and results together (property, both direc
     let archivedInAll = 0
     let summariesInAll = 0
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 80, size: 'medium' }), async (steps) => {
-        const memory = createMemory({
-          summarizer,
-          compaction: {
-            waterfall: { window: 5, every: 3 },
-            // Small enough that the thread's own estimate asks for compaction, with no usage reported.
-            budget: { inputTokens: 150, rawTailTurns: 1 },
-          },
-        })
-        const thread = await memory.thread('pairs')
-        const pending: string[] = []
-        const appended: MessageInput[] = []
-        let calls = 0
-        let users = 0
-        let lastUser: string | undefined
-        for (const current of steps) {
-          let message: MessageInput | undefined
-          if (current.kind === 'user') {
-            lastUser = `user ${++users}`
-            message = { role: 'user', content: lastUser }
-          } else if (current.kind === 'text') {
-            message = { role: 'assistant', content: 'thinking' }
-          } else if (current.kind === 'calls') {
-            const ids = Array.from({ length: current.count }, () => `c${++calls}`)
-            pending.push(...ids)
-            message = {
-              role: 'assistant',
-              content: ids.map((toolCallId) => ({ type: 'tool-call', toolCallId, toolName: 't', input: {} })),
+      fc.asyncProperty(
+        fc.array(step, { minLength: 1, maxLength: 80, size: 'medium' }),
+        // Tiny chunks make every longer compaction a series of committed steps.
+        fc.constantFrom(4_096, 2, 5),
+        async (steps, chunkItems) => {
+          const memory = createMemory({
+            summarizer,
+            compaction: {
+              waterfall: { window: 5, every: 3 },
+              // Small enough that the thread's own estimate asks for compaction, with no usage reported.
+              budget: { inputTokens: 150, rawTailTurns: 1, chunkItems },
+            },
+          })
+          const thread = await memory.thread('pairs')
+          const pending: string[] = []
+          const appended: MessageInput[] = []
+          let calls = 0
+          let users = 0
+          let lastUser: string | undefined
+          for (const current of steps) {
+            let message: MessageInput | undefined
+            if (current.kind === 'user') {
+              lastUser = `user ${++users}`
+              message = { role: 'user', content: lastUser }
+            } else if (current.kind === 'text') {
+              message = { role: 'assistant', content: 'thinking' }
+            } else if (current.kind === 'calls') {
+              const ids = Array.from({ length: current.count }, () => `c${++calls}`)
+              pending.push(...ids)
+              message = {
+                role: 'assistant',
+                content: ids.map((toolCallId) => ({
+                  type: 'tool-call',
+                  toolCallId,
+                  toolName: 't',
+                  input: {},
+                })),
+              }
+            } else if (current.kind === 'result' && pending.length > 0) {
+              const [toolCallId] = pending.splice(current.pick % pending.length, 1)
+              message = {
+                role: 'tool',
+                content: [{ type: 'tool-result', toolCallId: toolCallId!, toolName: 't', output: 'ok' }],
+              }
+            } else if (current.kind === 'compact') {
+              await thread.compact({ force: true })
             }
-          } else if (current.kind === 'result' && pending.length > 0) {
-            const [toolCallId] = pending.splice(current.pick % pending.length, 1)
-            message = {
-              role: 'tool',
-              content: [{ type: 'tool-result', toolCallId: toolCallId!, toolName: 't', output: 'ok' }],
+            if (message !== undefined) {
+              appended.push(message)
+              await thread.append(message)
             }
-          } else if (current.kind === 'compact') {
-            await thread.compact({ force: true })
+            await thread.compact()
+            const { messages, stats } = await thread.context()
+            expect(stats.contextTokens).toBeLessThanOrEqual(150)
+            assertWholePairs(messages)
+            // The current turn is never summarized away: its user message is in every context.
+            if (lastUser !== undefined) {
+              expect(
+                messages.some(
+                  (m) => m.role === 'user' && (m.content[0] as { text?: string }).text === lastUser,
+                ),
+              ).toBe(true)
+            }
           }
-          if (message !== undefined) {
-            appended.push(message)
-            await thread.append(message)
-          }
-          await thread.compact()
-          const { messages, stats } = await thread.context()
-          expect(stats.contextTokens).toBeLessThanOrEqual(150)
-          assertWholePairs(messages)
-          // The current turn is never summarized away: its user message is in every context.
-          if (lastUser !== undefined) {
-            expect(
-              messages.some(
-                (m) => m.role === 'user' && (m.content[0] as { text?: string }).text === lastUser,
-              ),
-            ).toBe(true)
-          }
-        }
-        // Nothing is lost: every appended message is active or archived, once, in append order.
-        const archived = await memory.store.readArchive('pairs')
-        const active = await memory.store.read('pairs')
-        const messages = [...archived, ...active]
-          .filter((item) => item.type === 'message')
-          .sort((a, b) => a.seq - b.seq)
-        expect(messages).toHaveLength(appended.length)
-        expect(new Set(messages.map((item) => item.id)).size).toBe(appended.length)
-        messages.forEach((item, index) => {
-          expect(item.type === 'message' && item.role).toBe(appended[index]!.role)
-        })
-        archivedInAll += archived.length
-        summariesInAll += active.filter((item) => item.type === 'summary').length
-      }),
+          // Nothing is lost: every appended message is active or archived, once, in append order.
+          const archived = await memory.store.readArchive('pairs')
+          const active = await memory.store.read('pairs')
+          const messages = [...archived, ...active]
+            .filter((item) => item.type === 'message')
+            .sort((a, b) => a.seq - b.seq)
+          expect(messages).toHaveLength(appended.length)
+          expect(new Set(messages.map((item) => item.id)).size).toBe(appended.length)
+          messages.forEach((item, index) => {
+            expect(item.type === 'message' && item.role).toBe(appended[index]!.role)
+          })
+          archivedInAll += archived.length
+          summariesInAll += active.filter((item) => item.type === 'summary').length
+        },
+      ),
       { numRuns: 100 },
     )
     // The histories did get compacted by both policies.

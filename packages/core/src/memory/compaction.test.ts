@@ -326,12 +326,14 @@ describe('compaction keeps every context whole (property)', () => {
           fc.oneof(fc.constant('user'), fc.constant('assistant'), fc.constant('call'), fc.constant('late')),
           { maxLength: 80, size: 'medium' },
         ),
-        async (steps) => {
+        // Tiny chunks make every longer budget compaction a series of committed steps.
+        fc.constantFrom(4_096, 3),
+        async (steps, chunkItems) => {
           const memory = createMemory({
             compaction: {
               waterfall: { window: 6, every: 4 },
               // Small enough that the thread's own estimate asks for compaction, with no usage reported.
-              budget: { inputTokens: 150, rawTailTurns: 1 },
+              budget: { inputTokens: 150, rawTailTurns: 1, chunkItems },
             },
           })
           const thread = await memory.thread('random')

@@ -28,11 +28,34 @@ const FACTS_PER_ANSWER = 3
  * give none (see `fact-rules.ts`).
  */
 export class FactCandidates {
-  readonly #candidates: FactCandidate[] = []
-  /** Where the facts of the latest answer start among the candidates, while they are the latest. */
-  #latestAnswer: number | undefined
+  /** The newest candidate of each fact (by normalised text), per source, with when it was last found. */
+  readonly #newest = { user: new Map<string, FactCandidate>(), answer: new Map<string, FactCandidate>() }
+  /** What the thread knows already: facts in this wording, and sentences an old-wording fact quotes. */
+  readonly #known = new Set<string>()
+  readonly #maxFacts: number
+  #order = 0
+  /**
+   * The candidates the latest answer gave, while they are the latest, with the candidate each one
+   * replaced: a user's choice takes them back.
+   */
+  #latestAnswer: { key: string; replaced: FactCandidate | undefined }[] | undefined
   /** The latest answer's words, lower case: what a short reply may choose from. */
   #offer: string | undefined
+
+  /**
+   * `maxFacts`: how many of each source {@link choose} may return; `knownFacts`: the facts the thread
+   * holds, never found again. Only the newest `maxFacts` candidates of each source are kept, so the
+   * memory stays bounded however long the items.
+   */
+  constructor(maxFacts: number, knownFacts: readonly string[] = []) {
+    this.#maxFacts = maxFacts
+    for (const fact of knownFacts) {
+      const key = normalizeFactText(fact)
+      this.#known.add(key)
+      const quoted = OLD_QUOTE.exec(key)
+      if (quoted) this.#known.add(normalizeFactText(quoted[1]!))
+    }
+  }
 
   /**
    * The sentences of one user message. A short first sentence naming what the latest answer offered
@@ -46,8 +69,7 @@ export class FactCandidates {
       )
       if (worded === undefined) continue
       // The answer offered options and the user chose one: the choice is the fact, the offer is not.
-      if (worded.kind === 'choice' && this.#latestAnswer !== undefined)
-        this.#candidates.length = this.#latestAnswer
+      if (worded.kind === 'choice' && this.#latestAnswer !== undefined) this.#takeBackLatestAnswer()
       this.#latestAnswer = undefined
       this.#offer = undefined
       const tags = ['name', 'preference', 'decision'].includes(worded.kind) ? ['user', worded.kind] : ['user']
@@ -60,7 +82,7 @@ export class FactCandidates {
    * identifier, the first few.
    */
   answer(text: string, sentences: readonly string[]) {
-    this.#latestAnswer = this.#candidates.length
+    this.#latestAnswer = []
     this.#offer = text.slice(0, READ_CHARS).toLowerCase()
     let left = FACTS_PER_ANSWER
     for (const sentence of sentences) {
@@ -77,36 +99,41 @@ export class FactCandidates {
    * knows (in this wording or, for the user's words, quoted in the old one): the newest user facts
    * first, then the newest answer facts, returned oldest first.
    */
-  choose(maxFacts: number, knownFacts: readonly string[]): SummarizedFact[] {
-    const known = new Set<string>()
-    for (const fact of knownFacts) {
-      const key = normalizeFactText(fact)
-      known.add(key)
-      const quoted = OLD_QUOTE.exec(key)
-      if (quoted) known.add(normalizeFactText(quoted[1]!))
-    }
-    const newest = new Map<string, FactCandidate>()
-    for (const candidate of this.#candidates) {
-      const key = normalizeFactText(candidate.fact.text)
-      if (known.has(key) || known.has(candidate.sentence)) continue
-      newest.delete(key)
-      newest.set(key, candidate)
-    }
-    const unique = [...newest.values()]
+  choose(maxFacts = this.#maxFacts): SummarizedFact[] {
     const picked: FactCandidate[] = []
     for (const source of ['user', 'answer'] as const) {
-      const ofSource = unique.filter((candidate) => candidate.source === source)
+      const other = this.#newest[source === 'user' ? 'answer' : 'user']
+      // A fact both sources gave counts once, as the source that gave it last.
+      const ofSource = [...this.#newest[source].entries()]
+        .filter(([key, candidate]) => (other.get(key)?.order ?? -1) < candidate.order)
+        .map(([, candidate]) => candidate)
+        .sort((a, b) => a.order - b.order)
       picked.push(...ofSource.slice(Math.max(0, ofSource.length - (maxFacts - picked.length))))
     }
     return picked.sort((a, b) => a.order - b.order).map((candidate) => candidate.fact)
   }
 
+  #takeBackLatestAnswer() {
+    for (const { key, replaced } of this.#latestAnswer!.reverse()) {
+      if (replaced === undefined) this.#newest.answer.delete(key)
+      else this.#newest.answer.set(key, replaced)
+    }
+  }
+
   #push(source: FactCandidate['source'], sentence: string, fact: SummarizedFact) {
-    this.#candidates.push({
-      fact,
-      source,
-      sentence: normalizeFactText(sentence),
-      order: this.#candidates.length,
-    })
+    const key = normalizeFactText(fact.text)
+    const normalized = normalizeFactText(sentence)
+    if (this.#known.has(key) || this.#known.has(normalized)) return
+    const candidates = this.#newest[source]
+    if (source === 'answer') this.#latestAnswer?.push({ key, replaced: candidates.get(key) })
+    candidates.set(key, { fact, source, sentence: normalized, order: this.#order++ })
+    // Bounded: only the newest `maxFacts` of a source can be chosen; the rest go in bulk.
+    if (candidates.size > 2 * this.#maxFacts + 16) this.#keepNewest(candidates)
+  }
+
+  #keepNewest(candidates: Map<string, FactCandidate>) {
+    const latest = new Set(this.#latestAnswer?.map((entry) => entry.key))
+    const ranked = [...candidates].sort((a, b) => b[1].order - a[1].order)
+    for (const [key] of ranked.slice(this.#maxFacts + 8)) if (!latest.has(key)) candidates.delete(key)
   }
 }

@@ -1,14 +1,48 @@
-/** Lines of one section, each once, in order of first appearance, with how often each came. */
-export class EntryList {
-  readonly #entries = new Map<string, number>()
+/** How many lines a section keeps by default: more than any summary of the default size can show. */
+export const DEFAULT_KEPT_LINES = 400
 
-  add(text: string) {
-    if (text.length > 0) this.#entries.set(text, (this.#entries.get(text) ?? 0) + 1)
+/**
+ * Lines of one section, each once, in order of first appearance, with how often each came. It keeps
+ * the first line and the newest `keep` lines (a summary shows the first request and the newest words,
+ * never more lines than fit in its size), so its memory and each line's cost stay bounded however many
+ * items are read; `total` counts every distinct line seen.
+ */
+export class EntryList {
+  readonly #entries = new Map<string, { count: number; order: number }>()
+  readonly #keep: number
+  #order = 0
+  /** How many distinct lines were added (a line dropped and added again counts again). */
+  total = 0
+
+  constructor(keep = DEFAULT_KEPT_LINES) {
+    this.#keep = Math.max(1, keep)
   }
 
-  /** The lines, a repeated one marked `(×N)`. */
+  add(text: string) {
+    if (text.length === 0) return
+    const entry = this.#entries.get(text)
+    if (entry !== undefined) {
+      entry.count++
+      return
+    }
+    this.#entries.set(text, { count: 1, order: this.#order++ })
+    this.total++
+    if (this.#entries.size > 2 * this.#keep + 1) this.#drop()
+  }
+
+  /** Drops all but the first line and the newest `keep`: amortised O(1) per line added. */
+  #drop() {
+    let index = 0
+    const from = this.#entries.size - this.#keep
+    for (const text of [...this.#entries.keys()]) {
+      if (index > 0 && index < from) this.#entries.delete(text)
+      index++
+    }
+  }
+
+  /** The lines kept, a repeated one marked `(×N)`. */
   lines(): string[] {
-    return [...this.#entries].map(([text, count]) => (count > 1 ? `${text} (×${count})` : text))
+    return [...this.#entries].map(([text, { count }]) => (count > 1 ? `${text} (×${count})` : text))
   }
 }
 
@@ -42,6 +76,8 @@ export interface SummaryParts {
   identifiers: readonly string[]
   /** Each section's lines, oldest first. */
   sections: Record<SectionName, readonly string[]>
+  /** How many lines each section had, when more than it holds (the lines a bounded list dropped). */
+  totals?: Partial<Record<SectionName, number>>
 }
 
 /**
@@ -58,7 +94,10 @@ function* priority(section: SectionName, count: number): Generator<number> {
  * per section (`User:` and its lines as `- …`, oldest first). A section that could not keep every line
  * says how many it kept (`Tools (5 of 40):`). Linear in the number of lines.
  */
-export function layoutSummary({ headline, identifiers, sections }: SummaryParts, limit: number): string {
+export function layoutSummary(
+  { headline, identifiers, sections, totals = {} }: SummaryParts,
+  limit: number,
+): string {
   const head = headline.length > limit ? `${headline.slice(0, Math.max(0, limit - 1))}…` : headline
   // The identifiers line is written last, from what the kept lines do not already show.
   const reserved =
@@ -71,7 +110,8 @@ export function layoutSummary({ headline, identifiers, sections }: SummaryParts,
   /** Adds the lines of a section that fit in `allowance`, in priority order; returns what they cost. */
   const take = (name: SectionName, allowance: number): number => {
     const lines = sections[name]
-    const header = `\n${TITLES[name]} (${lines.length} of ${lines.length}):`.length
+    const all = Math.max(lines.length, totals[name] ?? 0)
+    const header = `\n${TITLES[name]} (${all} of ${all}):`.length
     let used = 0
     for (const index of priority(name, lines.length)) {
       if (chosen[name].has(index)) continue
@@ -109,7 +149,8 @@ export function layoutSummary({ headline, identifiers, sections }: SummaryParts,
     const lines = sections[name]
     const kept = [...chosen[name]].sort((a, b) => a - b)
     if (kept.length === 0) continue
-    const count = kept.length < lines.length ? ` (${kept.length} of ${lines.length})` : ''
+    const all = Math.max(lines.length, totals[name] ?? 0)
+    const count = kept.length < all ? ` (${kept.length} of ${all})` : ''
     blocks.push(`${TITLES[name]}${count}:\n${kept.map((index) => `- ${lines[index]}`).join('\n')}`)
   }
   const text = blocks.join('\n').trim()

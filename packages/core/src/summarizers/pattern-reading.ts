@@ -1,7 +1,7 @@
 import type { Item, JsonValue, MessageItem } from '../items'
 import { FactCandidates } from './pattern-facts'
 import { EntryList, parseSummaryText } from './pattern-layout'
-import { ToolCalls } from './pattern-tools'
+import { type IdentifierTaker, ToolCalls } from './pattern-tools'
 import { clip, findIdentifiers, jsonLeaves, READ_CHARS, sentences, statementKind } from './text-gist'
 
 /** How many identifiers one argument list, result or answer gives the `Identifiers:` line. */
@@ -11,22 +11,41 @@ const OPENING_CHARS = 160
 /** Longest line of each section but the tools', in characters. */
 const LINE_CHARS = { user: 300, assistant: 160, earlier: 240 } as const
 
-/** Identifiers, each once, in order of last mention (a mention again moves it to the end). */
+/** How many identifiers each set keeps: the layout looks at a few hundred at most. */
+const KEPT_IDENTIFIERS = 512
+
+/**
+ * Identifiers, each once, in order of last mention (a mention again makes it the newest). It keeps the
+ * newest {@link KEPT_IDENTIFIERS}: a mention stamps its identifier (no delete and insert per mention,
+ * which a long input pays for in rehashing), and the oldest are dropped in bulk, amortised O(1) each.
+ */
 export class RecentSet {
-  readonly #values = new Map<string, true>()
+  readonly #stamps = new Map<string, number>()
+  readonly #keep: number
+  #clock = 0
+
+  constructor(keep = KEPT_IDENTIFIERS) {
+    this.#keep = keep
+  }
 
   add(value: string) {
-    this.#values.delete(value)
-    this.#values.set(value, true)
+    this.#stamps.set(value, this.#clock++)
+    if (this.#stamps.size > 2 * this.#keep) this.#drop()
   }
 
   has(value: string): boolean {
-    return this.#values.has(value)
+    return this.#stamps.has(value)
   }
 
   /** Newest first. */
   newestFirst(): string[] {
-    return [...this.#values.keys()].reverse()
+    return [...this.#stamps].sort((a, b) => b[1] - a[1]).map(([value]) => value)
+  }
+
+  #drop() {
+    const kept = [...this.#stamps].sort((a, b) => b[1] - a[1]).slice(0, this.#keep)
+    this.#stamps.clear()
+    for (const [value, stamp] of kept.reverse()) this.#stamps.set(value, stamp)
   }
 }
 
@@ -36,28 +55,61 @@ export class RecentSet {
  * candidates. Each text, argument and result costs at most {@link READ_CHARS} characters of reading.
  */
 export class PatternReading {
-  readonly user = new EntryList()
-  readonly tools = new EntryList()
-  readonly assistant = new EntryList()
-  readonly earlier = new EntryList()
+  readonly user: EntryList
+  readonly tools: EntryList
+  readonly assistant: EntryList
+  readonly earlier: EntryList
   readonly calls: ToolCalls
   readonly identifiers = { user: new RecentSet(), others: new RecentSet() }
-  readonly facts = new FactCandidates()
+  readonly facts: FactCandidates
   /** About how many characters the items hold (what the summary replaces). */
   inputChars = 0
   /**
    * Takes the identifiers of one argument list, result or answer for the `Identifiers:` line: its first
    * {@link IDENTIFIERS_PER_PART}, so a result listing 500 dates does not crowd out the rest.
    */
-  #foundElsewhere() {
+  #foundElsewhere(): IdentifierTaker {
     let left = IDENTIFIERS_PER_PART
-    return (identifier: string) => {
+    const found = (identifier: string) => {
       if (left-- > 0) this.identifiers.others.add(identifier)
     }
+    // Once the part has given its share, the rest of it need not be read.
+    return Object.assign(found, { full: () => left <= 0 })
   }
 
-  constructor(actionOf: (toolName: string, input: JsonValue) => string) {
-    this.calls = new ToolCalls(actionOf)
+  /**
+   * `keepLines`: how many of the newest lines each section keeps (no summary shows more); `maxFacts` and
+   * `knownFacts`: see {@link FactCandidates}. Everything read is bounded by them, so the reading's
+   * memory does not grow with the number of items.
+   */
+  constructor({
+    actionOf,
+    keepLines,
+    maxFacts,
+    knownFacts = [],
+  }: {
+    actionOf: (toolName: string, input: JsonValue) => string
+    keepLines: number
+    maxFacts: number
+    knownFacts?: readonly string[]
+  }) {
+    this.user = new EntryList(keepLines)
+    this.tools = new EntryList(keepLines)
+    this.assistant = new EntryList(keepLines)
+    this.earlier = new EntryList(keepLines)
+    this.calls = new ToolCalls(actionOf, keepLines)
+    this.facts = new FactCandidates(maxFacts, knownFacts)
+  }
+
+  /** How many lines each section had, the ones its bounded list dropped included. */
+  get totals() {
+    const kept = this.calls.lines().length
+    return {
+      user: this.user.total,
+      assistant: this.assistant.total,
+      earlier: this.earlier.total,
+      tools: this.tools.total + this.calls.total - kept,
+    }
   }
 
   read(item: Item) {
@@ -161,13 +213,14 @@ export class PatternReading {
  * The identifiers of a successful tool result, for the `Identifiers:` line: a text's, or those of a
  * JSON result's strings, at most {@link READ_CHARS} characters in all.
  */
-function resultIdentifiers(output: JsonValue, found: (identifier: string) => void) {
+function resultIdentifiers(output: JsonValue, found: IdentifierTaker) {
   if (typeof output === 'string') {
     findIdentifiers(output, found)
     return
   }
   let budget = READ_CHARS
   for (const { value } of jsonLeaves(output)) {
+    if (found.full()) break
     if (typeof value !== 'string' || budget <= 0) continue
     findIdentifiers(value.slice(0, budget), found)
     budget -= value.length

@@ -98,7 +98,14 @@ export function patternSummarizer({
     name: 'pattern',
     async summarize(items: readonly Item[], options: SummarizeOptions): Promise<SummarizeResult> {
       options.signal?.throwIfAborted()
-      const reading = new PatternReading(actionOf)
+      // A summary shows at most one line per 4 characters: the sections keep no more lines than that.
+      const keepLines = Math.ceil(Math.max(maxChars, maxScopeChars) / 3)
+      const reading = new PatternReading({
+        actionOf,
+        keepLines,
+        maxFacts,
+        ...(options.knownFacts === undefined ? {} : { knownFacts: options.knownFacts }),
+      })
       for (const item of items) reading.read(item)
       reading.finish()
 
@@ -122,10 +129,10 @@ export function patternSummarizer({
       const most = options.tier === 'scope' ? maxScopeChars : maxChars
       const limit = Math.min(most, Math.max(FLOOR_CHARS, reading.inputChars))
       const summary = layoutSummary(
-        { headline: nothing ? 'Nothing happened.' : headline, identifiers, sections },
+        { headline: nothing ? 'Nothing happened.' : headline, identifiers, sections, totals: reading.totals },
         limit,
       )
-      return { summary, facts: reading.facts.choose(maxFacts, options.knownFacts ?? []) }
+      return { summary, facts: reading.facts.choose() }
     },
   }
 }

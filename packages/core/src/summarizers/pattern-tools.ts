@@ -1,6 +1,16 @@
 import type { JsonValue } from '../items'
 import { clip, findIdentifiers, jsonGist, jsonLeaves, READ_CHARS } from './text-gist'
 
+/** Takes the identifiers of one part, and says when it has taken all it wants (the rest need not be read). */
+export type IdentifierTaker = ((identifier: string) => void) & { full: () => boolean }
+
+/** One call's line: its head, its result's gist when it came, and the call's id while it waits. */
+interface ToolLine {
+  head: string
+  outcome?: string
+  id?: string
+}
+
 /** Longest line of one tool call with its result, in characters. */
 const TOOL_LINE_CHARS = 200
 
@@ -15,24 +25,41 @@ export class ToolCalls {
   /** Results marked as errors. */
   failed = 0
   readonly #actionOf: (toolName: string, input: JsonValue) => string
-  /** Calls still waiting for their result: the index of their line, by call id. */
-  readonly #open = new Map<string, number>()
-  readonly #lines: { head: string; outcome?: string }[] = []
+  /** Calls still waiting for their result: their line, by call id. */
+  readonly #open = new Map<string, ToolLine>()
+  #lines: ToolLine[] = []
+  readonly #keep: number
+  /** How many lines there were, the dropped ones included. */
+  total = 0
 
-  constructor(actionOf: (toolName: string, input: JsonValue) => string) {
+  /** `keep`: how many of the newest lines are kept (a summary shows no more). */
+  constructor(actionOf: (toolName: string, input: JsonValue) => string, keep = 400) {
     this.#actionOf = actionOf
+    this.#keep = Math.max(1, keep)
+  }
+
+  #push(line: ToolLine) {
+    this.#lines.push(line)
+    this.total++
+    if (this.#lines.length <= 2 * this.#keep) return
+    // The oldest lines go in bulk (amortised O(1) a line); a result for a dropped call gets its own line.
+    const dropped = this.#lines.length - this.#keep
+    for (const old of this.#lines.slice(0, dropped)) if (old.id !== undefined) this.#open.delete(old.id)
+    this.#lines = this.#lines.slice(dropped)
   }
 
   /** A call; identifiers in its arguments' strings (at most {@link READ_CHARS} characters) go to `found`. */
-  call(toolCallId: string, toolName: string, input: JsonValue, found: (identifier: string) => void) {
+  call(toolCallId: string, toolName: string, input: JsonValue, found: IdentifierTaker) {
     const label = clip(this.#actionOf(toolName, input), 40)
     this.actions.set(label, (this.actions.get(label) ?? 0) + 1)
     const empty = input === null || (typeof input === 'object' && Object.keys(input).length === 0)
     const head = `${clip(toolName, 40)}(${empty ? '' : jsonGist(input, { max: 100, separator: '=' })})`
-    this.#open.set(toolCallId, this.#lines.length)
-    this.#lines.push({ head })
+    const line: ToolLine = { head, id: toolCallId }
+    this.#open.set(toolCallId, line)
+    this.#push(line)
     let budget = READ_CHARS
     for (const leaf of jsonLeaves(input, 64)) {
+      if (found.full()) break
       if (typeof leaf.value !== 'string' || budget <= 0) continue
       findIdentifiers(leaf.value.slice(0, budget), found)
       budget -= leaf.value.length
@@ -44,16 +71,17 @@ export class ToolCalls {
     if (isError) this.failed++
     const gist = jsonGist(output, { max: 120, separator: ': ' })
     const outcome = isError ? ` failed: ${gist}` : gist.length > 0 ? ` → ${gist}` : ''
-    const index = this.#open.get(toolCallId)
-    if (index === undefined) {
-      this.#lines.push({ head: clip(toolName, 40), outcome })
+    const line = this.#open.get(toolCallId)
+    if (line === undefined) {
+      this.#push({ head: clip(toolName, 40), outcome })
       return
     }
     this.#open.delete(toolCallId)
-    this.#lines[index]!.outcome = outcome
+    delete line.id
+    line.outcome = outcome
   }
 
-  /** One line per call, in order. */
+  /** One line per call, in order (the newest `keep`). */
   lines(): string[] {
     return this.#lines.map((line) => clip(line.head + (line.outcome ?? ''), TOOL_LINE_CHARS))
   }

@@ -49,6 +49,7 @@ export function traceCompaction(
           'strata.compaction.items_archived': end.itemsArchived,
           'strata.compaction.items_written': end.itemsWritten,
           'strata.compaction.duration_ms': end.durationMs,
+          ...costAttributes(end),
           ...(end.skipped !== undefined ? { 'strata.compaction.skipped': end.skipped } : {}),
         })
         if (end.error !== undefined) {
@@ -59,4 +60,18 @@ export function traceCompaction(
       }
     }
   })
+}
+
+/** What a compaction step cost, for its span: the optional figures its end event carries. */
+function costAttributes(end: CompactionEndEvent): Record<string, number> {
+  const attributes: Record<string, number> = {}
+  const figures = {
+    'strata.compaction.items_read': end.itemsRead,
+    'strata.compaction.summaries_written': end.summariesWritten,
+    'strata.compaction.facts_written': end.factsWritten,
+    'strata.compaction.memory_items': end.memoryItems,
+    'strata.compaction.chunks_left': end.chunksLeft,
+  }
+  for (const [name, value] of Object.entries(figures)) if (value !== undefined) attributes[name] = value
+  return attributes
 }

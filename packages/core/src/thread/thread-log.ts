@@ -195,11 +195,21 @@ export class ThreadLog<L extends string> {
     const removed = this.#active.removeWhere((item) => seqs.has(item.seq))
     this.archivedCount += removed.length
     this.index.archived(removed)
+    this.#dropMemory(removed)
     this.#findRequest()
     if (this.archivedCount > 0) {
       this.digestDue = true
       this.onArchived?.()
     }
+  }
+
+  /** Memory items that left the active log (a roll-up archived them) leave the memory slots too. */
+  #dropMemory(removed: readonly Item<L>[]) {
+    if (!removed.some(isContextMemoryItem)) return
+    const gone = new Set(removed)
+    let kept = 0
+    for (const item of this.memoryItems) if (!gone.has(item)) this.memoryItems[kept++] = item
+    this.memoryItems.length = kept
   }
 
   /**
@@ -214,6 +224,7 @@ export class ThreadLog<L extends string> {
     if (removed.length === 0) return
     for (const item of removed) this.#unfinished.add(item.seq)
     this.index.archived(removed)
+    this.#dropMemory(removed)
     this.#findRequest()
   }
 

@@ -1,16 +1,26 @@
 import { StrataError } from '../../errors'
 import type { CompactionTrigger } from '../../events'
 import type { FactItem, Item, SummaryItem, UnsequencedItem } from '../../items'
-import { seqRuns } from '../../items/seq-search'
+import { indexFromSeq, seqRuns } from '../../items/seq-search'
 import type { SummarizeResult } from '../../summarizers'
 import { traceCompaction } from '../../telemetry'
+import { deepFreeze } from '../../thread/frozen-items'
 import { MAX_WRITE_ATTEMPTS, type WritePath } from '../../thread/write-path'
 import type { CompactionState } from '../compaction-options'
 import type { CompactionReport } from '../compaction-report'
 import { newFacts, recalledFacts } from './budget-facts'
 import { BudgetGauge } from './budget-gauge'
 import { planBudgetCompaction, shouldCompact } from './budget-plan'
+import { type BudgetChunk, planChunks } from './chunk-plan'
+import { rollUpMemory } from './memory-rollup-run'
 import { planStepCompaction } from './step-plan'
+
+/** What one compaction step does: the seqs it summarizes and archives, their turns and range. */
+interface StepPlan {
+  seqs: number[]
+  turnIds: string[]
+  range: { fromSeq: number; toSeq: number }
+}
 
 /** The share of the budget the newest steps of the current turns keep raw when older steps are compacted. */
 export const KEEP_STEPS_SHARE = 0.5
@@ -42,6 +52,11 @@ export class BudgetRunner<L extends string> {
   readonly gauge: BudgetGauge<L>
   /** The compaction running in the background, if any. */
   #run: Promise<void> | undefined
+  /**
+   * A long first compaction under way: the chunks still to do, oldest first, and the history's tokens
+   * as the steps leave them (counted once, then less what each step archives).
+   */
+  #chunks: { queue: BudgetChunk[]; tokens: number; before: number } | undefined
 
   constructor(state: CompactionState<L>, writes: WritePath<L>, report: CompactionReport<L>) {
     this.#state = state
@@ -83,29 +98,44 @@ export class BudgetRunner<L extends string> {
     this.start()
   }
 
-  /** Starts the requested compaction in the background, queued in the thread's exclusive section. */
+  /**
+   * Starts the requested compaction in the background, queued in the thread's exclusive section. A
+   * long first compaction runs as a series of steps, each its own exclusive section: appends and
+   * contexts queued meanwhile run between two steps.
+   */
   start() {
     if (this.#run !== undefined || !this.due()) return
+    this.#run = this.#steps().finally(() => {
+      this.#run = undefined
+    })
+  }
+
+  async #steps() {
     const writes = this.#writes
-    this.#run = writes
-      .exclusive(async () => {
-        await writes.refresh()
-        const state = this.#state
-        const span = {
-          threadId: state.id,
-          policy: 'budget',
-          trigger: 'budget',
-          items: () => state.log.activeCount,
-        }
-        await traceCompaction(state.deps.tracer, state.deps.events, span, () => this.compact('budget'))
-      })
-      .catch((error: unknown) => {
+    for (;;) {
+      try {
+        await writes.exclusive(async () => {
+          await writes.refresh()
+          const state = this.#state
+          const span = {
+            threadId: state.id,
+            policy: 'budget',
+            trigger: 'budget',
+            items: () => state.log.activeCount,
+          }
+          await traceCompaction(state.deps.tracer, state.deps.events, span, () => this.compact('budget'))
+        })
+      } catch (error) {
         // A store that failed while archiving: reported like a summarizer failure, retried later.
+        this.#chunks = undefined
         this.#report.end('budget', this.#state.historyTokens(), this.#state.deps.clock(), { error })
-      })
-      .finally(() => {
-        this.#run = undefined
-      })
+        return
+      }
+      if (this.#chunks === undefined || !this.due()) return
+      // A step may run without ever waiting on I/O (an in-memory store, an offline summarizer): yield
+      // to the event loop, so requests that arrive meanwhile get in before the next step.
+      await new Promise((resolve) => setTimeout(resolve, 0))
+    }
   }
 
   /** Settles when the running compaction, if any, has ended. */
@@ -119,16 +149,26 @@ export class BudgetRunner<L extends string> {
   }
 
   /**
-   * Budget compaction, inside the thread's exclusive section. A summarizer failure leaves the log
-   * untouched and keeps the request for the next context.
+   * Budget compaction, inside the thread's exclusive section: one step (a long first compaction is a
+   * series of them; by hand, all of them at once). A summarizer failure leaves the log untouched and
+   * keeps the request for the next context.
    */
-  async compact(trigger: CompactionTrigger, attempt = 1): Promise<void> {
+  async compact(trigger: CompactionTrigger): Promise<void> {
+    await this.#step(trigger)
+    while (trigger === 'manual' && this.#chunks !== undefined && this.#report.last?.error === undefined)
+      await this.#step(trigger)
+  }
+
+  async #step(trigger: CompactionTrigger, attempt = 1): Promise<void> {
     const state = this.#state
     const budget = state.deps.compaction.budget
     const rawTailTurns = budget === false ? 4 : budget.rawTailTurns
+    const chunkItems = budget === false ? undefined : budget.chunkItems
     const started = state.deps.clock()
     // A compaction cut short before finishes first: its summary already stands for its items.
     await this.#writes.finishArchive()
+    const chunk = this.#nextChunk(rawTailTurns, chunkItems)
+    if (chunk !== undefined) return this.#commit(trigger, chunk, this.#chunks!.tokens, started, attempt)
     const tokensBefore = state.historyTokens()
     const plan = this.#plan(rawTailTurns)
     if (plan === undefined) {
@@ -148,9 +188,72 @@ export class BudgetRunner<L extends string> {
       }
       return
     }
+    return this.#commit(trigger, plan, tokensBefore, started, attempt)
+  }
+
+  /**
+   * The next chunk of a long first compaction, planned when one is due (the whole turns to compact are
+   * many); undefined when the compaction is short, or its chunks are done. A chunk whose items are no
+   * longer all active (another writer compacted or rewound) ends the series: the next step plans anew.
+   */
+  #nextChunk(rawTailTurns: number, chunkItems: number | undefined): BudgetChunk | undefined {
+    const state = this.#state
+    if (this.#chunks === undefined) {
+      const openings = new Set(state.log.scopes.map((scope) => scope.seq))
+      const queue = planChunks(state.log.unfrozenItems, {
+        rawTailTurns,
+        keep: openings,
+        ...(chunkItems === undefined ? {} : { chunkItems }),
+      })
+      if (queue === undefined) return undefined
+      const tokens = state.historyTokens()
+      this.#chunks = { queue, tokens, before: tokens }
+    }
+    const chunk = this.#chunks.queue[0]
+    if (chunk === undefined || !this.#allActive(chunk.seqs)) {
+      this.#chunks = undefined
+      return undefined
+    }
+    return chunk
+  }
+
+  /** Whether every one of `seqs` (sorted) is an active item: a binary search each. */
+  #allActive(seqs: readonly number[]): boolean {
+    const items = this.#state.log.unfrozenItems
+    return seqs.every((seq) => items[indexFromSeq(items, seq)]?.seq === seq)
+  }
+
+  /** The active items with these seqs (sorted), frozen: they go to the summarizer. */
+  #itemsOf(seqs: readonly number[]): Item<L>[] {
+    const items = this.#state.log.unfrozenItems
+    const wanted = new Set(seqs)
+    const from = indexFromSeq(items, seqs[0]!)
+    const found: Item<L>[] = []
+    for (let index = from; index < items.length && found.length < seqs.length; index++) {
+      const item = items[index]!
+      if (!wanted.has(item.seq)) continue
+      deepFreeze(item)
+      found.push(item)
+    }
+    return found
+  }
+
+  /**
+   * One committed step: the summary (with `covers`, the exact seqs it replaces) and the new facts are
+   * written first, then the items move to the archive; then the memory slots roll up when over their
+   * bounds. The `compaction-end` event carries what it cost.
+   */
+  async #commit(
+    trigger: CompactionTrigger,
+    plan: StepPlan,
+    tokensBefore: number,
+    started: number,
+    attempt: number,
+  ): Promise<void> {
+    const state = this.#state
     state.deps.events.emit('compaction-start', { threadId: state.id, trigger, tokensBefore })
+    const items = this.#itemsOf(plan.seqs)
     const seqs = new Set(plan.seqs)
-    const items = state.log.items.filter((item) => seqs.has(item.seq))
     const known = state.log.memoryItems.filter((item): item is FactItem<L> => item.type === 'fact')
     const recalled = recalledFacts(known)
     let result: SummarizeResult
@@ -185,12 +288,12 @@ export class BudgetRunner<L extends string> {
     let superseded = false
     const stored = await this.#writes.write(() => {
       // Another writer may have compacted meanwhile: commit only if every planned item is still active.
-      const active = new Set(state.log.items.map((item) => item.seq))
-      superseded = plan.seqs.some((seq) => !active.has(seq))
+      superseded = !this.#allActive(plan.seqs)
       return superseded ? [] : written
     })
     if (superseded) {
-      if (attempt < MAX_WRITE_ATTEMPTS) return this.compact(trigger, attempt + 1)
+      this.#chunks = undefined
+      if (attempt < MAX_WRITE_ATTEMPTS) return this.#step(trigger, attempt + 1)
       this.#report.end(trigger, tokensBefore, started, { skipped: 'superseded' })
       return
     }
@@ -215,14 +318,41 @@ export class BudgetRunner<L extends string> {
       }
     }
     state.log.removeArchived(seqs)
+    const rollup = await rollUpMemory(state, this.#writes)
+    const cost = {
+      itemsRead: items.length + rollup.itemsRead,
+      summariesWritten: 1 + rollup.summariesWritten,
+      factsWritten: fresh.length + rollup.factsWritten,
+      memoryItems: state.log.memoryItems.length,
+    }
+    const chunks = this.#chunks
+    if (chunks !== undefined) {
+      chunks.queue.shift()
+      chunks.tokens -= archivedTokens
+    }
+    if (chunks !== undefined && chunks.queue.length > 0) {
+      // A step of a long compaction: the request stands until the last chunk is done.
+      this.#report.end(trigger, tokensBefore, started, {
+        tokensAfter: chunks.tokens,
+        itemsArchived: archived + rollup.itemsArchived,
+        itemsWritten: written.length + rollup.summariesWritten + rollup.factsWritten,
+        summary: stored[0] as SummaryItem,
+        ...cost,
+        chunksLeft: chunks.queue.length,
+      })
+      return
+    }
+    this.#chunks = undefined
     this.requested = undefined
     const tokensAfter = state.historyTokens()
-    const warning = this.#holdIfStillOver(trigger, tokensBefore, tokensAfter)
+    // After a series of steps, what the whole series saved counts.
+    const warning = this.#holdIfStillOver(trigger, chunks?.before ?? tokensBefore, tokensAfter)
     this.#report.end(trigger, tokensBefore, started, {
       tokensAfter,
-      itemsArchived: archived,
-      itemsWritten: written.length,
+      itemsArchived: archived + rollup.itemsArchived,
+      itemsWritten: written.length + rollup.summariesWritten + rollup.factsWritten,
       summary: stored[0] as SummaryItem,
+      ...cost,
       ...(warning === undefined ? {} : { warning }),
     })
   }
