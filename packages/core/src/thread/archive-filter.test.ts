@@ -9,7 +9,9 @@ describe('ArchiveFilter', () => {
         fc.uniqueArray(fc.string({ minLength: 1, maxLength: 40 }), { minLength: 1, maxLength: 3_000 }),
         (ids) => {
           const filter = new ArchiveFilter()
-          ids.forEach((id, index) => filter.add(idKey(id), index + 1))
+          ids.forEach((id, index) => {
+            filter.add(idKey(id), index + 1)
+          })
           const restored = ArchiveFilter.fromJSON(JSON.parse(JSON.stringify(filter.toJSON())))!
           ids.forEach((id, index) => {
             for (const each of [filter, restored]) {

@@ -78,7 +78,10 @@ export async function resolveStrataThreadId(store: StrataStore, threadId: string
   const legacy = await legacyStrataThreadId(threadId)
   if (legacy === shared) return shared
   let known = resolved.get(store)
-  if (known === undefined) resolved.set(store, (known = new Map()))
+  if (known === undefined) {
+    known = new Map()
+    resolved.set(store, known)
+  }
   const hit = known.get(threadId)
   if (hit !== undefined) return hit
   const holds = async (id: string) =>
