@@ -49,6 +49,8 @@ export async function exportCommand(
   bar?.stop()
   const output = context.output
   if (format === 'jsonl') {
+    const { store } = await context.store()
+    const resourceId = store.getThreadResource ? await store.getThreadResource(threadId) : undefined
     const header: ThreadExportHeader = {
       format: 'strata-thread',
       version: 1,
@@ -56,6 +58,7 @@ export async function exportCommand(
       lastSeq,
       withArchive,
       archived: seqRanges(archivedSeqs),
+      ...(resourceId !== undefined ? { resourceId } : {}),
     }
     output.write(`${JSON.stringify(header)}\n`)
   } else {

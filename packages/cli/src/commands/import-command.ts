@@ -50,6 +50,16 @@ export async function importCommand(
   // Last: the state names seqs (cursors, marks) that now exist, and the Mastra thread record, once
   // written, makes the thread visible to Mastra.
   if (parsed.state !== undefined) await store.setState(threadId, parsed.state)
+  const { resourceId } = parsed.header
+  if (resourceId !== undefined) {
+    if (!store.setThreadResource || !store.touchResourceThread) {
+      context.output.note(`This store keeps no resources: the thread was not bound to '${resourceId}'.`)
+    } else {
+      await store.setThreadResource(threadId, resourceId, { expected: undefined })
+      const newest = parsed.items.reduce((latest, item) => Math.max(latest, item.ts ?? 0), 0)
+      await store.touchResourceThread(resourceId, threadId, newest > 0 ? newest : Date.now())
+    }
+  }
   context.output.result(
     { threadId, items: parsed.items.length, archived: archivedSeqs.length, content: parsed.records.length },
     () =>
@@ -79,6 +89,12 @@ export function parseExport(text: string, file: string): ParsedExport {
   const header = parse(lines[0] ?? '{}', 1) as unknown as ThreadExportHeader
   if (header.format !== 'strata-thread' || header.version !== 1) {
     throw new CliError(`${file}: not a strata thread export (its first line must be the export header).`)
+  }
+  if (
+    header.resourceId !== undefined &&
+    (typeof header.resourceId !== 'string' || header.resourceId === '')
+  ) {
+    throw new CliError(`${file}:1: the header's resourceId must be a non-empty string.`)
   }
   const items: Item[] = []
   const records: ContentRecord[] = []

@@ -14,6 +14,11 @@ export interface ThreadExportHeader {
   withArchive: boolean
   /** The archived items' seqs, as ranges. */
   archived: { fromSeq: number; toSeq: number }[]
+  /**
+   * The resource (user) the thread is bound to, when the store keeps resources: import binds the new
+   * thread to it, so it is listed under its resource (Mastra's and Studio's thread lists read that).
+   */
+  resourceId?: string
 }
 
 /** A content record's line in the export. */
