@@ -106,3 +106,33 @@ describe('a compaction reports its cost in its span', () => {
     await memory.close()
   })
 })
+
+describe('a rolled-up compaction is still where it happened in the transcript', () => {
+  it('transcript({ compactions: true }) lists every compaction, those whose summary rolled up included', async () => {
+    const store = inMemoryStore()
+    const memory = createMemory({ store, compaction: { budget: { inputTokens: 4_000, rawTailTurns: 0 } } })
+    const thread = await memory.thread('rolled')
+    const compactions = 30
+    for (let index = 0; index < compactions; index++) {
+      await thread.append([
+        { role: 'user', content: `Order O-${index} is late.` },
+        { role: 'assistant', content: `Order O-${index} ships tomorrow.` },
+      ])
+      await thread.compact({ force: true })
+    }
+    const archived = await store.readArchive('rolled')
+    // Some of the compactions' summaries rolled up into the archive...
+    expect(archived.some((item) => item.type === 'summary' && item.compaction !== undefined)).toBe(true)
+    // ...and every compaction is still listed, in seq order, once.
+    const written = [...archived, ...(await store.read('rolled'))]
+      .filter((item) => item.type === 'summary' && item.compaction !== undefined)
+      .map((item) => item.seq)
+      .sort((a, b) => a - b)
+    expect(written.length).toBeGreaterThanOrEqual(compactions - 1)
+    const listed = (await thread.transcript({ compactions: true })).compactions ?? []
+    expect(listed.map((item) => item.seq)).toEqual(written)
+    // Only the active ones without the archive (a page that asked for the visible turns only).
+    const visible = (await thread.transcript({ compactions: true, archived: false })).compactions ?? []
+    expect(visible.length).toBeLessThan(written.length)
+  })
+})

@@ -173,7 +173,12 @@ export async function threadTranscript<L extends string>(
   const { archived = true, turns, beforeSeq, afterSeq, restore = true, compactions = false } = options
   const inRange = (seq: number) =>
     (beforeSeq === undefined || seq < beforeSeq) && (afterSeq === undefined || seq > afterSeq)
-  const { active, stored, summaries, anyArchived } = await writes.exclusive(async () => {
+  const {
+    active,
+    stored,
+    summaries: activeSummaries,
+    anyArchived,
+  } = await writes.exclusive(async () => {
     await writes.refresh()
     // A thread that never archived anything has no archive to read (most chats, on every page load).
     const anyArchived = archived && state.log.archivedCount > 0
@@ -192,6 +197,7 @@ export async function threadTranscript<L extends string>(
     }
   })
   let all: (MessageItem<L> | TransitionItem<L>)[] = active
+  let summaries = activeSummaries
   if (anyArchived) {
     const rewound = rewoundRanges(stored)
     const inRewind = (seq: number) => rewound.some((range) => seq >= range.fromSeq && seq <= range.toSeq)
@@ -203,6 +209,14 @@ export async function threadTranscript<L extends string>(
       (item): item is MessageItem<L> | TransitionItem<L> => isChat(item) && !inRewind(item.seq),
     )
     all = merge(shown, active)
+    // A compaction's summary that a later roll-up archived still marks where that compaction happened.
+    if (summaries !== undefined) {
+      const rolledUp = (read as Item<L>[]).filter(
+        (item): item is SummaryItem<L> =>
+          item.type === 'summary' && item.compaction !== undefined && inRange(item.seq),
+      )
+      if (rolledUp.length > 0) summaries = [...rolledUp, ...summaries].sort((a, b) => a.seq - b.seq)
+    }
   }
   const start = pageStart(all, turns)
   const page = all.slice(start)
