@@ -57,7 +57,8 @@ describe("Mastra's messageHistory: { maxTokens } is the thread's input budget", 
     const last = promptLines(prompts.at(-1)!)
     expect(last.at(-1)).toBe('user: Where are we?')
     expect(last.join('\n')).toMatch(/\[MEMORY:(EPISODIC|SEMANTIC)\]/)
-    expect(last.join('\n')).not.toContain('Question 0:')
+    // No raw message of the first turn is sent (a summary may quote it: the memory lines are system ones).
+    expect(last.filter((line) => !line.startsWith('system:')).join('\n')).not.toContain('Question 0:')
     // Budget compaction archived the old turns; nothing was lost: every message is stored.
     const thread = await strata.thread('ana/long-chat')
     expect((await memory.store.readArchive(thread.id)).length).toBeGreaterThan(0)
