@@ -14,26 +14,8 @@ import {
 } from './archive-parts'
 import { readRange } from './durable-fs'
 import { corruptLog, isMissing, storeFailed } from './file-errors'
+import { type FileVersion, sameVersion, versionOf } from './file-version'
 import type { PendingTail } from './log-file'
-
-interface FileVersion {
-  dev: number
-  ino: number
-  size: number
-  mtimeMs: number
-}
-const versionOf = (stats: Stats): FileVersion => ({
-  dev: stats.dev,
-  ino: stats.ino,
-  size: stats.size,
-  mtimeMs: stats.mtimeMs,
-})
-const sameVersion = (left: FileVersion | undefined, right: FileVersion): boolean =>
-  left !== undefined &&
-  left.dev === right.dev &&
-  left.ino === right.ino &&
-  left.size === right.size &&
-  left.mtimeMs === right.mtimeMs
 
 const statOrUndefined = (path: string): FileVersion | undefined => {
   try {

@@ -4,6 +4,7 @@ import type { Item } from '@strata-memory/core'
 import { ChunkLines } from './chunk-lines'
 import { readRange } from './durable-fs'
 import { corruptLog, isMissing, storeFailed } from './file-errors'
+import { type FileVersion, sameFile, versionOf } from './file-version'
 import { itemFromRecord, parseLogRecord } from './line-format'
 
 /** Why the end of a log file is not (yet) part of the log. */
@@ -17,24 +18,6 @@ export interface PendingTail {
   length: number
   reason: PendingReason
 }
-
-/** Which version of the file the cache holds: a file that changed has a new size or mtime. */
-interface FileVersion {
-  dev: number
-  ino: number
-  size: number
-  mtimeMs: number
-}
-
-const versionOf = (stats: Stats): FileVersion => ({
-  dev: stats.dev,
-  ino: stats.ino,
-  size: stats.size,
-  mtimeMs: stats.mtimeMs,
-})
-
-const sameFile = (left: FileVersion | undefined, right: FileVersion): boolean =>
-  left !== undefined && left.dev === right.dev && left.ino === right.ino
 
 /** How many bytes before the committed end are compared to tell an appended file from a replaced one. */
 const TAIL_CHECK_BYTES = 64

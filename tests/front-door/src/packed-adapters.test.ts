@@ -1,54 +1,27 @@
-import { type SpawnSyncOptions, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { afterAll, expect, it } from 'vitest'
+import { ok, packTarballs, versionIn } from './packed'
 
 // The LangChain and Mastra adapters as an app installs them: packed tarballs (core, the file store, the
 // adapter) in an empty npm app beside the framework from the registry, imported both ways the package
 // promises (ESM and CommonJS), and run once with the framework's own test model. Needs the packages'
 // dist folders and the npm registry.
 
-const root = fileURLToPath(new URL('../../../', import.meta.url))
 const work = mkdtempSync(join(tmpdir(), 'strata-packed-adapters-'))
-const packs = join(work, 'packs')
 afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000)
 
-beforeAll(() => {
-  const built = ['core', 'store-file', 'langchain', 'mastra'].every((name) =>
-    existsSync(join(root, 'packages', name, 'dist')),
-  )
-  ok(process.execPath, ['scripts/pack-local.cjs', packs, ...(built ? ['--no-build'] : [])], { cwd: root })
-}, 300_000)
+const devVersion = (pkg: string, name: string): string => versionIn(`packages/${pkg}`, name)
 
-const devVersion = (pkg: string, name: string): string =>
-  JSON.parse(readFileSync(join(root, 'packages', pkg, 'package.json'), 'utf8')).devDependencies[name]
-
-function ok(command: string, args: string[], options: SpawnSyncOptions = {}): string {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!key.toLowerCase().startsWith('npm_')) env[key] = value
-  }
-  const result = spawnSync(command, args, { encoding: 'utf8', env, ...options })
-  if (result.status !== 0) {
-    throw new Error(
-      `${command} ${args.join(' ')} exited with ${result.status}:\n${result.stdout}\n${result.stderr}`,
-    )
-  }
-  return String(result.stdout)
-}
-
-/** A fresh npm app (ESM) with the named tarballs and registry packages installed. */
-function appWith(name: string, tarballs: RegExp, registry: string[]): string {
-  const app = join(work, name)
+/** A fresh npm app (ESM) with core's, the file store's and the adapter's tarballs and registry packages. */
+function appWith(adapter: 'langchain' | 'mastra', registry: string[]): string {
+  const files = packTarballs(join(work, `packs-${adapter}`), ['core', 'store-file', adapter])
+  expect(files).toHaveLength(3)
+  const app = join(work, `${adapter}-app`)
   mkdirSync(app)
   ok('npm', ['init', '-y'], { cwd: app })
   ok('npm', ['pkg', 'set', 'type=module'], { cwd: app })
-  const files = readdirSync(packs)
-    .filter((file) => tarballs.test(file))
-    .map((file) => join(packs, file))
-  expect(files).toHaveLength(3)
   ok('npm', ['install', '--no-audit', '--no-fund', ...files, ...registry], { cwd: app })
   return app
 }
@@ -115,7 +88,7 @@ await memory.close()
 it('the LangChain adapter installs from its tarball beside langchain and runs createAgent with fakeModel', {
   timeout: 420_000,
 }, () => {
-  const app = appWith('langchain-app', /^strata-memory-(core|store-file|langchain)-.*\.tgz$/, [
+  const app = appWith('langchain', [
     `langchain@${devVersion('langchain', 'langchain')}`,
     `@langchain/core@${devVersion('langchain', '@langchain/core')}`,
     `@langchain/langgraph@${devVersion('langchain', '@langchain/langgraph')}`,
@@ -137,10 +110,7 @@ it('the LangChain adapter installs from its tarball beside langchain and runs cr
 it('the Mastra adapter installs from its tarball beside @mastra/core and remembers across two generates', {
   timeout: 420_000,
 }, () => {
-  const app = appWith('mastra-app', /^strata-memory-(core|store-file|mastra)-.*\.tgz$/, [
-    `@mastra/core@${devVersion('mastra', '@mastra/core')}`,
-    'zod@4',
-  ])
+  const app = appWith('mastra', [`@mastra/core@${devVersion('mastra', '@mastra/core')}`, 'zod@4'])
   writeFileSync(join(app, 'app.js'), MASTRA_APP)
   expect(JSON.parse(ok(process.execPath, ['app.js'], { cwd: app }))).toEqual({
     answer: 'You planted three trees.',

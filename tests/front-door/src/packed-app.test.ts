@@ -1,39 +1,17 @@
-import { type SpawnSyncOptions, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, expect, it } from 'vitest'
+import { ok, packTarballs, versionIn } from './packed'
 
 // The README's "Try the packages in an app" path, end to end: pack the built packages, install the
 // tarballs with npm into a fresh app beside the app's own `ai` from the registry, and use them there.
 // Needs the packages' dist folders (`pnpm test` builds them first) and the npm registry.
 
-const root = fileURLToPath(new URL('../../../', import.meta.url))
 const work = mkdtempSync(join(tmpdir(), 'strata-packed-app-'))
-afterAll(() => rmSync(work, { recursive: true, force: true }))
+afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000)
 
-const aiVersion: string = JSON.parse(readFileSync(join(root, 'packages/ai-sdk/package.json'), 'utf8'))
-  .devDependencies.ai
-
-/** npm as an app author runs it: none of this test run's pnpm settings (npm reads npm_config_* variables). */
-function appEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!key.toLowerCase().startsWith('npm_')) env[key] = value
-  }
-  return env
-}
-
-function run(command: string, args: string[], options: SpawnSyncOptions = {}): string {
-  const result = spawnSync(command, args, { encoding: 'utf8', env: appEnv(), ...options })
-  if (result.status !== 0) {
-    throw new Error(
-      `${command} ${args.join(' ')} exited with ${result.status}:\n${result.stdout}\n${result.stderr}`,
-    )
-  }
-  return String(result.stdout)
-}
+const aiVersion = versionIn('packages/ai-sdk', 'ai')
 
 const APP_SCRIPT = `
 import { createMemory } from '@strata-memory/core'
@@ -71,24 +49,17 @@ console.log(JSON.stringify({
 it('installs the packed core, store-file and ai-sdk in a fresh npm app with its own ai, and they work there', {
   timeout: 300_000,
 }, () => {
-  const packs = join(work, 'packs')
-  const built = ['core', 'store-file', 'ai-sdk'].every((name) =>
-    existsSync(join(root, 'packages', name, 'dist')),
-  )
-  run(process.execPath, ['scripts/pack-local.cjs', packs, ...(built ? ['--no-build'] : [])], { cwd: root })
-  const tarballs = readdirSync(packs)
-    .filter((file) => /^strata-memory-(core|store-file|ai-sdk)-.*\.tgz$/.test(file))
-    .map((file) => join(packs, file))
+  const tarballs = packTarballs(join(work, 'packs'), ['core', 'store-file', 'ai-sdk'])
   expect(tarballs).toHaveLength(3)
 
   const app = join(work, 'app')
   mkdirSync(app)
-  run('npm', ['init', '-y'], { cwd: app })
-  run('npm', ['pkg', 'set', 'type=module'], { cwd: app })
-  run('npm', ['install', '--no-audit', '--no-fund', ...tarballs, `ai@${aiVersion}`], { cwd: app })
+  ok('npm', ['init', '-y'], { cwd: app })
+  ok('npm', ['pkg', 'set', 'type=module'], { cwd: app })
+  ok('npm', ['install', '--no-audit', '--no-fund', ...tarballs, `ai@${aiVersion}`], { cwd: app })
   writeFileSync(join(app, 'app.js'), APP_SCRIPT)
 
-  const output = JSON.parse(run(process.execPath, ['app.js'], { cwd: app }))
+  const output = JSON.parse(ok(process.execPath, ['app.js'], { cwd: app }))
   expect(output).toEqual({
     text: 'Three trees, planted.',
     stored: [
@@ -100,7 +71,7 @@ it('installs the packed core, store-file and ai-sdk in a fresh npm app with its 
   expect(readdirSync(join(app, 'memory'), { recursive: true }).join('\n')).toContain('raw_traces.jsonl')
 
   // One copy of `ai`: the adapter uses the app's, not one of its own.
-  const copies = run('npm', ['ls', 'ai', '--all', '--parseable'], { cwd: app }).trim().split('\n')
+  const copies = ok('npm', ['ls', 'ai', '--all', '--parseable'], { cwd: app }).trim().split('\n')
   expect(copies).toEqual([join(app, 'node_modules', 'ai')])
   expect(existsSync(join(app, 'node_modules/@strata-memory/ai-sdk/node_modules/ai'))).toBe(false)
 })

@@ -1,48 +1,19 @@
-import { type SpawnSyncOptions, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, expect, it } from 'vitest'
+import { ok, packTarballs, root, run } from './packed'
 
 // The CLI as an app on the file store installs it: its tarball with core's and the file store's only
 // (the Redis store and client are optional peers), in an app whose package.json names no `type` (a new
 // Next.js app's), with a `strata.config.ts`; run on Node 24 and on the oldest Node its `engines` allows,
 // fetched from the registry. Needs the packages' dist folders and the npm registry.
 
-const root = fileURLToPath(new URL('../../../', import.meta.url))
 const work = mkdtempSync(join(tmpdir(), 'strata-packed-cli-'))
 afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000)
 
 const cliManifest = JSON.parse(readFileSync(join(root, 'packages/cli/package.json'), 'utf8'))
 const oldestNode = /^>=(\d+\.\d+(?:\.\d+)?)$/.exec(cliManifest.engines.node)?.[1]
-
-function npmEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!key.toLowerCase().startsWith('npm_')) env[key] = value
-  }
-  return env
-}
-
-function run(
-  command: string,
-  args: string[],
-  options: SpawnSyncOptions = {},
-): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(command, args, { encoding: 'utf8', env: npmEnv(), ...options })
-  return { status: result.status, stdout: String(result.stdout), stderr: String(result.stderr) }
-}
-
-function ok(command: string, args: string[], options: SpawnSyncOptions = {}): string {
-  const result = run(command, args, options)
-  if (result.status !== 0) {
-    throw new Error(
-      `${command} ${args.join(' ')} exited with ${result.status}:\n${result.stdout}\n${result.stderr}`,
-    )
-  }
-  return String(result.stdout)
-}
 
 const CONFIG = `const levels: string[] = ['global', 'project', 'task', 'step']
 export default { levels }
@@ -61,14 +32,7 @@ it('installs with core and the file store only, loads a strata.config.ts without
   timeout: 420_000,
 }, () => {
   expect(oldestNode, `engines.node of the CLI is ">=x.y.z": ${cliManifest.engines.node}`).toBeDefined()
-  const packs = join(work, 'packs')
-  const built = ['core', 'store-file', 'cli'].every((name) =>
-    existsSync(join(root, 'packages', name, 'dist')),
-  )
-  ok(process.execPath, ['scripts/pack-local.cjs', packs, ...(built ? ['--no-build'] : [])], { cwd: root })
-  const tarballs = readdirSync(packs)
-    .filter((file) => /^strata-memory-(core|store-file|cli)-.*\.tgz$/.test(file))
-    .map((file) => join(packs, file))
+  const tarballs = packTarballs(join(work, 'packs'), ['core', 'store-file', 'cli'])
   expect(tarballs).toHaveLength(3)
 
   const app = join(work, 'app')

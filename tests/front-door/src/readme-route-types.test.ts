@@ -1,9 +1,8 @@
-import { type SpawnSyncOptions, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, expect, it } from 'vitest'
+import { ok, packTarballs, root, run, versionIn } from './packed'
 
 // The AI SDK adapter's persistence route, exactly as its README prints it, type-checked the way a new
 // Next.js app (create-next-app) checks it: TypeScript 5 with the starter's `lib` (dom, dom.iterable,
@@ -11,28 +10,8 @@ import { afterAll, expect, it } from 'vitest'
 // TypeScript is newer and its DOM lib has more in it, so a recipe can pass here and fail in the app:
 // `for await` over a ReadableStream did. Needs the packages' dist folders and the npm registry.
 
-const root = fileURLToPath(new URL('../../../', import.meta.url))
 const work = mkdtempSync(join(tmpdir(), 'strata-readme-route-'))
 afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000)
-
-const versionOf = (pkg: string, name: string): string => {
-  const manifest = JSON.parse(readFileSync(join(root, pkg, 'package.json'), 'utf8'))
-  return manifest.devDependencies?.[name] ?? manifest.dependencies[name]
-}
-
-function run(command: string, args: string[], options: SpawnSyncOptions = {}): string {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!key.toLowerCase().startsWith('npm_')) env[key] = value
-  }
-  const result = spawnSync(command, args, { encoding: 'utf8', env, ...options })
-  if (result.status !== 0) {
-    throw new Error(
-      `${command} ${args.join(' ')} exited with ${result.status}:\n${result.stdout}\n${result.stderr}`,
-    )
-  }
-  return String(result.stdout)
-}
 
 /** The README's code block that follows `marker`. */
 function readmeBlock(marker: string): string {
@@ -77,30 +56,23 @@ const NEXT_TSCONFIG = {
 it("type-checks the README's persistence route in a new Next.js app's TypeScript setup", {
   timeout: 300_000,
 }, () => {
-  const packs = join(work, 'packs')
-  const built = ['core', 'store-file', 'ai-sdk'].every((name) =>
-    existsSync(join(root, 'packages', name, 'dist')),
-  )
-  run(process.execPath, ['scripts/pack-local.cjs', packs, ...(built ? ['--no-build'] : [])], { cwd: root })
-  const tarballs = readdirSync(packs)
-    .filter((file) => /^strata-memory-(core|ai-sdk)-.*\.tgz$/.test(file))
-    .map((file) => join(packs, file))
+  const tarballs = packTarballs(join(work, 'packs'), ['core', 'ai-sdk'])
   expect(tarballs).toHaveLength(2)
 
   const app = join(work, 'app')
   mkdirSync(join(app, 'app/api/chat'), { recursive: true })
-  run('npm', ['init', '-y'], { cwd: app })
-  run(
+  ok('npm', ['init', '-y'], { cwd: app })
+  ok(
     'npm',
     [
       'install',
       '--no-audit',
       '--no-fund',
       ...tarballs,
-      `ai@${versionOf('packages/ai-sdk', 'ai')}`,
-      `@ai-sdk/provider@${versionOf('packages/ai-sdk', '@ai-sdk/provider')}`,
-      `zod@${versionOf('packages/ai-sdk', 'zod')}`,
-      `next@${versionOf('apps/web', 'next')}`,
+      `ai@${versionIn('packages/ai-sdk', 'ai')}`,
+      `@ai-sdk/provider@${versionIn('packages/ai-sdk', '@ai-sdk/provider')}`,
+      `zod@${versionIn('packages/ai-sdk', 'zod')}`,
+      `next@${versionIn('apps/web', 'next')}`,
       'typescript@5',
       '@types/node@20',
       '@types/react@19',
@@ -111,10 +83,7 @@ it("type-checks the README's persistence route in a new Next.js app's TypeScript
   writeFileSync(join(app, 'app/api/chat/route.ts'), readmeBlock('The route:') + APP_NAMES)
   writeFileSync(join(app, 'agent.ts'), readmeBlock('### The same with a `ToolLoopAgent`') + agentScope())
 
-  const result = spawnSync(join(app, 'node_modules/.bin/tsc'), ['--noEmit', '-p', 'tsconfig.json'], {
-    cwd: app,
-    encoding: 'utf8',
-  })
+  const result = run(join(app, 'node_modules/.bin/tsc'), ['--noEmit', '-p', 'tsconfig.json'], { cwd: app })
   expect(result.stdout + result.stderr).toBe('')
   expect(result.status).toBe(0)
 })
