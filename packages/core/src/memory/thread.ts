@@ -31,6 +31,7 @@ import {
 } from './request-failures'
 import { Scopes } from './scopes'
 import { ThreadBudget } from './thread-budget'
+import { threadDependencies } from './thread-dependencies'
 import type { ThreadResourceLink } from './thread-resource'
 import { rewindThread, type ThreadRewindParts, threadDivergence } from './thread-rewind'
 import { reportUsage, type ThreadStatusParts, threadStatus } from './thread-status'
@@ -111,14 +112,7 @@ export class Thread<L extends string = string> {
       ...(memoryDeps.holds === undefined ? {} : { registry: memoryDeps.holds }),
     })
     this.#holds = holds
-    // The thread's own view of the memory's dependencies: every part writes through a store that
-    // stamps the thread's hold on its writes (see ThreadHolds.store), read at each call because the
-    // memory wraps its store in spans once an adapter passes a tracer; its compaction options carry
-    // the thread's own budget (`memory.thread(id, { budget })`), which may change.
-    const deps: CompactionDependencies<L> = Object.create(memoryDeps, {
-      store: { get: () => holds.store(), enumerable: true },
-      compaction: { get: () => budget.compaction(memoryDeps.compaction), enumerable: true },
-    })
+    const deps = threadDependencies(memoryDeps, holds, budget)
     const state = new ThreadState(id, deps, log, mode)
     const writes = new WritePath(state)
     const report = new CompactionReport(state, writes)

@@ -103,7 +103,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     const host: ProcessorHost = {
       threadOf: (requestContext) => this.#threadOfContext(requestContext),
       readOnly: (requestContext) => readOnly || memoryConfigOf(requestContext)?.readOnly === true,
-      refusedOptions: (requestContext) => this.#refusedOptions(memoryConfigOf(requestContext)),
+      refusedOptions: (requestContext) => refusedCallOptions(this.#options, memoryConfigOf(requestContext)),
       lastMessages: (requestContext) =>
         resolveLastMessages(
           this.#options.lastMessages,
@@ -151,11 +151,6 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
    */
   override settled(): Promise<void> {
     return this.strata.settled()
-  }
-
-  /** Why a call's memory options are refused (an option Strata does not take, a bad one), or undefined. */
-  #refusedOptions(config: CallMemoryOptions | undefined): unknown {
-    return refusedCallOptions(this.#options, config)
   }
 
   /** The semantic recall a call does (the memory's options with the call's over them), or undefined when off. */
@@ -226,7 +221,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       invalidOptions('StrataMemory.saveThread(): the thread needs a resourceId.', { threadId: thread?.id })
     }
     // A call Strata refuses for its memory options stores nothing, its new thread's record included.
-    const refused = this.#refusedOptions(memoryConfig)
+    const refused = refusedCallOptions(this.#options, memoryConfig)
     if (refused !== undefined) throw refused
     if (this.#readOnly || memoryConfig?.readOnly === true) return thread
     const { strataId, record: old } = await this.#records.lookup(thread.id)

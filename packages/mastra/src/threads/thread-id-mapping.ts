@@ -84,9 +84,13 @@ export async function resolveStrataThreadId(store: StrataStore, threadId: string
   }
   const hit = known.get(threadId)
   if (hit !== undefined) return hit
-  const holds = async (id: string) =>
-    (await store.head(id)).lastSeq > 0 || (await store.getState(id)) !== undefined
-  const id = !(await holds(shared)) && (await holds(legacy)) ? legacy : shared
+  // Both ids asked at once: one round trip on a networked store, paid once per thread and process.
+  const holds = async (id: string) => {
+    const [head, state] = await Promise.all([store.head(id), store.getState(id)])
+    return head.lastSeq > 0 || state !== undefined
+  }
+  const [sharedHeld, legacyHeld] = await Promise.all([holds(shared), holds(legacy)])
+  const id = !sharedHeld && legacyHeld ? legacy : shared
   if (known.size >= RESOLVED_LIMIT) known.clear()
   known.set(threadId, id)
   return id
