@@ -61,6 +61,41 @@ describe('line format', () => {
     )
   })
 
+  it('round-trips messages in the key order core writes them, whatever keys follow', () => {
+    // The shape most lines have, which the reader builds from one object literal.
+    const extra = fc.dictionary(
+      fc.constantFrom('tokens', 'meta', 'scope', 'turn_id', 'seq', 'batch_end', '__proto__', 'x'),
+      fc.jsonValue(),
+      { maxKeys: 4 },
+    )
+    const message = fc
+      .record({
+        id: fc.string(),
+        ts: fc.integer(),
+        level: fc.constantFrom('global', 'task'),
+        turnId: fc.string(),
+        role: fc.constantFrom('user', 'assistant', 'tool'),
+        content: fc.array(fc.record({ type: fc.constant('text'), text: fc.string() }), { maxLength: 3 }),
+      })
+      .chain(({ id, ts, level, turnId, role, content }) =>
+        extra.map((fields) => {
+          const item: Record<string, unknown> = { id, ts, level, turnId, type: 'message', role, content }
+          for (const [key, value] of Object.entries(fields)) {
+            Object.defineProperty(item, key, { value, enumerable: true, writable: true, configurable: true })
+          }
+          return item as unknown as UnsequencedItem
+        }),
+      )
+    fc.assert(
+      fc.property(message, fc.integer({ min: 1, max: 1e6 }), fc.boolean(), (input, seq, inBatch) => {
+        const line = sequenceLogLine(prepareLogLine(input), seq, inBatch ? seq + 2 : undefined)
+        const read = itemFromLogLine(line)
+        expect(JSON.stringify(read)).toBe(JSON.stringify(stored(input, seq)))
+        expect(Object.getPrototypeOf(read)).toBe(Object.prototype)
+      }),
+    )
+  })
+
   it('reports what is wrong with a line that is not a log record', () => {
     expect(parseLogRecord([])).toBe('is not a JSON object')
     expect(parseLogRecord({ id: 'a' })).toBe('has no valid "seq"')

@@ -126,10 +126,11 @@ export function itemFromLogLine(line: string): Item {
  */
 export function itemFromRecord(record: Record<string, unknown>): Item {
   if (hasOwn(record, 'item')) return record.item as Item
+  const keys = Object.keys(record)
+  if (record.type === 'message' && isMessageLine(keys)) return messageFromRecord(record, keys)
   const item: Record<string, unknown> = {}
   const isMessage = record.type === 'message'
   // Runs once per item of a cold read: plain assignments, the rare `__proto__` key aside.
-  const keys = Object.keys(record)
   for (let index = 0; index < keys.length; index++) {
     const key = keys[index]!
     if (key === 'seq' || key === 'batch_end' || (key === 'content' && !isMessage)) continue
@@ -138,6 +139,43 @@ export function itemFromRecord(record: Record<string, unknown>): Item {
     else item[key] = record[key]
   }
   // The store appends `seq` after the caller's keys, as `{ ...item, seq }` would.
+  item.seq = record.seq
+  return item as unknown as Item
+}
+
+/** The keys every message line starts with, in the order core writes a message's keys. */
+const MESSAGE_KEYS = ['seq', 'id', 'ts', 'level', 'turn_id', 'type', 'role', 'content'] as const
+
+/** Whether a message line's keys start as core writes them (most lines of a log): {@link messageFromRecord} reads it. */
+function isMessageLine(keys: readonly string[]): boolean {
+  if (keys.length < MESSAGE_KEYS.length) return false
+  for (let index = 0; index < MESSAGE_KEYS.length; index++)
+    if (keys[index] !== MESSAGE_KEYS[index]) return false
+  return true
+}
+
+/**
+ * The item of a message line: the same object {@link itemFromRecord}'s key-by-key copy builds (the
+ * same keys in the same order), made from one object literal for the keys every message has, so a
+ * cold read of a long log builds its items in less than half the time.
+ */
+function messageFromRecord(record: Record<string, unknown>, keys: readonly string[]): Item {
+  const item: Record<string, unknown> = {
+    id: record.id,
+    ts: record.ts,
+    level: record.level,
+    turnId: record.turn_id,
+    type: record.type,
+    role: record.role,
+    content: record.content,
+  }
+  for (let index = MESSAGE_KEYS.length; index < keys.length; index++) {
+    const key = keys[index]!
+    if (key === 'batch_end' || key === 'seq') continue
+    if (key === 'turn_id') item.turnId = record[key]
+    else if (key === '__proto__') setKey(item, key, record[key])
+    else item[key] = record[key]
+  }
   item.seq = record.seq
   return item as unknown as Item
 }
