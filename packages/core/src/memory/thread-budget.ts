@@ -1,4 +1,4 @@
-import { type ResolvedCompaction, resolveCompaction } from '../compaction/compaction-options'
+import { type ResolvedCompaction, resolveCompaction } from '../compaction/policy-registry'
 import { invalidOptions } from '../errors'
 
 /**
