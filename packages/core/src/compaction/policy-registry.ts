@@ -97,6 +97,7 @@ export {
   planBudgetCompaction,
   type ShouldCompactOptions,
   shouldCompact,
+  threadInputBudget,
 } from './budget'
 export {
   planWaterfall,

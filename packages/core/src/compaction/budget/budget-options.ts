@@ -119,3 +119,14 @@ export function resolveBudget(budget: BudgetOptions | false = false): ResolvedBu
     chunkItems,
   }
 }
+
+/**
+ * The budget of a thread with its own input budget (`memory.thread(id, { budget })`): under the
+ * memory's budget the smaller of the two holds (the memory's is the model's limit); without one, the
+ * budget's defaults with the thread's.
+ */
+export function threadInputBudget(memory: ResolvedBudget, inputTokens: number): ResolvedBudget {
+  return memory === false
+    ? resolveBudget({ inputTokens })
+    : { ...memory, inputBudget: Math.min(memory.inputBudget, inputTokens) }
+}

@@ -1,4 +1,4 @@
-export { type BudgetOptions, type ResolvedBudget, resolveBudget } from './budget-options'
+export { type BudgetOptions, type ResolvedBudget, resolveBudget, threadInputBudget } from './budget-options'
 export {
   type BudgetPlan,
   type BudgetPlanOptions,
