@@ -23,6 +23,27 @@ function folderImports(): Map<string, Set<string>> {
   return graph
 }
 
+/**
+ * Inside compaction/: for each production file, as `folder/file.ts` or `file.ts` (a root file), the
+ * files of compaction/ it imports, resolved the same way.
+ */
+function compactionImports(): Map<string, string[]> {
+  const root = new URL('compaction/', source)
+  const graph = new Map<string, string[]>()
+  for (const file of readdirSync(root, { recursive: true, encoding: 'utf8' })) {
+    const path = file.replaceAll('\\', '/')
+    if (!path.endsWith('.ts') || /\.test(-d)?\.ts$/.test(path)) continue
+    const text = readFileSync(new URL(path, root), 'utf8')
+    const targets: string[] = []
+    for (const [, specifier] of text.matchAll(/from '(\.{1,2}\/[^']*)'/g)) {
+      const target = posix.normalize(posix.join(posix.dirname(path), specifier!))
+      if (!target.startsWith('..')) targets.push(target)
+    }
+    graph.set(path, targets)
+  }
+  return graph
+}
+
 // dpdm (`pnpm check:circles`) finds circles between files; this finds them between folders, where a
 // file-level graph without a circle can still show folders cut wrong (a lower folder reaching up).
 describe('the folders of core', () => {
@@ -50,6 +71,48 @@ describe('the folders of core', () => {
     expect(reached).not.toContain('compaction')
     expect(reached).not.toContain('memory')
     expect(graph.get('compaction')).toContain('thread')
+  })
+
+  // Each compaction policy lives in its own folder under compaction/ (auto-transition/, budget/,
+  // waterfall/: its options, their resolver, its plans and its runner) and meets the thread through the
+  // contract at compaction/'s root (compaction-policy.ts). The rule: a policy folder imports compaction/'s
+  // root files but never another policy folder; the root files import no policy folder, except the one
+  // registry (policy-registry.ts) that lists the built-in policies. So changing a policy stays in its
+  // folder, and a new policy is a new folder and a line in the registry.
+  describe('inside compaction/', () => {
+    const files = compactionImports()
+    const policyFolders = new Set(
+      [...files.keys()].flatMap((path) => (path.includes('/') ? [path.split('/')[0]!] : [])),
+    )
+    /** The policy folder a file or an import (`./budget`, `./budget/budget-run`) is in, if any. */
+    const policyFolder = (path: string) => {
+      const first = path.split('/')[0]!
+      return policyFolders.has(first) ? first : undefined
+    }
+
+    it('has a folder per built-in policy', () => {
+      expect([...policyFolders].sort()).toEqual(['auto-transition', 'budget', 'waterfall'])
+    })
+
+    it('no policy folder imports another', () => {
+      const crossings = [...files].flatMap(([path, targets]) => {
+        const folder = policyFolder(path)
+        if (folder === undefined) return []
+        return targets
+          .filter((target) => policyFolder(target) !== undefined && policyFolder(target) !== folder)
+          .map((target) => `${path} → ${target}`)
+      })
+      expect(crossings).toEqual([])
+    })
+
+    it("only the registry among compaction/'s root files imports a policy folder", () => {
+      const reaching = [...files].flatMap(([path, targets]) =>
+        policyFolder(path) === undefined && targets.some((target) => policyFolder(target) !== undefined)
+          ? [path]
+          : [],
+      )
+      expect(reaching).toEqual(['policy-registry.ts'])
+    })
   })
 
   it('no two folders import each other, directly or through others', () => {

@@ -1,7 +1,7 @@
 import type { CompactionEndEvent, CompactionTrigger } from '../events'
 import type { JsonObject } from '../items'
 import type { WritePath } from '../thread/write-path'
-import type { CompactionState } from './compaction-options'
+import type { PolicyState } from './policy-state'
 import { type RetryBackoff, retryBackoff } from './retry-backoff'
 
 /** The last compaction a thread ran (kept in the thread's state, so it survives a restart). */
@@ -30,10 +30,10 @@ export class CompactionReport<L extends string> {
   /** Spaces out automatic retries after summarizer failures; compaction by hand ignores it. */
   readonly retry: RetryBackoff
   last: LastCompaction | undefined
-  readonly #state: CompactionState<L>
+  readonly #state: PolicyState<L>
   readonly #writes: WritePath<L>
 
-  constructor(state: CompactionState<L>, writes: WritePath<L>) {
+  constructor(state: PolicyState<L>, writes: WritePath<L>) {
     this.#state = state
     this.#writes = writes
     this.retry = retryBackoff(state.deps.compaction.retry)

@@ -1,31 +1,31 @@
 export { type FactLike, isRecalledFact, mergeFacts, normalizeFactText } from '../items/facts'
+export { MODEL_LIMITS, type ModelLimits, modelLimits } from './model-limits'
 export {
   type AutoTransitionOptions,
   type AutoTransitionPlan,
-  type MiddleLimits,
-  type NarrowestLimits,
-  planAutoTransition,
-} from './auto-transition/auto-transition-plan'
-export {
+  type AutoTransitionsOptions,
+  type BudgetOptions,
   type BudgetPlan,
   type BudgetPlanOptions,
   type BudgetTurn,
+  type CompactionOptions,
   type CompactionUrgency,
   type InputBudgetOptions,
   inputBudget,
+  type MiddleLimits,
+  type NarrowestLimits,
+  planAutoTransition,
   planBudgetCompaction,
-  type ShouldCompactOptions,
-  shouldCompact,
-} from './budget/budget-plan'
-export {
-  type AutoTransitionsOptions,
-  type BudgetOptions,
-  type CompactionOptions,
+  planWaterfall,
   type ResolvedCompaction,
   resolveCompaction,
+  type ShouldCompactOptions,
+  shouldCompact,
   type WaterfallOptions,
-} from './compaction-options'
-export { MODEL_LIMITS, type ModelLimits, modelLimits } from './model-limits'
+  type WaterfallPlan,
+  type WaterfallPlanOptions,
+  waterfallTrigger,
+} from './policy-registry'
 export { type RetryBackoff, type RetryBackoffOptions, retryBackoff } from './retry-backoff'
 export {
   renderSnapshot,
@@ -35,9 +35,3 @@ export {
   snapshotTurns,
 } from './snapshot'
 export { type TurnBoundaries, type TurnSpan, turnBoundaries } from './turn-boundaries'
-export {
-  planWaterfall,
-  type WaterfallPlan,
-  type WaterfallPlanOptions,
-  waterfallTrigger,
-} from './waterfall/waterfall-plan'

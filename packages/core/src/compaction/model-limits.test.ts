@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createMemory } from '../memory'
-import { resolveCompaction } from './compaction-options'
 import { modelLimits } from './model-limits'
+import { resolveCompaction } from './policy-registry'
 
 describe('modelLimits', () => {
   it('finds a model by id, dated id or provider-prefixed id; the longest prefix wins', () => {

@@ -1,6 +1,6 @@
 import { mergeFacts, renderSnapshot, snapshotTurns } from '../compaction'
-import type { BudgetRunner } from '../compaction/budget/budget-run'
-import type { CompactionState } from '../compaction/compaction-options'
+import type { CompactionPolicies } from '../compaction/compaction-policies'
+import type { CompactionState } from '../compaction/policy-registry'
 import { briefPart, partSource } from '../content/content-reference'
 import { type ContextMessage, type ContextStats, renderContext } from '../context'
 import { fitToBudget } from '../context/budget-fit'
@@ -13,7 +13,7 @@ import { turnIdOf } from '../thread/thread-log'
 import type { WritePath } from '../thread/write-path'
 import type { TokenCounter } from '../tokens'
 import { countMessageTokens } from '../tokens'
-import { keepRecentScopes, levelView, type ToolInteraction, toolInteractions } from '../views'
+import { levelView, type ToolInteraction, toolInteractions } from '../views'
 import type { ThreadResourceLink } from './thread-resource'
 import type { AppendFitOptions, ContextOptions, ThreadContext } from './thread-types'
 
@@ -21,7 +21,7 @@ import type { AppendFitOptions, ContextOptions, ThreadContext } from './thread-t
 export class ContextAssembly<L extends string> {
   readonly #state: CompactionState<L>
   readonly #writes: WritePath<L>
-  readonly #budget: BudgetRunner<L>
+  readonly #policies: CompactionPolicies<L>
   readonly #resource: ThreadResourceLink | undefined
   /** The tokens of the last context built, for `reportUsage`. */
   lastContextTokens: number | undefined
@@ -29,12 +29,12 @@ export class ContextAssembly<L extends string> {
   constructor(
     state: CompactionState<L>,
     writes: WritePath<L>,
-    budget: BudgetRunner<L>,
+    policies: CompactionPolicies<L>,
     resource?: ThreadResourceLink,
   ) {
     this.#state = state
     this.#writes = writes
-    this.#budget = budget
+    this.#policies = policies
     this.#resource = resource
   }
 
@@ -77,16 +77,14 @@ export class ContextAssembly<L extends string> {
     return this.#fresh(async () => {
       const target = level ?? state.level
       const preview = target !== state.level
-      const { budget, autoTransitions } = deps.compaction
+      // The input budget the policies hold the context to (the budget's, calibrated), or none.
+      const budget = this.#policies.inputBudget()
       // The level's view with the turn's request in it: the budget fit keeps it (`keptIds`).
       const logView = state.contextView(target)
       // The content channel shows results the model has not answered yet in full, the rest as citations.
       const fullView = await state.content.expand(logView, state.log.unfrozenItems)
-      // With automatic transitions, the broadest level shows only the newest closed scopes.
-      const view =
-        autoTransitions !== false && target === deps.ladder.broadest
-          ? keepRecentScopes(fullView, autoTransitions.keepScopes)
-          : fullView
+      // The policies may narrow the view (the automatic transitions keep the newest closed scopes).
+      const view = this.#policies.beforeContext(fullView, target)
       const counter = deps.tokenCounter
       const textTokens = (text: string | undefined) =>
         text ? countMessageTokens({ content: [{ type: 'text', text }] }, counter) : 0
@@ -101,7 +99,7 @@ export class ContextAssembly<L extends string> {
       let fitted:
         | { messages: ContextMessage[]; omitted: number }
         | { messages: ContextMessage[]; omitted: number; tokens: number }
-      if (budget === false) {
+      if (budget === undefined) {
         fitted = {
           messages: renderContext({
             ...(options.system === undefined ? {} : { system: options.system }),
@@ -114,7 +112,8 @@ export class ContextAssembly<L extends string> {
       } else {
         // The slots never push out what the context must keep whole (the request, the scopes'
         // openings): the recalls leave first, then the working memory.
-        const room = pinned.length === 0 ? 0 : this.#slotRoom(view, logView, systemTokens + alongsideTokens)
+        const room =
+          pinned.length === 0 ? 0 : this.#slotRoom(budget, view, logView, systemTokens + alongsideTokens)
         if (pinned.length > 0 && pinnedTokens > room) {
           // Both, else the working memory, else the recalls, else neither: the first that has room.
           const choices = [[slots.working], [slots.recall]].map((choice) =>
@@ -125,7 +124,9 @@ export class ContextAssembly<L extends string> {
         }
         for (;;) {
           try {
-            fitted = this.#fitted(view, logView, options.system, systemTokens, alongsideTokens, { pinned })
+            fitted = this.#fitted(budget, view, logView, options.system, systemTokens, alongsideTokens, {
+              pinned,
+            })
             break
           } catch (error) {
             if (pinned.length === 0 || !StrataError.isInstance(error, 'STRATA_BUDGET_EXCEEDED')) throw error
@@ -153,15 +154,15 @@ export class ContextAssembly<L extends string> {
         messages: messages.length,
         tokenCounter: counter.name,
       }
-      if (budget !== false) {
-        stats.inputBudget = this.#budget.gauge.effectiveBudget()
+      if (budget !== undefined) {
+        stats.inputBudget = budget
         stats.omittedItems = fitted.omitted
       }
       // A preview of another level is not what the next call sends: usage is not compared with it.
       if (!preview) {
         // What the provider is sent: the context and the text sent alongside it.
         this.lastContextTokens = contextTokens + alongsideTokens
-        this.#budget.gauge.systemTokens = systemTokens + alongsideTokens
+        this.#policies.afterContext({ systemTokens: systemTokens + alongsideTokens })
       }
       deps.events.emit('context', { threadId: state.id, level: target, stats })
       return { messages: jsonCopy(messages), stats }
@@ -169,12 +170,17 @@ export class ContextAssembly<L extends string> {
   }
 
   /** The budget left for the resource's slots beside the system prompt and what the context keeps whole. */
-  #slotRoom(view: readonly Item<L>[], logView: readonly Item<L>[], systemTokens: number): number {
+  #slotRoom(
+    budget: number,
+    view: readonly Item<L>[],
+    logView: readonly Item<L>[],
+    systemTokens: number,
+  ): number {
     const keep = keptIds(logView)
     let keptTokens = 0
     for (const item of view)
       if (keep.has(item.id) && item.type === 'message') keptTokens += this.#state.countTokens(item)
-    return this.#budget.gauge.effectiveBudget() - systemTokens - keptTokens
+    return budget - systemTokens - keptTokens
   }
 
   /**
@@ -183,6 +189,7 @@ export class ContextAssembly<L extends string> {
    * alone are over it.
    */
   #fitted(
+    budget: number,
     view: Item<L>[],
     logView: readonly Item<L>[],
     system: string | undefined,
@@ -195,7 +202,6 @@ export class ContextAssembly<L extends string> {
     }: { memoryItems?: readonly Item<L>[]; refused?: string; pinned?: readonly string[] } = {},
   ) {
     const state = this.#state
-    const budget = this.#budget.gauge.effectiveBudget()
     const counter = state.deps.tokenCounter
     const pinnedTokens = pinned.reduce(
       (sum, slot) => sum + countMessageTokens({ content: [{ type: 'text', text: slot }] }, counter),
@@ -247,7 +253,8 @@ export class ContextAssembly<L extends string> {
    */
   checkFit(messages: readonly NormalizedMessage[], options: AppendFitOptions): Promise<void> | undefined {
     const state = this.#state
-    if (state.deps.compaction.budget === false) return undefined
+    const budget = this.#policies.inputBudget()
+    if (budget === undefined) return undefined
     const { system, alongside } = checkFitOptions(options)
     return (async () => {
       const level = state.level
@@ -275,7 +282,7 @@ export class ContextAssembly<L extends string> {
       const view = await state.content.expand(kept, [...state.log.unfrozenItems, ...added])
       const textTokens = (text: string | undefined) =>
         text ? countMessageTokens({ content: [{ type: 'text', text }] }, state.deps.tokenCounter) : 0
-      this.#fitted(view, kept, system, textTokens(system), textTokens(alongside), {
+      this.#fitted(budget, view, kept, system, textTokens(system), textTokens(alongside), {
         memoryItems: [],
         refused: ' Nothing was stored.',
       })
@@ -287,7 +294,6 @@ export class ContextAssembly<L extends string> {
     const target = options.level === undefined ? state.level : state.deps.ladder.assert(options.level)
     return this.#fresh(() => {
       const memory = state.log.memoryItems
-      const { budget } = state.deps.compaction
       const view = state.contextView(target)
       return renderSnapshot({
         episodic: memory.flatMap((item) =>
@@ -297,7 +303,7 @@ export class ContextAssembly<L extends string> {
           memory.filter((item): item is FactItem<L> => item.type === 'fact'),
           [],
         ).map((fact) => fact.text),
-        recentTurns: snapshotTurns(view, (budget === false ? 4 : budget.rawTailTurns) + 1),
+        recentTurns: snapshotTurns(view, (this.#policies.rawTailTurns() ?? 4) + 1),
       })
     })
   }

@@ -1,5 +1,6 @@
-import { autoTransitionItems } from '../compaction/auto-transition/auto-transition-run'
-import type { CompactionState } from '../compaction/compaction-options'
+import type { CompactionPolicies } from '../compaction/compaction-policies'
+import type { PolicyItems } from '../compaction/compaction-policy'
+import type { CompactionState } from '../compaction/policy-registry'
 import { invalidOptions, StrataError } from '../errors'
 import { IncomingConversation, isConversation } from '../history/message-matching'
 import { alignTail, checkMatchingOptions, DEFAULT_WINDOW } from '../history/unseen-messages'
@@ -8,11 +9,9 @@ import {
   type MessageItem,
   type NormalizedMessage,
   normalizeMessage,
-  type SummaryItem,
-  type TransitionItem,
   type UnsequencedItem,
 } from '../items'
-import type { ClosingEvent, ScopeClosing } from '../thread/scope-closing'
+import type { ScopeClosing } from '../thread/scope-closing'
 import { startsTurn, turnIdOf } from '../thread/thread-log'
 import type { WritePath } from '../thread/write-path'
 import type { AppendUnseenOptions } from './thread-types'
@@ -28,8 +27,8 @@ export class MessageAppend<L extends string> {
   readonly #state: CompactionState<L>
   readonly #writes: WritePath<L>
   readonly #closing: ScopeClosing<L>
-  /** Called after anything was stored (the waterfall starts when a plan is due). */
-  readonly #afterWrite: () => void
+  /** The compaction policies: told before an append's messages are stored, and after. */
+  readonly #policies: CompactionPolicies<L>
   /** The list the last `divergence()` or `appendUnseen()` mapped (see `incomingConversation`). */
   #recentIncoming:
     | {
@@ -44,12 +43,12 @@ export class MessageAppend<L extends string> {
     state: CompactionState<L>,
     writes: WritePath<L>,
     closing: ScopeClosing<L>,
-    afterWrite: () => void,
+    policies: CompactionPolicies<L>,
   ) {
     this.#state = state
     this.#writes = writes
     this.#closing = closing
-    this.#afterWrite = afterWrite
+    this.#policies = policies
   }
 
   async appendUnseen<T extends { role: string }>(
@@ -85,8 +84,8 @@ export class MessageAppend<L extends string> {
 
   /**
    * Writes messages built from the current log, with the automatic transition a new request may bring
-   * and the reopening of scopes a late tool result would hide; emits the transition and starts the
-   * waterfall. Returns the messages as stored. `beforeWrite` sees the messages before anything is
+   * and the reopening of scopes a late tool result would hide; tells the compaction policies before
+   * and after. Returns the messages as stored. `beforeWrite` sees the messages before anything is
    * written (each attempt) and may refuse them by throwing.
    */
   async appendMessages(
@@ -94,12 +93,13 @@ export class MessageAppend<L extends string> {
     beforeWrite?: BeforeWrite,
   ): Promise<MessageItem<L>[]> {
     const state = this.#state
-    let closed: { count: number; event: ClosingEvent } | undefined
+    let ahead: PolicyItems<L> | undefined
     let messageCount = 0
     const stored = await this.#writes.exclusive(() =>
       this.#writes.write(async () => {
         const messages = build()
         messageCount = messages.length
+        ahead = undefined
         if (messages.length === 0) return []
         await beforeWrite?.(messages)
         // What the id and call checks need of the archive, read before the build (usually nothing).
@@ -109,17 +109,15 @@ export class MessageAppend<L extends string> {
             message.content.flatMap((part) => (part.type === 'tool-result' ? [part.toolCallId] : [])),
           ),
         )
-        const auto = await autoTransitionItems(state, this.#closing, messages)
-        closed = auto === undefined ? undefined : { count: auto.items.length, event: auto.event }
-        return [...(auto?.items ?? []), ...this.#reopenAfterLateResults(this.#messageItems(messages))]
+        // What the policies store ahead of the messages (an automatic transition), in the same write.
+        ahead = await this.#policies.beforeAppend(messages)
+        return [...(ahead?.items ?? []), ...this.#reopenAfterLateResults(this.#messageItems(messages))]
       }),
     )
-    if (closed !== undefined) {
-      const [transition, summary] = stored as [TransitionItem<L>, SummaryItem<L>]
-      state.deps.events.emit('transition', { threadId: state.id, transition, summary, ...closed.event })
-    }
-    if (stored.length > 0) this.#afterWrite()
-    const messages = stored.slice(closed?.count ?? 0) as MessageItem<L>[]
+    const aheadCount = ahead?.items.length ?? 0
+    if (ahead !== undefined && stored.length > 0) ahead.afterStored?.(stored.slice(0, aheadCount))
+    if (stored.length > 0) this.#policies.afterWrite()
+    const messages = stored.slice(aheadCount) as MessageItem<L>[]
     return messageCount === messages.length ? messages : messages.filter((item) => item.scope === undefined)
   }
 

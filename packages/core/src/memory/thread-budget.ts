@@ -1,4 +1,4 @@
-import { type ResolvedCompaction, resolveCompaction } from '../compaction/compaction-options'
+import { type ResolvedCompaction, threadInputBudget } from '../compaction/policy-registry'
 import { invalidOptions } from '../errors'
 
 /**
@@ -44,11 +44,7 @@ export class ThreadBudget {
     const inputTokens = this.#inputTokens
     if (inputTokens === undefined) return memory
     if (this.#resolved?.from === memory) return this.#resolved.to
-    const budget =
-      memory.budget === false
-        ? resolveCompaction({ budget: { inputTokens } }).budget
-        : { ...memory.budget, inputBudget: Math.min(memory.budget.inputBudget, inputTokens) }
-    const to = { ...memory, budget }
+    const to = { ...memory, budget: threadInputBudget(memory.budget, inputTokens) }
     this.#resolved = { from: memory, to }
     return to
   }

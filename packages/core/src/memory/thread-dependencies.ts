@@ -1,4 +1,4 @@
-import type { CompactionDependencies } from '../compaction/compaction-options'
+import type { CompactionDependencies } from '../compaction/policy-registry'
 import type { ThreadHolds } from '../thread/thread-hold'
 import type { ThreadBudget } from './thread-budget'
 

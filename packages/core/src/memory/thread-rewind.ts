@@ -1,4 +1,4 @@
-import type { WaterfallRunner } from '../compaction/waterfall/waterfall-run'
+import type { CompactionPolicies } from '../compaction/compaction-policies'
 import { invalidOptions, StrataError } from '../errors'
 import { checkMatchingOptions, DEFAULT_WINDOW } from '../history/unseen-messages'
 import type { JsonObject } from '../items'
@@ -15,7 +15,7 @@ export interface ThreadRewindParts<L extends string> {
   state: ThreadState<L>
   writes: WritePath<L>
   append: MessageAppend<L>
-  waterfall: WaterfallRunner<L>
+  policies: CompactionPolicies<L>
 }
 
 /** Where an incoming history leaves the thread (see `Thread.divergence`). */
@@ -37,7 +37,7 @@ export async function threadDivergence<L extends string, T extends { role: strin
 
 /** Archives every message after `afterSeq` with the seq check (see `Thread.rewind`). */
 export async function rewindThread<L extends string>(
-  { state, writes, waterfall }: ThreadRewindParts<L>,
+  { state, writes, policies }: ThreadRewindParts<L>,
   options: RewindOptions,
 ): Promise<RewindResult<L>> {
   const seqOption = (name: string, value: unknown) => {
@@ -56,8 +56,8 @@ export async function rewindThread<L extends string>(
   if (options.expectedLastSeq !== undefined) seqOption('expectedLastSeq', options.expectedLastSeq)
   const { afterSeq, expectedLastSeq } = options
   const { id } = state
-  // A waterfall summary of items the rewind archives must not land after it.
-  await waterfall.settled()
+  // A compaction summary of items the rewind archives must not land after it.
+  await policies.beforeRewind()
   const result = await writes.exclusive(async () => {
     await writes.refresh()
     const lastSeq = state.log.lastSeq

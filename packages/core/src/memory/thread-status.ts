@@ -1,7 +1,7 @@
 import { mergeFacts } from '../compaction'
-import type { BudgetRunner } from '../compaction/budget/budget-run'
-import type { CompactionState } from '../compaction/compaction-options'
+import type { CompactionPolicies } from '../compaction/compaction-policies'
 import type { CompactionReport, LastCompaction } from '../compaction/compaction-report'
+import type { CompactionState } from '../compaction/policy-registry'
 import { invalidOptions } from '../errors'
 import type { FactItem, Item, JsonObject, SummaryTier } from '../items'
 import { turnIdOf } from '../thread/thread-log'
@@ -16,16 +16,16 @@ export interface ThreadStatusParts<L extends string> {
   state: CompactionState<L>
   writes: WritePath<L>
   contexts: ContextAssembly<L>
-  budget: BudgetRunner<L>
+  policies: CompactionPolicies<L>
   report: CompactionReport<L>
 }
 
 /**
- * Records a provider's usage report: the budget is calibrated by it (against the tokens the last
- * context counted), and over the budget's threshold a compaction starts.
+ * Records a provider's usage report and tells the compaction policies (the budget is calibrated by it,
+ * against the tokens the last context counted, and over its threshold a compaction starts).
  */
 export async function reportUsage<L extends string>(
-  { state, writes, contexts, budget }: ThreadStatusParts<L>,
+  { state, writes, contexts, policies }: ThreadStatusParts<L>,
   usage: UsageReport,
 ): Promise<void> {
   const valid = (value: unknown) => typeof value === 'number' && Number.isInteger(value) && value >= 0
@@ -41,7 +41,7 @@ export async function reportUsage<L extends string>(
     const lastUsage: JsonObject = { inputTokens: usage.inputTokens, ts: state.deps.clock() }
     if (usage.outputTokens !== undefined) lastUsage.outputTokens = usage.outputTokens
     if (contexts.lastContextTokens !== undefined) lastUsage.estimatedTokens = contexts.lastContextTokens
-    budget.reportInputTokens(usage.inputTokens, contexts.lastContextTokens)
+    policies.onUsage({ inputTokens: usage.inputTokens, estimatedTokens: contexts.lastContextTokens })
     await writes.updateState({ lastUsage })
   })
 }
@@ -50,7 +50,7 @@ export async function reportUsage<L extends string>(
 export function threadStatus<L extends string>({
   state,
   writes,
-  budget,
+  policies,
   report,
 }: ThreadStatusParts<L>): Promise<ThreadStatus<L>> {
   return writes.exclusive(async () => {
@@ -88,7 +88,8 @@ export function threadStatus<L extends string>({
           [],
         ).length,
         waterfall: log.waterfallCursor,
-        ...(budget.requested === undefined ? {} : { budgetRequested: budget.requested }),
+        // What each policy adds (the budget: a compaction it asked for and has not run yet).
+        ...(policies.status() as Partial<ThreadStatus<L>['compaction']>),
         ...(report.retry.retryAt === undefined ? {} : { retryAt: report.retry.retryAt }),
       },
     }

@@ -1,7 +1,10 @@
-import { BudgetRunner } from '../compaction/budget/budget-run'
-import type { CompactionDependencies, CompactionState } from '../compaction/compaction-options'
+import type { CompactionPolicies } from '../compaction/compaction-policies'
 import { CompactionReport } from '../compaction/compaction-report'
-import { WaterfallRunner } from '../compaction/waterfall/waterfall-run'
+import {
+  type CompactionDependencies,
+  type CompactionState,
+  threadPolicies,
+} from '../compaction/policy-registry'
 import { type ContentBinding, ThreadContent } from '../content'
 import {
   type Item,
@@ -20,7 +23,6 @@ import { WritePath } from '../thread/write-path'
 import { countPartTokens } from '../tokens'
 import type { ToolInteraction } from '../views'
 import { ContextAssembly } from './context-assembly'
-import { compactByHand, type ManualCompactionParts } from './manual-compaction'
 import { MessageAppend } from './message-append'
 import {
   type MarkFailedOptions,
@@ -76,9 +78,7 @@ export class Thread<L extends string = string> {
   readonly #scopes: Scopes<L>
   readonly #append: MessageAppend<L>
   readonly #contexts: ContextAssembly<L>
-  readonly #waterfall: WaterfallRunner<L>
-  readonly #budget: BudgetRunner<L>
-  readonly #compactionParts: ManualCompactionParts<L>
+  readonly #policies: CompactionPolicies<L>
   readonly #rewindParts: ThreadRewindParts<L>
   readonly #statusParts: ThreadStatusParts<L>
   readonly #failureParts: RequestFailureParts<L>
@@ -119,20 +119,15 @@ export class Thread<L extends string = string> {
     const closing = new ScopeClosing(state)
     this.#state = state
     this.#writes = writes
-    this.#waterfall = new WaterfallRunner(state, writes, report)
-    this.#budget = new BudgetRunner(state, writes, report)
-    // A thread opened anew (a serverless request) keeps the budget calibrated by the last usage report.
-    this.#budget.gauge.calibrate(lastUsage)
+    // Every compaction policy the registry lists, met only through their contract.
+    const policies = threadPolicies({ state, writes, report, closing, lastUsage })
+    this.#policies = policies
     this.#scopes = new Scopes(state, writes, closing)
-    this.#append = new MessageAppend(state, writes, closing, () => {
-      this.#waterfall.start()
-      this.#budget.afterWrite()
-    })
-    this.#contexts = new ContextAssembly(state, writes, this.#budget, resource)
+    this.#append = new MessageAppend(state, writes, closing, policies)
+    this.#contexts = new ContextAssembly(state, writes, policies, resource)
     if (resource !== undefined) state.afterAppend = (items) => resource.afterAppend(items)
-    this.#rewindParts = { state, writes, append: this.#append, waterfall: this.#waterfall }
-    this.#compactionParts = { id: this.id, state, writes, waterfall: this.#waterfall, budget: this.#budget }
-    this.#statusParts = { state, writes, contexts: this.#contexts, budget: this.#budget, report }
+    this.#rewindParts = { state, writes, append: this.#append, policies }
+    this.#statusParts = { state, writes, contexts: this.#contexts, policies, report }
     this.#failureParts = { state, writes }
     this.#transcriptParts = { state, writes }
     this.content = new ThreadContent({
@@ -385,7 +380,7 @@ export class Thread<L extends string = string> {
    * episodic summary and facts and archives them. Needs the policy enabled in `createMemory({ compaction })`.
    */
   async compact({ force = false }: { force?: boolean } = {}): Promise<void> {
-    return compactByHand(this.#compactionParts, force)
+    return this.#policies.compact({ force })
   }
 
   /**
@@ -413,7 +408,7 @@ export class Thread<L extends string = string> {
    * in a Next.js route, or `ctx.waitUntil(thread.settled())`.
    */
   async settled(): Promise<void> {
-    await Promise.all([this.#waterfall.settled(), this.#budget.settled(), this.#resource?.settled()])
+    await Promise.all([this.#policies.settled(), this.#resource?.settled()])
     // A compaction the budget ran queues the digest of what it archived.
     await this.#writes.settled()
   }

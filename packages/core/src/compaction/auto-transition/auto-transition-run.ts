@@ -1,7 +1,8 @@
 import type { Item, NormalizedMessage, UnsequencedItem } from '../../items'
 import { startsTurn } from '../../items/turns'
 import type { ClosingEvent, ScopeClosing } from '../../thread/scope-closing'
-import type { CompactionState } from '../compaction-options'
+import type { PolicyState } from '../compaction-policy'
+import type { AutoTransitionCompaction } from './auto-transition-options'
 import { planAutoTransition } from './auto-transition-plan'
 
 /**
@@ -11,7 +12,7 @@ import { planAutoTransition } from './auto-transition-plan'
  * the scope goes on with a fresh view. Idle time counts only when a new request arrives.
  */
 export async function autoTransitionItems<L extends string>(
-  state: CompactionState<L>,
+  state: PolicyState<L, AutoTransitionCompaction>,
   closing: ScopeClosing<L>,
   messages: readonly NormalizedMessage[],
 ): Promise<{ items: UnsequencedItem<L>[]; event: ClosingEvent } | undefined> {

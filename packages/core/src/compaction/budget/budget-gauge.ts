@@ -1,5 +1,6 @@
 import { shownMemoryItems } from '../../context/render-context'
-import type { CompactionState } from '../compaction-options'
+import type { PolicyState } from '../compaction-policy'
+import type { BudgetCompaction } from './budget-options'
 
 /**
  * The budget as a thread measures against it: the input budget less what the provider counts beyond
@@ -7,7 +8,7 @@ import type { CompactionState } from '../compaction-options'
  * it is opened anew), and the thread's own estimate of its current context.
  */
 export class BudgetGauge<L extends string> {
-  readonly #state: CompactionState<L>
+  readonly #state: PolicyState<L, BudgetCompaction>
   /**
    * What the provider counts beyond the counter (tool definitions, its message framing, a tokenizer that
    * counts more): the last usage report's input tokens less the counter's tokens of the context it was for.
@@ -16,7 +17,7 @@ export class BudgetGauge<L extends string> {
   /** The tokens of the last context's system prompt, counted into the estimate after a write. */
   systemTokens = 0
 
-  constructor(state: CompactionState<L>) {
+  constructor(state: PolicyState<L, BudgetCompaction>) {
     this.#state = state
   }
 

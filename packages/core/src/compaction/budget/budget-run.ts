@@ -6,10 +6,11 @@ import type { SummarizeResult } from '../../summarizers'
 import { traceCompaction } from '../../telemetry'
 import { deepFreeze } from '../../thread/frozen-items'
 import { MAX_WRITE_ATTEMPTS, type WritePath } from '../../thread/write-path'
-import type { CompactionState } from '../compaction-options'
+import type { PolicyState } from '../compaction-policy'
 import type { CompactionReport } from '../compaction-report'
 import { newFacts, recalledFacts } from './budget-facts'
 import { BudgetGauge } from './budget-gauge'
+import type { BudgetCompaction } from './budget-options'
 import { planBudgetCompaction, shouldCompact } from './budget-plan'
 import { type BudgetChunk, planChunks } from './chunk-plan'
 import { rollUpMemory } from './memory-rollup-run'
@@ -34,7 +35,7 @@ export const KEEP_STEPS_SHARE = 0.5
  * move to the archive.
  */
 export class BudgetRunner<L extends string> {
-  readonly #state: CompactionState<L>
+  readonly #state: PolicyState<L, BudgetCompaction>
   readonly #writes: WritePath<L>
   readonly #report: CompactionReport<L>
   /** Set by `reportUsage` when the last prompt was over the budget's threshold. */
@@ -58,7 +59,7 @@ export class BudgetRunner<L extends string> {
    */
   #chunks: { queue: BudgetChunk[]; tokens: number; before: number } | undefined
 
-  constructor(state: CompactionState<L>, writes: WritePath<L>, report: CompactionReport<L>) {
+  constructor(state: PolicyState<L, BudgetCompaction>, writes: WritePath<L>, report: CompactionReport<L>) {
     this.#state = state
     this.#writes = writes
     this.#report = report

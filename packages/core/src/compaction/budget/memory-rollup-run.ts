@@ -1,7 +1,7 @@
 import type { SummaryItem, UnsequencedItem } from '../../items'
 import { seqRuns } from '../../items/seq-search'
 import type { WritePath } from '../../thread/write-path'
-import type { CompactionState } from '../compaction-options'
+import type { PolicyState } from '../compaction-policy'
 import { planRollup } from './memory-rollup'
 
 /** What a roll-up cost: the memory items it read and archived, and what it wrote. */
@@ -22,7 +22,7 @@ const NONE: RollupCost = { itemsRead: 0, itemsArchived: 0, summariesWritten: 0, 
  * next compaction tries again); a store failure after the write is finished by the thread's next write.
  */
 export async function rollUpMemory<L extends string>(
-  state: CompactionState<L>,
+  state: PolicyState<L>,
   writes: WritePath<L>,
 ): Promise<RollupCost> {
   const plan = planRollup(state.log.memoryItems)

@@ -1,8 +1,9 @@
 import type { SummaryItem, UnsequencedItem } from '../../items'
 import { traceCompaction } from '../../telemetry'
 import type { WritePath } from '../../thread/write-path'
-import type { CompactionState } from '../compaction-options'
+import type { PolicyState } from '../compaction-policy'
 import type { CompactionReport } from '../compaction-report'
+import type { WaterfallCompaction } from './waterfall-options'
 import { planWaterfall } from './waterfall-plan'
 
 /**
@@ -11,13 +12,13 @@ import { planWaterfall } from './waterfall-plan'
  * long-term. Contexts are never made to wait; the next one uses the summaries once they are written.
  */
 export class WaterfallRunner<L extends string> {
-  readonly #state: CompactionState<L>
+  readonly #state: PolicyState<L, WaterfallCompaction>
   readonly #writes: WritePath<L>
   readonly #report: CompactionReport<L>
   /** The waterfall compaction running in the background, if any. */
   #run: Promise<void> | undefined
 
-  constructor(state: CompactionState<L>, writes: WritePath<L>, report: CompactionReport<L>) {
+  constructor(state: PolicyState<L, WaterfallCompaction>, writes: WritePath<L>, report: CompactionReport<L>) {
     this.#state = state
     this.#writes = writes
     this.#report = report
