@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { CompactionEndEvent } from '../events'
 import type { Item, MessageItem, SummaryItem } from '../items'
 import { inMemoryStore } from '../stores'
+import { storeWithOverrides } from '../stores/store-overrides'
 import { patternSummarizer, type Summarizer } from '../summarizers'
 import { createMemory } from './create-memory'
 
@@ -151,4 +152,57 @@ describe('a first compaction of a long thread runs in chunks', () => {
     expect(pairsWhole(messages)).toBe(true)
     await memory.close()
   }, 60_000)
+})
+
+describe('the archives of a long first compaction', () => {
+  it('go to the store a few times, not once a step: what a store keeps active over them all stays linear', async () => {
+    const base = inMemoryStore()
+    const threadId = 'long'
+    const plain = createMemory({ store: base })
+    const grown = await plain.thread(threadId)
+    for (let index = 0; index < 150; index++) await grown.append(turn(index))
+    await plain.close()
+
+    // Each archive call, and the active items the store keeps after it (what a file store rewrites).
+    const kept: number[] = []
+    const store = storeWithOverrides(
+      base,
+      new Map<PropertyKey, unknown>([
+        [
+          'archive',
+          async (...args: Parameters<typeof base.archive>) => {
+            const moved = await base.archive(...args)
+            kept.push((await base.head(threadId)).activeCount)
+            return moved
+          },
+        ],
+      ]),
+    )
+    const memory = createMemory({
+      store,
+      compaction: { budget: { inputTokens: 3_000, rawTailTurns: 2, chunkItems: 40 } },
+    })
+    const ends: CompactionEndEvent[] = []
+    memory.on('compaction-end', (event) => ends.push(event))
+    const thread = await memory.thread(threadId)
+    await thread.append(turn(150))
+    await thread.settled()
+
+    const steps = ends.filter((event) => event.chunksLeft !== undefined).length + 1
+    expect(steps).toBeGreaterThanOrEqual(10)
+    // A step's covered items wait until they are as many as the active ones: a few archives in all.
+    expect(kept.length).toBeLessThanOrEqual(Math.ceil(Math.log2(steps)) + 2)
+    expect(kept.reduce((sum, count) => sum + count, 0)).toBeLessThanOrEqual(2 * 604)
+    // Every step's items reached the archive by the end, and the events count each once.
+    const archived = await base.readArchive(threadId)
+    const active = await base.read(threadId)
+    const seqs = [...archived, ...active].map((item) => item.seq).sort((a, b) => a - b)
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, index) => index + 1))
+    expect(ends.reduce((sum, event) => sum + (event.itemsArchived ?? 0), 0)).toBe(archived.length)
+    expect(active.length).toBeLessThan(60)
+    // The views never showed the waiting items: the context is within the budget, the thread whole.
+    const { stats } = await thread.context()
+    expect(stats.contextTokens).toBeLessThanOrEqual(3_000)
+    await memory.close()
+  })
 })

@@ -51,6 +51,14 @@ export class ThreadLog<L extends string> {
   digestDue = false
   /** Told when items of this log were archived: the thread stores a new digest soon after. */
   onArchived: (() => void) | undefined
+  /**
+   * Set while a long compaction's steps run: covered items wait in {@link unfinishedArchive} until they
+   * are at least as many as the active items, then go to the store in one archive. A store that
+   * rewrites its active log on each archive (the file store) then rewrites it a few times over the
+   * whole compaction rather than once a step, which made a first compaction quadratic in the thread's
+   * length. The items are out of every view meanwhile; only the store holds them a while longer.
+   */
+  archiveLag = false
 
   /**
    * @param read reads archived items of a seq range, for the append checks the digest cannot settle.

@@ -123,14 +123,19 @@ export class WritePath<L extends string> {
   /**
    * Archives in the store what a compaction cut short left active under its summary (see
    * `SummaryItem.covers`): the thread already treats those items as archived. Archiving seqs already
-   * archived changes nothing, so two writers finishing the same compaction agree.
+   * archived changes nothing, so two writers finishing the same compaction agree. Returns how many
+   * items the store moved (0 when a long compaction lets them wait).
    */
-  async finishArchive(): Promise<void> {
+  async finishArchive(): Promise<number> {
     const state = this.#state
     const seqs = state.log.unfinishedArchive
-    if (seqs.length === 0) return
-    await state.deps.store.archive(state.id, { seqs })
+    if (seqs.length === 0) return 0
+    // A long compaction under way archives when the waiting items are at least as many as the active
+    // ones (see `ThreadLog.archiveLag`), and all of them at its end.
+    if (state.log.archiveLag && seqs.length < state.log.activeCount) return 0
+    const archived = await state.deps.store.archive(state.id, { seqs })
     state.log.removeArchived(new Set(seqs))
+    return archived
   }
 
   /**

@@ -128,7 +128,7 @@ export class BudgetRunner<L extends string> {
         })
       } catch (error) {
         // A store that failed while archiving: reported like a summarizer failure, retried later.
-        this.#chunks = undefined
+        this.#endSeries()
         this.#report.end('budget', this.#state.historyTokens(), this.#state.deps.clock(), { error })
         return
       }
@@ -137,6 +137,12 @@ export class BudgetRunner<L extends string> {
       // to the event loop, so requests that arrive meanwhile get in before the next step.
       await new Promise((resolve) => setTimeout(resolve, 0))
     }
+  }
+
+  /** A long compaction's series of steps is over (done, failed or superseded): archives wait no more. */
+  #endSeries() {
+    this.#chunks = undefined
+    this.#state.log.archiveLag = false
   }
 
   /** Settles when the running compaction, if any, has ended. */
@@ -209,10 +215,12 @@ export class BudgetRunner<L extends string> {
       if (queue === undefined) return undefined
       const tokens = state.historyTokens()
       this.#chunks = { queue, tokens, before: tokens }
+      // Several steps: their archives wait and go to the store together (see `ThreadLog.archiveLag`).
+      state.log.archiveLag = queue.length > 1
     }
     const chunk = this.#chunks.queue[0]
     if (chunk === undefined || !this.#allActive(chunk.seqs)) {
-      this.#chunks = undefined
+      this.#endSeries()
       return undefined
     }
     return chunk
@@ -293,32 +301,17 @@ export class BudgetRunner<L extends string> {
       return superseded ? [] : written
     })
     if (superseded) {
-      this.#chunks = undefined
+      this.#endSeries()
       if (attempt < MAX_WRITE_ATTEMPTS) return this.#step(trigger, attempt + 1)
       this.#report.end(trigger, tokensBefore, started, { skipped: 'superseded' })
       return
     }
-    let archived = 0
-    for (let attempt = 1; ; attempt++) {
-      try {
-        archived = await state.deps.store.archive(state.id, {
-          seqs: plan.seqs,
-          expectedSeq: state.log.lastSeq,
-        })
-        break
-      } catch (error) {
-        // A store that failed after its archive took effect (out of space while cleaning up): done.
-        if (!StrataError.isInstance(error, 'STRATA_SEQ_CONFLICT')) {
-          if (await this.#archivedAnyway(plan.seqs)) break
-          // The summary stands for the planned items; the thread's next write archives them.
-          throw error
-        }
-        // The planned turns are older than anything another writer can add: re-read and archive them.
-        if (attempt >= MAX_WRITE_ATTEMPTS) throw error
-        await this.#writes.refresh()
-      }
-    }
-    state.log.removeArchived(seqs)
+    // The last step of a long compaction archives what its earlier steps left waiting, and its own.
+    const lastStep = this.#chunks === undefined || this.#chunks.queue.length <= 1
+    if (lastStep) state.log.archiveLag = false
+    const archived = state.log.archiveLag
+      ? await this.#writes.finishArchive()
+      : await this.#archive(plan.seqs, seqs)
     const rollup = await rollUpMemory(state, this.#writes)
     const cost = {
       itemsRead: items.length + rollup.itemsRead,
@@ -343,7 +336,7 @@ export class BudgetRunner<L extends string> {
       })
       return
     }
-    this.#chunks = undefined
+    this.#endSeries()
     this.requested = undefined
     const tokensAfter = state.historyTokens()
     // After a series of steps, what the whole series saved counts.
@@ -356,6 +349,32 @@ export class BudgetRunner<L extends string> {
       ...cost,
       ...(warning === undefined ? {} : { warning }),
     })
+  }
+
+  /** Moves a step's items to the store's archive (with what earlier steps left waiting); returns how many moved. */
+  async #archive(planned: readonly number[], seqs: ReadonlySet<number>): Promise<number> {
+    const state = this.#state
+    const waiting = state.log.unfinishedArchive.filter((seq) => !seqs.has(seq))
+    const all = waiting.length === 0 ? planned : [...waiting, ...planned].sort((a, b) => a - b)
+    let archived = 0
+    for (let attempt = 1; ; attempt++) {
+      try {
+        archived = await state.deps.store.archive(state.id, { seqs: all, expectedSeq: state.log.lastSeq })
+        break
+      } catch (error) {
+        // A store that failed after its archive took effect (out of space while cleaning up): done.
+        if (!StrataError.isInstance(error, 'STRATA_SEQ_CONFLICT')) {
+          if (await this.#archivedAnyway(planned)) break
+          // The summary stands for the planned items; the thread's next write archives them.
+          throw error
+        }
+        // The planned turns are older than anything another writer can add: re-read and archive them.
+        if (attempt >= MAX_WRITE_ATTEMPTS) throw error
+        await this.#writes.refresh()
+      }
+    }
+    state.log.removeArchived(new Set(all))
+    return archived
   }
 
   /** Whether none of `seqs` is in the store's active log any more (false when it cannot be read). */

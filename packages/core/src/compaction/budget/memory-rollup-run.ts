@@ -73,8 +73,14 @@ export async function rollUpMemory<L extends string>(
     return superseded ? [] : written
   })
   if (superseded) return NONE
-  const archived = await state.deps.store.archive(state.id, { seqs: plan.seqs })
-  state.log.removeArchived(new Set(plan.seqs))
+  // During a long compaction the replaced items wait with its steps' (see `ThreadLog.archiveLag`).
+  let archived: number
+  if (state.log.archiveLag) {
+    archived = await writes.finishArchive()
+  } else {
+    archived = await state.deps.store.archive(state.id, { seqs: plan.seqs })
+    state.log.removeArchived(new Set(plan.seqs))
+  }
   return {
     itemsRead: plan.seqs.length,
     itemsArchived: archived,
