@@ -10,7 +10,7 @@ export {
   type SplitPrompt,
   toProviderPrompt,
 } from './messages/provider-prompt'
-export type { StrataMiddlewareTelemetry } from './middleware/ai-sdk-tracer'
+export type { StrataMiddlewareTelemetry } from './tracing/tracer'
 export { readCallOptions, type StrataCallOptions, type ToolApprovalRecord } from './middleware/call-options'
 export { type StrataMiddlewareOptions, strataMiddleware } from './middleware/strata-middleware'
 export { type ChatRequest, type OpenChatRequestOptions, openChatRequest } from './route/chat-request'

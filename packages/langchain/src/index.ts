@@ -33,4 +33,4 @@ export {
 } from './summarizer/langchain-summarizer'
 export { memoryToolSchemas } from './tools/memory-tool-schemas'
 export { type StrataToolsOptions, strataTools } from './tools/strata-tools'
-export { langchainTracing, STRATA_RUN_TAG } from './tracing/langchain-tracing'
+export { langchainTracing, STRATA_RUN_TAG } from './tracing/tracer'

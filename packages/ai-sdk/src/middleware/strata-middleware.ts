@@ -22,7 +22,7 @@ import {
 } from '@strata-memory/core'
 import { fromResponseContent, type ResponseMeta, toProviderPrompt } from '../messages/provider-prompt'
 import { assertChatId, isThreadOfChat, openChatThread } from '../threads/chat-thread'
-import { aiSdkTracer, type StrataMiddlewareTelemetry } from './ai-sdk-tracer'
+import { aiSdkTracer, type StrataMiddlewareTelemetry } from '../tracing/tracer'
 import { captureCallContext } from './call-context'
 import { CallHolds, clientToolCalls, release } from './call-holds'
 import { readCallOptions, type StrataCallOptions } from './call-options'

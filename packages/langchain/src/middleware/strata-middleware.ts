@@ -20,7 +20,7 @@ import {
   openResourceThread,
   resourceIdOf,
 } from '../threads/resource-thread'
-import { langchainTracing } from '../tracing/langchain-tracing'
+import { langchainTracing } from '../tracing/tracer'
 import { compactStateUpdate, ShownMessages, STATE_MODES, type StateMode } from './compact-state'
 import { type RoledMessage, splitRequestMessages, toCoreMessage } from './conversation'
 import { supersedeEditedCalls } from './edited-calls'

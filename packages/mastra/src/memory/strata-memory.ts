@@ -23,7 +23,7 @@ import {
   DEFAULT_SEMANTIC_RECALL,
   resolveSemanticRecall,
 } from '../semantic-recall/semantic-recall-config'
-import { mastraTracer } from '../telemetry/mastra-tracer'
+import { mastraTracer } from '../tracing/tracer'
 import { plainMetadata, sameThread, toThread } from '../threads/mastra-thread'
 import { resolveStrataThreadId } from '../threads/thread-id-mapping'
 import type { MastraThreadRecord } from '../threads/thread-record'

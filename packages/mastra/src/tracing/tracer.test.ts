@@ -8,7 +8,7 @@ import { createMemory, type Memory, type Summarizer } from '@strata-memory/core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { StrataMemory, type StrataMemoryOptions } from '../memory/strata-memory'
 import { type ScriptedStep, scriptedModel } from '../testing/scripted-model'
-import { mastraTracer } from './mastra-tracer'
+import { mastraTracer } from './tracer'
 
 const call = { memory: { thread: 'ana@example.com/trip', resource: 'ana' }, maxSteps: 4 }
 

@@ -10,7 +10,7 @@ import { z } from 'zod'
 import { strataMiddleware } from '../middleware/strata-middleware'
 import { langchainSummarizer } from '../summarizer/langchain-summarizer'
 import { scriptedModel, weather } from '../testing/agent'
-import { langchainTracing, STRATA_RUN_TAG } from './langchain-tracing'
+import { langchainTracing, STRATA_RUN_TAG } from './tracer'
 
 /** A LangChain tracer keeping every run it saw end, as an app's callback tracer does. */
 class CollectingTracer extends BaseTracer {
