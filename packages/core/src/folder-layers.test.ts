@@ -64,13 +64,13 @@ describe('the folders of core', () => {
     }
   })
 
-  // The thread's shared state (thread/) sits below the compaction policies that run on it and the
+  // The thread's shared state (thread-state/) sits below the compaction policies that run on it and the
   // Thread facade (memory/) that wires them; it reads no compaction or memory module.
   it('the shared thread state imports neither the compaction policies nor the facade', () => {
-    const reached = [...(graph.get('thread') ?? [])]
+    const reached = [...(graph.get('thread-state') ?? [])]
     expect(reached).not.toContain('compaction')
     expect(reached).not.toContain('memory')
-    expect(graph.get('compaction')).toContain('thread')
+    expect(graph.get('compaction')).toContain('thread-state')
   })
 
   // Each compaction policy lives in its own folder under compaction/ (auto-transition/, budget/,

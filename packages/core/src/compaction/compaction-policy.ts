@@ -1,6 +1,6 @@
 import type { Item, NormalizedMessage, UnsequencedItem } from '../items'
-import type { ScopeClosing } from '../thread/scope-closing'
-import type { WritePath } from '../thread/write-path'
+import type { ScopeClosing } from '../thread-state/scope-closing'
+import type { WritePath } from '../thread-state/write-path'
 import type { CompactionReport } from './compaction-report'
 import type { PolicyState } from './policy-state'
 

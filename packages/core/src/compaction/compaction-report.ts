@@ -1,6 +1,6 @@
 import type { CompactionEndEvent, CompactionTrigger } from '../events'
 import type { JsonObject } from '../items'
-import type { WritePath } from '../thread/write-path'
+import type { WritePath } from '../thread-state/write-path'
 import type { PolicyState } from './policy-state'
 import { type RetryBackoff, retryBackoff } from './retry-backoff'
 

@@ -1,4 +1,4 @@
-import type { ThreadDependencies, ThreadState } from '../thread/thread-state'
+import type { ThreadDependencies, ThreadState } from '../thread-state/thread-state'
 import {
   type AutoTransitionsOptions,
   autoTransitionPolicy,

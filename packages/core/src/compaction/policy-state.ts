@@ -1,4 +1,4 @@
-import type { StateCompaction, ThreadState } from '../thread/thread-state'
+import type { StateCompaction, ThreadState } from '../thread-state/thread-state'
 import type { ResolvedSharedCompaction } from './compaction-options'
 
 /**

@@ -1,4 +1,4 @@
-export type { OpenScope } from '../thread/thread-log'
+export type { OpenScope } from '../thread-state/thread-log'
 export { openAppThread, readAppThreadId } from './app-thread'
 export { createMemory, DEFAULT_MODES, type Memory, type MemoryOptions } from './create-memory'
 export { type DivergenceHandling, type FollowHistoryOptions, followHistory } from './follow-history'

@@ -11,9 +11,9 @@ import {
   normalizeMessage,
   type UnsequencedItem,
 } from '../items'
-import type { ScopeClosing } from '../thread/scope-closing'
-import { startsTurn, turnIdOf } from '../thread/thread-log'
-import type { WritePath } from '../thread/write-path'
+import type { ScopeClosing } from '../thread-state/scope-closing'
+import { startsTurn, turnIdOf } from '../thread-state/thread-log'
+import type { WritePath } from '../thread-state/write-path'
 import type { AppendUnseenOptions } from './thread-types'
 
 /** A check of the messages about to be written, which refuses them by throwing (`fit`). */

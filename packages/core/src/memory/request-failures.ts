@@ -1,7 +1,7 @@
 import { invalidOptions } from '../errors'
 import type { Item, JsonObject, MessageItem } from '../items'
-import type { ThreadState } from '../thread/thread-state'
-import type { WritePath } from '../thread/write-path'
+import type { ThreadState } from '../thread-state/thread-state'
+import type { WritePath } from '../thread-state/write-path'
 
 /** How many failure marks a thread's state keeps: the newest ones (a bound, not a tuning knob). */
 export const MAX_REQUEST_FAILURES = 20

@@ -6,10 +6,10 @@ import {
   type TransitionItem,
   type TransitionReason,
 } from '../items'
-import { type ClosingEvent, capitalize, type ScopeClosing } from '../thread/scope-closing'
-import { turnIdOf } from '../thread/thread-log'
-import type { ThreadState } from '../thread/thread-state'
-import type { WritePath } from '../thread/write-path'
+import { type ClosingEvent, capitalize, type ScopeClosing } from '../thread-state/scope-closing'
+import { turnIdOf } from '../thread-state/thread-log'
+import type { ThreadState } from '../thread-state/thread-state'
+import type { WritePath } from '../thread-state/write-path'
 import type { EnterOptions, ExitOptions, ExitResult, ScopeOutcome } from './thread-types'
 
 const OUTCOMES: readonly ScopeOutcome[] = ['complete', 'cancelled', 'aborted']

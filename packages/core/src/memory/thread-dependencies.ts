@@ -1,5 +1,5 @@
 import type { CompactionDependencies } from '../compaction/policy-registry'
-import type { ThreadHolds } from '../thread/thread-hold'
+import type { ThreadHolds } from '../thread-state/thread-hold'
 import type { ThreadBudget } from './thread-budget'
 
 /**

@@ -10,8 +10,8 @@ import type {
   TransitionItem,
 } from '../items'
 import { readArchiveRange } from '../stores/archive-pages'
-import type { ThreadState } from '../thread/thread-state'
-import type { WritePath } from '../thread/write-path'
+import type { ThreadState } from '../thread-state/thread-state'
+import type { WritePath } from '../thread-state/write-path'
 
 /** The key of the thread's stored state that lists the seq ranges rewinds archived. */
 export const REWOUND_STATE_KEY = 'rewound'

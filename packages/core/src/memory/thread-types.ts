@@ -12,7 +12,7 @@ import type {
 } from '../items'
 import type { MessageFormat } from '../items/normalize-message'
 import type { DivergencePoint } from '../rewind'
-import type { OpenScope } from '../thread/thread-log'
+import type { OpenScope } from '../thread-state/thread-log'
 import type { RequestFailure } from './request-failures'
 
 export type { LastCompaction }
@@ -57,7 +57,7 @@ export interface EnterOptions {
   meta?: JsonObject
 }
 
-import type { ScopeOutcome } from '../thread/scope-closing'
+import type { ScopeOutcome } from '../thread-state/scope-closing'
 
 export type { ScopeOutcome }
 

@@ -1,6 +1,6 @@
 import type { Item, NormalizedMessage, UnsequencedItem } from '../../items'
 import { startsTurn } from '../../items/turns'
-import type { ClosingEvent, ScopeClosing } from '../../thread/scope-closing'
+import type { ClosingEvent, ScopeClosing } from '../../thread-state/scope-closing'
 import type { PolicyState } from '../compaction-policy'
 import type { AutoTransitionCompaction } from './auto-transition-options'
 import { planAutoTransition } from './auto-transition-plan'

@@ -1,6 +1,6 @@
 import type { SummaryItem, UnsequencedItem } from '../../items'
 import { seqRuns } from '../../items/seq-search'
-import type { WritePath } from '../../thread/write-path'
+import type { WritePath } from '../../thread-state/write-path'
 import type { PolicyState } from '../compaction-policy'
 import { planRollup } from './memory-rollup'
 

@@ -1,6 +1,6 @@
 import type { SummaryItem, UnsequencedItem } from '../../items'
 import { traceCompaction } from '../../telemetry'
-import type { WritePath } from '../../thread/write-path'
+import type { WritePath } from '../../thread-state/write-path'
 import type { PolicyState } from '../compaction-policy'
 import type { CompactionReport } from '../compaction-report'
 import type { WaterfallCompaction } from './waterfall-options'
