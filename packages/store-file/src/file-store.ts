@@ -49,6 +49,7 @@ import {
 } from './content-files'
 import { directoryLocks } from './directory-locks'
 import { linesToChunks, syncDirectory, writeFileAtomic, writeFully } from './durable-fs'
+import { fileAudit } from './file-audit'
 import { isMissing, storeFailed } from './file-errors'
 import { fileLease } from './file-lease'
 import { fileResources } from './file-resources'
@@ -273,9 +274,14 @@ export function fileStore(
     {
       specificationVersion: 'v2',
       name: 'file',
-      flags: { persistent: true, shared: true, leases: true, resources: true },
+      flags: { persistent: true, shared: true, leases: true, resources: true, audit: true },
       ...leaseMethods,
       ...resourceMethods,
+      audit: fileAudit({
+        agentsDirectory,
+        threadFiles,
+        mend: (thread) => locked(thread, () => repair(thread)),
+      }),
 
       async append(
         threadId: string,
