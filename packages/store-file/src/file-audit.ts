@@ -12,16 +12,11 @@ import {
 import { readPart } from './archive-files'
 import { ArchiveIndex } from './archive-index'
 import { contentFileName } from './content-files'
+import type { FileContext } from './file-context'
 import { isMissing, storeFailed } from './file-errors'
 import { itemFromLogLine, itemFromRecord, parseLogRecord } from './line-format'
 import { parseChunk } from './log-file'
-import {
-  ACTIVE_FILE,
-  CONTENT_FOLDER,
-  INDEX_FILE,
-  LEGACY_ARCHIVE_FILE,
-  type ThreadFiles,
-} from './thread-files'
+import { ACTIVE_FILE, CONTENT_FOLDER, INDEX_FILE, LEGACY_ARCHIVE_FILE } from './thread-files'
 
 /** What the file store's repair mends, holding the thread's lock: the same as a write does first. */
 const REPAIRABLE = ['torn-tail', 'archive-pending'] as const
@@ -180,17 +175,14 @@ async function bytesOf(path: string): Promise<Buffer> {
 /**
  * The file store's audit (`flags.audit`): reads a thread's active log and archive read-only, with the
  * store's own reading code, and feeds a {@link ThreadAuditor}; `repair` mends what the store mends
- * when it next writes the thread (`mend`, holding its lock), then audits again.
+ * when it next writes the thread (its `repair`, holding the thread's lock), then audits again.
  */
 export function fileAudit({
   agentsDirectory,
   threadFiles,
-  mend,
-}: {
-  agentsDirectory: string
-  threadFiles: (threadId: string) => ThreadFiles
-  mend: (thread: ThreadFiles) => Promise<void>
-}): (threadId: string, options?: AuditOptions) => Promise<AuditReport> {
+  locked,
+  repair: mend,
+}: FileContext): (threadId: string, options?: AuditOptions) => Promise<AuditReport> {
   return async (threadId, options) => {
     assertThreadId(threadId)
     const { repair, onItem, onProgress } = checkAuditOptions(options)
@@ -213,7 +205,7 @@ export function fileAudit({
       await auditor.checkContent((ids) => contentFound(agentsDirectory, threadId, ids))
       return auditor.result()
     }
-    return auditWithRepair(once, repair, () => mend(thread))
+    return auditWithRepair(once, repair, () => locked(thread, () => mend(thread)))
   }
 }
 
