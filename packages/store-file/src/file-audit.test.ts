@@ -1,8 +1,10 @@
 import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { ThreadAuditor } from '@strata-memory/core/store-kit'
 import { makeItems } from '@strata-memory/core/testing'
 import { afterEach, describe, expect, it } from 'vitest'
+import { auditLog } from './file-audit'
 import { fileStore } from './file-store'
 
 const directories: string[] = []
@@ -90,6 +92,46 @@ describe('fileStore audit', () => {
     expect(repaired.entries).toEqual([])
     expect(repaired.items).toBe(6)
     expect((await store.readArchive('t')).map((item) => item.seq)).toEqual([1, 2])
+  })
+
+  it('reads a log a window of lines at a time as it reads it whole: batches and corrupt lines across windows', async () => {
+    const { store, log } = await threadOf(3)
+    for (const size of [4, 1, 5, 2, 3]) {
+      const { lastSeq } = await store.head('t')
+      await store.append('t', makeItems(size), { expectedSeq: lastSeq })
+    }
+    const lines = (await readFile(log, 'utf8')).trimEnd().split('\n')
+    lines[5] = 'not json' // inside the batch of four
+    lines[9] = '{"seq":1}' // out of order, alone
+    lines[11] = '' // an empty line inside the batch of two
+    const torn = JSON.stringify({ seq: 99, id: 'torn', type: 'message', batch_end: 100 })
+    const bytes = Buffer.from(`${lines.join('\n')}\n${torn}\n{"seq":100,"id`)
+    const read = (window: number) => {
+      const auditor = new ThreadAuditor('t')
+      const seen: [number, number | undefined][] = []
+      auditLog(
+        bytes,
+        'raw_traces.jsonl',
+        auditor,
+        (_source, item, _file, line) => {
+          auditor.add('active', item)
+          seen.push([item.seq, line])
+        },
+        window,
+      )
+      return { entries: auditor.finish(), seen }
+    }
+    const whole = read(1 << 30)
+    expect(whole.entries.map((entry) => entry.code)).toEqual([
+      'corrupt-line',
+      'seq-order',
+      'corrupt-line',
+      'torn-tail',
+      'seq-gap',
+      'seq-gap',
+      'seq-gap',
+    ])
+    for (const window of [1, 10, 50, 120, 400, 1000]) expect(read(window), `window ${window}`).toEqual(whole)
   })
 
   it('reports progress in bytes up to the total, and each item once per file it is in', async () => {

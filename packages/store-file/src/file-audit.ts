@@ -24,7 +24,7 @@ const REPAIRABLE = ['torn-tail', 'archive-pending'] as const
 const NEWLINE = 0x0a
 
 /** Where one item was read, for the auditor. */
-type Sink = (source: AuditSource, item: Item, file: string, line: number | undefined) => void
+export type Sink = (source: AuditSource, item: Item, file: string, line: number | undefined) => void
 
 /** The byte offset in `bytes` where line `count + 1` starts (after `count` newlines). */
 function offsetAfterLines(bytes: Buffer, count: number): number {
@@ -41,33 +41,66 @@ function batchText(whole: Buffer): string {
   return `${count} line${count === 1 ? '' : 's'} of a batch${range}`
 }
 
+/** Bytes of a log parsed at once: whole lines, so the lines and items of one window die young. */
+const WINDOW_BYTES = 1 << 20
+
 /**
  * Reads a log file's bytes with the store's own line rules (`parseChunk`: committed lines, batches,
- * a pending tail) and, where the store would stop at a corrupt line (`STRATA_CORRUPT_LOG`), reports it
- * and reads on after it, so one audit finds every problem. Read-only.
+ * a pending tail) a window of whole lines at a time and, where the store would stop at a corrupt line
+ * (`STRATA_CORRUPT_LOG`), reports it and reads on after it, so one audit finds every problem. Read-only.
  */
-function auditLog(bytes: Buffer, name: string, auditor: ThreadAuditor, sink: Sink): void {
+export function auditLog(
+  bytes: Buffer,
+  name: string,
+  auditor: ThreadAuditor,
+  sink: Sink,
+  windowBytes = WINDOW_BYTES,
+): void {
   let position = 0
   let firstLine = 1
   let previousSeq = 0
+  /** How far the windows reach: always further than the last one (a batch longer than a window grows it). */
+  let reach = 0
   while (position < bytes.length) {
-    const chunk = bytes.subarray(position)
+    reach = Math.max(reach, position) + windowBytes
+    let end = bytes.length
+    if (reach < bytes.length) {
+      const newline = bytes.lastIndexOf(NEWLINE, reach - 1)
+      end = newline >= position ? newline + 1 : bytes.indexOf(NEWLINE, reach) + 1 || bytes.length
+    }
+    const final = end === bytes.length
+    const chunk = bytes.subarray(position, end)
     const context = { path: name, firstLine, previousSeq, keepItems: true }
     try {
       const parsed = parseChunk(chunk, context)
       for (const [index, item] of parsed.items.entries()) sink('active', item, name, firstLine + index)
       const reason = parsed.pendingReason
-      if (reason === undefined) return
+      const nextLine = firstLine + parsed.lines.length
+      const lastSeq = parsed.seqs.at(-1) ?? previousSeq
+      if (reason === undefined || !final) {
+        // Not the file's end: a batch that goes on past the window is read again with the next one;
+        // an unparseable last line of the window is a corrupt line in the middle of the file.
+        const corrupt = reason === 'unparseable-last-line'
+        if (corrupt) {
+          auditor.report('corrupt-line', `${name} line ${nextLine} is not valid JSON.`, {
+            file: name,
+            line: nextLine,
+          })
+        }
+        position += corrupt || reason === undefined ? chunk.length : parsed.committedBytes
+        firstLine = nextLine + (corrupt ? 1 : 0)
+        previousSeq = lastSeq
+        continue
+      }
       const pending = chunk.subarray(parsed.committedBytes)
-      const pendingLine = firstLine + parsed.lines.length
       const whole = pending.subarray(0, pending.lastIndexOf(NEWLINE) + 1)
       const message =
         reason === 'torn-line'
           ? `${name} ends with ${pending.subarray(whole.length).toString('utf8').length} characters without a final newline.`
           : reason === 'unparseable-last-line'
-            ? `${name} line ${pendingLine} (the last) does not parse.`
+            ? `${name} line ${nextLine} (the last) does not parse.`
             : `${name} ends with ${batchText(whole)} without its last line.`
-      auditor.report('torn-tail', message, { file: name, line: pendingLine })
+      auditor.report('torn-tail', message, { file: name, line: nextLine })
       return
     } catch (error) {
       if (!StrataError.isInstance(error, 'STRATA_CORRUPT_LOG')) throw error
@@ -79,14 +112,14 @@ function auditLog(bytes: Buffer, name: string, auditor: ThreadAuditor, sink: Sin
       // The lines of a batch the bad line broke were whole lines: each is read on its own.
       let lineNumber = firstLine + before.lines.length
       for (let start = before.committedBytes; start < badStart; lineNumber++) {
-        const end = chunk.indexOf(NEWLINE, start)
-        const value = JSON.parse(chunk.toString('utf8', start, end)) as Record<string, unknown>
+        const lineEnd = chunk.indexOf(NEWLINE, start)
+        const value = JSON.parse(chunk.toString('utf8', start, lineEnd)) as Record<string, unknown>
         const record = parseLogRecord(value)
         if (typeof record !== 'string') {
           sink('active', itemFromRecord(value), name, lineNumber)
           lastSeq = record.seq
         }
-        start = end + 1
+        start = lineEnd + 1
       }
       const order = problem.startsWith('has seq') && problem.includes('does not follow')
       auditor.report(order ? 'seq-order' : 'corrupt-line', `${name} line ${line} ${problem}.`, {
