@@ -312,13 +312,17 @@ describe('the public surface of @strata-memory/core', () => {
   })
   it('@strata-memory/core/store-kit exports exactly these names', async () => {
     expect(Object.keys(await import('./store-kit/index')).sort()).toEqual([
+      'AUDIT_CODES',
       'DEFAULT_RESOURCE_PAGE_LIMIT',
       'MAX_LEASE_TTL_MS',
       'MAX_RESOURCE_PAGE_LIMIT',
+      'ThreadAuditor',
       'assertResourceId',
+      'auditWithRepair',
       'bindingConflictError',
       'checkAppendArguments',
       'checkArchiveOptions',
+      'checkAuditOptions',
       'checkContentQuery',
       'checkContentRecord',
       'checkDocumentKey',
@@ -349,10 +353,22 @@ describe('the public surface of @strata-memory/core', () => {
       'matchesContentQuery',
       'namespaceStartsWith',
       'pageResourceThreads',
+      'seqLowerBound',
+      'seqRangeIndexes',
+      'seqUpperBound',
       'threadBusyError',
       'vectorAddress',
       'workingMemoryConflictError',
     ])
-    expect(typeExports('./store-kit/index.ts')).toEqual(['ResourceCursorPosition'])
+    expect(typeExports('./store-kit/index.ts')).toEqual([
+      'AuditCode',
+      'AuditEntry',
+      'AuditOptions',
+      'AuditPlace',
+      'AuditReport',
+      'AuditSource',
+      'ResourceCursorPosition',
+      'StoreAuditMethods',
+    ])
   })
 })

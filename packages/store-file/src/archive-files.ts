@@ -17,7 +17,7 @@ import { corruptLog, errorCode, isMissing, storeFailed } from './file-errors'
 import { itemFromLogLine, withoutBatchEnd } from './line-format'
 
 /** The bytes of one part, checked against the index: whole lines, as many as it says, in its seqs. */
-async function readPart(
+export async function readPart(
   index: ArchiveIndex,
   part: ArchivePart,
 ): Promise<{ bytes: Buffer; seqs: number[]; starts: number[]; ends: number[] }> {

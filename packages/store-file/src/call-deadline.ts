@@ -30,7 +30,15 @@ const READS = new Set([
 ])
 
 /** Writes made only while holding a folder lock: one that never got the lock wrote nothing. */
-const LOCKED_WRITES = new Set(['append', 'archive', 'setState', 'acquireLease', 'renewLease', 'releaseLease'])
+const LOCKED_WRITES = new Set([
+  'append',
+  'archive',
+  'audit',
+  'setState',
+  'acquireLease',
+  'renewLease',
+  'releaseLease',
+])
 
 /** `STRATA_STORE_FAILED` with `details.reason: 'timeout'`, saying whether the write may still land. */
 function timeoutError(method: string, timeoutMs: number, threadId: unknown, writing: boolean): StrataError {

@@ -35,7 +35,41 @@ afterEach(async () => {
   await Promise.all(directories.splice(0).map((directory) => rm(directory, { recursive: true, force: true })))
 })
 
-describeStoreConformance('fileStore', async () => fileStore({ dir: await temporaryDirectory() }))
+/** The folder of each store the conformance suite made, for its audit cases' damage. */
+const folders = new Map<StrataStore, string>()
+const activeLog = (store: StrataStore, threadId: string) =>
+  join(folders.get(store)!, 'agents', threadId, 'raw_traces.jsonl')
+
+describeStoreConformance(
+  'fileStore',
+  async () => {
+    const dir = await temporaryDirectory()
+    const store = fileStore({ dir })
+    folders.set(store, dir)
+    return store
+  },
+  {
+    audit: true,
+    // What a crash or a broken disk leaves in the files, made as it would be.
+    auditDamage: {
+      tornTail: (store, threadId) => appendFile(activeLog(store, threadId), '{"seq":99,"id":"torn","ty'),
+      dropItem: async (store, threadId, seq) => {
+        const lines = await linesOf(activeLog(store, threadId))
+        const kept = lines.filter((line) => (JSON.parse(line) as { seq: number }).seq !== seq)
+        await writeFile(activeLog(store, threadId), `${kept.join('\n')}\n`)
+      },
+      // The archive commits before the active log is rewritten: a crash in between leaves both.
+      interruptArchive: async (store, threadId, seqs) => {
+        const before = await readFile(activeLog(store, threadId))
+        await store.archive(threadId, { seqs })
+        await writeFile(activeLog(store, threadId), before)
+      },
+    },
+    cleanup: async (store) => {
+      folders.delete(store)
+    },
+  },
+)
 
 async function expectCode(promise: Promise<unknown>, code: StrataErrorCode): Promise<StrataError> {
   const error = await promise.then(

@@ -1,11 +1,11 @@
 import type { Item } from '@strata-memory/core'
+import { seqLowerBound } from '@strata-memory/core/store-kit'
 import { itemFromLogLine, type PreparedLine, sequenceLogLine, withoutBatchEnd } from './line-format'
-import { lowerBound } from './store-arguments'
 import type { ThreadView } from './thread-files'
 
 /** The stored line of `seq` in the active log, if any. */
 function activeLineOf(view: ThreadView, seq: number): string | undefined {
-  const index = lowerBound(view.activeSeqs, seq)
+  const index = seqLowerBound(view.activeSeqs, seq)
   return view.activeSeqs[index] === seq ? view.activeLines[index] : undefined
 }
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
+import { seqUpperBound } from '@strata-memory/core/store-kit'
 import { ArchiveIndex } from './archive-index'
 import { LogFile } from './log-file'
-import { upperBound } from './store-arguments'
 
 /** File names inside `<dir>/agents/<threadId>/`. */
 export const ACTIVE_FILE = 'raw_traces.jsonl'
@@ -62,7 +62,7 @@ export class ThreadFiles {
     const archiveLast = archive.lastSeq
     // Usually the oldest items are archived, so no active seq is at or below the archive's newest.
     if (archive.count > 0 && activeSeqs.length > 0 && activeSeqs[0]! <= archiveLast) {
-      const end = upperBound(activeSeqs, archiveLast)
+      const end = seqUpperBound(activeSeqs, archiveLast)
       const { runs } = archive
       for (let index = 0; index < end; index += 1) {
         const seq = activeSeqs[index]!

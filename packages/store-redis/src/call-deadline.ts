@@ -2,6 +2,7 @@ import { StrataError } from '@strata-memory/core'
 
 /** Store methods that change nothing: a read that timed out has nothing left to land. */
 const READS = new Set([
+  'audit',
   'read',
   'head',
   'readArchive',

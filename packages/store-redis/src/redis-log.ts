@@ -19,6 +19,10 @@ import { busyError, conflictError, corruptError, storeError } from './redis-erro
 import type { ThreadEpochs } from './thread-epochs'
 import { type ThreadKeys, threadKeys } from './thread-keys'
 
+/** True when a log element, parsed, is a Strata item of `seq` (what every read of the log checks). */
+export const isItemOfSeq = (value: unknown, seq: number): value is Item =>
+  isPlainObject(value) && value.seq === seq && typeof value.id === 'string'
+
 /** Reads that find the thread deleted or re-created under them start over, at most this often. */
 const MAX_READ_ATTEMPTS = 5
 
@@ -149,7 +153,7 @@ export function redisLog(
         for (const member of chunk as unknown[]) {
           const seq = seqs[items.length]
           const item = parseJson(member, keys.log, threadId)
-          if (!isPlainObject(item) || item.seq !== seq || typeof item.id !== 'string') {
+          if (!isItemOfSeq(item, seq!)) {
             throw corruptError(
               prefix,
               keys.log,

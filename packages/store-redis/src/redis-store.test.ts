@@ -39,6 +39,14 @@ describeStoreConformance(
     return store
   },
   {
+    audit: true,
+    // Every write is one atomic script: a Redis log is never torn or half archived, so only a lost
+    // item (an element overwritten by another program) can be made here.
+    auditDamage: {
+      dropItem: async (_store, threadId, seq) => {
+        await admin.lSet(`${RUN_PREFIX}:{${threadId}}:log`, seq, 'not an item')
+      },
+    },
     cleanup: async (store) => {
       await clients.get(store)?.close()
       clients.delete(store)
@@ -179,7 +187,13 @@ describe('redisStore', () => {
       const own = redisStore({ url: redis.url, prefix })
       expect(own.name).toBe('redis')
       // Not claimed before the server was asked; the test server runs without persistence.
-      expect(own.flags).toEqual({ persistent: false, shared: true, leases: true, resources: true })
+      expect(own.flags).toEqual({
+        persistent: false,
+        shared: true,
+        leases: true,
+        resources: true,
+        audit: true,
+      })
       await own.append('t', makeItems(1), { expectedSeq: 0 })
       expect(own.flags.persistent).toBe(false)
       await own.close()

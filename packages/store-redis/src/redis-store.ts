@@ -4,10 +4,12 @@ import {
   type StoreResourceMethods,
   type StrataStore,
 } from '@strata-memory/core'
+import type { StoreAuditMethods } from '@strata-memory/core/store-kit'
 import { isPlainObject } from '@strata-memory/core/store-kit'
 import { createClient } from 'redis'
 import { guardedCalls } from './call-deadline'
 import { redisAppend } from './redis-append'
+import { redisAudit } from './redis-audit'
 import { type RedisConnection, redisConnection } from './redis-connection'
 import { redisContent } from './redis-content'
 import { redisContext } from './redis-context'
@@ -99,6 +101,7 @@ export interface RedisStore extends StrataStore {
   renewLease: StoreLeaseMethods['renewLease']
   releaseLease: StoreLeaseMethods['releaseLease']
   readLease: StoreLeaseMethods['readLease']
+  audit: StoreAuditMethods['audit']
   /**
    * The server's persistence as the store found it on its first call (asked now if no call was made
    * yet): `on`, `off`, `unknown` (CONFIG GET refused) or `declared` (the `persistent` option). Until it
@@ -158,7 +161,7 @@ export function redisStore(options: RedisStoreOptions = {}): RedisStore {
   const context = redisContext(connection, { prefix, ttlSeconds })
   const { forgetThread, ...resourceMethods } = redisResources(context)
   const epochs = threadEpochs(context)
-  const flags = { persistent: persistent === true, shared: true, leases: true, resources: true }
+  const flags = { persistent: persistent === true, shared: true, leases: true, resources: true, audit: true }
   const { ensure, persistence } = persistenceCheck(connection, registryKey(prefix), flags, persistent)
 
   const store: RedisStore = {
@@ -171,6 +174,7 @@ export function redisStore(options: RedisStoreOptions = {}): RedisStore {
     ...redisContent(context),
     ...redisThreads(context, { forgetThread, epochs }),
     ...resourceMethods,
+    audit: redisAudit(context),
     persistence,
     close: context.close,
   }

@@ -1,15 +1,8 @@
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
 import type { ContentRecord, Item, JsonObject } from '@strata-memory/core'
-import { itemFromLogRecord } from '@strata-memory/store-file'
 import { CliError } from '../cli/cli-error'
 import type { CommandContext } from '../cli/command-context'
 import { checkThreadId, requireThread, shownThreadId } from '../store/open-store'
 import { describeStoreTarget } from '../store/store-target'
-import { archivedLines, archiveSize } from '../verify/file-archive-reader'
-import { type CommittedLine, committedLines, readLogText } from '../verify/file-log-reader'
-import type { ProblemKind } from '../verify/verify-problem'
-import { itemJsonFromLine } from './item-json'
 
 /** One item of a thread, active or archived: its seq, the item as the store reads it, and its JSON. */
 export interface ThreadEntry {
@@ -19,7 +12,7 @@ export interface ThreadEntry {
   json(): string
 }
 
-/** An entry of an item already read (Redis). */
+/** An entry of an item already read. */
 class ReadEntry implements ThreadEntry {
   readonly seq: number
   readonly archived: boolean
@@ -37,28 +30,10 @@ class ReadEntry implements ThreadEntry {
   }
 }
 
-/** An entry of a file store line: the JSON is cut from the line when it can be ({@link itemJsonFromLine}). */
-class LineEntry implements ThreadEntry {
-  readonly seq: number
-  readonly archived: boolean
-  readonly #line: CommittedLine
-  constructor(line: CommittedLine, archived: boolean) {
-    this.seq = line.seq
-    this.archived = archived
-    this.#line = line
-  }
-  item(): Item {
-    return itemFromLogRecord(this.#line.record)
-  }
-  json(): string {
-    return itemJsonFromLine(this.#line.text, this.#line.record) ?? JSON.stringify(this.item())
-  }
-}
-
 /** A thread's items in seq order, active and archived (a seq in both is archived), and its content. */
 export interface ThreadItems {
   entries: Iterable<ThreadEntry>
-  /** Characters (file store) or items (Redis) the entries cover, for a progress bar. */
+  /** Items the entries cover, for a progress bar. */
   size: number
   records: ContentRecord[]
   /** The thread's state object (core's cursors and marks, an adapter's thread record), if it has one. */
@@ -66,104 +41,75 @@ export interface ThreadItems {
 }
 
 /**
- * Two seq-ordered sequences as one sequence of entries; a seq in both (an archive interrupted) is
- * taken once, from the archive.
+ * Two seq-ordered lists as one sequence of entries; a seq in both (an archive interrupted) is taken
+ * once, from the archive.
  */
-function* mergeBySeq<T extends { seq: number }>(
-  active: Iterator<T>,
-  archive: Iterator<T>,
-  entry: (value: T, archived: boolean) => ThreadEntry,
-): Generator<ThreadEntry> {
-  let left = active.next()
-  let right = archive.next()
-  while (!left.done || !right.done) {
-    if (right.done || (!left.done && left.value.seq < right.value.seq)) {
-      yield entry(left.value as T, false)
-      left = active.next()
+function* mergeBySeq(active: readonly Item[], archive: readonly Item[]): Generator<ThreadEntry> {
+  let left = 0
+  let right = 0
+  while (left < active.length || right < archive.length) {
+    if (right >= archive.length || (left < active.length && active[left]!.seq < archive[right]!.seq)) {
+      yield new ReadEntry(active[left++]!, false)
       continue
     }
-    if (!left.done && left.value.seq === right.value.seq) left = active.next()
-    yield entry(right.value, true)
-    right = archive.next()
+    if (left < active.length && active[left]!.seq === archive[right]!.seq) left++
+    yield new ReadEntry(archive[right++]!, true)
   }
 }
 
 /**
- * Reads a thread for an export. A file store thread is read from its files directly, read-only, line
- * by line with the store's own decoding (`itemFromLogRecord`): a torn tail is left out (it was never
- * acknowledged) and left where it is, and a corrupt line is an error pointing to `strata verify`.
- * A Redis thread is read through the store.
+ * The thread's active and archived items, read by the store's audit (`flags.audit`), read-only: a
+ * torn tail is left out (it was never acknowledged) and left where it is, and a corrupt line is an
+ * error pointing to `strata verify`. A store without the audit is read through `read`/`readArchive`.
  */
+async function readItems(
+  context: CommandContext,
+  threadId: string,
+  progress: (done: number, total: number) => void,
+): Promise<{ active: Item[]; archived: Item[] }> {
+  const open = await context.store()
+  const { store } = open
+  if (typeof store.audit !== 'function') {
+    await requireThread(open, threadId)
+    const [active, archived] = await Promise.all([store.read(threadId), store.readArchive(threadId)])
+    return { active, archived }
+  }
+  if (!(await store.listThreads()).includes(threadId)) {
+    throw new CliError(
+      `Thread '${shownThreadId(threadId)}' not found in ${describeStoreTarget(open.target)}: \`strata threads\` lists the threads there.`,
+    )
+  }
+  const active: Item[] = []
+  const archived: Item[] = []
+  const report = await store.audit(threadId, {
+    onItem: (item, source) => (source === 'active' ? active : archived).push(item),
+    onProgress: progress,
+  })
+  for (const entry of report.entries) {
+    if (entry.code === 'torn-tail') {
+      context.output.note(
+        `${shownThreadId(threadId)}: left out a torn tail (an append never acknowledged): ${entry.message}`,
+      )
+    } else if (entry.code === 'corrupt-line' || entry.code === 'seq-order') {
+      throw new CliError(
+        `${shownThreadId(threadId)}: ${entry.message} Run \`strata verify ${threadId}\` for how to repair it.`,
+      )
+    }
+  }
+  // The audit hands items over in no particular order (a store reads its archive a part at a time).
+  const bySeq = (left: Item, right: Item) => left.seq - right.seq
+  return { active: active.sort(bySeq), archived: archived.sort(bySeq) }
+}
+
+/** Reads a thread for an export: its items in seq order, its content records and its state. */
 export async function readThreadItems(
   context: CommandContext,
   threadId: string,
   { progress = () => undefined }: { progress?: (done: number, total: number) => void } = {},
 ): Promise<ThreadItems> {
   checkThreadId(threadId)
-  const open = await context.store()
-  const { store, target } = open
-  if (target.kind === 'redis') {
-    await requireThread(open, threadId)
-    const [active, archived, records, state] = await Promise.all([
-      store.read(threadId),
-      store.readArchive(threadId),
-      store.queryContent(threadId),
-      store.getState(threadId),
-    ])
-    const total = active.length + archived.length
-    const merged = mergeBySeq(
-      active.values(),
-      archived.values(),
-      (item, isArchived) => new ReadEntry(item, isArchived),
-    )
-    const entries = (function* () {
-      let done = 0
-      for (const entry of merged) {
-        if (++done % 16_384 === 0) progress(done, total)
-        yield entry
-      }
-    })()
-    return { entries, size: active.length + archived.length, records, state }
-  }
-  const folder = join(target.dir, 'agents', threadId)
-  if (!existsSync(folder)) {
-    throw new CliError(
-      `Thread '${shownThreadId(threadId)}' not found in ${describeStoreTarget(target)}: \`strata threads\` lists the threads there.`,
-    )
-  }
-  const activeText = (await readLogText(join(folder, 'raw_traces.jsonl'))) ?? ''
-  // The archive is read a part at a time (see verify/file-archive-reader), never as one string.
-  const archiveBytes = archiveSize(folder)
-  const report = (kind: ProblemKind, message: string) => {
-    if (kind === 'torn-tail') {
-      context.output.note(
-        `${shownThreadId(threadId)}: left out a torn tail (an append never acknowledged): ${message}`,
-      )
-      return
-    }
-    throw new CliError(
-      `${shownThreadId(threadId)}: ${message} Run \`strata verify ${threadId}\` for how to repair it.`,
-    )
-  }
-  const total = activeText.length + archiveBytes
-  // Both files are read side by side: the characters read of each add up to how far the export is.
-  let activeRead = 0
-  let archiveRead = 0
-  const entries = mergeBySeq(
-    committedLines(activeText, 'raw_traces.jsonl', report, (characters) => {
-      activeRead = characters
-      progress(activeRead + archiveRead, total)
-    }),
-    archivedLines(folder, report, (bytes) => {
-      archiveRead = bytes
-      progress(activeRead + archiveRead, total)
-    }),
-    (line, archived) => new LineEntry(line, archived),
-  )
-  return {
-    entries,
-    size: total,
-    records: await store.queryContent(threadId),
-    state: await store.getState(threadId),
-  }
+  const { active, archived } = await readItems(context, threadId, progress)
+  const { store } = await context.store()
+  const [records, state] = await Promise.all([store.queryContent(threadId), store.getState(threadId)])
+  return { entries: mergeBySeq(active, archived), size: active.length + archived.length, records, state }
 }

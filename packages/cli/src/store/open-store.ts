@@ -19,8 +19,6 @@ import { describeStoreTarget, type StoreTarget } from './store-target'
 export interface OpenStore {
   target: StoreTarget
   store: StrataStore
-  /** The CLI's own Redis client (Redis targets only), for the read-only checks of `verify`. */
-  redis?: RedisClientType
   close(): Promise<void>
 }
 
@@ -103,7 +101,6 @@ export async function openStore(
   return {
     target,
     store: redisStore({ client: redis, prefix: target.prefix }),
-    redis,
     close: async () => {
       await redis.close()
     },

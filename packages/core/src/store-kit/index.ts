@@ -1,7 +1,9 @@
 /**
  * `@strata-memory/core/store-kit`: what a store author needs beside the {@link StrataStore} contract
  * (exported from the root entry): the argument checks every store shares, so each raises the same typed
- * error, the content-query semantics and the orders and cursors of the resource methods. An app that only uses stores never imports this.
+ * error, the content-query semantics, the orders and cursors of the resource methods, the seq searches
+ * of a log kept as an array of seqs, and the audit capability's types and shared checks
+ * ({@link ThreadAuditor}). An app that only uses stores never imports this.
  */
 
 export {
@@ -37,6 +39,7 @@ export {
   vectorAddress,
   workingMemoryConflictError,
 } from '../stores/resource-arguments'
+export { seqLowerBound, seqRangeIndexes, seqUpperBound } from '../stores/seq-bounds'
 export {
   checkAppendArguments,
   checkArchiveOptions,
@@ -51,3 +54,13 @@ export {
   isPlainObject,
   matchesContentQuery,
 } from '../stores/store-arguments'
+export {
+  AUDIT_CODES,
+  type AuditCode,
+  type AuditEntry,
+  type AuditOptions,
+  type AuditReport,
+  type AuditSource,
+  type StoreAuditMethods,
+} from '../stores/store-audit'
+export { type AuditPlace, auditWithRepair, checkAuditOptions, ThreadAuditor } from '../stores/thread-auditor'

@@ -33,6 +33,8 @@ import {
   compareContentNewestFirst,
   matchesContentQuery,
 } from './store-arguments'
+import type { AuditOptions, AuditReport } from './store-audit'
+import { checkAuditOptions, ThreadAuditor } from './thread-auditor'
 
 /** Options of {@link inMemoryStore}. */
 export interface InMemoryStoreOptions {
@@ -116,7 +118,7 @@ export function inMemoryStore({
   return {
     specificationVersion: 'v2',
     name: 'memory',
-    flags: { persistent: false, shared: false, leases: true, resources: true },
+    flags: { persistent: false, shared: false, leases: true, resources: true, audit: true },
     ...resourceMethods,
 
     async append(
@@ -233,6 +235,30 @@ export function inMemoryStore({
       threads.delete(threadId)
       leases.delete(threadId)
       forgetThread(threadId)
+    },
+
+    async audit(threadId: string, options?: AuditOptions): Promise<AuditReport> {
+      assertThreadId(threadId)
+      const { onItem } = checkAuditOptions(options)
+      // Nothing here can tear or be left half done: what an audit finds is in the items themselves.
+      const auditor = new ThreadAuditor(threadId)
+      const thread = threads.get(threadId)
+      if (thread === undefined) return auditor.result()
+      for (const [source, items] of [
+        ['archive', thread.archived],
+        ['active', thread.active],
+      ] as const) {
+        for (const item of items) {
+          auditor.add(source, item)
+          onItem?.(copyItem(item), source)
+        }
+      }
+      auditor.finish()
+      // A sub-agent sharing its parent's content cites records kept in the parent's thread.
+      await auditor.checkContent(async (ids) =>
+        ids.map((id) => [...threads.values()].some((other) => other.content.has(id))),
+      )
+      return auditor.result()
     },
 
     async acquireLease(threadId: string, options: LeaseOptions): Promise<LeaseGrant> {

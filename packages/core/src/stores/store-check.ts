@@ -152,7 +152,7 @@ export function checkStore(
       `createMemory(): the ${name} store must declare flags { persistent: boolean, shared: boolean }.`,
     )
   }
-  for (const flag of ['leases', 'resources'] as const) {
+  for (const flag of ['leases', 'resources', 'audit'] as const) {
     if (flags[flag] !== undefined && typeof flags[flag] !== 'boolean') {
       invalidOptions(`createMemory(): the ${name} store's flags.${flag} must be a boolean when present.`)
     }

@@ -1,4 +1,5 @@
 import type { Item, JsonObject, JsonValue, UnsequencedItem } from '../items'
+import type { StoreAuditMethods } from './store-audit'
 
 /**
  * The version of the store contract this core implements; a store declares it as `specificationVersion`.
@@ -31,6 +32,11 @@ export interface StoreFlags {
    * `STRATA_STORE_CAPABILITY`.
    */
   resources?: boolean
+  /**
+   * Contract `v2`: the store implements {@link StoreAuditMethods} (`audit(threadId, { repair })`), which
+   * `strata verify` calls. Absent means false.
+   */
+  audit?: boolean
 }
 
 /** Options of {@link StoreLeaseMethods.acquireLease} and {@link StoreLeaseMethods.renewLease}. */
@@ -314,7 +320,8 @@ export interface ContentQuery {
 export interface StrataStoreBase
   extends Partial<StoreContentMethods>,
     Partial<StoreLeaseMethods>,
-    Partial<StoreResourceMethods> {
+    Partial<StoreResourceMethods>,
+    Partial<StoreAuditMethods> {
   /**
    * The version of this contract the store implements: `'v2'` (or `'v1'`, which core still takes for
    * everything but the lease). `createMemory` refuses a store that declares none or another one

@@ -6,6 +6,7 @@ import { hasContentMethods } from '../stores/store-check'
 import { makeContentRecord, makeEveryItemType, makeItems, withSeqs } from './fixtures'
 import { checkSkipLevelScope } from './skip-level-scope'
 import { describeAppendConformance } from './store-conformance-append'
+import { type AuditDamage, describeAuditConformance } from './store-conformance-audit'
 import { describeContentConformance } from './store-conformance-content'
 import {
   describeValue,
@@ -43,6 +44,16 @@ export interface StoreConformanceOptions {
    * also checks the store declares exactly that.
    */
   resources?: boolean
+  /**
+   * Whether the store implements the audit capability (contract `v2`, `flags.audit`). Left out, the
+   * audit cases run when the store has `audit()`; given, the suite also checks the store declares it.
+   */
+  audit?: boolean
+  /**
+   * How to damage a thread below the store's interface (a torn tail, a lost item, an interrupted
+   * archive), for the audit cases: each case whose damage is not given is skipped.
+   */
+  auditDamage?: AuditDamage
 }
 
 /** Every thread the suite creates starts with this, so that runs sharing one database never collide. */
@@ -60,7 +71,14 @@ const THREAD_PREFIX = 'strata-conformance-'
 export function describeStoreConformance(
   name: string,
   factory: () => StrataStoreBase | Promise<StrataStoreBase>,
-  { cleanup, content = true, leases = true, resources }: StoreConformanceOptions = {},
+  {
+    cleanup,
+    content = true,
+    leases = true,
+    resources,
+    audit,
+    auditDamage = {},
+  }: StoreConformanceOptions = {},
 ): void {
   describe(`StrataStore conformance: ${name}`, () => {
     const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`
@@ -129,6 +147,15 @@ export function describeStoreConformance(
       content,
       resources,
       idPrefix: `${THREAD_PREFIX}${run}-`,
+    })
+
+    describeAuditConformance({
+      store: () => store,
+      newThreadId,
+      threadWithItems,
+      content,
+      audit,
+      damage: auditDamage,
     })
 
     describe('read', () => {

@@ -2,8 +2,8 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { StrataError } from '../errors'
 import { ESTIMATOR_CATEGORIES, type EstimatorCategory, estimatorSamples } from '../testing/estimator-samples'
-import { tokenSamples } from '../testing/token-samples'
 import { gptTokenizer } from '../tokenizer'
+import { tokenSamples } from './testing/token-samples'
 import { tokenEstimator } from './token-estimator'
 
 const estimator = tokenEstimator()

@@ -1,95 +1,95 @@
-import { seqRanges } from '../output/render-item'
-import type { ProblemKind, VerifyProblem } from './verify-problem'
-import { REPAIRABLE } from './verify-problem'
+import { invalidOptions } from '../errors'
+import type { Item } from '../items'
+import { seqRuns } from '../items/seq-search'
+import { isPlainObject } from './store-arguments'
+import type { AuditCode, AuditEntry, AuditOptions, AuditReport, AuditSource } from './store-audit'
 
-/** Where an item was read: the active log or the archive. */
-export type LogSource = 'active' | 'archive'
+/** Validates the options of `audit` (`STRATA_INVALID_OPTIONS`); returns them with defaults. */
+export function checkAuditOptions(options: unknown): AuditOptions & { repair: boolean } {
+  if (options === undefined) return { repair: false }
+  if (!isPlainObject(options)) {
+    return invalidOptions('audit: options must be an object like { repair: true }.', {})
+  }
+  const { repair = false, onProgress, onItem } = options as AuditOptions
+  if (typeof repair !== 'boolean') {
+    invalidOptions(`audit: repair must be true or false, got ${String(repair)}.`, { repair })
+  }
+  for (const [name, value] of [
+    ['onProgress', onProgress],
+    ['onItem', onItem],
+  ] as const) {
+    if (value !== undefined && typeof value !== 'function') {
+      invalidOptions(`audit: ${name} must be a function when given.`, { [name]: String(value) })
+    }
+  }
+  return { ...(options as AuditOptions), repair }
+}
+
+/** Where in a store an entry was read: a file (or key) and its 1-based line (or list index). */
+export interface AuditPlace {
+  file?: string
+  line?: number
+  seq?: number
+}
 
 interface ToolCallSeen {
   seq: number
   toolName: string
-  source: LogSource
+  source: AuditSource
 }
 
-const REPAIRS: Record<ProblemKind, string> = {
-  'torn-tail':
-    'an append that was never acknowledged (a crash): `strata verify --repair` moves it to the .corrupt file beside the log, as the file store does when it next opens the thread.',
-  'archive-pending':
-    'an archive was interrupted between its two steps (they stay archived): `strata verify --repair` finishes it, as the file store does when it next opens the thread.',
-  'compaction-unfinished':
-    'a budget compaction stored its summary but was cut short before archiving what it covers; contexts already show the summary in their place. The thread finishes the archive at its next write or compaction (any append through Strata).',
-  'corrupt-line':
-    'fix or remove the line by hand (keep a copy of the file first), or restore the thread from a backup or a `strata export`.',
-  'seq-gap':
-    'items are missing from both the log and the archive: restore the thread from a backup or a `strata export --archive`.',
-  'seq-order':
-    'lines are out of order: restore the thread from a backup, or reorder the lines by seq by hand (keep a copy).',
-  'orphan-tool-call':
-    'contexts leave this call out; append a tool result for its toolCallId, or `thread.rewind()` to before it.',
-  'orphan-tool-result':
-    'contexts leave this result out; append its tool call, or `thread.rewind()` to before it.',
-  'missing-content':
-    'the citation stays but memory_retrieve cannot return the content: restore the content record (`strata import` of an export, or a backup).',
-}
+/** `3, 5–7` for seqs 3, 5, 6, 7 (sorted, distinct). */
+const rangesText = (seqs: readonly number[]): string =>
+  seqRuns(seqs)
+    .map(({ fromSeq, toSeq }) => (fromSeq === toSeq ? `${fromSeq}` : `${fromSeq}–${toSeq}`))
+    .join(', ')
 
 /**
- * The checks of `strata verify`, fed one item (or bad line) at a time from the active log and the
- * archive, in any order: seq gaps across both, tool calls without results and results without calls,
- * and the content ids citations name. It keeps one byte per seq and the open tool calls, no items.
+ * The checks every store's audit shares, fed by the store's own reading code one item (or problem) at a
+ * time from the active log and the archive, in any order: items in both (an interrupted archive), seq
+ * gaps across both, summaries whose covered items are still active, tool calls without results and
+ * results without calls, and the content ids citations name. It keeps one byte per seq and the open
+ * tool calls, no items. A store reports what its format finds (`torn-tail`, `corrupt-line`,
+ * `seq-order`) with {@link report}; `repairable` names the codes its repair mends.
  */
-export class LogAudit {
+export class ThreadAuditor {
   readonly threadId: string
-  readonly problems: VerifyProblem[] = []
+  readonly entries: AuditEntry[] = []
   /** Memory ids cited by the log, with the seq of the first citation. */
   readonly citedContent = new Map<string, number>()
   /** Items read, active and archived (a seq in both counted once). */
   items = 0
+  readonly #repairable: ReadonlySet<AuditCode>
   #seen = new Uint8Array(1024)
   #maxSeq = 0
   readonly #calls = new Map<string, ToolCallSeen>()
   readonly #results = new Map<string, number>()
   /** Seqs read from both the active log and the archive, with where the second copy was read. */
-  readonly #inBoth: { seq: number; file: string; line: number }[] = []
+  readonly #inBoth: { seq: number; file: string | undefined; line: number | undefined }[] = []
   /** Active summaries that name the seqs they replace (`covers`), by the summary's seq. */
   readonly #covers: { seq: number; runs: { fromSeq: number; toSeq: number }[] }[] = []
   /** The newest seq of a user or assistant message: a call in it may still be waiting for its result. */
   #newestTurnSeq = 0
 
-  constructor(threadId: string) {
+  constructor(threadId: string, repairable: Iterable<AuditCode> = []) {
     this.threadId = threadId
+    this.#repairable = new Set(repairable)
   }
 
   /** Records a problem found while reading. */
-  report(
-    kind: ProblemKind,
-    message: string,
-    where: { file?: string; line?: number; seq?: number } = {},
-  ): void {
-    this.problems.push({
-      kind,
+  report(code: AuditCode, message: string, where: AuditPlace = {}): void {
+    this.entries.push({
+      code,
       threadId: this.threadId,
       message,
-      repair: REPAIRS[kind],
-      repairable: REPAIRABLE.has(kind),
+      repairable: this.#repairable.has(code),
       ...where,
     })
   }
 
-  /**
-   * One item as read from the log or the archive: a file store line (the item's fields as the store's
-   * line format writes them, or the item under `item`) or a Redis element.
-   */
-  add(
-    source: LogSource,
-    seq: number,
-    record: Record<string, unknown>,
-    where: { file: string; line: number },
-  ): void {
-    const wrapped = record.item
-    const item =
-      typeof wrapped === 'object' && wrapped !== null && !Array.isArray(wrapped)
-        ? (wrapped as Record<string, unknown>)
-        : record
+  /** One committed item as read from the active log or the archive. */
+  add(source: AuditSource, item: Item, where: AuditPlace = {}): void {
+    const { seq } = item
     if (seq >= this.#seen.length) {
       const grown = new Uint8Array(Math.max(seq + 1, this.#seen.length * 2))
       grown.set(this.#seen)
@@ -106,12 +106,12 @@ export class LogAudit {
     this.items++
     if (seq > this.#maxSeq) this.#maxSeq = seq
     if (item.type === 'summary' && source === 'active' && Array.isArray(item.covers))
-      this.#covers.push({ seq, runs: item.covers as { fromSeq: number; toSeq: number }[] })
+      this.#covers.push({ seq, runs: item.covers })
     if (item.type !== 'message') return
     if (item.role === 'user' || item.role === 'assistant')
       this.#newestTurnSeq = Math.max(this.#newestTurnSeq, seq)
     if (!Array.isArray(item.content)) return
-    for (const part of item.content as Record<string, unknown>[]) {
+    for (const part of item.content as unknown as Record<string, unknown>[]) {
       if (typeof part !== 'object' || part === null) continue
       if (part.type === 'tool-call' && typeof part.toolCallId === 'string') {
         // An id in both (an edited call superseding the archived one) is the active log's call.
@@ -129,20 +129,21 @@ export class LogAudit {
     }
   }
 
-  /** Ends the reading: items in both files (one problem: one interrupted archive), seq gaps and unpaired tool calls. */
-  finish(): VerifyProblem[] {
+  /** Ends the reading: items in both (one entry: one interrupted archive), seq gaps, unfinished compactions and unpaired tool calls. */
+  finish(): AuditEntry[] {
     if (this.#inBoth.length > 0) {
       const inBoth = this.#inBoth.sort((left, right) => left.seq - right.seq)
-      const ranges = seqRanges(inBoth.map((entry) => entry.seq))
-        .map(({ fromSeq, toSeq }) => (fromSeq === toSeq ? `${fromSeq}` : `${fromSeq}–${toSeq}`))
-        .join(', ')
       const first = inBoth[0]!
       this.report(
         'archive-pending',
         inBoth.length === 1
           ? `seq ${first.seq} is in both the active log and the archive.`
-          : `${inBoth.length} items (seqs ${ranges}) are in both the active log and the archive.`,
-        { file: first.file, line: first.line, seq: first.seq },
+          : `${inBoth.length} items (seqs ${rangesText(inBoth.map((entry) => entry.seq))}) are in both the active log and the archive.`,
+        {
+          ...(first.file !== undefined ? { file: first.file } : {}),
+          ...(first.line !== undefined ? { line: first.line } : {}),
+          seq: first.seq,
+        },
       )
     }
     let gapStart = 0
@@ -161,12 +162,9 @@ export class LogAudit {
         for (let covered = fromSeq; covered <= toSeq && covered < this.#seen.length; covered++)
           if (this.#seen[covered] === 1) left.push(covered)
       if (left.length === 0) continue
-      const ranges = seqRanges(left)
-        .map(({ fromSeq, toSeq }) => (fromSeq === toSeq ? `${fromSeq}` : `${fromSeq}–${toSeq}`))
-        .join(', ')
       this.report(
         'compaction-unfinished',
-        `the summary at seq ${seq} covers ${left.length} items still in the active log (seqs ${ranges}).`,
+        `the summary at seq ${seq} covers ${left.length} items still in the active log (seqs ${rangesText(left)}).`,
         { seq },
       )
     }
@@ -178,19 +176,17 @@ export class LogAudit {
       this.report(
         'orphan-tool-call',
         `tool call ${toolCallId} (${call.toolName}) at seq ${call.seq} has no result.`,
-        {
-          seq: call.seq,
-        },
+        { seq: call.seq },
       )
     }
     for (const [toolCallId, seq] of this.#results) {
       if (this.#calls.has(toolCallId)) continue
       this.report('orphan-tool-result', `tool result ${toolCallId} at seq ${seq} answers no call.`, { seq })
     }
-    return this.problems
+    return this.entries
   }
 
-  /** Reports the cited ids `exists` does not find. */
+  /** Reports the cited ids `exists` does not find (the store looks in the thread, then in the others). */
   async checkContent(exists: (ids: string[]) => Promise<boolean[]>): Promise<void> {
     const ids = [...this.citedContent.keys()]
     if (ids.length === 0) return
@@ -203,4 +199,27 @@ export class LogAudit {
       })
     })
   }
+
+  /** The report of a read-only audit. */
+  result(): AuditReport {
+    return { threadId: this.threadId, items: this.items, entries: this.entries, repaired: [] }
+  }
+}
+
+/**
+ * An audit with `repair`: audits, and when something repairable was found, repairs (`mend`, holding
+ * the store's lock) and audits again. The report's `repaired` lists what the first audit found that
+ * the repair mends.
+ */
+export async function auditWithRepair(
+  audit: () => Promise<AuditReport>,
+  repair: boolean,
+  mend: () => Promise<void>,
+): Promise<AuditReport> {
+  const first = await audit()
+  if (!repair) return first
+  const repaired = first.entries.filter((entry) => entry.repairable)
+  if (repaired.length === 0) return first
+  await mend()
+  return { ...(await audit()), repaired }
 }

@@ -1,6 +1,7 @@
 /**
  * A corpus for checking token estimates against real tokenizers. Every sample was written for this
  * file; the long ones are generated from a seeded generator, so the corpus is the same on every run.
+ * Test data: the tests import it from here; no entry of the package (`testing` included) ships it.
  */
 
 /** A small seeded generator (mulberry32), so generated samples never change between runs. */

@@ -1,0 +1,282 @@
+import { readdir, readFile, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { assertThreadId, type Item, StrataError } from '@strata-memory/core'
+import {
+  type AuditOptions,
+  type AuditReport,
+  type AuditSource,
+  auditWithRepair,
+  checkAuditOptions,
+  ThreadAuditor,
+} from '@strata-memory/core/store-kit'
+import { readPart } from './archive-files'
+import { ArchiveIndex } from './archive-index'
+import { contentFileName } from './content-files'
+import type { FileContext } from './file-context'
+import { isMissing, storeFailed } from './file-errors'
+import { itemFromLogLine, itemFromRecord, parseLogRecord } from './line-format'
+import { parseChunk } from './log-file'
+import { ACTIVE_FILE, CONTENT_FOLDER, INDEX_FILE, LEGACY_ARCHIVE_FILE } from './thread-files'
+
+/** What the file store's repair mends, holding the thread's lock: the same as a write does first. */
+const REPAIRABLE = ['torn-tail', 'archive-pending'] as const
+
+const NEWLINE = 0x0a
+
+/** Where one item was read, for the auditor. */
+export type Sink = (source: AuditSource, item: Item, file: string, line: number | undefined) => void
+
+/** The byte offset in `bytes` where line `count + 1` starts (after `count` newlines). */
+function offsetAfterLines(bytes: Buffer, count: number): number {
+  let offset = 0
+  for (let line = 0; line < count; line++) offset = bytes.indexOf(NEWLINE, offset) + 1
+  return offset
+}
+
+/** `2 lines of a batch (seq 7–9)`: the whole lines of a batch cut short, as their first line names it. */
+function batchText(whole: Buffer): string {
+  const count = whole.filter((byte) => byte === NEWLINE).length
+  const first = parseLogRecord(JSON.parse(whole.toString('utf8', 0, whole.indexOf(NEWLINE))))
+  const range = typeof first === 'string' ? '' : ` (seq ${first.seq}–${first.batchEnd})`
+  return `${count} line${count === 1 ? '' : 's'} of a batch${range}`
+}
+
+/** Bytes of a log parsed at once: whole lines, so the lines and items of one window die young. */
+const WINDOW_BYTES = 1 << 20
+
+/**
+ * Reads a log file's bytes with the store's own line rules (`parseChunk`: committed lines, batches,
+ * a pending tail) a window of whole lines at a time and, where the store would stop at a corrupt line
+ * (`STRATA_CORRUPT_LOG`), reports it and reads on after it, so one audit finds every problem. Read-only.
+ */
+export function auditLog(
+  bytes: Buffer,
+  name: string,
+  auditor: ThreadAuditor,
+  sink: Sink,
+  windowBytes = WINDOW_BYTES,
+): void {
+  let position = 0
+  let firstLine = 1
+  let previousSeq = 0
+  /** How far the windows reach: always further than the last one (a batch longer than a window grows it). */
+  let reach = 0
+  while (position < bytes.length) {
+    reach = Math.max(reach, position) + windowBytes
+    let end = bytes.length
+    if (reach < bytes.length) {
+      const newline = bytes.lastIndexOf(NEWLINE, reach - 1)
+      end = newline >= position ? newline + 1 : bytes.indexOf(NEWLINE, reach) + 1 || bytes.length
+    }
+    const final = end === bytes.length
+    const chunk = bytes.subarray(position, end)
+    const context = { path: name, firstLine, previousSeq, keepItems: true }
+    try {
+      const parsed = parseChunk(chunk, context)
+      for (const [index, item] of parsed.items.entries()) sink('active', item, name, firstLine + index)
+      const reason = parsed.pendingReason
+      const nextLine = firstLine + parsed.lines.length
+      const lastSeq = parsed.seqs.at(-1) ?? previousSeq
+      if (reason === undefined || !final) {
+        // Not the file's end: a batch that goes on past the window is read again with the next one;
+        // an unparseable last line of the window is a corrupt line in the middle of the file.
+        const corrupt = reason === 'unparseable-last-line'
+        if (corrupt) {
+          auditor.report('corrupt-line', `${name} line ${nextLine} is not valid JSON.`, {
+            file: name,
+            line: nextLine,
+          })
+        }
+        position += corrupt || reason === undefined ? chunk.length : parsed.committedBytes
+        firstLine = nextLine + (corrupt ? 1 : 0)
+        previousSeq = lastSeq
+        continue
+      }
+      const pending = chunk.subarray(parsed.committedBytes)
+      const whole = pending.subarray(0, pending.lastIndexOf(NEWLINE) + 1)
+      const message =
+        reason === 'torn-line'
+          ? `${name} ends with ${pending.subarray(whole.length).toString('utf8').length} characters without a final newline.`
+          : reason === 'unparseable-last-line'
+            ? `${name} line ${nextLine} (the last) does not parse.`
+            : `${name} ends with ${batchText(whole)} without its last line.`
+      auditor.report('torn-tail', message, { file: name, line: nextLine })
+      return
+    } catch (error) {
+      if (!StrataError.isInstance(error, 'STRATA_CORRUPT_LOG')) throw error
+      const { line, problem } = error.details as { line: number; problem: string }
+      const badStart = offsetAfterLines(chunk, line - firstLine)
+      const before = parseChunk(chunk.subarray(0, badStart), context)
+      for (const [index, item] of before.items.entries()) sink('active', item, name, firstLine + index)
+      let lastSeq = before.seqs.at(-1) ?? previousSeq
+      // The lines of a batch the bad line broke were whole lines: each is read on its own.
+      let lineNumber = firstLine + before.lines.length
+      for (let start = before.committedBytes; start < badStart; lineNumber++) {
+        const lineEnd = chunk.indexOf(NEWLINE, start)
+        const value = JSON.parse(chunk.toString('utf8', start, lineEnd)) as Record<string, unknown>
+        const record = parseLogRecord(value)
+        if (typeof record !== 'string') {
+          sink('active', itemFromRecord(value), name, lineNumber)
+          lastSeq = record.seq
+        }
+        start = lineEnd + 1
+      }
+      const order = problem.startsWith('has seq') && problem.includes('does not follow')
+      auditor.report(order ? 'seq-order' : 'corrupt-line', `${name} line ${line} ${problem}.`, {
+        file: name,
+        line,
+      })
+      const badEnd = chunk.indexOf(NEWLINE, badStart)
+      position += badEnd + 1
+      firstLine = line + 1
+      previousSeq = lastSeq
+    }
+  }
+}
+
+/**
+ * Reads the archive with the store's own index (`ArchiveIndex`) and part reads (`readPart`): a torn
+ * index tail or data no index line names (an archive interrupted before its commit), and a part that
+ * does not hold what its index line says. Read-only: a fresh index, never the store's cached one.
+ */
+async function auditArchive(
+  directory: string,
+  auditor: ThreadAuditor,
+  sink: Sink,
+  progress: (bytes: number) => void,
+): Promise<void> {
+  const index = new ArchiveIndex(directory)
+  try {
+    await index.refresh()
+  } catch (error) {
+    if (!StrataError.isInstance(error, 'STRATA_CORRUPT_LOG')) throw error
+    const { line, problem } = error.details as { line: number; problem: string }
+    auditor.report('corrupt-line', `${INDEX_FILE} line ${line} ${problem}.`, { file: INDEX_FILE, line })
+    return
+  }
+  const interrupted = 'an archive interrupted before its commit; the items are still in the active log'
+  if (index.pending !== undefined) {
+    auditor.report(
+      'torn-tail',
+      `${INDEX_FILE} ends with ${index.pending.length} bytes of ${interrupted} (${index.pending.reason}).`,
+      { file: INDEX_FILE },
+    )
+  }
+  if (index.legacyPending !== undefined) {
+    auditor.report(
+      'torn-tail',
+      `${LEGACY_ARCHIVE_FILE} ends with ${index.legacyPending.length} bytes without a final newline (${index.legacyPending.reason}).`,
+      { file: LEGACY_ARCHIVE_FILE },
+    )
+  }
+  if (index.hasLeftovers()) {
+    auditor.report(
+      'torn-tail',
+      `the archive's data files hold bytes no line of ${INDEX_FILE} names (${interrupted}).`,
+      {
+        file: index.nextData(0).file,
+      },
+    )
+  }
+  let done = 0
+  for (const part of index.allParts) {
+    try {
+      const { bytes, starts, ends } = await readPart(index, part)
+      starts.forEach((start, line) => {
+        sink('archive', itemFromLogLine(bytes.toString('utf8', start, ends[line])), part.file, undefined)
+      })
+    } catch (error) {
+      if (!StrataError.isInstance(error, 'STRATA_CORRUPT_LOG')) throw error
+      const { problem } = error.details as { problem: string }
+      auditor.report('corrupt-line', `${part.file} ${problem}.`, { file: part.file })
+    }
+    done += part.bytes
+    progress(done)
+  }
+}
+
+/** The bytes of a file, or an empty buffer when there is none. */
+async function bytesOf(path: string): Promise<Buffer> {
+  try {
+    return await readFile(path)
+  } catch (error) {
+    if (isMissing(error)) return Buffer.alloc(0)
+    throw storeFailed('read', path, error)
+  }
+}
+
+/**
+ * The file store's audit (`flags.audit`): reads a thread's active log and archive read-only, with the
+ * store's own reading code, and feeds a {@link ThreadAuditor}; `repair` mends what the store mends
+ * when it next writes the thread (its `repair`, holding the thread's lock), then audits again.
+ */
+export function fileAudit({
+  agentsDirectory,
+  threadFiles,
+  locked,
+  repair: mend,
+}: FileContext): (threadId: string, options?: AuditOptions) => Promise<AuditReport> {
+  return async (threadId, options) => {
+    assertThreadId(threadId)
+    const { repair, onItem, onProgress } = checkAuditOptions(options)
+    const thread = threadFiles(threadId)
+    const once = async (): Promise<AuditReport> => {
+      const auditor = new ThreadAuditor(threadId, REPAIRABLE)
+      const sink: Sink = (source, item, file, line) => {
+        auditor.add(source, item, line === undefined ? { file } : { file, line })
+        onItem?.(item, source)
+      }
+      const active = await bytesOf(thread.active.path)
+      const archiveBytes = await archiveSize(thread.directory)
+      const total = active.length + archiveBytes
+      auditLog(active, ACTIVE_FILE, auditor, sink)
+      onProgress?.(active.length, total)
+      await auditArchive(thread.directory, auditor, sink, (bytes) =>
+        onProgress?.(active.length + Math.min(bytes, archiveBytes), total),
+      )
+      auditor.finish()
+      await auditor.checkContent((ids) => contentFound(agentsDirectory, threadId, ids))
+      return auditor.result()
+    }
+    return auditWithRepair(once, repair, () => locked(thread, () => mend(thread)))
+  }
+}
+
+/** Bytes of the archive's files (index, data, a first-layout archive), for progress. */
+async function archiveSize(directory: string): Promise<number> {
+  const sizeOf = (path: string) =>
+    stat(path).then(
+      (stats) => stats.size,
+      () => 0,
+    )
+  const names = await readdir(join(directory, 'archive')).catch(() => [] as string[])
+  const sizes = await Promise.all([
+    sizeOf(join(directory, LEGACY_ARCHIVE_FILE)),
+    ...names.filter((name) => name !== 'index.jsonl').map((name) => sizeOf(join(directory, 'archive', name))),
+  ])
+  return sizes.reduce((sum, size) => sum + size, 0)
+}
+
+/** Which cited content ids have a record: in the thread's folder, else (a sub-agent sharing its parent's content) in another thread's. */
+async function contentFound(agentsDirectory: string, threadId: string, ids: string[]): Promise<boolean[]> {
+  const exists = (folder: string, id: string) =>
+    stat(join(agentsDirectory, folder, CONTENT_FOLDER, contentFileName(id))).then(
+      () => true,
+      () => false,
+    )
+  let others: string[] | undefined
+  const found: boolean[] = []
+  for (const id of ids) {
+    if (await exists(threadId, id)) {
+      found.push(true)
+      continue
+    }
+    others ??= (await readdir(agentsDirectory).catch(() => [] as string[])).filter(
+      (name) => name !== threadId && !name.startsWith('.'),
+    )
+    let elsewhere = false
+    for (const other of others) if (!elsewhere && (await exists(other, id))) elsewhere = true
+    found.push(elsewhere)
+  }
+  return found
+}

@@ -1,0 +1,211 @@
+import { fstatSync } from 'node:fs'
+import { type FileHandle, open } from 'node:fs/promises'
+import {
+  type AppendOptions,
+  type ArchiveOptions,
+  assertThreadId,
+  type Item,
+  jsonCopy,
+  type ReadOptions,
+  type StrataStore,
+  type ThreadHead,
+  type UnsequencedItem,
+} from '@strata-memory/core'
+import {
+  checkAppendArguments,
+  checkArchiveOptions,
+  checkReadOptions,
+  checkSeq,
+  seqRangeIndexes,
+} from '@strata-memory/core/store-kit'
+import { appendToArchive, archivedLine, readArchivePage } from './archive-files'
+import { syncDirectory, writeFully } from './durable-fs'
+import type { FileContext } from './file-context'
+import { storeFailed } from './file-errors'
+import { itemFromLogLine, prepareLogLine, sequenceLogLine } from './line-format'
+import type { LogFile } from './log-file'
+import { writeMirrors } from './mirrors'
+import { storedResend } from './resent-append'
+import type { ThreadFiles } from './thread-files'
+
+/** The lease check every write makes under the thread's lock (see `fileLease`). */
+type Fence = (thread: ThreadFiles, options: { lease?: string } | undefined, method: string) => Promise<void>
+
+/**
+ * The file store's log: appends (whole lines, synced before they are acknowledged), reads of the active
+ * log, its counters, and the move to the archive (archive first, active log second).
+ */
+export function fileLog(
+  context: FileContext,
+  fence: Fence,
+): Pick<StrataStore, 'append' | 'read' | 'head' | 'archive' | 'readArchive'> {
+  const { settings, durable, onEvent, agentsDirectory, threadFiles, locked, snapshot, repair, replaceLog } =
+    context
+
+  /** Holding the lock: appends lines in one write, synced; on failure the file is cut back. */
+  const appendLines = async (thread: ThreadFiles, lines: string[], seqs: number[]): Promise<void> => {
+    const file = thread.active
+    const created = file.missing
+    const sizeBefore = file.size
+    const data = Buffer.from(`${lines.join('\n')}\n`)
+    let handle: FileHandle | undefined
+    try {
+      handle = await open(file.path, 'a')
+      try {
+        await writeFully(handle, data)
+        if (durable) await handle.sync()
+      } catch (error) {
+        // All or nothing: what was written of a failed append is cut off again.
+        await handle.truncate(sizeBefore).catch(() => {})
+        throw error
+      }
+      const stats = fstatSync(handle.fd)
+      if (created && durable) {
+        await syncDirectory(thread.directory)
+        await syncDirectory(agentsDirectory)
+        await syncDirectory(settings.dir)
+      }
+      file.appended(lines, seqs, data, stats)
+    } catch (error) {
+      file.reset()
+      throw storeFailed('append to', file.path, error)
+    } finally {
+      await handle?.close()
+    }
+  }
+
+  const readLines = (
+    seqs: readonly number[],
+    lines: readonly string[],
+    options: ReadOptions,
+    file: LogFile,
+  ): Item[] => {
+    const [start, end] = seqRangeIndexes(seqs, options)
+    const items: Item[] = []
+    // The file's own lines (not a copy filtered after an interrupted archive): their items line up.
+    const parsed = lines === file.lines
+    for (let index = start; index < end; index += 1) {
+      items.push((parsed ? file.takeItem(index) : undefined) ?? itemFromLogLine(lines[index]!))
+    }
+    return items
+  }
+
+  return {
+    async append(
+      threadId: string,
+      items: readonly UnsequencedItem[],
+      options: AppendOptions,
+    ): Promise<Item[]> {
+      assertThreadId(threadId)
+      const expectedSeq = checkAppendArguments(items, options)
+      // Serialised and copied before the first await: later changes to the caller's objects are not
+      // stored, and the copies become the items returned.
+      const prepared = items.map(prepareLogLine)
+      const stored = items.map((item) => jsonCopy(item) as Item)
+      const thread = threadFiles(threadId)
+      // For a thread not seen yet (or no items), check without the lock first: a stale expectedSeq
+      // then fails before a new thread's folder is made. Otherwise the check under the lock suffices.
+      // The very same append already stored (a re-send after a lost reply or a time-out) is returned.
+      if (prepared.length === 0 || (thread.active.missing && thread.archive.missing)) {
+        const view = await snapshot(thread)
+        const resent =
+          view.lastSeq === expectedSeq
+            ? undefined
+            : await storedResend(view, prepared, expectedSeq, (seq) => archivedLine(thread.archive, seq))
+        if (resent !== undefined) return resent
+        checkSeq(threadId, expectedSeq, view.lastSeq)
+        if (prepared.length === 0) return []
+      }
+      return locked(thread, async () => {
+        // The lease is checked under the lock every write takes: no other owner's write slips between.
+        await fence(thread, options, 'append')
+        await repair(thread)
+        const { lastSeq } = thread.view()
+        const resent =
+          lastSeq === expectedSeq
+            ? undefined
+            : await storedResend(thread.view(), prepared, expectedSeq, (seq) =>
+                archivedLine(thread.archive, seq),
+              )
+        if (resent !== undefined) return resent
+        checkSeq(threadId, expectedSeq, lastSeq)
+        const batchEnd = prepared.length > 1 ? lastSeq + prepared.length : undefined
+        const seqs = prepared.map((_, index) => lastSeq + index + 1)
+        const lines = prepared.map((line, index) => sequenceLogLine(line, seqs[index]!, batchEnd))
+        await appendLines(thread, lines, seqs)
+        stored.forEach((item, index) => {
+          item.seq = seqs[index]!
+        })
+        if (settings.mirrors) {
+          await writeMirrors(thread.directory, stored, lines, (file, error) =>
+            onEvent({
+              type: 'mirror-failed',
+              threadId,
+              file,
+              error,
+              message: `Could not write the mirror ${file} of thread '${threadId}' (${String(error)}); raw_traces.jsonl has the items.`,
+            }),
+          )
+        }
+        return stored
+      })
+    },
+
+    async read(threadId: string, options: ReadOptions = {}): Promise<Item[]> {
+      assertThreadId(threadId)
+      checkReadOptions(options, 'read')
+      const thread = threadFiles(threadId)
+      const view = await snapshot(thread)
+      return readLines(view.activeSeqs, view.activeLines, options, thread.active)
+    },
+
+    async head(threadId: string): Promise<ThreadHead> {
+      assertThreadId(threadId)
+      const view = await snapshot(threadFiles(threadId))
+      return {
+        lastSeq: view.lastSeq,
+        activeCount: view.activeSeqs.length,
+        archivedCount: view.archivedCount,
+      }
+    },
+
+    async archive(threadId: string, options: ArchiveOptions): Promise<number> {
+      assertThreadId(threadId)
+      const { seqs, expectedSeq } = checkArchiveOptions(options)
+      const wanted = new Set(seqs)
+      const thread = threadFiles(threadId)
+      const ahead = await snapshot(thread)
+      if (expectedSeq !== undefined) checkSeq(threadId, expectedSeq, ahead.lastSeq)
+      if (!ahead.activeSeqs.some((seq) => wanted.has(seq))) return 0
+      return locked(thread, async () => {
+        await fence(thread, options, 'archive')
+        await repair(thread)
+        const view = thread.view()
+        if (expectedSeq !== undefined) checkSeq(threadId, expectedSeq, view.lastSeq)
+        const kept = { lines: [] as string[], seqs: [] as number[] }
+        const moved = { lines: [] as string[], seqs: [] as number[] }
+        view.activeSeqs.forEach((seq, index) => {
+          const target = wanted.has(seq) ? moved : kept
+          target.lines.push(view.activeLines[index]!)
+          target.seqs.push(seq)
+        })
+        if (moved.seqs.length === 0) return 0
+        // Archive first (appended, committed by its index line), active log second: after a crash in
+        // between, the moved items are in both, which the recovery rule reads as archived. Never in
+        // neither. The archive is appended to, never rewritten: its size costs nothing here.
+        await appendToArchive(thread.archive, moved.lines, moved.seqs, durable)
+        await replaceLog(thread.active, kept.lines, kept.seqs)
+        return moved.seqs.length
+      })
+    },
+
+    async readArchive(threadId: string, options: ReadOptions = {}): Promise<Item[]> {
+      assertThreadId(threadId)
+      checkReadOptions(options, 'readArchive')
+      const thread = threadFiles(threadId)
+      await snapshot(thread)
+      // A page at a time: only the parts of the archive that can hold the range are read.
+      return readArchivePage(thread.archive, options)
+    },
+  }
+}
