@@ -47,7 +47,11 @@ describe('the memory tools’ schemas', () => {
       })
     }
     const working = tools.memory_update_working!
-    expect(workingToolDefinition(() => memory.resource('user-42').workingGuide())).toEqual({
+    expect(
+      workingToolDefinition(() =>
+        (memory.resource('user-42') as unknown as { workingGuide(): string }).workingGuide(),
+      ),
+    ).toEqual({
       name: 'memory_update_working',
       description: working.description,
       inputSchema: working.inputSchema,
