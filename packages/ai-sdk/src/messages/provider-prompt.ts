@@ -6,8 +6,9 @@ import type {
   SharedV4FileData,
   SharedV4ProviderOptions,
 } from '@ai-sdk/provider'
-import type { ContextMessage, JsonObject, JsonValue, MessageInput, MessagePart } from '@strata-memory/core'
+import type { ContextMessage, JsonObject, MessageInput, MessagePart } from '@strata-memory/core'
 import { plainJson } from '@strata-memory/core'
+import { partsText, toolCallPart } from '@strata-memory/core/adapter-kit'
 import { AI_SDK, type AiSdkPartMeta, metaOf, options, providerExecuted, readMeta } from './ai-sdk-meta'
 import { fileDataOf, providerFileData } from './file-data'
 import { outputOf, providerOutput } from './tool-output'
@@ -41,14 +42,7 @@ function toCorePart(part: ProviderPart): MessagePart | undefined {
     case 'custom':
       return { type: 'text', text: '', ...metaOf({ ...base, part: 'custom', custom: { kind: part.kind } }) }
     case 'tool-call':
-      return {
-        type: 'tool-call',
-        toolCallId: part.toolCallId,
-        toolName: part.toolName,
-        input: plainJson(part.input ?? {}) as JsonValue,
-        ...providerExecuted(part.providerExecuted),
-        ...metaOf(base),
-      }
+      return toolCallPart(part, metaOf(base))
     case 'tool-result': {
       const { output, isError, meta } = outputOf(part.output)
       return {
@@ -160,9 +154,6 @@ function toProviderPart(part: MessagePart): ProviderPart {
   }
 }
 
-const textOf = (content: readonly MessagePart[]) =>
-  content.map((part) => (part.type === 'text' || part.type === 'reasoning' ? part.text : '')).join('')
-
 type AssistantMessage = Extract<LanguageModelV4Message, { role: 'assistant' }>
 
 /**
@@ -178,7 +169,7 @@ export function toProviderPrompt(messages: readonly ContextMessage[]): LanguageM
       messageOptions === undefined ? {} : { providerOptions: messageOptions as SharedV4ProviderOptions }
     switch (message.role) {
       case 'system':
-        prompt.push({ role: 'system', content: textOf(message.content), ...extra })
+        prompt.push({ role: 'system', content: partsText(message.content), ...extra })
         break
       case 'user':
         prompt.push({

@@ -5,6 +5,7 @@ import {
   type SummaryItem,
   type TransitionEvent,
 } from '@strata-memory/core'
+import { transitionEventData } from '@strata-memory/core/adapter-kit'
 import type { InferUITools, ToolSet, UIMessage, UIMessageStreamWriter } from 'ai'
 import { assertChatId, chatEventFilter } from '../threads/chat-thread'
 
@@ -93,18 +94,10 @@ export type StrataUIMessage<
 
 /** The `data-memory-transition` chunk of a transition event, or undefined when people are not shown it. */
 export function memoryTransitionChunk(event: TransitionEvent) {
-  const { transition } = event
-  if (transition.userFacingMessage === null) return undefined
-  const data: MemoryTransitionData = {
-    threadId: event.threadId,
-    fromLevel: transition.fromLevel,
-    level: transition.level,
-    reason: transition.reason,
-    title: event.title,
-    text: transition.userFacingMessage,
-    seq: transition.seq,
-  }
-  return { type: 'data-memory-transition' as const, id: transition.id, data }
+  const { id, summary: _, text, ...fields } = transitionEventData(event)
+  if (text === null) return undefined
+  const data: MemoryTransitionData = { ...fields, text }
+  return { type: 'data-memory-transition' as const, id, data }
 }
 
 /**
