@@ -1,5 +1,6 @@
 import type { MemoryConfig, SemanticRecall, WorkingMemory } from '@mastra/core/memory'
 import { type HistoryMode, invalidOptions, type Memory } from '@strata-memory/core'
+import { checkAdapterOptions } from '@strata-memory/core/adapter-kit'
 import { resolveSemanticRecall } from '../semantic-recall/semantic-recall-config'
 import { resolveWorkingMemory } from '../working-memory/working-memory-config'
 import { unsupportedCallOptions } from './call-options'
@@ -105,8 +106,6 @@ export interface StrataMastraOptions {
   generateTitle?: MemoryConfig['generateTitle']
 }
 
-const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
-
 /**
  * Checks the options of `new StrataMemory()` (`STRATA_INVALID_OPTIONS` naming the bad one); gives
  * them back with their defaults.
@@ -124,17 +123,10 @@ export function checkStrataMemoryOptions<L extends string>(options: StrataMemory
     readOnly = false,
     options: mastraOptions = {},
   } = options ?? ({} as StrataMemoryOptions<L>)
-  if (typeof memory?.thread !== 'function' || typeof memory.store?.getState !== 'function') {
-    invalidOptions('new StrataMemory() needs { memory }: pass the memory from createMemory().')
-  }
+  // memory, level, system and history, as every adapter checks them.
+  checkAdapterOptions('new StrataMemory()', { memory, level, system, history })
   if (typeof id !== 'string' || id.length === 0)
     invalidOptions('StrataMemory: id must be a non-empty string.')
-  if (level !== undefined) memory.ladder.assert(level)
-  if (system !== undefined && typeof system !== 'string')
-    invalidOptions('StrataMemory: system must be a string.')
-  if (!HISTORY_MODES.includes(history)) {
-    invalidOptions(`StrataMemory: history must be 'auto', 'full' or 'new' (got ${JSON.stringify(history)}).`)
-  }
   const scopes = typeof tools === 'object' && tools !== null ? tools.scopes : false
   if (
     typeof tools !== 'boolean' &&
