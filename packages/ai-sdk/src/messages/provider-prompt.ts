@@ -8,8 +8,8 @@ import type {
 } from '@ai-sdk/provider'
 import type { ContextMessage, JsonObject, MessageInput, MessagePart } from '@strata-memory/core'
 import { plainJson } from '@strata-memory/core'
-import { partsText, toolCallPart } from '@strata-memory/core/adapter-kit'
-import { AI_SDK, type AiSdkPartMeta, metaOf, options, providerExecuted, readMeta } from './ai-sdk-meta'
+import { partsText, providerToolCall, toolCallPart, toolResultPart } from '@strata-memory/core/adapter-kit'
+import { AI_SDK, type AiSdkPartMeta, metaOf, options, readMeta } from './ai-sdk-meta'
 import { fileDataOf, providerFileData } from './file-data'
 import { outputOf, providerOutput } from './tool-output'
 
@@ -44,15 +44,8 @@ function toCorePart(part: ProviderPart): MessagePart | undefined {
     case 'tool-call':
       return toolCallPart(part, metaOf(base))
     case 'tool-result': {
-      const { output, isError, meta } = outputOf(part.output)
-      return {
-        type: 'tool-result',
-        toolCallId: part.toolCallId,
-        toolName: part.toolName,
-        output,
-        ...(isError === undefined ? {} : { isError }),
-        ...metaOf({ ...base, ...meta }),
-      }
+      const mapped = outputOf(part.output)
+      return toolResultPart(part, mapped, metaOf({ ...base, ...mapped.meta }))
     }
     case 'tool-approval-response':
       // Approvals steer the SDK's tool execution; core has no part for them (see README).
@@ -135,14 +128,7 @@ function toProviderPart(part: MessagePart): ProviderPart {
       return file
     }
     case 'tool-call':
-      return {
-        type: 'tool-call',
-        toolCallId: part.toolCallId,
-        toolName: part.toolName,
-        input: part.input,
-        ...providerExecuted(part.providerExecuted ?? meta.providerExecuted),
-        ...extra,
-      }
+      return { ...providerToolCall(part, part.providerExecuted ?? meta.providerExecuted), ...extra }
     case 'tool-result':
       return {
         type: 'tool-result',

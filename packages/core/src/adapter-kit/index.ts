@@ -54,8 +54,10 @@ export {
   type PlainToolOutput,
   type PlainToolOutputKind,
   partsText,
+  providerToolCall,
   toolCallPart,
   toolOutputKind,
+  toolResultPart,
   toToolOutput,
 } from './prompt-parts'
 export {

@@ -6,8 +6,10 @@ import {
   fromToolOutput,
   type PlainToolOutput,
   partsText,
+  providerToolCall,
   toolCallPart,
   toolOutputKind,
+  toolResultPart,
   toToolOutput,
 } from './prompt-parts'
 
@@ -55,6 +57,33 @@ describe('prompt-part mapping', () => {
       providerExecuted: true,
       meta: { frame: { x: 1 } },
     })
+  })
+
+  it('maps a tool result with its mapped output, and core’s call back to a provider’s', () => {
+    const mapped = fromToolOutput({ type: 'error-json', value: 'gone' })
+    expect(toolResultPart({ toolCallId: 'c1', toolName: 'lookup' }, mapped, {})).toEqual({
+      type: 'tool-result',
+      toolCallId: 'c1',
+      toolName: 'lookup',
+      output: 'gone',
+      isError: true,
+    })
+    expect(toolResultPart({ toolCallId: 'c2', toolName: 'lookup' }, { output: 1 }, {})).not.toHaveProperty(
+      'isError',
+    )
+    const call = toolCallPart(
+      { toolCallId: 'c3', toolName: 'web', input: { q: 'x' }, providerExecuted: true },
+      {},
+    )
+    expect(providerToolCall(call)).toEqual({
+      type: 'tool-call',
+      toolCallId: 'c3',
+      toolName: 'web',
+      input: { q: 'x' },
+      providerExecuted: true,
+    })
+    expect(providerToolCall({ ...call, providerExecuted: undefined })).not.toHaveProperty('providerExecuted')
+    expect(providerToolCall({ ...call, providerExecuted: undefined }, false).providerExecuted).toBe(false)
   })
 
   it('round-trips every plain tool output through a stored thread, kinds a value cannot tell kept', async () => {

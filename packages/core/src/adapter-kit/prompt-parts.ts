@@ -56,6 +56,39 @@ export function toolCallPart(
   }
 }
 
+/**
+ * A provider's tool result as core's part, its output already mapped (see {@link fromToolOutput}):
+ * `isError` only when it is one, `meta` as the adapter wrote it.
+ */
+export function toolResultPart(
+  result: { toolCallId: string; toolName: string },
+  mapped: { output: JsonValue; isError?: boolean | undefined },
+  meta: { meta?: JsonObject },
+): ToolResultPart {
+  return {
+    type: 'tool-result',
+    toolCallId: result.toolCallId,
+    toolName: result.toolName,
+    output: mapped.output,
+    ...(mapped.isError === undefined ? {} : { isError: mapped.isError }),
+    ...meta,
+  }
+}
+
+/** Core's tool call as a provider prompt's (the AI SDK's shape), with the provider's flag when it has one. */
+export function providerToolCall(
+  part: ToolCallPart,
+  providerExecuted: boolean | undefined = part.providerExecuted,
+): { type: 'tool-call'; toolCallId: string; toolName: string; input: JsonValue; providerExecuted?: boolean } {
+  return {
+    type: 'tool-call',
+    toolCallId: part.toolCallId,
+    toolName: part.toolName,
+    input: part.input,
+    ...(providerExecuted === undefined ? {} : { providerExecuted }),
+  }
+}
+
 /** The tool output kinds that carry a plain value, which every provider prompt has. */
 export type PlainToolOutputKind = 'text' | 'error-text' | 'json' | 'error-json'
 

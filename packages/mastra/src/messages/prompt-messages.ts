@@ -11,8 +11,10 @@ import {
   adapterPartMeta,
   fromToolOutput,
   partsText,
+  providerToolCall,
   toolCallPart,
   toolOutputKind,
+  toolResultPart,
   toToolOutput,
 } from '@strata-memory/core/adapter-kit'
 
@@ -99,15 +101,12 @@ function toCorePart(part: PromptPart): MessagePart {
     case 'tool-call':
       return toolCallPart(part, metaOf(base))
     case 'tool-result': {
-      const { output, isError, kind } = outputOf(part.output)
-      return {
-        type: 'tool-result',
-        toolCallId: part.toolCallId,
-        toolName: part.toolName,
-        output,
-        ...(isError === undefined ? {} : { isError }),
-        ...metaOf({ ...base, ...(kind === undefined ? {} : { output: kind }) }),
-      }
+      const mapped = outputOf(part.output)
+      return toolResultPart(
+        part,
+        mapped,
+        metaOf({ ...base, ...(mapped.kind === undefined ? {} : { output: mapped.kind }) }),
+      )
     }
   }
 }
@@ -146,14 +145,7 @@ function toPromptPart(part: MessagePart): PromptPart {
         ...extra,
       }
     case 'tool-call':
-      return {
-        type: 'tool-call',
-        toolCallId: part.toolCallId,
-        toolName: part.toolName,
-        input: part.input,
-        ...(part.providerExecuted === undefined ? {} : { providerExecuted: part.providerExecuted }),
-        ...extra,
-      }
+      return { ...providerToolCall(part), ...extra }
     case 'tool-result':
       return {
         type: 'tool-result',
