@@ -390,6 +390,7 @@ describe('the public surface of @strata-memory/core', () => {
       'zodSchemaBuilder',
     ])
     expect(typeExports('./adapter-kit/index.ts')).toEqual([
+      'AdapterOptions',
       'AdapterOptionsInput',
       'AdapterPartMeta',
       'ComparableMessage',

@@ -8,16 +8,19 @@ import type {
 } from '@ai-sdk/provider'
 import {
   appThreadIdOf,
-  type DivergenceHandling,
   type HistoryMode,
   invalidOptions,
-  type Memory,
   StrataError,
   type Thread,
   type ThreadHold,
   toStoreThreadId,
 } from '@strata-memory/core'
-import { checkAdapterOptions, FailedThreads, followHistory } from '@strata-memory/core/adapter-kit'
+import {
+  type AdapterOptions,
+  checkAdapterOptions,
+  FailedThreads,
+  followHistory,
+} from '@strata-memory/core/adapter-kit'
 import { fromResponseContent, type ResponseMeta, toProviderPrompt } from '../messages/provider-prompt'
 import { assertChatId, isThreadOfChat, openChatThread } from '../threads/chat-thread'
 import { aiSdkTracer, type StrataMiddlewareTelemetry } from './ai-sdk-tracer'
@@ -29,9 +32,7 @@ import { tapStream } from './response-stream'
 import { sentAlongside } from './sent-alongside'
 
 /** Options of {@link strataMiddleware}. */
-export interface StrataMiddlewareOptions<L extends string = string> {
-  /** The memory whose threads the calls read and write. */
-  memory: Memory<L>
+export interface StrataMiddlewareOptions<L extends string = string> extends AdapterOptions<L> {
   /**
    * The thread of every call; a call can name its own with `providerOptions.strata.threadId`. Any
    * non-empty string (the app's chat id): an id outside the store's rule (`user:42/chat:7`) is mapped
@@ -70,17 +71,6 @@ export interface StrataMiddlewareOptions<L extends string = string> {
    * @default 'auto'
    */
   history?: HistoryMode
-  /**
-   * What a call does whose history shares messages with the thread but does not continue it, as
-   * `useChat` sends after `regenerate()` or an edited message. `'rewind'`: the messages the thread
-   * stored after the last one the history still holds move to the archive (`thread.rewind`; nothing
-   * is deleted), then the history's new messages are stored as usual, so the model sees the context
-   * without the discarded answer. A rewind that is not safe is refused with `STRATA_INVALID_MESSAGE`
-   * and its reason. `'reject'`: every such call is refused with `STRATA_INVALID_MESSAGE`. Refused,
-   * nothing is stored. Calls in `history: 'new'` mode never diverge.
-   * @default 'rewind'
-   */
-  onDivergence?: DivergenceHandling
   /**
    * Spans of Strata's work (`strata.context`, `strata.compaction`, `strata.summarize`,
    * `strata.store.*`) when the app gave `createMemory` no tracer of its own (that one wins).

@@ -1,12 +1,55 @@
 import { invalidOptions } from '../errors'
 import { HISTORY_MODES, type HistoryMode } from '../history'
 import { assertThreadId } from '../items'
-import type { DivergenceHandling } from '../memory'
+import type { DivergenceHandling, Memory } from '../memory'
 
 export { HISTORY_MODES } from '../history'
 
 /** Every {@link DivergenceHandling}, in the order error messages list them. */
 export const DIVERGENCE_HANDLINGS: readonly DivergenceHandling[] = ['rewind', 'reject']
+
+/**
+ * The options every framework adapter takes alike (its options interface extends this one and says
+ * what its framework adds: defaults, per-call overrides). {@link checkAdapterOptions} checks them.
+ */
+export interface AdapterOptions<L extends string = string> {
+  /** The memory whose threads the adapter reads and writes (`createMemory()`). */
+  memory: Memory<L>
+  /**
+   * The resource (a user, a team, an account) the threads belong to: each thread is bound to it on its
+   * first open (`memory.thread(id, { resource })`), so its context shows the resource's working memory
+   * (and recalls). Another resource on a bound thread is `STRATA_INVALID_OPTIONS`, thrown before
+   * anything is stored. Needs a store with `flags.resources`.
+   * @default none: a thread keeps the binding the store holds
+   */
+  resource?: string
+  /**
+   * The level whose context the model is sent.
+   * @default the thread's current level
+   */
+  level?: NoInfer<L>
+  /**
+   * The thread's system prompt, sent with the memory slots.
+   * @default none
+   */
+  system?: string
+  /**
+   * What the framework's messages hold: `'full'` the whole history on every call, `'new'` only new
+   * messages, `'auto'` told from the stored tail (see `unseenMessages`). A call after a failed one
+   * reads `'new'` as `'auto'`, so a retry is stored once.
+   */
+  history?: HistoryMode
+  /**
+   * What a call does whose history shares messages with the thread but does not continue it (a
+   * regenerated answer, an edited message, a fork from an earlier checkpoint). `'rewind'`: the messages
+   * the thread stored after the last one the history still holds move to the archive (nothing is
+   * deleted), then the history's new messages are stored; a rewind that is not safe is refused with
+   * `STRATA_INVALID_MESSAGE` and its reason. `'reject'`: every such call is refused with
+   * `STRATA_INVALID_MESSAGE`. Refused, nothing is stored. Calls in `history: 'new'` mode never diverge.
+   * @default 'rewind'
+   */
+  onDivergence?: DivergenceHandling
+}
 
 /** The options every adapter takes alike, as the app passed them (unchecked). */
 export interface AdapterOptionsInput {

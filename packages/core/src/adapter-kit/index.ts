@@ -38,6 +38,7 @@ export {
   readAppThreadId,
 } from '../memory'
 export {
+  type AdapterOptions,
   type AdapterOptionsInput,
   checkAdapterOptions,
   checkMemoryOption,

@@ -2,14 +2,13 @@ import { AIMessage, type BaseMessage, SystemMessage } from '@langchain/core/mess
 import { AsyncLocalStorageProviderSingleton } from '@langchain/core/singletons'
 import {
   type ContextMessage,
-  type DivergenceHandling,
   type HistoryMode,
   invalidOptions,
-  type Memory,
   openAppThread,
   type Thread,
 } from '@strata-memory/core'
 import {
+  type AdapterOptions,
   checkAdapterOptions,
   checkOneOf,
   FailedThreads,
@@ -30,9 +29,7 @@ import { toolDefinitionsText } from './tool-definitions'
 import { withTransitions } from './transitions'
 
 /** Options of {@link strataMiddleware}. */
-export interface StrataMiddlewareOptions<L extends string = string> {
-  /** The memory whose threads the model calls read and write. */
-  memory: Memory<L>
+export interface StrataMiddlewareOptions<L extends string = string> extends AdapterOptions<L> {
   /**
    * The thread of every call: any non-empty string. An id of `A-Z a-z 0-9 _ . -` (up to 128, not
    * starting with `.`) is the store's thread id as it is; any other (`user:42/chat:7`) is mapped onto
@@ -49,11 +46,6 @@ export interface StrataMiddlewareOptions<L extends string = string> {
    */
   resource?: string
   /**
-   * The level whose context is sent.
-   * @default the thread's current level
-   */
-  level?: NoInfer<L>
-  /**
    * The thread's system prompt, sent after the agent's own system prompt, with the memory slots.
    * @default none
    */
@@ -69,15 +61,6 @@ export interface StrataMiddlewareOptions<L extends string = string> {
    * @default 'auto'
    */
   history?: HistoryMode
-  /**
-   * What a call does whose history shares messages with the thread but does not continue it (a fork
-   * from an earlier checkpoint, an edited message). `'rewind'`: the messages the thread stored after
-   * the last one the history still holds move to the archive, then the history's new messages are
-   * stored; a rewind that is not safe is refused with `STRATA_INVALID_MESSAGE`. `'reject'`: every such
-   * call is refused. Refused, nothing is stored.
-   * @default 'rewind'
-   */
-  onDivergence?: DivergenceHandling
   /**
    * What the agent's graph state (and so every checkpoint) keeps. `'full'`: every message, as LangChain
    * keeps it; the model is sent the thread's context, the state grows with each step. `'compact'`:

@@ -1,6 +1,6 @@
 import type { MemoryConfig, SemanticRecall, WorkingMemory } from '@mastra/core/memory'
-import { type HistoryMode, invalidOptions, type Memory } from '@strata-memory/core'
-import { checkAdapterOptions } from '@strata-memory/core/adapter-kit'
+import { type HistoryMode, invalidOptions } from '@strata-memory/core'
+import { type AdapterOptions, checkAdapterOptions } from '@strata-memory/core/adapter-kit'
 import { resolveSemanticRecall } from '../semantic-recall/semantic-recall-config'
 import { resolveWorkingMemory } from '../working-memory/working-memory-config'
 import { unsupportedCallOptions } from './call-options'
@@ -8,19 +8,13 @@ import { resolveLastMessages } from './last-messages'
 import { resolveMessageHistory } from './message-history'
 
 /** Options of {@link StrataMemory}. */
-export interface StrataMemoryOptions<L extends string = string> {
-  /** The Strata memory whose store keeps the agent's threads (`createMemory()`). */
-  memory: Memory<L>
+export interface StrataMemoryOptions<L extends string = string>
+  extends Omit<AdapterOptions<L>, 'resource' | 'onDivergence'> {
   /**
    * The memory's id in Mastra.
    * @default 'strata-memory'
    */
   id?: string
-  /**
-   * The level whose context the model receives.
-   * @default the thread's current level
-   */
-  level?: NoInfer<L>
   /**
    * The thread's system prompt, first in its context (the agent's instructions stay, before it).
    * @default none
