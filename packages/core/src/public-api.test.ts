@@ -391,8 +391,8 @@ describe('the public surface of @strata-memory/core', () => {
     ])
     expect(typeExports('./adapter-kit/index.ts')).toEqual([
       'AdapterOptions',
-      'AdapterOptionsInput',
       'AdapterPartMeta',
+      'CheckedAdapterOptions',
       'ComparableMessage',
       'DivergenceHandling',
       'FailOptions',

@@ -233,20 +233,10 @@ const heldAppId = (hold: ThreadHold) => appThreadIdOf(hold.threadId) ?? hold.thr
 export function strataMiddleware<L extends string = string>(
   options: StrataMiddlewareOptions<L>,
 ): LanguageModelV4Middleware {
-  const {
-    memory,
-    threadId,
-    resource,
-    level,
-    system,
-    history = 'auto',
-    onDivergence = 'rewind',
-    telemetry = 'ai-sdk',
-    hold,
-    toolStepWaitMs = 30_000,
-  } = options ?? ({} as StrataMiddlewareOptions<L>)
   // memory, level, system, history, onDivergence and resource, as every adapter checks them.
-  checkAdapterOptions('strataMiddleware()', { memory, level, system, history, onDivergence, resource })
+  const shared = checkAdapterOptions('strataMiddleware()', options, { history: 'auto' })
+  const { memory, resource, level, system, history, onDivergence } = shared
+  const { threadId, telemetry = 'ai-sdk', hold, toolStepWaitMs = 30_000 } = options
   // Any chat id: one outside the store's rule is mapped (core's `toStoreThreadId`).
   if (threadId !== undefined) assertChatId(threadId)
   const requestHold = checkHold(hold, threadId)

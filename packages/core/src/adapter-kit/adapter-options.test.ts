@@ -17,22 +17,26 @@ function refusal(run: () => void): StrataError {
 describe('checkAdapterOptions', () => {
   const memory = createMemory()
 
-  it('takes the options every adapter shares when they are right, and any of them left out', () => {
-    expect(() =>
-      checkAdapterOptions('strataMiddleware()', {
-        memory,
-        level: 'task',
-        system: 'Be brief.',
-        history: 'full',
-        onDivergence: 'reject',
-        resource: 'user-42',
-      }),
-    ).not.toThrow()
-    expect(() => checkAdapterOptions('new StrataMemory()', { memory })).not.toThrow()
+  it('gives the options every adapter shares back when they are right, with their defaults', () => {
+    const options = {
+      memory,
+      level: 'task',
+      system: 'Be brief.',
+      history: 'full',
+      onDivergence: 'reject',
+      resource: 'user-42',
+    } as const
+    expect(checkAdapterOptions('strataMiddleware()', options, { history: 'auto' })).toEqual(options)
+    expect(checkAdapterOptions('new StrataMemory()', { memory }, { history: 'new' })).toEqual({
+      memory,
+      history: 'new',
+      onDivergence: 'rewind',
+    })
   })
 
   it('refuses each bad option with a typed error that names the caller, the option and the value', () => {
     const cases = [
+      [undefined, 'STRATA_INVALID_OPTIONS', 'new StrataMemory() needs { memory }'],
       [{ memory: undefined }, 'STRATA_INVALID_OPTIONS', 'new StrataMemory() needs { memory }'],
       [{ memory: { thread: () => undefined } }, 'STRATA_INVALID_OPTIONS', 'needs { memory }'],
       [{ memory, system: 42 }, 'STRATA_INVALID_OPTIONS', 'new StrataMemory(): system must be a string'],
@@ -51,11 +55,16 @@ describe('checkAdapterOptions', () => {
       [{ memory, resource: 'user 42' }, 'STRATA_INVALID_THREAD_ID', 'user 42'],
     ] as const
     for (const [options, code, message] of cases) {
-      const error = refusal(() => checkAdapterOptions('new StrataMemory()', options))
+      const error = refusal(() =>
+        checkAdapterOptions('new StrataMemory()', options as never, { history: 'auto' }),
+      )
       expect(error.code, message).toBe(code)
       expect(error.message).toContain(message)
     }
-    expect(refusal(() => checkAdapterOptions('x()', { memory, history: 'all' })).details).toEqual({
+    expect(
+      refusal(() => checkAdapterOptions('x()', { memory, history: 'all' as never }, { history: 'new' }))
+        .details,
+    ).toEqual({
       history: 'all',
     })
   })

@@ -51,20 +51,13 @@ export interface AdapterOptions<L extends string = string> {
   onDivergence?: DivergenceHandling
 }
 
-/** The options every adapter takes alike, as the app passed them (unchecked). */
-export interface AdapterOptionsInput {
-  /** The memory from `createMemory()`. */
-  memory: unknown
-  /** A level of the memory's ladder. */
-  level?: unknown
-  /** The thread's system prompt. */
-  system?: unknown
-  /** What the framework's messages hold ({@link HistoryMode}). */
-  history?: unknown
-  /** What a history that leaves the thread does ({@link DivergenceHandling}). */
-  onDivergence?: unknown
-  /** The resource the threads belong to: a resource id (the thread-id rule). */
-  resource?: unknown
+/** The shared options an adapter goes on with: checked, `history` and `onDivergence` with their defaults. */
+export type CheckedAdapterOptions<L extends string = string> = Omit<
+  AdapterOptions<L>,
+  'history' | 'onDivergence'
+> & {
+  history: HistoryMode
+  onDivergence: DivergenceHandling
 }
 
 const listed = (values: readonly string[]) =>
@@ -112,24 +105,43 @@ export function checkResourceOption(caller: string, resource: unknown): void {
 }
 
 /**
- * The checks every adapter makes of the options it shares with the others, before anything is stored:
- * `memory` the memory from `createMemory()`, `level` one of its ladder's, `system` a string, `history`
- * a {@link HistoryMode}, `onDivergence` a {@link DivergenceHandling}, `resource` a resource id. An option
- * left out is not checked (the adapter's default applies). A bad one throws `STRATA_INVALID_OPTIONS`
- * (a level outside the ladder `STRATA_INVALID_LEVEL`, a resource outside the id rule
- * `STRATA_INVALID_THREAD_ID`) whose message starts with `caller` and names the option.
+ * The checks every adapter makes of the options it shares with the others ({@link AdapterOptions}),
+ * before anything is stored: `memory` the memory from `createMemory()`, `level` one of its ladder's,
+ * `system` a string, `history` a {@link HistoryMode}, `onDivergence` a {@link DivergenceHandling},
+ * `resource` a resource id. A bad one throws `STRATA_INVALID_OPTIONS` (a level outside the ladder
+ * `STRATA_INVALID_LEVEL`, a resource outside the id rule `STRATA_INVALID_THREAD_ID`) whose message
+ * starts with `caller` and names the option. Gives the shared options back, `history` defaulting to the
+ * adapter's `defaults.history` and `onDivergence` to `'rewind'`.
  *
  * @example
- * checkAdapterOptions('strataMiddleware()', { memory, level, system, history, onDivergence, resource })
+ * const { memory, level, system, history, onDivergence, resource } = checkAdapterOptions('strataMiddleware()', options, { history: 'auto' })
  */
-export function checkAdapterOptions(caller: string, options: AdapterOptionsInput): void {
-  const { memory, level, system, history, onDivergence, resource } = options
+export function checkAdapterOptions<L extends string>(
+  caller: string,
+  options: Partial<AdapterOptions<L>> | undefined,
+  defaults: { history: HistoryMode },
+): CheckedAdapterOptions<L> {
+  const {
+    memory,
+    level,
+    system,
+    history = defaults.history,
+    onDivergence = 'rewind',
+    resource,
+  } = options ?? ({} as Partial<AdapterOptions<L>>)
   checkMemoryOption(caller, memory)
-  if (level !== undefined) (memory as { ladder: { assert(level: unknown): void } }).ladder.assert(level)
+  if (level !== undefined) (memory as Memory<L>).ladder.assert(level)
   if (system !== undefined && typeof system !== 'string')
     invalidOptions(`${caller}: system must be a string.`, { system })
-  if (history !== undefined) checkOneOf<HistoryMode>(caller, 'history', history, HISTORY_MODES)
-  if (onDivergence !== undefined)
-    checkOneOf<DivergenceHandling>(caller, 'onDivergence', onDivergence, DIVERGENCE_HANDLINGS)
+  checkOneOf<HistoryMode>(caller, 'history', history, HISTORY_MODES)
+  checkOneOf<DivergenceHandling>(caller, 'onDivergence', onDivergence, DIVERGENCE_HANDLINGS)
   checkResourceOption(caller, resource)
+  return {
+    memory: memory as Memory<L>,
+    history,
+    onDivergence,
+    ...(level === undefined ? {} : { level }),
+    ...(system === undefined ? {} : { system }),
+    ...(resource === undefined ? {} : { resource }),
+  }
 }

@@ -39,7 +39,7 @@ export {
 } from '../memory'
 export {
   type AdapterOptions,
-  type AdapterOptionsInput,
+  type CheckedAdapterOptions,
   checkAdapterOptions,
   checkMemoryOption,
   checkOneOf,

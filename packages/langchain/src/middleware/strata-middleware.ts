@@ -184,20 +184,10 @@ async function recordResponse(thread: Thread, response: ModelCallResult) {
  * await agent.invoke({ messages: [new HumanMessage('Hi')] }, { configurable: { thread_id: 'user-42.chat-7' } })
  */
 export function strataMiddleware<L extends string = string>(options: StrataMiddlewareOptions<L>) {
-  const {
-    memory,
-    threadId,
-    resource,
-    level,
-    system,
-    history = 'auto',
-    onDivergence = 'rewind',
-    state: stateMode = 'full',
-    tracing = true,
-    hold = {},
-  } = options ?? ({} as StrataMiddlewareOptions<L>)
   // memory, level, system, history, onDivergence and resource, as every adapter checks them.
-  checkAdapterOptions('strataMiddleware()', { memory, level, system, history, onDivergence, resource })
+  const shared = checkAdapterOptions('strataMiddleware()', options, { history: 'auto' })
+  const { memory, resource, level, system, history, onDivergence } = shared
+  const { threadId, state: stateMode = 'full', tracing = true, hold = {} } = options
   if (threadId !== undefined && (typeof threadId !== 'string' || threadId.length === 0))
     invalidOptions('strataMiddleware(): threadId must be a non-empty string.')
   checkOneOf('strataMiddleware()', 'state', stateMode, STATE_MODES)

@@ -105,20 +105,18 @@ export interface StrataMastraOptions {
  * them back with their defaults.
  */
 export function checkStrataMemoryOptions<L extends string>(options: StrataMemoryOptions<L>) {
+  // memory, level, system and history, as every adapter checks them.
+  const { memory, level, system, history } = checkAdapterOptions('new StrataMemory()', options, {
+    history: 'new',
+  })
   const {
-    memory,
     id = 'strata-memory',
-    level,
-    system,
-    history = 'new',
     tools = true,
     telemetry = true,
     hold = {},
     readOnly = false,
     options: mastraOptions = {},
-  } = options ?? ({} as StrataMemoryOptions<L>)
-  // memory, level, system and history, as every adapter checks them.
-  checkAdapterOptions('new StrataMemory()', { memory, level, system, history })
+  } = options
   if (typeof id !== 'string' || id.length === 0)
     invalidOptions('StrataMemory: id must be a non-empty string.')
   const scopes = typeof tools === 'object' && tools !== null ? tools.scopes : false
