@@ -5,6 +5,7 @@ export default defineConfig({
     index: 'src/index.ts',
     testing: 'src/testing/index.ts',
     'store-kit': 'src/store-kit/index.ts',
+    'adapter-kit': 'src/adapter-kit/index.ts',
     tokenizer: 'src/tokenizer/index.ts',
   },
   format: ['esm', 'cjs'],

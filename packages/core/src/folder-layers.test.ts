@@ -115,6 +115,17 @@ describe('the folders of core', () => {
     })
   })
 
+  // The adapter kit is a top layer over core's internals for the framework adapters: no folder of core
+  // imports it, so core never depends on what an adapter needs; it reads no store-kit or testing module.
+  it('the adapter kit sits on top: nothing in core imports it', () => {
+    const importers = [...graph].filter(([, targets]) => targets.has('adapter-kit')).map(([folder]) => folder)
+    expect(importers).toEqual([])
+    const reached = [...(graph.get('adapter-kit') ?? [])]
+    expect(reached).toEqual(expect.arrayContaining(['history', 'memory', 'items', 'content']))
+    expect(reached).not.toContain('store-kit')
+    expect(reached).not.toContain('testing')
+  })
+
   it('no two folders import each other, directly or through others', () => {
     const circles: string[] = []
     const visit = (folder: string, path: string[]) => {

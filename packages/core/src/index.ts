@@ -1,5 +1,6 @@
 // The package entry names everything it exports: a name missing here is internal. Store authors'
-// helpers (argument checks, the content query matcher) are exported for the store packages.
+// helpers are in `@strata-memory/core/store-kit`, framework adapters' plumbing (option checks,
+// history following, tool schemas, thread-id mapping) in `@strata-memory/core/adapter-kit`.
 // `public-api.test.ts` lists these names; adding one is a decision.
 export type {
   AutoTransitionsOptions,
@@ -62,15 +63,7 @@ export type {
   RewindEvent,
   TransitionEvent,
 } from './events'
-export {
-  type ComparableMessage,
-  type HistoryMode,
-  messageFingerprint,
-  readConversationTail,
-  type UnseenMessagesOptions,
-  type UnseenMessagesResult,
-  unseenMessages,
-} from './history'
+export type { HistoryMode } from './history'
 export type {
   FactItem,
   FilePart,
@@ -97,25 +90,19 @@ export type {
   UnsequencedItem,
 } from './items'
 export {
-  APP_THREAD_ID_STATE_KEY,
   appThreadIdOf,
-  assertMappableThreadId,
   assertSerializable,
   assertThreadId,
-  escapeThreadIdBytes,
   fromModelMessage,
   isHashedThreadId,
   isTypedToolOutput,
   isValidThreadId,
   jsonCopy,
-  MAPPED_THREAD_ID_PREFIX,
   MAX_JSON_DEPTH,
   MAX_JSON_SIZE,
   type MessageFormat,
   plainJson,
-  shortenThreadId,
   toStoreThreadId,
-  unescapeThreadIdBytes,
 } from './items'
 export { DEFAULT_LEVELS, type DefaultLevel, type LevelLadder } from './levels'
 export {
@@ -130,15 +117,11 @@ export {
   type EnterOptions,
   type ExitOptions,
   type ExitResult,
-  type FollowHistoryOptions,
-  failureCode,
-  followHistory,
   type HoldOptions,
   type LastCompaction,
   type MarkFailedOptions,
   type Memory,
   type MemoryOptions,
-  markRequestFailed,
   type OpenScope,
   openAppThread,
   type RequestFailure,

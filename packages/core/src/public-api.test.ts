@@ -21,15 +21,16 @@ function typeExports(entry: string): string[] {
 
 // Every public name of every entry, listed here so that a new export (or a lost one) is a decision.
 describe('the public surface of @strata-memory/core', () => {
-  it('has an explicit exports map: the root, testing, store-kit and tokenizer, types first', () => {
+  it('has an explicit exports map: the root, testing, store-kit, adapter-kit and tokenizer, types first', () => {
     expect(Object.keys(packageJson.exports)).toEqual([
       '.',
       './testing',
       './store-kit',
+      './adapter-kit',
       './tokenizer',
       './package.json',
     ])
-    for (const entry of ['.', './testing', './store-kit', './tokenizer']) {
+    for (const entry of ['.', './testing', './store-kit', './adapter-kit', './tokenizer']) {
       const conditions = packageJson.exports[entry] as Record<string, Record<string, string>>
       for (const condition of Object.values(conditions)) expect(Object.keys(condition)[0]).toBe('types')
     }
@@ -37,10 +38,8 @@ describe('the public surface of @strata-memory/core', () => {
 
   it('the root exports exactly these runtime names', async () => {
     expect(Object.keys(await import('./index')).sort()).toEqual([
-      'APP_THREAD_ID_STATE_KEY',
       'DEFAULT_LEVELS',
       'DEFAULT_MODES',
-      'MAPPED_THREAD_ID_PREFIX',
       'MAX_JSON_DEPTH',
       'MAX_JSON_SIZE',
       'MODEL_LIMITS',
@@ -50,13 +49,9 @@ describe('the public surface of @strata-memory/core', () => {
       'Thread',
       'ThreadContent',
       'appThreadIdOf',
-      'assertMappableThreadId',
       'assertSerializable',
       'assertThreadId',
       'createMemory',
-      'escapeThreadIdBytes',
-      'failureCode',
-      'followHistory',
       'fromModelMessage',
       'genericPlugin',
       'inMemoryStore',
@@ -65,22 +60,16 @@ describe('the public surface of @strata-memory/core', () => {
       'isTypedToolOutput',
       'isValidThreadId',
       'jsonCopy',
-      'markRequestFailed',
       'memoryTools',
-      'messageFingerprint',
       'modelLimits',
       'openAppThread',
       'patternSummarizer',
       'plainJson',
       'promptSummarizer',
       'readAppThreadId',
-      'readConversationTail',
       'scopeTools',
-      'shortenThreadId',
       'toStoreThreadId',
       'tokenEstimator',
-      'unescapeThreadIdBytes',
-      'unseenMessages',
       'webPagePlugin',
       'withTimeout',
     ])
@@ -100,7 +89,6 @@ describe('the public surface of @strata-memory/core', () => {
       'CompactionOptions',
       'CompactionStartEvent',
       'CompactionTrigger',
-      'ComparableMessage',
       'CompleteInput',
       'ContentAccess',
       'ContentOptions',
@@ -128,7 +116,6 @@ describe('the public surface of @strata-memory/core', () => {
       'ExitScopeOutput',
       'FactItem',
       'FilePart',
-      'FollowHistoryOptions',
       'FrameworkTracer',
       'GenericPluginOptions',
       'HistoryMode',
@@ -250,8 +237,6 @@ describe('the public surface of @strata-memory/core', () => {
       'TransitionEvent',
       'TransitionItem',
       'TransitionReason',
-      'UnseenMessagesOptions',
-      'UnseenMessagesResult',
       'UnsequencedItem',
       'UsageReport',
       'VectorRecord',
@@ -369,6 +354,78 @@ describe('the public surface of @strata-memory/core', () => {
       'AuditSource',
       'ResourceCursorPosition',
       'StoreAuditMethods',
+    ])
+  })
+
+  // The framework adapters' plumbing: what left the root entry (history following, the thread-id
+  // mapping's building blocks, failure marks) and what the adapters shared as copies before.
+  it('@strata-memory/core/adapter-kit exports exactly these names', async () => {
+    expect(Object.keys(await import('./adapter-kit/index')).sort()).toEqual([
+      'APP_THREAD_ID_STATE_KEY',
+      'DIVERGENCE_HANDLINGS',
+      'FailedThreads',
+      'HISTORY_MODES',
+      'MAPPED_THREAD_ID_PREFIX',
+      'MAX_FAILED_THREADS',
+      'MEMORY_TOOL_NAMES',
+      'adapterPartMeta',
+      'appThreadIdOf',
+      'assertMappableThreadId',
+      'buildToolSchema',
+      'checkAdapterOptions',
+      'checkMemoryOption',
+      'checkOneOf',
+      'checkResourceOption',
+      'escapeThreadIdBytes',
+      'failureCode',
+      'followHistory',
+      'fromToolOutput',
+      'isHashedThreadId',
+      'markRequestFailed',
+      'memoryToolDefinitions',
+      'memoryToolInputSchemas',
+      'memoryToolSchemasWith',
+      'messageFingerprint',
+      'normalizedToolSchema',
+      'openAppThread',
+      'partsText',
+      'providerToolCall',
+      'readAppThreadId',
+      'readConversationTail',
+      'shortenThreadId',
+      'toStoreThreadId',
+      'toToolOutput',
+      'toolCallPart',
+      'toolOutputKind',
+      'toolResultPart',
+      'transitionEventData',
+      'unescapeThreadIdBytes',
+      'unseenMessages',
+      'withThreadTransitions',
+      'workingToolDefinition',
+      'zodSchemaBuilder',
+    ])
+    expect(typeExports('./adapter-kit/index.ts')).toEqual([
+      'AdapterOptions',
+      'AdapterPartMeta',
+      'CheckedAdapterOptions',
+      'ComparableMessage',
+      'DivergenceHandling',
+      'FailOptions',
+      'FollowHistoryOptions',
+      'HistoryMode',
+      'MemoryToolInputs',
+      'MemoryToolSchemaName',
+      'PlainToolOutput',
+      'PlainToolOutputKind',
+      'SchemaBuilder',
+      'ToolDefinition',
+      'TransitionEventData',
+      'UnseenMessagesOptions',
+      'UnseenMessagesResult',
+      'ZodLike',
+      'ZodLikeNumber',
+      'ZodLikeSchema',
     ])
   })
 })

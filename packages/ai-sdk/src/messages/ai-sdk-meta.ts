@@ -1,6 +1,6 @@
 import type { SharedV4ProviderOptions } from '@ai-sdk/provider'
 import type { JsonObject } from '@strata-memory/core'
-import { plainJson } from '@strata-memory/core'
+import { adapterPartMeta } from '@strata-memory/core/adapter-kit'
 
 /**
  * Where the adapter keeps what core's parts have no field for, in `meta.aiSdk` of a part or an item:
@@ -38,16 +38,12 @@ export const AI_SDK = 'aiSdk'
 export const providerExecuted = (flag: boolean | undefined): { providerExecuted?: boolean } =>
   flag === undefined ? {} : { providerExecuted: flag }
 
-export const metaOf = (meta: AiSdkPartMeta): { meta?: JsonObject } => {
-  const fields = plainJson(meta) as JsonObject
-  return Object.keys(fields).length === 0 ? {} : { meta: { [AI_SDK]: fields } }
-}
+/** The adapter's part metadata under `meta.aiSdk` (the adapter kit's mapping: plain JSON, one shared empty read). */
+const partMeta = adapterPartMeta<AiSdkPartMeta>(AI_SDK)
 
-/** What {@link readMeta} gives a part without adapter metadata: one shared, frozen object, not one per read. */
-const NO_META: AiSdkPartMeta = Object.freeze({})
+export const metaOf = (meta: AiSdkPartMeta): { meta?: JsonObject } => partMeta.write(meta)
 
-export const readMeta = (part: { meta?: JsonObject }): AiSdkPartMeta =>
-  (part.meta?.[AI_SDK] as AiSdkPartMeta | undefined) ?? NO_META
+export const readMeta = (part: { meta?: JsonObject }): AiSdkPartMeta => partMeta.read(part)
 
 export const options = (value: SharedV4ProviderOptions | undefined): { providerOptions?: JsonObject } =>
   value === undefined ? {} : { providerOptions: value as JsonObject }

@@ -6,9 +6,10 @@ import type {
   SharedV4FileData,
   SharedV4ProviderOptions,
 } from '@ai-sdk/provider'
-import type { ContextMessage, JsonObject, JsonValue, MessageInput, MessagePart } from '@strata-memory/core'
+import type { ContextMessage, JsonObject, MessageInput, MessagePart } from '@strata-memory/core'
 import { plainJson } from '@strata-memory/core'
-import { AI_SDK, type AiSdkPartMeta, metaOf, options, providerExecuted, readMeta } from './ai-sdk-meta'
+import { partsText, providerToolCall, toolCallPart, toolResultPart } from '@strata-memory/core/adapter-kit'
+import { AI_SDK, type AiSdkPartMeta, metaOf, options, readMeta } from './ai-sdk-meta'
 import { fileDataOf, providerFileData } from './file-data'
 import { outputOf, providerOutput } from './tool-output'
 
@@ -41,24 +42,10 @@ function toCorePart(part: ProviderPart): MessagePart | undefined {
     case 'custom':
       return { type: 'text', text: '', ...metaOf({ ...base, part: 'custom', custom: { kind: part.kind } }) }
     case 'tool-call':
-      return {
-        type: 'tool-call',
-        toolCallId: part.toolCallId,
-        toolName: part.toolName,
-        input: plainJson(part.input ?? {}) as JsonValue,
-        ...providerExecuted(part.providerExecuted),
-        ...metaOf(base),
-      }
+      return toolCallPart(part, metaOf(base))
     case 'tool-result': {
-      const { output, isError, meta } = outputOf(part.output)
-      return {
-        type: 'tool-result',
-        toolCallId: part.toolCallId,
-        toolName: part.toolName,
-        output,
-        ...(isError === undefined ? {} : { isError }),
-        ...metaOf({ ...base, ...meta }),
-      }
+      const mapped = outputOf(part.output)
+      return toolResultPart(part, mapped, metaOf({ ...base, ...mapped.meta }))
     }
     case 'tool-approval-response':
       // Approvals steer the SDK's tool execution; core has no part for them (see README).
@@ -141,14 +128,7 @@ function toProviderPart(part: MessagePart): ProviderPart {
       return file
     }
     case 'tool-call':
-      return {
-        type: 'tool-call',
-        toolCallId: part.toolCallId,
-        toolName: part.toolName,
-        input: part.input,
-        ...providerExecuted(part.providerExecuted ?? meta.providerExecuted),
-        ...extra,
-      }
+      return { ...providerToolCall(part, part.providerExecuted ?? meta.providerExecuted), ...extra }
     case 'tool-result':
       return {
         type: 'tool-result',
@@ -159,9 +139,6 @@ function toProviderPart(part: MessagePart): ProviderPart {
       } satisfies LanguageModelV4ToolResultPart
   }
 }
-
-const textOf = (content: readonly MessagePart[]) =>
-  content.map((part) => (part.type === 'text' || part.type === 'reasoning' ? part.text : '')).join('')
 
 type AssistantMessage = Extract<LanguageModelV4Message, { role: 'assistant' }>
 
@@ -178,7 +155,7 @@ export function toProviderPrompt(messages: readonly ContextMessage[]): LanguageM
       messageOptions === undefined ? {} : { providerOptions: messageOptions as SharedV4ProviderOptions }
     switch (message.role) {
       case 'system':
-        prompt.push({ role: 'system', content: textOf(message.content), ...extra })
+        prompt.push({ role: 'system', content: partsText(message.content), ...extra })
         break
       case 'user':
         prompt.push({

@@ -5,6 +5,7 @@ import type {
 } from '@ai-sdk/provider'
 import type { FilePart, JsonObject, JsonValue, ToolResultPart } from '@strata-memory/core'
 import { plainJson } from '@strata-memory/core'
+import { fromToolOutput, toolOutputKind, toToolOutput } from '@strata-memory/core/adapter-kit'
 import type { AiSdkPartMeta } from './ai-sdk-meta'
 import { fileDataOf, providerFileData } from './file-data'
 
@@ -19,21 +20,17 @@ export function outputOf(output: LanguageModelV4ToolResultOutput): {
     providerOptions === undefined ? {} : { outputProviderOptions: plainJson(providerOptions) as JsonObject }
   switch (output.type) {
     case 'text':
-      return { output: output.value, meta: kind }
     case 'json':
-      // A JSON string would read back as a text output: say which it was.
-      return {
-        output: plainJson(output.value) as JsonValue,
-        meta: typeof output.value === 'string' ? { ...kind, output: 'json' } : kind,
-      }
     case 'error-text':
-      return { output: output.value, isError: true, meta: kind }
-    case 'error-json':
+    case 'error-json': {
+      // A JSON string would read back as a text output: the kit says which it was.
+      const { output: value, isError, kind: kept } = fromToolOutput(output)
       return {
-        output: plainJson(output.value) as JsonValue,
-        isError: true,
-        meta: typeof output.value === 'string' ? { ...kind, output: 'error-json' } : kind,
+        output: value,
+        ...(isError === undefined ? {} : { isError }),
+        meta: kept === undefined ? kind : { ...kind, output: kept },
       }
+    }
     case 'execution-denied':
       return {
         output: output.reason ?? 'The tool call was denied.',
@@ -60,26 +57,13 @@ export function outputOf(output: LanguageModelV4ToolResultOutput): {
 export function providerOutput(part: ToolResultPart, meta: AiSdkPartMeta): LanguageModelV4ToolResultOutput {
   const providerOptions = meta.outputProviderOptions as SharedV4ProviderOptions | undefined
   const extra = providerOptions === undefined ? {} : { providerOptions }
-  const kind =
-    meta.output ??
-    (part.isError === true
-      ? typeof part.output === 'string'
-        ? 'error-text'
-        : 'error-json'
-      : typeof part.output === 'string'
-        ? 'text'
-        : 'json')
+  const kind = toolOutputKind(part, meta.output)
   switch (kind) {
     case 'text':
     case 'error-text':
-      return {
-        type: kind,
-        value: typeof part.output === 'string' ? part.output : JSON.stringify(part.output),
-        ...extra,
-      }
     case 'json':
     case 'error-json':
-      return { type: kind, value: part.output, ...extra }
+      return { ...toToolOutput(part, kind), ...extra } as LanguageModelV4ToolResultOutput
     case 'execution-denied':
       return {
         type: 'execution-denied',

@@ -8,18 +8,19 @@ import type {
 } from '@ai-sdk/provider'
 import {
   appThreadIdOf,
-  assertThreadId,
-  type DivergenceHandling,
-  followHistory,
   type HistoryMode,
   invalidOptions,
-  type Memory,
-  markRequestFailed,
   StrataError,
   type Thread,
   type ThreadHold,
   toStoreThreadId,
 } from '@strata-memory/core'
+import {
+  type AdapterOptions,
+  checkAdapterOptions,
+  FailedThreads,
+  followHistory,
+} from '@strata-memory/core/adapter-kit'
 import { fromResponseContent, type ResponseMeta, toProviderPrompt } from '../messages/provider-prompt'
 import { assertChatId, isThreadOfChat, openChatThread } from '../threads/chat-thread'
 import { aiSdkTracer, type StrataMiddlewareTelemetry } from '../tracing/tracer'
@@ -31,9 +32,7 @@ import { tapStream } from './response-stream'
 import { sentAlongside } from './sent-alongside'
 
 /** Options of {@link strataMiddleware}. */
-export interface StrataMiddlewareOptions<L extends string = string> {
-  /** The memory whose threads the calls read and write. */
-  memory: Memory<L>
+export interface StrataMiddlewareOptions<L extends string = string> extends AdapterOptions<L> {
   /**
    * The thread of every call; a call can name its own with `providerOptions.strata.threadId`. Any
    * non-empty string (the app's chat id): an id outside the store's rule (`user:42/chat:7`) is mapped
@@ -73,17 +72,6 @@ export interface StrataMiddlewareOptions<L extends string = string> {
    */
   history?: HistoryMode
   /**
-   * What a call does whose history shares messages with the thread but does not continue it, as
-   * `useChat` sends after `regenerate()` or an edited message. `'rewind'`: the messages the thread
-   * stored after the last one the history still holds move to the archive (`thread.rewind`; nothing
-   * is deleted), then the history's new messages are stored as usual, so the model sees the context
-   * without the discarded answer. A rewind that is not safe is refused with `STRATA_INVALID_MESSAGE`
-   * and its reason. `'reject'`: every such call is refused with `STRATA_INVALID_MESSAGE`. Refused,
-   * nothing is stored. Calls in `history: 'new'` mode never diverge.
-   * @default 'rewind'
-   */
-  onDivergence?: DivergenceHandling
-  /**
    * Spans of Strata's work (`strata.context`, `strata.compaction`, `strata.summarize`,
    * `strata.store.*`) when the app gave `createMemory` no tracer of its own (that one wins).
    * `'ai-sdk'`: the tracer of the OpenTelemetry integration registered with `registerTelemetry()`, so
@@ -117,10 +105,6 @@ export interface StrataMiddlewareOptions<L extends string = string> {
    */
   toolStepWaitMs?: number
 }
-
-const DIVERGENCE_HANDLINGS: readonly DivergenceHandling[] = ['rewind', 'reject']
-
-const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
 
 type NonSystemMessage = Exclude<LanguageModelV4Message, { role: 'system' }>
 
@@ -236,9 +220,6 @@ function checkHold(
 /** The app's id of a held thread, as far as its store id tells (else the store id). */
 const heldAppId = (hold: ThreadHold) => appThreadIdOf(hold.threadId) ?? hold.threadId
 
-/** How many threads with a failed last call a middleware remembers (a bound, not a tuning knob). */
-const MAX_FAILED_THREADS = 10_000
-
 /**
  * A `LanguageModelV4Middleware` for `wrapLanguageModel`: each call stores the messages the thread has
  * not seen, sends the thread's context instead of the history (call-level system messages and tools
@@ -252,25 +233,12 @@ const MAX_FAILED_THREADS = 10_000
 export function strataMiddleware<L extends string = string>(
   options: StrataMiddlewareOptions<L>,
 ): LanguageModelV4Middleware {
-  const {
-    memory,
-    threadId,
-    resource,
-    level,
-    system,
-    history = 'auto',
-    onDivergence = 'rewind',
-    telemetry = 'ai-sdk',
-    hold,
-    toolStepWaitMs = 30_000,
-  } = options ?? ({} as StrataMiddlewareOptions<L>)
-  if (typeof memory?.thread !== 'function') {
-    invalidOptions('strataMiddleware() needs { memory }: pass the memory from createMemory().')
-  }
+  // memory, level, system, history, onDivergence and resource, as every adapter checks them.
+  const shared = checkAdapterOptions('strataMiddleware()', options, { history: 'auto' })
+  const { memory, resource, level, system, history, onDivergence } = shared
+  const { threadId, telemetry = 'ai-sdk', hold, toolStepWaitMs = 30_000 } = options
   // Any chat id: one outside the store's rule is mapped (core's `toStoreThreadId`).
   if (threadId !== undefined) assertChatId(threadId)
-  // Resource ids follow the thread-id rule.
-  if (resource !== undefined) assertThreadId(resource)
   const requestHold = checkHold(hold, threadId)
   if (!Number.isSafeInteger(toolStepWaitMs) || toolStepWaitMs < 0) {
     invalidOptions(
@@ -278,19 +246,6 @@ export function strataMiddleware<L extends string = string>(
     )
   }
   const defaultThreadId = threadId ?? requestHold?.threadId
-  if (!HISTORY_MODES.includes(history)) {
-    invalidOptions(
-      `strataMiddleware(): history must be 'auto', 'full' or 'new' (got ${JSON.stringify(history)}).`,
-    )
-  }
-  if (!DIVERGENCE_HANDLINGS.includes(onDivergence)) {
-    invalidOptions(
-      `strataMiddleware(): onDivergence must be 'rewind' or 'reject' (got ${JSON.stringify(onDivergence)}).`,
-    )
-  }
-  if (level !== undefined) memory.ladder.assert(level)
-  if (system !== undefined && typeof system !== 'string')
-    invalidOptions('strataMiddleware(): system must be a string.')
   const tracer = aiSdkTracer(telemetry)
   if (tracer !== undefined) memory.adoptTracer('ai-sdk', tracer)
 
@@ -320,15 +275,9 @@ export function strataMiddleware<L extends string = string>(
   // The holds the middleware takes itself when no request hold is given.
   const calls = hold === undefined ? new CallHolds(memory, toolStepWaitMs) : undefined
 
-  // Threads whose last model call failed before its response was stored. The AI SDK retries a failed
-  // call with the same prompt, and a user may re-send the message: in 'new' mode the last message
-  // would be stored twice, so the next call of such a thread tells re-sent messages as 'auto' does.
-  const failedThreads = new Set<string>()
-  const failed = (id: string) => {
-    failedThreads.delete(id)
-    failedThreads.add(id)
-    if (failedThreads.size > MAX_FAILED_THREADS) failedThreads.delete(failedThreads.values().next().value!)
-  }
+  // Threads whose last model call failed before its response was stored: the AI SDK retries a failed
+  // call with the same prompt, and a user may re-send the message (see FailedThreads).
+  const failed = new FailedThreads()
 
   return {
     specificationVersion: 'v4',
@@ -345,14 +294,8 @@ export function strataMiddleware<L extends string = string>(
       // Taken before anything is stored: a call on a thread another request holds stores nothing.
       const held = await calls?.take(thread, conversation)
       try {
-        const requested = call.history ?? history
-        // The failure may have been another process's: its mark is in the thread's state, read only
-        // when the call sends a user message last (a retry can be one; a tool loop's step is not).
-        const retry =
-          requested === 'new' &&
-          (failedThreads.has(thread.id) ||
-            (conversation.at(-1)?.role === 'user' && (await thread.failures()).length > 0))
-        const mode = retry ? 'auto' : requested
+        // After a failed call (this process's, or another's marked in the store), 'new' reads as 'auto'.
+        const mode = await failed.historyMode(thread, call.history ?? history, conversation.at(-1)?.role)
         // A regenerated or edited history rewinds the thread to where it leaves it, or is refused; then
         // the messages it has not seen are stored. Matching and appending are one step in the thread, so
         // racing calls store a message once; only the messages near the end of the prompt are mapped, so
@@ -399,10 +342,9 @@ export function strataMiddleware<L extends string = string>(
         try {
           result = await doGenerate()
         } catch (error) {
-          failed(thread.id)
           // Marked before the hold ends (in `finally`): the request is the holder's. A request the
           // caller aborted (the stop button) did not fail.
-          if (params.abortSignal?.aborted !== true) await markRequestFailed(thread, error)
+          await failed.fail(thread, error, { aborted: params.abortSignal?.aborted === true })
           throw error
         }
         await recordResponse(
@@ -415,7 +357,7 @@ export function strataMiddleware<L extends string = string>(
           },
           call.messageId,
         )
-        failedThreads.delete(thread.id)
+        failed.succeeded(thread.id)
         toolCalls = clientToolCalls(result.content)
         return result
       } finally {
@@ -436,8 +378,7 @@ export function strataMiddleware<L extends string = string>(
         try {
           result = await doStream()
         } catch (error) {
-          failed(thread.id)
-          if (params.abortSignal?.aborted !== true) await markRequestFailed(thread, error)
+          await failed.fail(thread, error, { aborted: params.abortSignal?.aborted === true })
           throw error
         }
       } catch (error) {
@@ -452,19 +393,17 @@ export function strataMiddleware<L extends string = string>(
             let toolCalls: string[] = []
             try {
               await recordResponse(thread, collector.content, collector.usage, collector.meta, call.messageId)
-              failedThreads.delete(thread.id)
+              failed.succeeded(thread.id)
               toolCalls = clientToolCalls(collector.content)
             } finally {
               await calls?.end(params, toolCalls)
             }
           }),
         onFail: async (error) => {
-          failed(thread.id)
           // A stream that failed or was cut off is a failed request; one the caller cancelled or
-          // aborted (the user stopped it) is not marked, and the next call in 'new' mode still tells
-          // a re-send.
-          if (error !== undefined && params.abortSignal?.aborted !== true)
-            await markRequestFailed(thread, error)
+          // aborted (the user stopped it, no error) is not marked, and the next call in 'new' mode
+          // still tells a re-send.
+          await failed.fail(thread, error, { aborted: params.abortSignal?.aborted === true })
           await calls?.end(params)
         },
       })

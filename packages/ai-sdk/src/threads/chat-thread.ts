@@ -1,12 +1,12 @@
 import {
   appThreadIdOf,
-  assertMappableThreadId,
   isHashedThreadId,
   type Memory,
   openAppThread,
   type Thread,
   toStoreThreadId,
 } from '@strata-memory/core'
+import { assertMappableThreadId } from '@strata-memory/core/adapter-kit'
 
 /**
  * Checks a chat id the app gives (any non-empty string: `user:42/chat:7`, a 300-character id), else

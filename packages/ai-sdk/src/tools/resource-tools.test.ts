@@ -1,18 +1,11 @@
-import {
-  createMemory,
-  type JsonObject,
-  memoryTools,
-  StrataError,
-  type ThreadWithContent,
-} from '@strata-memory/core'
+import { createMemory, StrataError } from '@strata-memory/core'
 import { generateText, isStepCount, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
-import { z } from 'zod'
 import { readCallOptions } from '../middleware/call-options'
 import { strataMiddleware } from '../middleware/strata-middleware'
 import { generated, toolCall } from '../testing/model-results'
-import { memoryToolSchemas, strataTools } from './strata-tools'
+import { strataTools } from './strata-tools'
 
 /** A model that answers each call from a script, in order. */
 function scripted(script: Parameters<typeof generated>[0][]) {
@@ -23,27 +16,6 @@ function scripted(script: Parameters<typeof generated>[0][]) {
 const TEMPLATE = '- Name:\n- Diet:'
 
 describe('strataTools and strataMiddleware with a resource', () => {
-  it("has a memory_update_working schema that agrees with core's", () => {
-    const core = memoryTools({
-      resource: {
-        id: 'r',
-        workingGuide: () => '',
-        queryHits: async () => [],
-        writeWorking: async () => ({ version: 1 }),
-        readWorking: async () => ({ version: 0, content: '' }),
-      },
-    } as unknown as ThreadWithContent).memory_update_working!
-    const expected = core.inputSchema.properties as Record<string, JsonObject>
-    const actual = (z.toJSONSchema(memoryToolSchemas.memory_update_working) as JsonObject)
-      .properties as Record<string, JsonObject>
-    expect(Object.keys(actual).sort()).toEqual(Object.keys(expected).sort())
-    for (const [property, schema] of Object.entries(expected)) {
-      expect(actual[property]!.type, property).toBe(schema.type)
-      expect(actual[property]!.minimum, property).toBe(schema.minimum)
-      expect(actual[property]!.description, property).toBe(schema.description)
-    }
-  })
-
   it('adds memory_update_working only with a resource; its description carries the template', () => {
     const memory = createMemory({ resources: { workingMemory: { template: TEMPLATE } } })
     expect(Object.keys(strataTools(memory, { threadId: 'ana.chat-1' }))).not.toContain(

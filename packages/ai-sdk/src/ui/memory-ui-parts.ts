@@ -5,24 +5,19 @@ import {
   type SummaryItem,
   type TransitionEvent,
 } from '@strata-memory/core'
+import { type TransitionEventData, transitionEventData } from '@strata-memory/core/adapter-kit'
 import type { InferUITools, ToolSet, UIMessage, UIMessageStreamWriter } from 'ai'
 import { assertChatId, chatEventFilter } from '../threads/chat-thread'
 
-/** The data of a `data-memory-transition` part: a scope closed, in words for people. */
-export interface MemoryTransitionData {
-  threadId: string
-  /** The level of the closed scope. */
-  fromLevel: string
-  /** The level the thread returned to. */
-  level: string
-  /** Why the scope ended (`task-complete`, `cancelled`, `token-budget`, …). */
-  reason: string
-  /** The title of the closed scope. */
-  title: string
+/**
+ * The data of a `data-memory-transition` part: a scope closed, in words for people — the thread, the
+ * closed scope's level and title, the level the thread returned to, why it ended (`task-complete`,
+ * `cancelled`, `token-budget`, …), the transition item's seq, and its user-facing text (a transition
+ * hidden from people writes no part). The part's id is the transition item's.
+ */
+export interface MemoryTransitionData extends Omit<TransitionEventData, 'id' | 'summary' | 'text'> {
   /** The transition's user-facing text. */
   text: string
-  /** The transition item's seq in the thread's log. */
-  seq: number
 }
 
 /** A user message's failed request, as `loadUIMessages` shows it (see `thread.markFailed`). */
@@ -93,18 +88,10 @@ export type StrataUIMessage<
 
 /** The `data-memory-transition` chunk of a transition event, or undefined when people are not shown it. */
 export function memoryTransitionChunk(event: TransitionEvent) {
-  const { transition } = event
-  if (transition.userFacingMessage === null) return undefined
-  const data: MemoryTransitionData = {
-    threadId: event.threadId,
-    fromLevel: transition.fromLevel,
-    level: transition.level,
-    reason: transition.reason,
-    title: event.title,
-    text: transition.userFacingMessage,
-    seq: transition.seq,
-  }
-  return { type: 'data-memory-transition' as const, id: transition.id, data }
+  const { id, summary: _, text, ...fields } = transitionEventData(event)
+  if (text === null) return undefined
+  const data: MemoryTransitionData = { ...fields, text }
+  return { type: 'data-memory-transition' as const, id, data }
 }
 
 /**

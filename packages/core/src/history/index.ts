@@ -1,5 +1,6 @@
 export {
   type ComparableMessage,
+  HISTORY_MODES,
   type HistoryMode,
   messageFingerprint,
   readConversationTail,

@@ -60,7 +60,8 @@ export interface UnseenMessagesResult<T> {
   aligned: boolean
 }
 
-const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
+/** Every {@link HistoryMode}, in the order error messages list them. */
+export const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
 export const DEFAULT_WINDOW = 64
 
 /**

@@ -1,14 +1,13 @@
 import type { AIMessage } from '@langchain/core/messages'
-import {
-  type JsonObject,
-  type MessageItem,
-  type MessagePart,
-  messageFingerprint,
-  readConversationTail,
-  type StrataStore,
-  type Thread,
-  type ToolCallPart,
+import type {
+  JsonObject,
+  MessageItem,
+  MessagePart,
+  StrataStore,
+  Thread,
+  ToolCallPart,
 } from '@strata-memory/core'
+import { messageFingerprint, readConversationTail } from '@strata-memory/core/adapter-kit'
 import { fromLangChainMessage } from '../messages/from-langchain'
 import type { RoledMessage } from './conversation'
 

@@ -2,24 +2,23 @@ import { AIMessage, type BaseMessage, SystemMessage } from '@langchain/core/mess
 import { AsyncLocalStorageProviderSingleton } from '@langchain/core/singletons'
 import {
   type ContextMessage,
-  type DivergenceHandling,
-  type FollowHistoryOptions,
-  followHistory,
   type HistoryMode,
   invalidOptions,
-  type Memory,
-  markRequestFailed,
   openAppThread,
   type Thread,
 } from '@strata-memory/core'
+import {
+  type AdapterOptions,
+  checkAdapterOptions,
+  checkOneOf,
+  FailedThreads,
+  type FollowHistoryOptions,
+  followHistory,
+  partsText,
+} from '@strata-memory/core/adapter-kit'
 import { createMiddleware, MiddlewareError, ToolInvocationError, type WrapModelCallHook } from 'langchain'
 import { toLangChainMessages } from '../messages/to-langchain'
-import {
-  type ConfigurableLike,
-  checkResourceOption,
-  openResourceThread,
-  resourceIdOf,
-} from '../threads/resource-thread'
+import { type ConfigurableLike, openResourceThread, resourceIdOf } from '../threads/resource-thread'
 import { langchainTracing } from '../tracing/tracer'
 import { compactStateUpdate, ShownMessages, STATE_MODES, type StateMode } from './compact-state'
 import { type RoledMessage, splitRequestMessages, toCoreMessage } from './conversation'
@@ -30,9 +29,7 @@ import { toolDefinitionsText } from './tool-definitions'
 import { withTransitions } from './transitions'
 
 /** Options of {@link strataMiddleware}. */
-export interface StrataMiddlewareOptions<L extends string = string> {
-  /** The memory whose threads the model calls read and write. */
-  memory: Memory<L>
+export interface StrataMiddlewareOptions<L extends string = string> extends AdapterOptions<L> {
   /**
    * The thread of every call: any non-empty string. An id of `A-Z a-z 0-9 _ . -` (up to 128, not
    * starting with `.`) is the store's thread id as it is; any other (`user:42/chat:7`) is mapped onto
@@ -49,11 +46,6 @@ export interface StrataMiddlewareOptions<L extends string = string> {
    */
   resource?: string
   /**
-   * The level whose context is sent.
-   * @default the thread's current level
-   */
-  level?: NoInfer<L>
-  /**
    * The thread's system prompt, sent after the agent's own system prompt, with the memory slots.
    * @default none
    */
@@ -69,15 +61,6 @@ export interface StrataMiddlewareOptions<L extends string = string> {
    * @default 'auto'
    */
   history?: HistoryMode
-  /**
-   * What a call does whose history shares messages with the thread but does not continue it (a fork
-   * from an earlier checkpoint, an edited message). `'rewind'`: the messages the thread stored after
-   * the last one the history still holds move to the archive, then the history's new messages are
-   * stored; a rewind that is not safe is refused with `STRATA_INVALID_MESSAGE`. `'reject'`: every such
-   * call is refused. Refused, nothing is stored.
-   * @default 'rewind'
-   */
-  onDivergence?: DivergenceHandling
   /**
    * What the agent's graph state (and so every checkpoint) keeps. `'full'`: every message, as LangChain
    * keeps it; the model is sent the thread's context, the state grows with each step. `'compact'`:
@@ -127,9 +110,6 @@ export interface StrataHoldOptions {
   idleMs?: number
 }
 
-const DIVERGENCE_HANDLINGS: readonly DivergenceHandling[] = ['rewind', 'reject']
-const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
-
 /** The default of {@link StrataHoldOptions.idleMs}. */
 const DEFAULT_IDLE_MS = 10_000
 
@@ -146,22 +126,16 @@ function requestOf(): object | undefined {
 /** An error the agent feeds back to the model as the tool's answer (`handleToolErrors`): the request goes on. */
 const fedBack = (error: unknown) => ToolInvocationError.isInstance(error)
 
-/** How many threads with a failed last call a middleware remembers (a bound, not a tuning knob). */
-const MAX_FAILED_THREADS = 10_000
-
 /** What a request's runtime holds that the middleware reads. */
 interface RuntimeLike {
   configurable?: ConfigurableLike
   writer?: ((chunk: unknown) => void) | undefined
 }
 
-const textOf = (message: ContextMessage) =>
-  message.content.map((part) => (part.type === 'text' || part.type === 'reasoning' ? part.text : '')).join('')
-
 /** The request's system message followed by the thread's (its system prompt and memory slots). */
 function systemMessageWith(own: SystemMessage, thread: readonly ContextMessage[]): SystemMessage {
   if (thread.length === 0) return own
-  const text = thread.map(textOf).join('\n\n')
+  const text = thread.map((message) => partsText(message.content)).join('\n\n')
   if (own.text.length === 0) return new SystemMessage(text)
   return own.concat(
     typeof own.content === 'string'
@@ -210,42 +184,13 @@ async function recordResponse(thread: Thread, response: ModelCallResult) {
  * await agent.invoke({ messages: [new HumanMessage('Hi')] }, { configurable: { thread_id: 'user-42.chat-7' } })
  */
 export function strataMiddleware<L extends string = string>(options: StrataMiddlewareOptions<L>) {
-  const {
-    memory,
-    threadId,
-    resource,
-    level,
-    system,
-    history = 'auto',
-    onDivergence = 'rewind',
-    state: stateMode = 'full',
-    tracing = true,
-    hold = {},
-  } = options ?? ({} as StrataMiddlewareOptions<L>)
-  if (typeof memory?.thread !== 'function') {
-    invalidOptions('strataMiddleware() needs { memory }: pass the memory from createMemory().')
-  }
+  // memory, level, system, history, onDivergence and resource, as every adapter checks them.
+  const shared = checkAdapterOptions('strataMiddleware()', options, { history: 'auto' })
+  const { memory, resource, level, system, history, onDivergence } = shared
+  const { threadId, state: stateMode = 'full', tracing = true, hold = {} } = options
   if (threadId !== undefined && (typeof threadId !== 'string' || threadId.length === 0))
     invalidOptions('strataMiddleware(): threadId must be a non-empty string.')
-  checkResourceOption(resource, 'strataMiddleware()')
-  if (!HISTORY_MODES.includes(history)) {
-    invalidOptions(
-      `strataMiddleware(): history must be 'auto', 'full' or 'new' (got ${JSON.stringify(history)}).`,
-    )
-  }
-  if (!DIVERGENCE_HANDLINGS.includes(onDivergence)) {
-    invalidOptions(
-      `strataMiddleware(): onDivergence must be 'rewind' or 'reject' (got ${JSON.stringify(onDivergence)}).`,
-    )
-  }
-  if (!STATE_MODES.includes(stateMode)) {
-    invalidOptions(
-      `strataMiddleware(): state must be 'full' or 'compact' (got ${JSON.stringify(stateMode)}).`,
-    )
-  }
-  if (level !== undefined) memory.ladder.assert(level)
-  if (system !== undefined && typeof system !== 'string')
-    invalidOptions('strataMiddleware(): system must be a string.')
+  checkOneOf('strataMiddleware()', 'state', stateMode, STATE_MODES)
   if (typeof tracing !== 'boolean') invalidOptions('strataMiddleware(): tracing must be true or false.')
   if (tracing) memory.adoptTracer('langchain', langchainTracing())
   if (typeof hold !== 'object' || hold === null) invalidOptions('strataMiddleware(): hold must be an object.')
@@ -273,15 +218,9 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
   const threadOf = (runtime: RuntimeLike | undefined, id: string) =>
     openResourceThread(memory, id, resourceIdOf(resource, runtime?.configurable))
 
-  // Threads whose last model call failed before its answer was stored. A retry (modelRetryMiddleware,
-  // the app invoking again) sends the same messages: in 'new' mode the last one would be stored twice,
-  // so the next call of such a thread tells re-sent messages as 'auto' does.
-  const failedThreads = new Set<string>()
-  const failed = (id: string) => {
-    failedThreads.delete(id)
-    failedThreads.add(id)
-    if (failedThreads.size > MAX_FAILED_THREADS) failedThreads.delete(failedThreads.values().next().value!)
-  }
+  // Threads whose last model call failed before its answer was stored: a retry (modelRetryMiddleware,
+  // the app invoking again) sends the same messages (see FailedThreads).
+  const failed = new FailedThreads()
 
   return createMiddleware({
     name: 'StrataMemory',
@@ -374,14 +313,10 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
       const { system: requestSystem, conversation, rewritten } = splitRequestMessages(request.messages)
       // An answer whose tool calls a human edited (or dropped) after it was stored is superseded first.
       if (history !== 'new') await supersedeEditedCalls(memory.store, thread, conversation)
-      // The failure may have been another process's: its mark is in the thread's state, read only
-      // when the call sends a user message last (a retry can be one; a tool loop's step is not).
-      const retry =
-        history === 'new' &&
-        (failedThreads.has(thread.id) ||
-          (conversation.at(-1)?.role === 'user' && (await thread.failures()).length > 0))
-      // A rewritten history holds only the thread's kept tail: 'full' would take it for another one.
-      const mode = retry || (rewritten && history === 'full') ? 'auto' : history
+      // After a failed call (this process's, or another's marked in the store), 'new' reads as 'auto';
+      // a rewritten history holds only the thread's kept tail: 'full' would take it for another one.
+      const followed = await failed.historyMode(thread, history, conversation.at(-1)?.role)
+      const mode = rewritten && followed === 'full' ? 'auto' : followed
       // What the provider receives besides the context: the agent's system prompt, the request's
       // system messages, the tool definitions and the structured-output format. Under a budget they
       // take their share.
@@ -422,16 +357,16 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
           systemMessage: systemMessageWith(request.systemMessage, threadSystem),
         })
       } catch (error) {
-        failed(thread.id)
         // Marked while the request still holds the thread (wrapModelCall gives it back after). A
         // request the app aborted (its signal) did not fail.
-        if ((runtime as { signal?: AbortSignal }).signal?.aborted !== true)
-          await markRequestFailed(thread, error)
+        await failed.fail(thread, error, {
+          aborted: (runtime as { signal?: AbortSignal }).signal?.aborted === true,
+        })
         throw error
       }
       await recordResponse(thread, response)
       if (stateMode === 'compact') shown.record(appThreadId, request.messages, messages)
-      failedThreads.delete(thread.id)
+      failed.succeeded(thread.id)
       return response
     })
   }

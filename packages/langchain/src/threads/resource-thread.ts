@@ -1,16 +1,9 @@
-import { assertThreadId, invalidOptions, type Memory, openAppThread, type Thread } from '@strata-memory/core'
+import { invalidOptions, type Memory, openAppThread, type Thread } from '@strata-memory/core'
 
 /** What a run's `configurable` holds that the adapter reads. */
 export interface ConfigurableLike {
   thread_id?: unknown
   resource_id?: unknown
-}
-
-/** Checks a `resource` option: a resource id follows the thread-id rule (`STRATA_INVALID_THREAD_ID`). */
-export function checkResourceOption(resource: unknown, where: string): void {
-  if (resource === undefined) return
-  if (typeof resource !== 'string') invalidOptions(`${where}: resource must be a resource id string.`)
-  assertThreadId(resource as string)
 }
 
 /**

@@ -1,12 +1,10 @@
 import { type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages'
 import { MemorySaver } from '@langchain/langgraph'
-import { createMemory, type JsonObject, StrataError } from '@strata-memory/core'
+import { createMemory, StrataError } from '@strata-memory/core'
 import { createAgent } from 'langchain'
 import { describe, expect, it } from 'vitest'
-import { z } from 'zod'
 import { strataMiddleware } from '../middleware/strata-middleware'
 import { scriptedModel } from '../testing/agent'
-import { memoryToolSchemas, workingDefinition } from './memory-tool-schemas'
 import { strataTools } from './strata-tools'
 
 const TEMPLATE = '- Name:\n- Diet:'
@@ -19,19 +17,6 @@ const toolResult = (messages: readonly BaseMessage[], name: string) =>
   ) as Record<string, unknown>
 
 describe('strataTools and strataMiddleware with a resource', () => {
-  it("has a memory_update_working schema that agrees with core's", () => {
-    const expected = workingDefinition(() => '')!.inputSchema.properties as Record<string, JsonObject>
-    const actual = (z.toJSONSchema(memoryToolSchemas.memory_update_working) as JsonObject)
-      .properties as Record<string, JsonObject>
-    expect(Object.keys(actual).sort()).toEqual(['content', 'version'])
-    expect(Object.keys(expected).sort()).toEqual(['content', 'version'])
-    for (const [property, schema] of Object.entries(expected)) {
-      expect(actual[property]!.type, property).toBe(schema.type)
-      expect(actual[property]!.minimum, property).toBe(schema.minimum)
-      expect(actual[property]!.description, property).toBe(schema.description)
-    }
-  })
-
   it('adds memory_update_working with a resource or workingMemory: true; its description carries the template', () => {
     const memory = createMemory({ resources: { workingMemory: { template: TEMPLATE } } })
     expect(strataTools(memory).map((t) => t.name)).not.toContain('memory_update_working')

@@ -2,25 +2,14 @@ import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langcha
 import { fakeModel } from '@langchain/core/testing'
 import { tool } from '@langchain/core/tools'
 import { MemorySaver } from '@langchain/langgraph'
-import {
-  createMemory,
-  type JsonObject,
-  memoryTools,
-  StrataError,
-  type ThreadWithContent,
-} from '@strata-memory/core'
+import { createMemory, type JsonObject, StrataError } from '@strata-memory/core'
+import { memoryToolInputSchemas, normalizedToolSchema } from '@strata-memory/core/adapter-kit'
 import { createAgent } from 'langchain'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { strataMiddleware } from '../middleware/strata-middleware'
 import { memoryToolSchemas } from './memory-tool-schemas'
 import { strataTools } from './strata-tools'
-
-const KEYWORDS = ['type', 'enum', 'items', 'minimum'] as const
-
-/** The keywords core's schemas use, of one property. */
-const keywordsOf = (schema: JsonObject) =>
-  Object.fromEntries(KEYWORDS.filter((key) => schema[key] !== undefined).map((key) => [key, schema[key]]))
 
 const page = Array.from({ length: 40 }, (_, index) => `line ${index + 1}: lorem ipsum dolor`).join('\n')
 const fetchPage = tool(async () => page, {
@@ -35,21 +24,15 @@ const toolResults = (messages: readonly BaseMessage[], name: string) =>
   )
 
 describe('strataTools', () => {
-  it("has zod schemas that agree with core's JSON Schemas, property by property", () => {
-    const core = memoryTools({} as ThreadWithContent)
-    for (const name of ['memory_store', 'memory_retrieve', 'memory_query'] as const) {
-      const expected = core[name].inputSchema
+  it("has zod schemas equal to the adapter kit's JSON Schemas (core's own), and its tools use them", () => {
+    const expected = memoryToolInputSchemas()
+    for (const name of Object.keys(expected) as (keyof typeof expected)[]) {
       const actual = z.toJSONSchema(memoryToolSchemas[name]) as JsonObject
-      const expectedProperties = expected.properties as Record<string, JsonObject>
-      const actualProperties = actual.properties as Record<string, JsonObject>
-      expect(Object.keys(actualProperties).sort(), name).toEqual(Object.keys(expectedProperties).sort())
-      for (const [property, schema] of Object.entries(expectedProperties)) {
-        expect(keywordsOf(actualProperties[property]!), `${name}.${property}`).toEqual(keywordsOf(schema))
-        expect(actualProperties[property]!.description, `${name}.${property}`).toBe(schema.description)
-      }
-      expect([...((actual.required as string[]) ?? [])].sort(), name).toEqual(
-        [...((expected.required as string[]) ?? [])].sort(),
-      )
+      expect(normalizedToolSchema(actual), name).toEqual(normalizedToolSchema(expected[name]))
+    }
+    const tools = strataTools(createMemory(), { resource: 'user-42' })
+    for (const name of Object.keys(expected) as (keyof typeof expected)[]) {
+      expect(tools.find((each) => each.name === name)?.schema, name).toBe(memoryToolSchemas[name])
     }
   })
 

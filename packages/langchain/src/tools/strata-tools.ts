@@ -10,12 +10,20 @@ import {
   scopeTools,
 } from '@strata-memory/core'
 import {
-  type ConfigurableLike,
   checkResourceOption,
-  openResourceThread,
-  resourceIdOf,
-} from '../threads/resource-thread'
-import { definitions, memoryToolSchemas, type WorkingGuide, workingDefinition } from './memory-tool-schemas'
+  memoryToolDefinitions,
+  workingToolDefinition,
+} from '@strata-memory/core/adapter-kit'
+import { type ConfigurableLike, openResourceThread, resourceIdOf } from '../threads/resource-thread'
+import { memoryToolSchemas } from './memory-tool-schemas'
+
+/** Core's tool definitions (names, descriptions, JSON Schemas), read without a thread. */
+const definitions = memoryToolDefinitions()
+
+/** What the `memory_update_working` description reads of a resource (core's resource has it). */
+interface WorkingGuide {
+  workingGuide(): string
+}
 
 /** Options of {@link strataTools}. */
 export interface StrataToolsOptions {
@@ -71,7 +79,7 @@ export function strataTools(memory: Memory, options: StrataToolsOptions = {}): S
   if (typeof scopes !== 'boolean') {
     invalidOptions(`strataTools(): scopes must be true or false (got ${JSON.stringify(scopes)}).`)
   }
-  checkResourceOption(resource, 'strataTools()')
+  checkResourceOption('strataTools()', resource)
   if (typeof workingMemory !== 'boolean') {
     invalidOptions(
       `strataTools(): workingMemory must be true or false (got ${JSON.stringify(workingMemory)}).`,
@@ -135,7 +143,7 @@ export function strataTools(memory: Memory, options: StrataToolsOptions = {}): S
         }),
         {
           name: 'memory_update_working',
-          description: workingDefinition(() => guide.workingGuide())?.description ?? '',
+          description: workingToolDefinition(() => guide.workingGuide()).description,
           schema: memoryToolSchemas.memory_update_working,
         },
       ),

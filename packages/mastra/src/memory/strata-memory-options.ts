@@ -1,5 +1,6 @@
 import type { MemoryConfig, SemanticRecall, WorkingMemory } from '@mastra/core/memory'
-import { type HistoryMode, invalidOptions, type Memory } from '@strata-memory/core'
+import { type HistoryMode, invalidOptions } from '@strata-memory/core'
+import { type AdapterOptions, checkAdapterOptions } from '@strata-memory/core/adapter-kit'
 import { resolveSemanticRecall } from '../semantic-recall/semantic-recall-config'
 import { resolveWorkingMemory } from '../working-memory/working-memory-config'
 import { unsupportedCallOptions } from './call-options'
@@ -7,19 +8,13 @@ import { resolveLastMessages } from './last-messages'
 import { resolveMessageHistory } from './message-history'
 
 /** Options of {@link StrataMemory}. */
-export interface StrataMemoryOptions<L extends string = string> {
-  /** The Strata memory whose store keeps the agent's threads (`createMemory()`). */
-  memory: Memory<L>
+export interface StrataMemoryOptions<L extends string = string>
+  extends Omit<AdapterOptions<L>, 'resource' | 'onDivergence'> {
   /**
    * The memory's id in Mastra.
    * @default 'strata-memory'
    */
   id?: string
-  /**
-   * The level whose context the model receives.
-   * @default the thread's current level
-   */
-  level?: NoInfer<L>
   /**
    * The thread's system prompt, first in its context (the agent's instructions stay, before it).
    * @default none
@@ -105,36 +100,25 @@ export interface StrataMastraOptions {
   generateTitle?: MemoryConfig['generateTitle']
 }
 
-const HISTORY_MODES: readonly HistoryMode[] = ['auto', 'full', 'new']
-
 /**
  * Checks the options of `new StrataMemory()` (`STRATA_INVALID_OPTIONS` naming the bad one); gives
  * them back with their defaults.
  */
 export function checkStrataMemoryOptions<L extends string>(options: StrataMemoryOptions<L>) {
+  // memory, level, system and history, as every adapter checks them.
+  const { memory, level, system, history } = checkAdapterOptions('new StrataMemory()', options, {
+    history: 'new',
+  })
   const {
-    memory,
     id = 'strata-memory',
-    level,
-    system,
-    history = 'new',
     tools = true,
     telemetry = true,
     hold = {},
     readOnly = false,
     options: mastraOptions = {},
-  } = options ?? ({} as StrataMemoryOptions<L>)
-  if (typeof memory?.thread !== 'function' || typeof memory.store?.getState !== 'function') {
-    invalidOptions('new StrataMemory() needs { memory }: pass the memory from createMemory().')
-  }
+  } = options
   if (typeof id !== 'string' || id.length === 0)
     invalidOptions('StrataMemory: id must be a non-empty string.')
-  if (level !== undefined) memory.ladder.assert(level)
-  if (system !== undefined && typeof system !== 'string')
-    invalidOptions('StrataMemory: system must be a string.')
-  if (!HISTORY_MODES.includes(history)) {
-    invalidOptions(`StrataMemory: history must be 'auto', 'full' or 'new' (got ${JSON.stringify(history)}).`)
-  }
   const scopes = typeof tools === 'object' && tools !== null ? tools.scopes : false
   if (
     typeof tools !== 'boolean' &&

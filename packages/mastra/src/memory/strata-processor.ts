@@ -16,8 +16,8 @@ import type {
   Processor,
 } from '@mastra/core/processors'
 import type { RequestContext } from '@mastra/core/request-context'
-import type { ComparableMessage, HistoryMode, Thread, TransitionEvent } from '@strata-memory/core'
-import { markRequestFailed, unseenMessages } from '@strata-memory/core'
+import type { HistoryMode, Thread, TransitionEvent } from '@strata-memory/core'
+import { type ComparableMessage, markRequestFailed, unseenMessages } from '@strata-memory/core/adapter-kit'
 import { strataErrorOf } from '../errors/strata-error-of'
 import { type MemoryTransitionData, memoryTransitionData } from '../messages/db-messages'
 import {

@@ -1,5 +1,22 @@
 import type { ProcessLLMRequestArgs } from '@mastra/core/processors'
-import type { ContextMessage, JsonObject, JsonValue, MessageInput, MessagePart } from '@strata-memory/core'
+import {
+  type ContextMessage,
+  type JsonObject,
+  type JsonValue,
+  type MessageInput,
+  type MessagePart,
+  plainJson,
+} from '@strata-memory/core'
+import {
+  adapterPartMeta,
+  fromToolOutput,
+  partsText,
+  providerToolCall,
+  toolCallPart,
+  toolOutputKind,
+  toolResultPart,
+  toToolOutput,
+} from '@strata-memory/core/adapter-kit'
 
 /** The prompt Mastra sends a model (the AI SDK's `LanguageModelV2Prompt`). */
 export type MastraPrompt = ProcessLLMRequestArgs['prompt']
@@ -22,17 +39,10 @@ export interface MastraPartMeta {
   fileData?: 'bytes' | 'url'
 }
 
-/** A JSON copy: what the store would keep of the value anyway (undefined dropped, dates as strings). */
-const json = (value: unknown): JsonValue =>
-  value === undefined ? null : (JSON.parse(JSON.stringify(value)) as JsonValue)
-
-const metaOf = (meta: MastraPartMeta): { meta?: JsonObject } => {
-  const kept = Object.fromEntries(Object.entries(meta).filter(([, value]) => value !== undefined))
-  return Object.keys(kept).length === 0 ? {} : { meta: { [MASTRA]: json(kept) as JsonObject } }
-}
-
-const readMeta = (part: { meta?: JsonObject }): MastraPartMeta =>
-  (part.meta?.[MASTRA] as MastraPartMeta | undefined) ?? {}
+/** The adapter's part metadata under `meta.mastra` (the adapter kit's mapping: plain JSON). */
+const partMeta = adapterPartMeta<MastraPartMeta>(MASTRA)
+const metaOf = partMeta.write
+const readMeta = partMeta.read
 
 /**
  * A part's provider options, without Mastra's own bookkeeping (`providerOptions.mastra`, the part's
@@ -41,7 +51,7 @@ const readMeta = (part: { meta?: JsonObject }): MastraPartMeta =>
 const providerOptionsOf = (part: { providerOptions?: unknown }): MastraPartMeta => {
   if (part.providerOptions === undefined) return {}
   const { mastra: _, ...rest } = part.providerOptions as Record<string, unknown>
-  return Object.keys(rest).length === 0 ? {} : { providerOptions: json(rest) as JsonObject }
+  return Object.keys(rest).length === 0 ? {} : { providerOptions: plainJson(rest) as JsonObject }
 }
 
 const toBase64 = (bytes: Uint8Array) => {
@@ -59,19 +69,12 @@ function outputOf(output: ToolOutput): {
 } {
   switch (output.type) {
     case 'text':
-      return { output: output.value }
     case 'error-text':
-      return { output: output.value, isError: true }
     case 'json':
-      return { output: json(output.value), ...(typeof output.value === 'string' ? { kind: 'json' } : {}) }
     case 'error-json':
-      return {
-        output: json(output.value),
-        isError: true,
-        ...(typeof output.value === 'string' ? { kind: 'error-json' } : {}),
-      }
+      return fromToolOutput(output)
     default:
-      return { output: json(output.value), kind: 'content' }
+      return { output: plainJson(output.value ?? null) as JsonValue, kind: 'content' }
   }
 }
 
@@ -96,24 +99,14 @@ function toCorePart(part: PromptPart): MessagePart {
       }
     }
     case 'tool-call':
-      return {
-        type: 'tool-call',
-        toolCallId: part.toolCallId,
-        toolName: part.toolName,
-        input: json(part.input ?? {}),
-        ...(part.providerExecuted === undefined ? {} : { providerExecuted: part.providerExecuted }),
-        ...metaOf(base),
-      }
+      return toolCallPart(part, metaOf(base))
     case 'tool-result': {
-      const { output, isError, kind } = outputOf(part.output)
-      return {
-        type: 'tool-result',
-        toolCallId: part.toolCallId,
-        toolName: part.toolName,
-        output,
-        ...(isError === undefined ? {} : { isError }),
-        ...metaOf({ ...base, ...(kind === undefined ? {} : { output: kind }) }),
-      }
+      const mapped = outputOf(part.output)
+      return toolResultPart(
+        part,
+        mapped,
+        metaOf({ ...base, ...(mapped.kind === undefined ? {} : { output: mapped.kind }) }),
+      )
     }
   }
 }
@@ -126,16 +119,9 @@ export function fromPromptMessage(message: ConversationMessage): MessageInput {
 const fromBase64 = (text: string) => Uint8Array.from(atob(text), (char) => char.charCodeAt(0))
 
 function toolOutput(part: Extract<MessagePart, { type: 'tool-result' }>): ToolOutput {
-  const kind = readMeta(part).output
+  const kind = toolOutputKind(part, readMeta(part).output)
   if (kind === 'content') return { type: 'content', value: part.output as never }
-  if (part.isError === true) {
-    return typeof part.output === 'string' && kind !== 'error-json'
-      ? { type: 'error-text', value: part.output }
-      : { type: 'error-json', value: part.output as never }
-  }
-  return typeof part.output === 'string' && kind !== 'json'
-    ? { type: 'text', value: part.output }
-    : { type: 'json', value: part.output as never }
+  return toToolOutput(part, kind) as ToolOutput
 }
 
 function toPromptPart(part: MessagePart): PromptPart {
@@ -159,14 +145,7 @@ function toPromptPart(part: MessagePart): PromptPart {
         ...extra,
       }
     case 'tool-call':
-      return {
-        type: 'tool-call',
-        toolCallId: part.toolCallId,
-        toolName: part.toolName,
-        input: part.input,
-        ...(part.providerExecuted === undefined ? {} : { providerExecuted: part.providerExecuted }),
-        ...extra,
-      }
+      return { ...providerToolCall(part), ...extra }
     case 'tool-result':
       return {
         type: 'tool-result',
@@ -178,9 +157,6 @@ function toPromptPart(part: MessagePart): PromptPart {
   }
 }
 
-const textOf = (content: readonly MessagePart[]) =>
-  content.map((part) => (part.type === 'text' || part.type === 'reasoning' ? part.text : '')).join('')
-
 /**
  * A thread's context (`thread.context().messages`) as the prompt Mastra sends: memory slots become
  * system messages, transitions and summaries arrive as user text (core renders them so), and what
@@ -188,7 +164,7 @@ const textOf = (content: readonly MessagePart[]) =>
  */
 export function toPrompt(messages: readonly ContextMessage[]): MastraPrompt {
   return messages.map((message): MastraPromptMessage => {
-    if (message.role === 'system') return { role: 'system', content: textOf(message.content) }
+    if (message.role === 'system') return { role: 'system', content: partsText(message.content) }
     return { role: message.role, content: message.content.map(toPromptPart) } as MastraPromptMessage
   })
 }

@@ -1,13 +1,11 @@
+import { isValidThreadId, StrataError, type StrataStore } from '@strata-memory/core'
 import {
   assertMappableThreadId,
   escapeThreadIdBytes,
-  isValidThreadId,
-  StrataError,
-  type StrataStore,
   shortenThreadId,
   toStoreThreadId,
   unescapeThreadIdBytes,
-} from '@strata-memory/core'
+} from '@strata-memory/core/adapter-kit'
 
 /** Where a hashed id starts its hash: `_h` never occurs in an escaped id (escapes are `_` + two upper-case hex digits). */
 const HASH_MARK = '_h'

@@ -1,8 +1,18 @@
-import { createMemory, type MessageItem } from '@strata-memory/core'
+import { createMemory, type JsonObject, type MessageItem } from '@strata-memory/core'
+import {
+  MEMORY_TOOL_NAMES,
+  memoryToolInputSchemas,
+  normalizedToolSchema,
+} from '@strata-memory/core/adapter-kit'
 import { describe, expect, it } from 'vitest'
 import { StrataMemory } from '../memory/strata-memory'
 import { strataAgent } from '../testing/agent-harness'
 import type { ReceivedPrompt } from '../testing/scripted-model'
+
+/** A schema as the Standard JSON Schema interface exposes it (what Mastra makes of a JSON Schema). */
+interface StandardJsonSchema {
+  '~standard': { jsonSchema: { input(options: { target: string }): JsonObject } }
+}
 
 const call = { memory: { thread: 'research/orchard', resource: 'ana' }, maxSteps: 5 }
 
@@ -36,6 +46,17 @@ describe('the memory tools on a Mastra agent', () => {
       'memory_store',
     ])
     expect(new StrataMemory({ memory, tools: false }).listTools()).toEqual({})
+  })
+
+  it("gives the model the adapter kit's JSON Schemas (core's own) as the tools' input schemas", () => {
+    const expected = memoryToolInputSchemas()
+    const tools = new StrataMemory({ memory: createMemory() }).listTools()
+    for (const name of MEMORY_TOOL_NAMES) {
+      // Mastra keeps a JSON Schema as a Standard JSON Schema: what it sends the model is its input schema.
+      const standard = tools[name]!.inputSchema as unknown as StandardJsonSchema
+      const schema = standard['~standard'].jsonSchema.input({ target: 'draft-2020-12' })
+      expect(normalizedToolSchema(schema), name).toEqual(normalizedToolSchema(expected[name]))
+    }
   })
 
   it('memory_retrieve and memory_query reach a tool result the content channel offloaded', async () => {

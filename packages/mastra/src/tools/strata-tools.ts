@@ -1,12 +1,6 @@
 import { createTool, type ToolAction } from '@mastra/core/tools'
-import {
-  type Memory,
-  type MemoryToolError,
-  memoryTools,
-  scopeTools,
-  type Thread,
-  type ThreadWithContent,
-} from '@strata-memory/core'
+import { type Memory, type MemoryToolError, memoryTools, scopeTools, type Thread } from '@strata-memory/core'
+import { MEMORY_TOOL_NAMES, memoryToolDefinitions } from '@strata-memory/core/adapter-kit'
 
 /** The names of the tools `StrataMemory` gives an agent. */
 export type StrataToolName =
@@ -40,7 +34,7 @@ export type MastraTool = ToolAction<any, any, any, any, any>
 
 const wrap = (
   name: StrataToolName,
-  definition: CoreTool,
+  definition: Pick<CoreTool, 'description' | 'inputSchema'>,
   run: (thread: Thread) => CoreTool,
   resolve: ThreadResolver,
 ): MastraTool =>
@@ -70,13 +64,13 @@ export function strataTools(
   resolve: ThreadResolver,
   { scopes = false }: { scopes?: boolean } = {},
 ): Record<string, MastraTool> {
-  // Definitions read a thread only when a tool runs: taken without one, they are safe to read.
-  const definitions = memoryTools({} as ThreadWithContent)
+  // Core's definitions, read without a thread: the adapter kit's one source of the tools' schemas.
+  const definitions = memoryToolDefinitions()
   const tools: Record<string, MastraTool> = {}
-  for (const name of ['memory_store', 'memory_retrieve', 'memory_query'] as const) {
+  for (const name of MEMORY_TOOL_NAMES) {
     tools[name] = wrap(
       name,
-      definitions[name] as unknown as CoreTool,
+      definitions[name],
       (thread) => memoryTools(thread)[name] as unknown as CoreTool,
       resolve,
     )

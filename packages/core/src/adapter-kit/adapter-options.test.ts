@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest'
+import { StrataError } from '../errors'
+import { createMemory } from '../memory'
+import { checkAdapterOptions, checkOneOf, DIVERGENCE_HANDLINGS, HISTORY_MODES } from './adapter-options'
+
+/** The error `run` throws, which must be a StrataError. */
+function refusal(run: () => void): StrataError {
+  try {
+    run()
+  } catch (error) {
+    expect(error).toBeInstanceOf(StrataError)
+    return error as StrataError
+  }
+  throw new Error('expected a refusal')
+}
+
+describe('checkAdapterOptions', () => {
+  const memory = createMemory()
+
+  it('gives the options every adapter shares back when they are right, with their defaults', () => {
+    const options = {
+      memory,
+      level: 'task',
+      system: 'Be brief.',
+      history: 'full',
+      onDivergence: 'reject',
+      resource: 'user-42',
+    } as const
+    expect(checkAdapterOptions('strataMiddleware()', options, { history: 'auto' })).toEqual(options)
+    expect(checkAdapterOptions('new StrataMemory()', { memory }, { history: 'new' })).toEqual({
+      memory,
+      history: 'new',
+      onDivergence: 'rewind',
+    })
+  })
+
+  it('refuses each bad option with a typed error that names the caller, the option and the value', () => {
+    const cases = [
+      [undefined, 'STRATA_INVALID_OPTIONS', 'new StrataMemory() needs { memory }'],
+      [{ memory: undefined }, 'STRATA_INVALID_OPTIONS', 'new StrataMemory() needs { memory }'],
+      [{ memory: { thread: () => undefined } }, 'STRATA_INVALID_OPTIONS', 'needs { memory }'],
+      [{ memory, system: 42 }, 'STRATA_INVALID_OPTIONS', 'new StrataMemory(): system must be a string'],
+      [
+        { memory, history: 'all' },
+        'STRATA_INVALID_OPTIONS',
+        `new StrataMemory(): history must be 'auto', 'full' or 'new' (got "all").`,
+      ],
+      [
+        { memory, onDivergence: 'fork' },
+        'STRATA_INVALID_OPTIONS',
+        `new StrataMemory(): onDivergence must be 'rewind' or 'reject' (got "fork").`,
+      ],
+      [{ memory, level: 'sprint' }, 'STRATA_INVALID_LEVEL', 'sprint'],
+      [{ memory, resource: 7 }, 'STRATA_INVALID_OPTIONS', 'resource must be a resource id string'],
+      [{ memory, resource: 'user 42' }, 'STRATA_INVALID_THREAD_ID', 'user 42'],
+    ] as const
+    for (const [options, code, message] of cases) {
+      const error = refusal(() =>
+        checkAdapterOptions('new StrataMemory()', options as never, { history: 'auto' }),
+      )
+      expect(error.code, message).toBe(code)
+      expect(error.message).toContain(message)
+    }
+    expect(
+      refusal(() => checkAdapterOptions('x()', { memory, history: 'all' as never }, { history: 'new' }))
+        .details,
+    ).toEqual({
+      history: 'all',
+    })
+  })
+
+  it('lists the modes and handlings core knows', () => {
+    expect(HISTORY_MODES).toEqual(['auto', 'full', 'new'])
+    expect(DIVERGENCE_HANDLINGS).toEqual(['rewind', 'reject'])
+    const error = refusal(() => checkOneOf('StrataMemory', 'state', 'tiny', ['full', 'compact']))
+    expect(error.message).toBe(`StrataMemory: state must be 'full' or 'compact' (got "tiny").`)
+  })
+})
