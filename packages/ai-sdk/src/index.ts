@@ -10,7 +10,6 @@ export {
   type SplitPrompt,
   toProviderPrompt,
 } from './messages/provider-prompt'
-export type { StrataMiddlewareTelemetry } from './tracing/tracer'
 export { readCallOptions, type StrataCallOptions, type ToolApprovalRecord } from './middleware/call-options'
 export { type StrataMiddlewareOptions, strataMiddleware } from './middleware/strata-middleware'
 export { type ChatRequest, type OpenChatRequestOptions, openChatRequest } from './route/chat-request'
@@ -28,6 +27,7 @@ export {
   type StrataToolsOptions,
   strataTools,
 } from './tools/strata-tools'
+export type { StrataMiddlewareTelemetry } from './tracing/tracer'
 export { type LoadUIMessagesOptions, loadUIMessages } from './ui/load-ui-messages'
 export {
   contextStatsMetadata,

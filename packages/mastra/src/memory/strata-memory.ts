@@ -23,12 +23,12 @@ import {
   DEFAULT_SEMANTIC_RECALL,
   resolveSemanticRecall,
 } from '../semantic-recall/semantic-recall-config'
-import { mastraTracer } from '../tracing/tracer'
 import { plainMetadata, sameThread, toThread } from '../threads/mastra-thread'
 import { resolveStrataThreadId } from '../threads/thread-id-mapping'
 import type { MastraThreadRecord } from '../threads/thread-record'
 import { ThreadRecordWrites } from '../threads/thread-record-writes'
 import { type MastraTool, strataTools } from '../tools/strata-tools'
+import { mastraTracer } from '../tracing/tracer'
 import { WorkingMemories } from '../working-memory/working-memories'
 import { resolveWorkingMemory, type WorkingMemorySettings } from '../working-memory/working-memory-config'
 import { workingMemoryPrompt } from '../working-memory/working-memory-prompt'
