@@ -33,8 +33,8 @@ interface ToolPart {
   approval?: { id: string; approved: boolean; reason?: string }
 }
 
-/** Options of {@link loadUIMessages}. */
-export interface LoadUIMessagesOptions {
+/** Options of {@link loadUIMessages}; `tools` also types the messages (`StrataUIMessage<typeof tools>`). */
+export interface LoadUIMessagesOptions<TOOLS extends ToolSet = ToolSet> {
   /**
    * Only the active log: leave out the turns a compaction archived (the model no longer sees them
    * raw). Answers a rewind archived (a regenerated answer, an edited message) are never included.
@@ -57,7 +57,7 @@ export interface LoadUIMessagesOptions {
    * without a result loads as `approval-requested` (the page approves or denies it after a reload).
    * @default calls the SDK marked dynamic are `dynamic-tool`, every other call `tool-<name>`
    */
-  tools?: ToolSet
+  tools?: TOOLS
 }
 
 /** A stored file's `url`: its URL or data URL as stored, bare base64 as a data URL. */
@@ -260,7 +260,7 @@ class UIMessageBuilder {
 }
 
 /** Checks the options before anything is read. */
-function checkOptions(options: LoadUIMessagesOptions): void {
+function checkOptions(options: LoadUIMessagesOptions<ToolSet>): void {
   if (typeof options !== 'object' || options === null) {
     invalidOptions('loadUIMessages(): options must be an object like { limit: 50 }.')
   }
@@ -304,7 +304,7 @@ function checkOptions(options: LoadUIMessagesOptions): void {
 export async function loadUIMessages<TOOLS extends ToolSet = ToolSet>(
   memory: Memory,
   threadId: string,
-  options: LoadUIMessagesOptions = {},
+  options: LoadUIMessagesOptions<TOOLS> = {},
 ): Promise<StrataUIMessage<TOOLS>[]> {
   if (typeof memory?.thread !== 'function') {
     invalidOptions('loadUIMessages() needs the memory from createMemory() and a thread id.')

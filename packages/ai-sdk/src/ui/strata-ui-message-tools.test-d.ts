@@ -42,4 +42,16 @@ describe('StrataUIMessage<typeof tools>', () => {
       tools?: ToolSet
     }>()
   })
+
+  it("loadUIMessages given the route's tools types the messages by them, as useChat<StrataUIMessage<typeof tools>> wants", async () => {
+    const messages = await loadUIMessages({} as never, 'chat', { limit: 100, tools })
+    expectTypeOf(messages).toEqualTypeOf<StrataUIMessage<typeof tools>[]>()
+    const initialMessages: StrataUIMessage<typeof tools>[] = messages
+    expectTypeOf(initialMessages).toEqualTypeOf(messages)
+    // Without them the messages are the untyped ones, which a typed chat does not take.
+    const untyped = await loadUIMessages({} as never, 'chat', { limit: 100 })
+    // @ts-expect-error: a tool part of any name is not a tool-weather part
+    const typed: StrataUIMessage<typeof tools>[] = untyped
+    expectTypeOf(typed).not.toBeAny()
+  })
 })
