@@ -75,6 +75,21 @@ describe('the public surface of @strata-memory/core', () => {
     ])
   })
 
+  it("the repository README's Layout names every runtime name of the root and the adapter kit, in their rows", async () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8')
+    const row = (entry: string) =>
+      readme.split('\n').find((line) => line.startsWith(`| \`${entry}\` |`)) ?? ''
+    for (const [entry, module] of [
+      ['@strata-memory/core', await import('./index')],
+      ['@strata-memory/core/adapter-kit', await import('./adapter-kit')],
+    ] as const) {
+      const listed = row(entry)
+      expect(listed, `the README's Layout has a row for ${entry}`).not.toBe('')
+      const missing = Object.keys(module).filter((name) => !listed.includes(`\`${name}\``))
+      expect(missing, `names of ${entry} the README's row leaves out`).toEqual([])
+    }
+  })
+
   it('the root exports exactly these types', () => {
     expect(typeExports('./index.ts')).toEqual([
       'AppendFitOptions',
