@@ -17,6 +17,10 @@ export default defineConfig({
         replacement: source('./packages/core/src/store-kit/index.ts'),
       },
       {
+        find: /^@strata-memory\/core\/adapter-kit$/,
+        replacement: source('./packages/core/src/adapter-kit/index.ts'),
+      },
+      {
         find: /^@strata-memory\/core\/tokenizer$/,
         replacement: source('./packages/core/src/tokenizer/index.ts'),
       },

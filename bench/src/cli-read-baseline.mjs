@@ -1,13 +1,17 @@
 // The baseline of `pnpm bench cli`: read a thread's log and parse every line, nothing else.
 // node cli-read-baseline.mjs file <folder of the thread>
 // node cli-read-baseline.mjs redis <url> <prefix> <threadId>
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 const [kind, ...args] = process.argv.slice(2)
 let parsed = 0
 if (kind === 'file') {
-  for (const name of ['raw_traces.jsonl', 'raw_traces_archive.jsonl']) {
+  // The active log and the archive's data segments (archive/000001.jsonl, …; not its index).
+  const segments = readdirSync(join(args[0], 'archive'))
+    .filter((name) => /^\d+\.jsonl$/.test(name))
+    .map((name) => join('archive', name))
+  for (const name of ['raw_traces.jsonl', ...segments]) {
     for (const line of readFileSync(join(args[0], name), 'utf8').split('\n')) {
       if (line !== '' && JSON.parse(line).seq > 0) parsed++
     }

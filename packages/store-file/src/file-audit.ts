@@ -14,7 +14,7 @@ import { ArchiveIndex } from './archive-index'
 import { contentFileName } from './content-files'
 import type { FileContext } from './file-context'
 import { isMissing, storeFailed } from './file-errors'
-import { itemFromLogLine, itemFromRecord, parseLogRecord } from './line-format'
+import { itemFromLogLine, itemFromRecord, itemJsonFromLine, parseLogRecord } from './line-format'
 import { parseChunk } from './log-file'
 import { ACTIVE_FILE, CONTENT_FOLDER, INDEX_FILE, LEGACY_ARCHIVE_FILE } from './thread-files'
 
@@ -23,8 +23,14 @@ const REPAIRABLE = ['torn-tail', 'archive-pending'] as const
 
 const NEWLINE = 0x0a
 
-/** Where one item was read, for the auditor. */
-export type Sink = (source: AuditSource, item: Item, file: string, line: number | undefined) => void
+/** Where one item was read, for the auditor, and its line (the item's JSON is cut from it). */
+export type Sink = (
+  source: AuditSource,
+  item: Item,
+  file: string,
+  line: number | undefined,
+  text: string | undefined,
+) => void
 
 /** The byte offset in `bytes` where line `count + 1` starts (after `count` newlines). */
 function offsetAfterLines(bytes: Buffer, count: number): number {
@@ -41,6 +47,12 @@ function batchText(whole: Buffer): string {
   return `${count} line${count === 1 ? '' : 's'} of a batch${range}`
 }
 
+/** A line's parsed record as the auditor reads it (see `parseChunk`'s `records`): no item built. */
+function recordOf(text: string): Item {
+  const record = JSON.parse(text) as Record<string, unknown>
+  return (Object.hasOwn(record, 'item') ? record.item : record) as Item
+}
+
 /** Bytes of a log parsed at once: whole lines, so the lines and items of one window die young. */
 const WINDOW_BYTES = 1 << 20
 
@@ -55,6 +67,7 @@ export function auditLog(
   auditor: ThreadAuditor,
   sink: Sink,
   windowBytes = WINDOW_BYTES,
+  records = false,
 ): void {
   let position = 0
   let firstLine = 1
@@ -70,10 +83,12 @@ export function auditLog(
     }
     const final = end === bytes.length
     const chunk = bytes.subarray(position, end)
-    const context = { path: name, firstLine, previousSeq, keepItems: true }
+    // Without an `onItem`, the auditor reads the parsed lines as they are: no item is built.
+    const context = { path: name, firstLine, previousSeq, keepItems: true, records }
     try {
       const parsed = parseChunk(chunk, context)
-      for (const [index, item] of parsed.items.entries()) sink('active', item, name, firstLine + index)
+      for (const [index, item] of parsed.items.entries())
+        sink('active', item, name, firstLine + index, parsed.lines[index])
       const reason = parsed.pendingReason
       const nextLine = firstLine + parsed.lines.length
       const lastSeq = parsed.seqs.at(-1) ?? previousSeq
@@ -107,16 +122,18 @@ export function auditLog(
       const { line, problem } = error.details as { line: number; problem: string }
       const badStart = offsetAfterLines(chunk, line - firstLine)
       const before = parseChunk(chunk.subarray(0, badStart), context)
-      for (const [index, item] of before.items.entries()) sink('active', item, name, firstLine + index)
+      for (const [index, item] of before.items.entries())
+        sink('active', item, name, firstLine + index, before.lines[index])
       let lastSeq = before.seqs.at(-1) ?? previousSeq
       // The lines of a batch the bad line broke were whole lines: each is read on its own.
       let lineNumber = firstLine + before.lines.length
       for (let start = before.committedBytes; start < badStart; lineNumber++) {
         const lineEnd = chunk.indexOf(NEWLINE, start)
-        const value = JSON.parse(chunk.toString('utf8', start, lineEnd)) as Record<string, unknown>
+        const text = chunk.toString('utf8', start, lineEnd)
+        const value = JSON.parse(text) as Record<string, unknown>
         const record = parseLogRecord(value)
         if (typeof record !== 'string') {
-          sink('active', itemFromRecord(value), name, lineNumber)
+          sink('active', itemFromRecord(value), name, lineNumber, text)
           lastSeq = record.seq
         }
         start = lineEnd + 1
@@ -144,6 +161,7 @@ async function auditArchive(
   auditor: ThreadAuditor,
   sink: Sink,
   progress: (bytes: number) => void,
+  records: boolean,
 ): Promise<void> {
   const index = new ArchiveIndex(directory)
   try {
@@ -183,7 +201,8 @@ async function auditArchive(
     try {
       const { bytes, starts, ends } = await readPart(index, part)
       starts.forEach((start, line) => {
-        sink('archive', itemFromLogLine(bytes.toString('utf8', start, ends[line])), part.file, undefined)
+        const text = bytes.toString('utf8', start, ends[line])
+        sink('archive', records ? recordOf(text) : itemFromLogLine(text), part.file, undefined, text)
       })
     } catch (error) {
       if (!StrataError.isInstance(error, 'STRATA_CORRUPT_LOG')) throw error
@@ -222,17 +241,26 @@ export function fileAudit({
     const thread = threadFiles(threadId)
     const once = async (): Promise<AuditReport> => {
       const auditor = new ThreadAuditor(threadId, REPAIRABLE)
-      const sink: Sink = (source, item, file, line) => {
+      const sink: Sink = (source, item, file, line, text) => {
         auditor.add(source, item, line === undefined ? { file } : { file, line })
-        onItem?.(item, source)
+        onItem?.(
+          item,
+          source,
+          () => (text === undefined ? undefined : itemJsonFromLine(text, item)) ?? JSON.stringify(item),
+        )
       }
       const active = await bytesOf(thread.active.path)
       const archiveBytes = await archiveSize(thread.directory)
       const total = active.length + archiveBytes
-      auditLog(active, ACTIVE_FILE, auditor, sink)
+      const records = onItem === undefined
+      auditLog(active, ACTIVE_FILE, auditor, sink, WINDOW_BYTES, records)
       onProgress?.(active.length, total)
-      await auditArchive(thread.directory, auditor, sink, (bytes) =>
-        onProgress?.(active.length + Math.min(bytes, archiveBytes), total),
+      await auditArchive(
+        thread.directory,
+        auditor,
+        sink,
+        (bytes) => onProgress?.(active.length + Math.min(bytes, archiveBytes), total),
+        records,
       )
       auditor.finish()
       await auditor.checkContent((ids) => contentFound(agentsDirectory, threadId, ids))

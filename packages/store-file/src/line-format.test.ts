@@ -4,6 +4,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
   itemFromLogLine,
+  itemJsonFromLine,
   parseLogRecord,
   prepareLogLine,
   sequenceLogLine,
@@ -94,6 +95,52 @@ describe('line format', () => {
         expect(Object.getPrototypeOf(read)).toBe(Object.prototype)
       }),
     )
+  })
+
+  it("cuts the JSON of a line's item from the line exactly as serialising the item gives it, or leaves it", () => {
+    const key = fc.constantFrom(
+      'id',
+      'seq',
+      'ts',
+      'level',
+      'turnId',
+      'turn_id',
+      'content',
+      'item',
+      'batch_end',
+      'text',
+      'x',
+    )
+    const value = fc.oneof(
+      fc.jsonValue(),
+      fc.constantFrom('"turn_id":', ',"batch_end":3}', '{"item":{}}', 'a\\', '→'),
+      fc.dictionary(key, fc.jsonValue(), { maxKeys: 3 }),
+    )
+    const item = fc
+      .tuple(
+        fc.constantFrom('message', 'transition', 'summary', 'fact'),
+        fc.dictionary(key, value, { maxKeys: 6 }),
+        fc.boolean(),
+      )
+      .map(([type, fields, ordered]) => {
+        const core = ordered ? { id: 'i', ts: 1, level: 'task', turnId: 'turn_0001', type } : { type }
+        return { ...core, ...fields, type } as unknown as UnsequencedItem
+      })
+    let cut = 0
+    fc.assert(
+      fc.property(item, fc.integer({ min: 1, max: 1e6 }), fc.boolean(), (input, seq, inBatch) => {
+        const line = sequenceLogLine(prepareLogLine(input), seq, inBatch ? seq + 2 : undefined)
+        const read = itemFromLogLine(line)
+        const json = itemJsonFromLine(line, read)
+        if (json !== undefined) {
+          cut++
+          expect(json).toBe(JSON.stringify(read))
+        }
+      }),
+      { numRuns: 2000 },
+    )
+    // The plain lines among these random ones are cut (a real log's are nearly all plain).
+    expect(cut).toBeGreaterThan(100)
   })
 
   it('reports what is wrong with a line that is not a log record', () => {

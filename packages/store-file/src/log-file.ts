@@ -237,6 +237,12 @@ interface ChunkContext {
   previousSeq: number
   /** Whether to build each line's item (a whole load, which a read takes them from). */
   keepItems: boolean
+  /**
+   * With `keepItems`: keep each line's parsed record instead (the item itself for a wrapped line),
+   * unchanged: its `seq`, `type`, `role`, `content` and `covers` are the item's, its `turn_id` is not
+   * renamed. For a reader of those fields only (an audit), which then builds no item.
+   */
+  records?: boolean
 }
 
 /**
@@ -245,8 +251,13 @@ interface ChunkContext {
  */
 export function parseChunk(
   chunk: Buffer,
-  { path, firstLine, previousSeq, keepItems }: ChunkContext,
+  { path, firstLine, previousSeq, keepItems, records = false }: ChunkContext,
 ): ParsedChunk {
+  const keep = (value: unknown): Item => {
+    if (!records) return itemFromRecord(value as Record<string, unknown>)
+    const record = value as Record<string, unknown>
+    return (Object.hasOwn(record, 'item') ? record.item : record) as Item
+  }
   const lines: string[] = []
   const seqs: number[] = []
   const items: Item[] = []
@@ -312,13 +323,13 @@ export function parseChunk(
     if (batch === undefined) {
       lines.push(text)
       seqs.push(seq)
-      if (keepItems) items.push(itemFromRecord(value as Record<string, unknown>))
+      if (keepItems) items.push(keep(value))
       committedBytes = position
       continue
     }
     batch.lines.push(text)
     batch.seqs.push(seq)
-    if (keepItems) batch.items.push(itemFromRecord(value as Record<string, unknown>))
+    if (keepItems) batch.items.push(keep(value))
     if (seq === batch.end) {
       for (let index = 0; index < batch.lines.length; index += 1) {
         lines.push(batch.lines[index]!)

@@ -104,7 +104,7 @@ export function redisAudit(
           }
           const source = isArchived(seq) ? 'archive' : 'active'
           auditor.add(source, item as Item, where)
-          onItem?.(item as Item, source)
+          onItem?.(item as Item, source, () => JSON.stringify(item))
         })
         onProgress?.(end, last)
       }

@@ -12,21 +12,27 @@ export interface ThreadEntry {
   json(): string
 }
 
+/** An item read, with its JSON when the store hands it over (cut from the store's own text). */
+interface Read {
+  item: Item
+  json?: () => string
+}
+
 /** An entry of an item already read. */
 class ReadEntry implements ThreadEntry {
   readonly seq: number
   readonly archived: boolean
-  readonly #item: Item
-  constructor(item: Item, archived: boolean) {
-    this.seq = item.seq
+  readonly #read: Read
+  constructor(read: Read, archived: boolean) {
+    this.seq = read.item.seq
     this.archived = archived
-    this.#item = item
+    this.#read = read
   }
   item(): Item {
-    return this.#item
+    return this.#read.item
   }
   json(): string {
-    return JSON.stringify(this.#item)
+    return this.#read.json?.() ?? JSON.stringify(this.#read.item)
   }
 }
 
@@ -44,15 +50,18 @@ export interface ThreadItems {
  * Two seq-ordered lists as one sequence of entries; a seq in both (an archive interrupted) is taken
  * once, from the archive.
  */
-function* mergeBySeq(active: readonly Item[], archive: readonly Item[]): Generator<ThreadEntry> {
+function* mergeBySeq(active: readonly Read[], archive: readonly Read[]): Generator<ThreadEntry> {
   let left = 0
   let right = 0
   while (left < active.length || right < archive.length) {
-    if (right >= archive.length || (left < active.length && active[left]!.seq < archive[right]!.seq)) {
+    if (
+      right >= archive.length ||
+      (left < active.length && active[left]!.item.seq < archive[right]!.item.seq)
+    ) {
       yield new ReadEntry(active[left++]!, false)
       continue
     }
-    if (left < active.length && active[left]!.seq === archive[right]!.seq) left++
+    if (left < active.length && active[left]!.item.seq === archive[right]!.item.seq) left++
     yield new ReadEntry(archive[right++]!, true)
   }
 }
@@ -66,23 +75,24 @@ async function readItems(
   context: CommandContext,
   threadId: string,
   progress: (done: number, total: number) => void,
-): Promise<{ active: Item[]; archived: Item[] }> {
+): Promise<{ active: Read[]; archived: Read[] }> {
   const open = await context.store()
   const { store } = open
   if (typeof store.audit !== 'function') {
     await requireThread(open, threadId)
     const [active, archived] = await Promise.all([store.read(threadId), store.readArchive(threadId)])
-    return { active, archived }
+    const reads = (items: Item[]) => items.map((item) => ({ item }))
+    return { active: reads(active), archived: reads(archived) }
   }
   if (!(await store.listThreads()).includes(threadId)) {
     throw new CliError(
       `Thread '${shownThreadId(threadId)}' not found in ${describeStoreTarget(open.target)}: \`strata threads\` lists the threads there.`,
     )
   }
-  const active: Item[] = []
-  const archived: Item[] = []
+  const active: Read[] = []
+  const archived: Read[] = []
   const report = await store.audit(threadId, {
-    onItem: (item, source) => (source === 'active' ? active : archived).push(item),
+    onItem: (item, source, json) => (source === 'active' ? active : archived).push({ item, json }),
     onProgress: progress,
   })
   for (const entry of report.entries) {
@@ -97,7 +107,7 @@ async function readItems(
     }
   }
   // The audit hands items over in no particular order (a store reads its archive a part at a time).
-  const bySeq = (left: Item, right: Item) => left.seq - right.seq
+  const bySeq = (left: Read, right: Read) => left.item.seq - right.item.seq
   return { active: active.sort(bySeq), archived: archived.sort(bySeq) }
 }
 

@@ -250,7 +250,9 @@ export function inMemoryStore({
       ] as const) {
         for (const item of items) {
           auditor.add(source, item)
-          onItem?.(copyItem(item), source)
+          if (onItem === undefined) continue
+          const copy = copyItem(item)
+          onItem(copy, source, () => JSON.stringify(copy))
         }
       }
       auditor.finish()

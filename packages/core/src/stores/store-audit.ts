@@ -70,9 +70,11 @@ export interface AuditOptions {
   onProgress?: (done: number, total: number) => void
   /**
    * Each committed item as read, in no particular order (an item in both the active log and the
-   * archive comes twice, once from each): a read-only walk of the thread, e.g. for an export.
+   * archive comes twice, once from each): a read-only walk of the thread, e.g. for an export. `json()`
+   * is the item's JSON, the text `JSON.stringify(item)` gives; a store that keeps items as JSON may
+   * cut it from its own text rather than serialise the item again.
    */
-  onItem?: (item: Item, source: AuditSource) => void
+  onItem?: (item: Item, source: AuditSource, json: () => string) => void
 }
 
 /** What {@link StoreAuditMethods.audit} found. */
