@@ -1,3 +1,4 @@
+import { seqLowerBound } from '@strata-memory/core/store-kit'
 import { corruptLog } from './file-errors'
 import { parseLogRecord } from './line-format'
 
@@ -113,13 +114,7 @@ export class SeqRuns {
       return
     }
     // Out of order: the first run ending at or after from - 1.
-    let low = 0
-    let high = ends.length
-    while (low < high) {
-      const middle = (low + high) >>> 1
-      if (ends[middle]! < from - 1) low = middle + 1
-      else high = middle
-    }
+    const low = seqLowerBound(ends, from - 1)
     let end = low
     let start = from
     let stop = to
@@ -135,13 +130,8 @@ export class SeqRuns {
 
   has(seq: number): boolean {
     const { starts, ends } = this
-    let low = 0
-    let high = starts.length
-    while (low < high) {
-      const middle = (low + high) >>> 1
-      if (ends[middle]! < seq) low = middle + 1
-      else high = middle
-    }
+    // The first run ending at or after seq holds it when it starts at or before it.
+    const low = seqLowerBound(ends, seq)
     return low < starts.length && starts[low]! <= seq
   }
 
