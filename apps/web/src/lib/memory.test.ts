@@ -23,7 +23,13 @@ describe('the store of the app', () => {
     const store = appStore({ REDIS_URL: 'redis://127.0.0.1:1' })
     expect(store.name).toBe('redis')
     // persistent: not claimed until the store's first call has read the server's configuration.
-    expect(store.flags).toEqual({ persistent: false, shared: true, leases: true, resources: true, audit: true })
+    expect(store.flags).toEqual({
+      persistent: false,
+      shared: true,
+      leases: true,
+      resources: true,
+      audit: true,
+    })
   })
 
   it('takes the input budget from STRATA_WEB_BUDGET_TOKENS when it is a whole number of at least 1 000', () => {
