@@ -1,9 +1,14 @@
 #!/usr/bin/env node
 import { spawnSync } from 'node:child_process'
-import { runCli } from './cli/run-cli'
+import { VERSION } from './cli/version'
 import { needsTypeStripping } from './config/type-stripping'
 
 const args = process.argv.slice(2)
+// `strata --version` (what commander prints for it) without loading the program.
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  process.stdout.write(`${VERSION}\n`)
+  process.exit(0)
+}
 if (needsTypeStripping(args, process.cwd())) {
   // A strata.config.ts on a Node that strips types only when asked: run again, asking.
   const again = spawnSync(
@@ -25,4 +30,5 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0)
   throw error
 })
+const { runCli } = await import('./cli/run-cli')
 process.exitCode = await runCli(args)

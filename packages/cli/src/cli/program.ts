@@ -1,17 +1,25 @@
 import { Command, Option } from 'commander'
-import { compactCommand } from '../commands/compact-command'
-import { exportCommand } from '../commands/export-command'
-import { importCommand } from '../commands/import-command'
-import { queryCommand } from '../commands/query-command'
-import { resourceCommand } from '../commands/resource-command'
-import { statusCommand } from '../commands/status-command'
-import { tailCommand } from '../commands/tail-command'
-import { threadsCommand } from '../commands/threads-command'
-import { contextCommand, viewCommand } from '../commands/view-command'
-import { storeThreadIdOf } from '../store/open-store'
-import { verifyCommand } from '../verify/verify-command'
-import { CommandContext, type GlobalOptions } from './command-context'
+import type { CommandContext, GlobalOptions } from './command-context'
 import { VERSION } from './version'
+
+// Each command's module (and with it core and the stores) is imported when that command runs, so
+// `strata --version` and `strata --help` load commander and this file only.
+const commands = {
+  compact: () => import('../commands/compact-command'),
+  export: () => import('../commands/export-command'),
+  import: () => import('../commands/import-command'),
+  query: () => import('../commands/query-command'),
+  resource: () => import('../commands/resource-command'),
+  status: () => import('../commands/status-command'),
+  tail: () => import('../commands/tail-command'),
+  threads: () => import('../commands/threads-command'),
+  view: () => import('../commands/view-command'),
+  verify: () => import('../verify/verify-command'),
+}
+
+/** The store's id of the app's thread id (core's mapping), core imported only now. */
+const storeThreadIdOf = async (threadId: string) =>
+  (await import('../store/open-store')).storeThreadIdOf(threadId)
 
 /**
  * The `strata` program. Each command's action sets `result.exitCode`; errors propagate to
@@ -40,6 +48,7 @@ export function createProgram(result: { exitCode: number }): Command {
     <A extends unknown[]>(action: (context: CommandContext, ...args: A) => Promise<number>) =>
     async (...args: unknown[]) => {
       const command = args.at(-1) as Command
+      const { CommandContext } = await import('./command-context')
       const context = new CommandContext(command.optsWithGlobals<GlobalOptions>())
       try {
         result.exitCode = await action(context, ...(args.slice(0, -1) as A))
@@ -51,7 +60,7 @@ export function createProgram(result: { exitCode: number }): Command {
   program
     .command('threads')
     .description('threads with item counts, tokens and last write')
-    .action(run(threadsCommand))
+    .action(run(async (context) => (await commands.threads()).threadsCommand(context)))
   program
     .command('resource <id>')
     .description("a resource's threads (newest first), working memory and facts")
@@ -59,7 +68,7 @@ export function createProgram(result: { exitCode: number }): Command {
     .option('--cursor <cursor>', 'the next page of threads (printed after a full page)')
     .action(
       run((context, resourceId: string, options: { limit?: string; cursor?: string }) =>
-        resourceCommand(context, resourceId, options),
+        commands.resource().then(({ resourceCommand }) => resourceCommand(context, resourceId, options)),
       ),
     )
   program
@@ -70,20 +79,24 @@ export function createProgram(result: { exitCode: number }): Command {
     .option('--threads <ids>', 'only these threads of the resource, comma-separated')
     .action(
       run((context, words: string[], options: { resource: string; limit?: string; threads?: string }) =>
-        queryCommand(context, words, options),
+        commands.query().then(({ queryCommand }) => queryCommand(context, words, options)),
       ),
     )
   program
     .command('status <thread>')
     .description('level, open scopes, items, tokens, summaries, facts, archive and the last compaction')
-    .action(run(async (context, threadId: string) => statusCommand(context, await storeThreadIdOf(threadId))))
+    .action(
+      run(async (context, threadId: string) =>
+        (await commands.status()).statusCommand(context, await storeThreadIdOf(threadId)),
+      ),
+    )
   program
     .command('view <thread>')
     .description('the level view, coloured by level')
     .option('--level <level>', 'the level to view (default: the current one)')
     .action(
       run(async (context, threadId: string, options: { level?: string }) =>
-        viewCommand(context, await storeThreadIdOf(threadId), options),
+        (await commands.view()).viewCommand(context, await storeThreadIdOf(threadId), options),
       ),
     )
   program
@@ -92,7 +105,7 @@ export function createProgram(result: { exitCode: number }): Command {
     .option('--level <level>', 'preview another level (changes nothing)')
     .action(
       run(async (context, threadId: string, options: { level?: string }) =>
-        contextCommand(context, await storeThreadIdOf(threadId), options),
+        (await commands.view()).contextCommand(context, await storeThreadIdOf(threadId), options),
       ),
     )
   program
@@ -102,7 +115,7 @@ export function createProgram(result: { exitCode: number }): Command {
     .option('--budget <tokens>', 'the input budget when the config sets no compaction policy (8000)')
     .action(
       run(async (context, threadId: string, options: { force?: boolean; budget?: string }) =>
-        compactCommand(context, await storeThreadIdOf(threadId), options),
+        (await commands.compact()).compactCommand(context, await storeThreadIdOf(threadId), options),
       ),
     )
   program
@@ -114,7 +127,7 @@ export function createProgram(result: { exitCode: number }): Command {
     .option('--archive', 'include the archived items (needed to import)')
     .action(
       run(async (context, threadId: string, options: { format?: string; archive?: boolean }) =>
-        exportCommand(context, await storeThreadIdOf(threadId), options),
+        (await commands.export()).exportCommand(context, await storeThreadIdOf(threadId), options),
       ),
     )
   program
@@ -123,7 +136,7 @@ export function createProgram(result: { exitCode: number }): Command {
     .option('--thread <id>', 'the thread to write (default: the exported one)')
     .action(
       run(async (context, file: string, options: { thread?: string }) =>
-        importCommand(context, file, {
+        (await commands.import()).importCommand(context, file, {
           ...options,
           ...(options.thread === undefined ? {} : { thread: await storeThreadIdOf(options.thread) }),
         }),
@@ -138,7 +151,11 @@ export function createProgram(result: { exitCode: number }): Command {
     .option('--repair', 'do the repairs the store itself makes (torn tail, interrupted archive)')
     .action(
       run(async (context, threadId: string | undefined, options: { all?: boolean; repair?: boolean }) =>
-        verifyCommand(context, threadId === undefined ? undefined : await storeThreadIdOf(threadId), options),
+        (await commands.verify()).verifyCommand(
+          context,
+          threadId === undefined ? undefined : await storeThreadIdOf(threadId),
+          options,
+        ),
       ),
     )
   program
@@ -148,7 +165,7 @@ export function createProgram(result: { exitCode: number }): Command {
     .option('--interval <ms>', 'how often to look', '500')
     .action(
       run(async (context, threadId: string, options: { lines?: string; interval?: string }) =>
-        tailCommand(context, await storeThreadIdOf(threadId), options),
+        (await commands.tail()).tailCommand(context, await storeThreadIdOf(threadId), options),
       ),
     )
   return program

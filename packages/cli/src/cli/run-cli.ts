@@ -1,4 +1,3 @@
-import { StrataError } from '@strata-memory/core'
 import { CommanderError } from 'commander'
 import { firstLine } from '../config/load-config'
 import { CliError, EXIT_USAGE } from './cli-error'
@@ -23,6 +22,8 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       process.stderr.write(`strata: ${error.message}\n`)
       return error.exitCode
     }
+    // Core is loaded by the command that threw, if any: asked only then.
+    const { StrataError } = await import('@strata-memory/core')
     if (StrataError.isInstance(error)) {
       process.stderr.write(`strata: ${firstLine(error)} (${error.code})\n`)
       return EXIT_USAGE
