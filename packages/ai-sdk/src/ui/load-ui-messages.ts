@@ -57,7 +57,7 @@ export interface LoadUIMessagesOptions<TOOLS extends ToolSet = ToolSet> {
    * without a result loads as `approval-requested` (the page approves or denies it after a reload).
    * @default calls the SDK marked dynamic are `dynamic-tool`, every other call `tool-<name>`
    */
-  tools?: TOOLS
+  tools?: TOOLS | ToolSet
 }
 
 /** A stored file's `url`: its URL or data URL as stored, bare base64 as a data URL. */
