@@ -1,0 +1,103 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { gzipSync } from 'node:zlib'
+import { build } from 'esbuild'
+
+/** One measured bundle: what an app's import pulls in, minified and gzipped. */
+export interface BundleCase {
+  name: string
+  /** The entry's source: an import of the built package, re-exported so nothing is shaken off. */
+  source: string
+  /** Packages left out: the framework an adapter runs on, Node's built-ins, core under an adapter. */
+  external?: string[]
+  platform?: 'neutral' | 'node'
+  /** The size (gzip -6 bytes) it may not exceed: today's size and a margin, until the target is met. */
+  budget: number
+  /** The size issue 30 asks for, where it names one. */
+  target?: number
+}
+
+const FRAMEWORKS = ['ai', '@ai-sdk/*', 'zod', '@langchain/*', 'langchain', '@mastra/*', 'redis', '@redis/*']
+const KB = 1024
+
+/**
+ * The bundles: `createMemory` alone, each core entry, and each adapter's and store's own code (its
+ * framework and core left out). Budgets are today's sizes with about 5% to spare: a change that makes
+ * an app pay more fails `bundle-size.test.ts`; the targets are where issue 30 wants them.
+ */
+export const BUNDLES: BundleCase[] = [
+  {
+    name: 'createMemory',
+    source: "export { createMemory } from '@strata-memory/core'",
+    budget: 81 * KB,
+    target: 32 * KB,
+  },
+  { name: 'core', source: "export * from '@strata-memory/core'", budget: 88 * KB, target: 40 * KB },
+  { name: 'core/store-kit', source: "export * from '@strata-memory/core/store-kit'", budget: 6.6 * KB },
+  { name: 'core/adapter-kit', source: "export * from '@strata-memory/core/adapter-kit'", budget: 10.8 * KB },
+  {
+    name: 'core/tokenizer',
+    source: "export * from '@strata-memory/core/tokenizer'",
+    external: ['gpt-tokenizer', 'gpt-tokenizer/*'],
+    budget: 0.6 * KB,
+  },
+  ...(
+    [
+      ['ai-sdk', 12.8],
+      ['langchain', 11],
+      ['mastra', 15.7],
+    ] as const
+  ).map(([name, budget]) => ({
+    name,
+    source: `export * from '@strata-memory/${name}'`,
+    external: ['@strata-memory/core', '@strata-memory/core/*', ...FRAMEWORKS],
+    budget: budget * KB,
+  })),
+  ...(
+    [
+      ['store-file', 19.3],
+      ['store-redis', 15.2],
+    ] as const
+  ).map(([name, budget]) => ({
+    name,
+    source: `export * from '@strata-memory/${name}'`,
+    external: ['@strata-memory/core', '@strata-memory/core/*', ...FRAMEWORKS],
+    platform: 'node' as const,
+    budget: budget * KB,
+  })),
+]
+
+/** This package's folder: its node_modules resolve every Strata package (their built `dist`). */
+const BENCH = fileURLToPath(new URL('..', import.meta.url))
+
+/**
+ * Bundles `source` as an app's bundler would (`esbuild --bundle --minify --format=esm`, neutral
+ * platform unless Node's is needed) from the built packages, and returns the gzipped size in bytes.
+ */
+export async function bundleSize(bundle: Pick<BundleCase, 'source' | 'external' | 'platform'>) {
+  const dir = mkdtempSync(join(BENCH, '.bundle-'))
+  try {
+    const entry = join(dir, 'entry.mjs')
+    writeFileSync(entry, `${bundle.source}\n`)
+    const result = await build({
+      entryPoints: [entry],
+      bundle: true,
+      minify: true,
+      format: 'esm',
+      platform: bundle.platform ?? 'neutral',
+      mainFields: ['module', 'main'],
+      conditions: ['import'],
+      external: bundle.external ?? [],
+      write: false,
+      logLevel: 'silent',
+    })
+    const code = result.outputFiles[0]!.contents
+    return { minified: code.length, gzipped: gzipSync(code, { level: 6 }).length }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** A size in KB, one decimal. */
+export const kb = (bytes: number) => `${(bytes / KB).toFixed(1)} KB`
