@@ -72,6 +72,9 @@ const benchmark: Benchmark = {
       )
       const historyMessages = prompt.length
       const middleware = strataMiddleware({ memory, threadId, history: 'full' })
+      // The persistence recipe's calls: only the newest message sent, the default history mode.
+      const lastOnly = strataMiddleware({ memory, threadId })
+      let sendLast = false
       // The prompt sizes the model was sent: each call adds a question and an answer to the task's
       // view, so later calls send (and Strata renders) a longer context than the first.
       const sentSizes: number[] = []
@@ -79,15 +82,15 @@ const benchmark: Benchmark = {
       const call = async () => {
         turn++
         prompt.push({ role: 'user', content: [{ type: 'text', text: `Question ${turn}` }] })
-        const params = await middleware.transformParams!({
+        const params = await (sendLast ? lastOnly : middleware).transformParams!({
           type: 'stream',
-          params: { prompt: [...prompt] },
+          params: { prompt: sendLast ? [prompt.at(-1)!] : [...prompt] },
           model,
         })
         const doStream = async (): Promise<LanguageModelV4StreamResult> => ({
           stream: ReadableStream.from(answerParts(turn)),
         })
-        const result = await middleware.wrapStream!({
+        const result = await (sendLast ? lastOnly : middleware).wrapStream!({
           doStream,
           doGenerate: () => Promise.reject(new Error('not used')),
           params,
@@ -129,6 +132,32 @@ const benchmark: Benchmark = {
           `ratio ${significant(measurement.ratio!)}; the model was sent ${sentSizes[0]} to ${sentSizes.at(-1)} messages ` +
           `(median ${median(sentSizes)}) instead of the ${historyMessages + 1} to ${historyMessages + 2 * turn - 1} of the history; ` +
           `${turn} calls grew the thread to ${after.length.toLocaleString('en-US')} items.`,
+      )
+      // The same calls sending only the newest message (history 'auto'), against the same baseline.
+      sendLast = true
+      const callsBefore = turn
+      const lastMeasurement = await measure({
+        strata: call,
+        baseline: prune,
+        samples: 11,
+        minSampleMs: 2,
+        warmupMs: 50,
+      })
+      sendLast = false
+      const afterLast = await thread.items()
+      if (afterLast.length !== size + 2 * turn) {
+        throw new Error(
+          `sending the last message only, the thread holds ${afterLast.length} items, expected ${size + 2 * turn}`,
+        )
+      }
+      rows.push(
+        rowOf('middleware/call-last-message', { items: size }, lastMeasurement, {
+          baselineName: BASELINE_NAME,
+        }),
+      )
+      notes.push(
+        `${size.toLocaleString('en-US')} items, only the newest message sent (history 'auto', ${turn - callsBefore} calls): ` +
+          `${significant(lastMeasurement.strata)} ms per call vs ${significant(lastMeasurement.baseline!)} ms for pruneMessages on the whole history.`,
       )
       progress(`ai-sdk: ${size.toLocaleString('en-US')} items measured`)
     }

@@ -61,6 +61,10 @@ export function divergencePoint<T extends { role: string }>(
   if (whole.complete) return undefined
   // What a cut must match to be a better reading of the list than the one the whole tail gave.
   const least = whole.matched > 0 ? whole.matched + 1 : history === 'auto' ? 2 : 1
+  // No cut can be that reading when the list holds fewer messages than it must match and (nothing
+  // having matched) no answer: a single new user message, what the persistence recipe sends on every
+  // call, is settled here rather than by aligning up to MAX_DIVERGENCE_DEPTH cuts of the thread.
+  if (messages.length < least && (whole.matched > 0 || !holdsAnAnswer(messages))) return undefined
   for (let dropped = 1; dropped < positions.length && dropped <= MAX_DIVERGENCE_DEPTH; dropped++) {
     const cut = positions[dropped - 1]!
     // Aligned as a whole history, whatever the mode: the list must hold the kept conversation's last
@@ -83,6 +87,15 @@ export function divergencePoint<T extends { role: string }>(
     }
   }
   return undefined
+}
+
+/** Whether any conversation message of the list is a finished answer. */
+function holdsAnAnswer<T extends { role: string }>(messages: IncomingConversation<T>): boolean {
+  for (let back = 0; ; back++) {
+    const index = messages.fromEnd(back)
+    if (index === undefined) return false
+    if (messages.answer(index) !== undefined) return true
+  }
 }
 
 /** The first cut deeper than `dropped` that aligns exactly, with at least `matched` messages. */
