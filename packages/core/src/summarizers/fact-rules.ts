@@ -263,7 +263,7 @@ const ANY_PRONOUN = new RegExp(alone('(?:i|my|our|myself|me)', 'i').source, 'i')
  * The user's other first-person words: after "User" as the subject, "they" and "their" (no verb
  * changes needed); elsewhere "the user" and "the user's".
  */
-function otherPronouns(text: string, afterSubject = true): string {
+export function otherPronouns(text: string, afterSubject = true): string {
   // Each of them stands alone where "I", "my", "our", "myself" or "me" does: without one, nothing changes.
   if (!ANY_PRONOUN.test(text)) return text
   let worded = text

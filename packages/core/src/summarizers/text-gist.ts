@@ -210,7 +210,7 @@ function wordStart(text: string, start: number, end: number): number {
 /**
  * Calls `found` with each identifier (URLs, emails, UUIDs, file paths, codes such as `ZX-4471`,
  * `#12345`), value (amounts such as `49.90 EUR`, dates, times) and multi-word name (`Ana Lima`, not
- * at a sentence's start) in the first `readChars` ({@link READ_CHARS}) characters of `text`, verbatim,
+ * at a sentence's start) in the first `readChars` (at most {@link READ_CHARS}) characters of `text`, verbatim,
  * in order of appearance. Linear in the characters read; once `done` says so, the rest is not read.
  */
 export function findIdentifiers(
@@ -219,7 +219,7 @@ export function findIdentifiers(
   done?: () => boolean,
   readChars = READ_CHARS,
 ) {
-  const end = Math.min(text.length, readChars)
+  const end = Math.min(text.length, readChars, READ_CHARS)
   const name: string[] = []
   const endName = () => {
     if (name.length >= 2) found(name.join(' '))
