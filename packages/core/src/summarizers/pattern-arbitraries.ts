@@ -1,5 +1,7 @@
 import fc from 'fast-check'
-import type { JsonValue } from '../items'
+import type { Item, JsonValue } from '../items'
+import type { PatternSummarizerOptions } from './pattern-summarizer'
+import type { SummarizeOptions } from './summarizer'
 
 /*
  * Generated input for the pattern summarizer's property tests (test-only: nothing else imports it):
@@ -162,3 +164,139 @@ export const jsonArbitrary: fc.Arbitrary<JsonValue> = fc.oneof(
   { weight: 4, arbitrary: nestedArbitrary },
   { weight: 1, arbitrary: rowsArbitrary },
 )
+
+const callId = fc.constantFrom('c1', 'c2', 'c3', 'c4')
+const toolName = fc.constantFrom('lookup', 'memory_query', 'create_shape', 'x'.repeat(45))
+const partArbitrary = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ type: fc.constant('text' as const), text: textArbitrary }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('reasoning' as const), text: textArbitrary }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      type: fc.constant('file' as const),
+      mediaType: fc.constant('image/png'),
+      data: fc.constant('AA=='),
+      filename: fc.constantFrom('a.png', 'report final.pdf', ''),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      type: fc.constant('tool-call' as const),
+      toolCallId: callId,
+      toolName,
+      input: fc.oneof(jsonArbitrary, fc.record({ action: textArbitrary, id: textArbitrary })),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      type: fc.constant('tool-result' as const),
+      toolCallId: callId,
+      toolName,
+      output: jsonArbitrary,
+      isError: fc.boolean(),
+    }),
+  },
+)
+
+/** Item lists: messages of every role and part, scope openings, summaries (pattern-like or not), facts, transitions. */
+export const itemsArbitrary: fc.Arbitrary<Item[]> = fc
+  .array(
+    fc.oneof(
+      {
+        weight: 10,
+        arbitrary: fc.record({
+          type: fc.constant('message'),
+          role: fc.constantFrom('user', 'assistant', 'tool', 'system', 'user', 'assistant'),
+          content: fc.array(partArbitrary, { maxLength: 4 }),
+        }),
+      },
+      {
+        weight: 1,
+        arbitrary: textArbitrary.map((title) => ({
+          type: 'message',
+          role: 'user',
+          content: [{ type: 'text', text: title }],
+          scope: { title },
+        })),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(
+            textArbitrary,
+            fc.array(textArbitrary, { maxLength: 3 }),
+            fc.array(textArbitrary, { maxLength: 4 }),
+          )
+          .map(([head, identifiers, lines]) => ({
+            type: 'summary',
+            tier: 'episodic',
+            text: [
+              head,
+              `Identifiers: ${identifiers.join(', ')}`,
+              'User (2 of 5):',
+              ...lines.map((line) => `- ${line}`),
+            ]
+              .concat(['Tools:', '- none', '## Decisions', ...lines])
+              .join('\n'),
+            range: { fromSeq: 1, toSeq: 2 },
+            salience: 0.5,
+          })),
+      },
+      {
+        weight: 1,
+        arbitrary: textArbitrary.map((text) => ({
+          type: 'fact',
+          text,
+          tags: [],
+          confidence: 1,
+          salience: 1,
+        })),
+      },
+    ),
+    { maxLength: 24 },
+  )
+  .map((items) =>
+    items.map(
+      (item, index) =>
+        ({
+          id: `i${index + 1}`,
+          seq: index + 1,
+          ts: index + 1,
+          level: 'global',
+          turnId: 'turn_0001',
+          ...item,
+        }) as Item,
+    ),
+  )
+
+/** The summarizer's options and a call's, `knownFacts` in either wording. */
+export const summarizeArbitrary = fc.record({
+  options: fc.record({
+    maxActions: fc.integer({ min: 0, max: 15 }),
+    maxChars: fc.integer({ min: 200, max: 3_000 }),
+    maxScopeChars: fc.integer({ min: 200, max: 1_000 }),
+    maxFacts: fc.integer({ min: 0, max: 12 }),
+  }),
+  call: fc.record(
+    {
+      tier: fc.constantFrom('scope', 'short-term', 'long-term', 'episodic'),
+      knownFacts: fc.array(
+        fc.oneof(
+          textArbitrary,
+          textArbitrary.map((text) => `User said: "${text}"`),
+        ),
+        {
+          maxLength: 4,
+        },
+      ),
+      scope: fc.record({
+        title: textArbitrary,
+        level: fc.constantFrom('task', 'project'),
+        outcome: fc.constantFrom('complete', 'cancelled', 'aborted'),
+      }),
+    },
+    { requiredKeys: ['tier'] },
+  ),
+}) as fc.Arbitrary<{ options: PatternSummarizerOptions; call: SummarizeOptions }>

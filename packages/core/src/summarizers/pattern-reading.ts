@@ -22,7 +22,7 @@ const KEPT_IDENTIFIERS = 512
  * which a long input pays for in rehashing), and the oldest are dropped in bulk, amortised O(1) each.
  */
 export class RecentSet {
-  readonly #stamps = new Map<string, number>()
+  #stamps = new Map<string, number>()
   readonly #keep: number
   #clock = 0
 
@@ -44,14 +44,19 @@ export class RecentSet {
     return [...this.#stamps].sort((a, b) => b[1] - a[1]).map(([value]) => value)
   }
 
-  /** Drops all but the newest `keep`: those stamped before the `keep`-th newest stamp (stamps are distinct). */
+  /** Keeps only the newest `keep`: those stamped at or after the `keep`-th newest stamp (stamps are distinct). */
   #drop() {
     const stamps = new Float64Array(this.#stamps.size)
     let index = 0
     for (const stamp of this.#stamps.values()) stamps[index++] = stamp
     stamps.sort()
     const oldestKept = stamps[stamps.length - this.#keep]!
-    for (const [value, stamp] of this.#stamps) if (stamp < oldestKept) this.#stamps.delete(value)
+    // A new map, filled once: deleting half of the entries in place leaves a sparse table behind.
+    const kept = new Map<string, number>()
+    this.#stamps.forEach((stamp, value) => {
+      if (stamp >= oldestKept) kept.set(value, stamp)
+    })
+    this.#stamps = kept
   }
 }
 
