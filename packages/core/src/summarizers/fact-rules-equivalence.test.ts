@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { holdsGeneratedId, otherPronouns } from './fact-rules'
+import { answerFact, holdsGeneratedId, otherPronouns, userFact } from './fact-rules'
 import { textArbitrary } from './pattern-arbitraries'
 import { RecentSet } from './pattern-reading'
 import { bareWords, countBareWords } from './text-scan'
@@ -97,6 +97,18 @@ describe('the rewritten fact rules give what the regexes gave', () => {
         expect(otherPronouns(text, afterSubject)).toBe(oldOtherPronouns(text, afterSubject))
       }),
       { numRuns: 4_000 },
+    )
+  })
+
+  it('words a sentence whose white space is collapsed already the same when told so', () => {
+    fc.assert(
+      fc.property(textArbitrary, fc.option(textArbitrary, { nil: undefined }), (text, offer) => {
+        const flat = text.replace(/\s+/g, ' ').trim()
+        const options = offer === undefined ? {} : { offer }
+        expect(userFact(flat, { ...options, collapsed: true })).toEqual(userFact(flat, options))
+        expect(answerFact(flat, { collapsed: true })).toEqual(answerFact(flat))
+      }),
+      { numRuns: 2_000 },
     )
   })
 

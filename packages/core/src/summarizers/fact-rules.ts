@@ -327,10 +327,15 @@ function aboutUser(text: string): { text: string; kind: UserFactKind } | undefin
  * question, a greeting or thanks, a sentence addressed to the assistant, a one-off instruction about
  * the memory or the tools, a request for nothing concrete, or a sentence holding a generated id or an
  * error code. `offer` is the answer the sentence replies to: a short reply naming what it offered
- * ("SK801.", "The tea bowl.") records the user's choice.
+ * ("SK801.", "The tea bowl.") records the user's choice. `collapsed`: the sentence's white space is
+ * collapsed already (as `sentences` gives it), so it is not looked for again.
  */
-export function userFact(sentence: string, { offer }: { offer?: string } = {}): WordedFact | undefined {
-  const flat = collapsed(sentence.replace(/[‘’]/g, "'"))
+export function userFact(
+  sentence: string,
+  { offer, collapsed: flatAlready = false }: { offer?: string; collapsed?: boolean } = {},
+): WordedFact | undefined {
+  const quoted = sentence.replace(/[‘’]/g, "'")
+  const flat = flatAlready ? quoted : collapsed(quoted)
   let text = withoutOpener(flat)
   text = text.replace(/^(?:please\s+)?remember(?: that)?[,:]?\s+/i, '').trim()
   if (text.length === 0 || QUESTION.test(text) || ADDRESSED.test(text)) return undefined
@@ -367,8 +372,12 @@ export function userFact(sentence: string, { offer }: { offer?: string } = {}): 
  * worded as the user. Undefined for questions, boilerplate, sentences without a value and sentences
  * holding a generated id or an error code.
  */
-export function answerFact(sentence: string): WordedFact | undefined {
-  const text = withoutOpener(collapsed(sentence.replace(/[‘’]/g, "'")))
+export function answerFact(
+  sentence: string,
+  { collapsed: flatAlready = false } = {},
+): WordedFact | undefined {
+  const quoted = sentence.replace(/[‘’]/g, "'")
+  const text = withoutOpener(flatAlready ? quoted : collapsed(quoted))
   if (text.length === 0 || QUESTION.test(text) || !holdsValue(text) || BOILERPLATE.test(text))
     return undefined
   if (TOOL_DIRECTIVE.test(text) || holdsGeneratedId(text)) return undefined

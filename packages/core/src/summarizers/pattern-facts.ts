@@ -14,8 +14,8 @@ interface FactCandidate {
 // sentence one of them quotes is not extracted again in the new wording.
 const OLD_QUOTE = /^user said: "(.*)"$/s
 
-/** What a user's sentence replies to when it is not the first after an answer: nothing. */
-const NO_OFFER = {}
+/** The sentences read come from `sentences`, their white space collapsed already (and no offer). */
+const COLLAPSED = { collapsed: true }
 
 /** How many facts one answer gives at most: an answer reciting a list gives its first lines. */
 const FACTS_PER_ANSWER = 3
@@ -67,7 +67,7 @@ export class FactCandidates {
       const sentence = sentences[index]!
       const worded = userFact(
         sentence,
-        index === 0 && this.#offer !== undefined ? { offer: this.#offer } : NO_OFFER,
+        index === 0 && this.#offer !== undefined ? { offer: this.#offer, collapsed: true } : COLLAPSED,
       )
       if (worded === undefined) continue
       // The answer offered options and the user chose one: the choice is the fact, the offer is not.
@@ -89,7 +89,7 @@ export class FactCandidates {
     let left = FACTS_PER_ANSWER
     for (const sentence of sentences) {
       if (left === 0) break
-      const worded = answerFact(sentence)
+      const worded = answerFact(sentence, COLLAPSED)
       if (worded === undefined) continue
       left--
       this.#push('answer', sentence, { text: worded.text, tags: ['answer'], confidence: 0.7 })
