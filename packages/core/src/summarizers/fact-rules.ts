@@ -1,4 +1,5 @@
 import { clip, findIdentifiers } from './text-gist'
+import { bareWords, collapsed, countBareWords, isSpace, type TextRange, withoutEdges } from './text-scan'
 
 /** Longest fact, in characters. */
 export const FACT_CHARS = 200
@@ -74,24 +75,81 @@ const GENERATED_WORD = [
 ]
 const ERROR_WORD = /^(?:error|errors|errorcode|err)$/i
 
-/** Punctuation around a word, ASCII and CJK. */
-const EDGE = /^[("'“‘«[{<（「『]+|[)"'”’»\]}>.,;:!?…）」』，。！？、]+$/gu
+const [UUID, PREFIXED, HASH, MIXED, CODE, ERROR_PREFIXED, POSIX] = GENERATED_WORD as [
+  RegExp,
+  RegExp,
+  RegExp,
+  RegExp,
+  RegExp,
+  RegExp,
+  RegExp,
+]
+
+/** The characters a text's words are split at for {@link holdsGeneratedId}: white space, `,;，、。`. */
+function isIdSeparator(code: number): boolean {
+  if (code === 44 || code === 59) return true
+  if (code === 0xff0c || code === 0x3001 || code === 0x3002) return true
+  return isSpace(code)
+}
+
+const word: TextRange = { start: 0, end: 0 }
 
 /**
  * True when the text holds a generated id (a UUID, a `mem_` or tool-call id, a hash, a database key)
  * or an error code (`STRATA_INVALID_SCOPE`, `ECONNREFUSED`, or any code right after "error").
  */
 export function holdsGeneratedId(text: string): boolean {
-  const words = text.split(/[\s,;，、。]+/u)
-  for (let index = 0; index < words.length; index++) {
-    const word = words[index]!.replace(EDGE, '')
-    if (word.length === 0 || word.length > 200) continue
-    if (GENERATED_WORD.some((pattern) => pattern.test(word))) return true
-    const before = (words[index - 1] ?? '').replace(EDGE, '')
-    if (ERROR_WORD.test(before) && /\d/.test(word) && /^[A-Za-z0-9_-]+$/.test(word)) return true
+  // The word before, without its punctuation (empty before the first), as a range of the text.
+  let beforeStart = 0
+  let beforeEnd = 0
+  let index = 0
+  while (index < text.length) {
+    while (index < text.length && isIdSeparator(text.charCodeAt(index))) index++
+    const start = index
+    while (index < text.length && !isIdSeparator(text.charCodeAt(index))) index++
+    if (index === start) break
+    withoutEdges(text, start, index, word)
+    if (isGenerated(text, word.start, word.end, beforeStart, beforeEnd)) return true
+    beforeStart = word.start
+    beforeEnd = word.end
   }
   return false
 }
+
+/** True when the word `text[start, end)` is a generated id, or a code after the word "error" (`text[beforeStart, beforeEnd)`). */
+function isGenerated(
+  text: string,
+  start: number,
+  end: number,
+  beforeStart: number,
+  beforeEnd: number,
+): boolean {
+  const length = end - start
+  if (length === 0 || length > 200) return false
+  let digit = false
+  let underscore = false
+  // Only `[A-Za-z0-9_-]`, what a code after "error" is made of.
+  let codeChars = true
+  for (let index = start; index < end; index++) {
+    const code = text.charCodeAt(index)
+    if (code >= 48 && code <= 57) digit = true
+    else if (code === 95) underscore = true
+    else if (!(code === 45 || (code >= 65 && code <= 90) || (code >= 97 && code <= 122))) codeChars = false
+  }
+  const first = text.charCodeAt(start)
+  // Each pattern is tried only when the word has what it needs: its length, an underscore, a digit, an E.
+  if (length === 36 && UUID.test(text.slice(start, end))) return true
+  if (underscore && isMatch([PREFIXED, CODE, ERROR_PREFIXED], text.slice(start, end))) return true
+  if (digit && length >= 12 && isMatch([HASH, MIXED], text.slice(start, end))) return true
+  if (first === 69 && POSIX.test(text.slice(start, end))) return true
+  if (!digit || !codeChars) return false
+  // "error", "errors", "errorcode" or "err" before it.
+  const before = beforeEnd - beforeStart
+  const initial = text.charCodeAt(beforeStart) | 32
+  return before >= 3 && before <= 9 && initial === 101 && ERROR_WORD.test(text.slice(beforeStart, beforeEnd))
+}
+
+const isMatch = (patterns: readonly RegExp[], word: string) => patterns.some((pattern) => pattern.test(word))
 
 /** True when the text holds a number, a date or an identifier (the values facts are made of). */
 function holdsValue(text: string): boolean {
@@ -120,11 +178,7 @@ export function withoutOpener(sentence: string): string {
   return text
 }
 
-const words = (text: string) =>
-  text
-    .split(/\s+/)
-    .map((word) => word.replace(EDGE, ''))
-    .filter((word) => word.length > 0)
+const words = bareWords
 
 /** Words a reply adds around the option it names ("metal ones pls", "El Seat Leon"). */
 const REPLY_FILLER = new Set('one ones pls please then thx el la los las le les der die das den'.split(' '))
@@ -202,11 +256,16 @@ const PRONOUNS: readonly [RegExp, string, string][] = [
   [alone('me', 'i'), 'the user', 'the user'],
 ]
 
+// Not global: `test` keeps no position.
+const ANY_PRONOUN = new RegExp(alone('(?:i|my|our|myself|me)', 'i').source, 'i')
+
 /**
  * The user's other first-person words: after "User" as the subject, "they" and "their" (no verb
  * changes needed); elsewhere "the user" and "the user's".
  */
-function otherPronouns(text: string, afterSubject = true): string {
+export function otherPronouns(text: string, afterSubject = true): string {
+  // Each of them stands alone where "I", "my", "our", "myself" or "me" does: without one, nothing changes.
+  if (!ANY_PRONOUN.test(text)) return text
   let worded = text
   for (const [pattern, after, elsewhere] of PRONOUNS)
     worded = worded.replace(pattern, afterSubject ? after : elsewhere)
@@ -268,10 +327,15 @@ function aboutUser(text: string): { text: string; kind: UserFactKind } | undefin
  * question, a greeting or thanks, a sentence addressed to the assistant, a one-off instruction about
  * the memory or the tools, a request for nothing concrete, or a sentence holding a generated id or an
  * error code. `offer` is the answer the sentence replies to: a short reply naming what it offered
- * ("SK801.", "The tea bowl.") records the user's choice.
+ * ("SK801.", "The tea bowl.") records the user's choice. `collapsed`: the sentence's white space is
+ * collapsed already (as `sentences` gives it), so it is not looked for again.
  */
-export function userFact(sentence: string, { offer }: { offer?: string } = {}): WordedFact | undefined {
-  const flat = sentence.replace(/[‘’]/g, "'").replace(/\s+/g, ' ').trim()
+export function userFact(
+  sentence: string,
+  { offer, collapsed: flatAlready = false }: { offer?: string; collapsed?: boolean } = {},
+): WordedFact | undefined {
+  const quoted = sentence.replace(/[‘’]/g, "'")
+  const flat = flatAlready ? quoted : collapsed(quoted)
   let text = withoutOpener(flat)
   text = text.replace(/^(?:please\s+)?remember(?: that)?[,:]?\s+/i, '').trim()
   if (text.length === 0 || QUESTION.test(text) || ADDRESSED.test(text)) return undefined
@@ -308,12 +372,17 @@ export function userFact(sentence: string, { offer }: { offer?: string } = {}): 
  * worded as the user. Undefined for questions, boilerplate, sentences without a value and sentences
  * holding a generated id or an error code.
  */
-export function answerFact(sentence: string): WordedFact | undefined {
-  const text = withoutOpener(sentence.replace(/[‘’]/g, "'").replace(/\s+/g, ' ').trim())
-  if (text.length === 0 || QUESTION.test(text) || BOILERPLATE.test(text)) return undefined
-  if (TOOL_DIRECTIVE.test(text) || holdsGeneratedId(text) || !holdsValue(text)) return undefined
+export function answerFact(
+  sentence: string,
+  { collapsed: flatAlready = false } = {},
+): WordedFact | undefined {
+  const quoted = sentence.replace(/[‘’]/g, "'")
+  const text = withoutOpener(flatAlready ? quoted : collapsed(quoted))
+  if (text.length === 0 || QUESTION.test(text) || !holdsValue(text) || BOILERPLATE.test(text))
+    return undefined
+  if (TOOL_DIRECTIVE.test(text) || holdsGeneratedId(text)) return undefined
   // "Noted 2." or "Step 3:" tells nothing: a value needs a few words around it.
-  if (CJK.test(text) ? text.length < 6 : words(text).length < 3) return undefined
+  if (CJK.test(text) ? text.length < 6 : countBareWords(text, 3) < 3) return undefined
   const worded = text
     .replace(/[.!。！]+$/u, '')
     .replace(/^I'll\b/, 'Assistant will')

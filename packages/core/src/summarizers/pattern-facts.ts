@@ -7,14 +7,15 @@ import { READ_CHARS } from './text-gist'
 interface FactCandidate {
   fact: SummarizedFact
   source: 'user' | 'answer'
-  /** The sentence it was worded from, normalised: a fact stored in the old wording is known by it. */
-  sentence: string
   order: number
 }
 
 // How facts were worded before: `User said: "I prefer tea."`. Threads keep such facts as they are; a
 // sentence one of them quotes is not extracted again in the new wording.
 const OLD_QUOTE = /^user said: "(.*)"$/s
+
+/** The sentences read come from `sentences`, their white space collapsed already (and no offer). */
+const COLLAPSED = { collapsed: true }
 
 /** How many facts one answer gives at most: an answer reciting a list gives its first lines. */
 const FACTS_PER_ANSWER = 3
@@ -62,10 +63,11 @@ export class FactCandidates {
    * is the user's choice ("SK801.").
    */
   userMessage(sentences: readonly string[]) {
-    for (const [index, sentence] of sentences.entries()) {
+    for (let index = 0; index < sentences.length; index++) {
+      const sentence = sentences[index]!
       const worded = userFact(
         sentence,
-        index === 0 && this.#offer !== undefined ? { offer: this.#offer } : {},
+        index === 0 && this.#offer !== undefined ? { offer: this.#offer, collapsed: true } : COLLAPSED,
       )
       if (worded === undefined) continue
       // The answer offered options and the user chose one: the choice is the fact, the offer is not.
@@ -87,7 +89,7 @@ export class FactCandidates {
     let left = FACTS_PER_ANSWER
     for (const sentence of sentences) {
       if (left === 0) break
-      const worded = answerFact(sentence)
+      const worded = answerFact(sentence, COLLAPSED)
       if (worded === undefined) continue
       left--
       this.#push('answer', sentence, { text: worded.text, tags: ['answer'], confidence: 0.7 })
@@ -122,11 +124,11 @@ export class FactCandidates {
 
   #push(source: FactCandidate['source'], sentence: string, fact: SummarizedFact) {
     const key = normalizeFactText(fact.text)
-    const normalized = normalizeFactText(sentence)
-    if (this.#known.has(key) || this.#known.has(normalized)) return
+    // The sentence it was worded from, normalised: a fact stored in the old wording is known by it.
+    if (this.#known.size > 0 && (this.#known.has(key) || this.#known.has(normalizeFactText(sentence)))) return
     const candidates = this.#newest[source]
     if (source === 'answer') this.#latestAnswer?.push({ key, replaced: candidates.get(key) })
-    candidates.set(key, { fact, source, sentence: normalized, order: this.#order++ })
+    candidates.set(key, { fact, source, order: this.#order++ })
     // Bounded: only the newest `maxFacts` of a source can be chosen; the rest go in bulk.
     if (candidates.size > 2 * this.#maxFacts + 16) this.#keepNewest(candidates)
   }

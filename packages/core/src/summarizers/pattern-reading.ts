@@ -1,8 +1,10 @@
 import type { Item, JsonValue, MessageItem } from '../items'
+import { JsonScan } from './json-scan'
 import { FactCandidates } from './pattern-facts'
 import { EntryList, parseSummaryText } from './pattern-layout'
-import { type IdentifierTaker, ToolCalls } from './pattern-tools'
-import { clip, findIdentifiers, jsonLeaves, READ_CHARS, sentences, statementKind } from './text-gist'
+import { type IdentifierTaker, leafIdentifiers, ToolCalls } from './pattern-tools'
+import { clip, clipCollapsed, findIdentifiers, READ_CHARS, sentences, statementKind } from './text-gist'
+import { holdsNonSpace } from './text-scan'
 
 /** How many identifiers one argument list, result or answer gives the `Identifiers:` line. */
 const IDENTIFIERS_PER_PART = 6
@@ -20,7 +22,7 @@ const KEPT_IDENTIFIERS = 512
  * which a long input pays for in rehashing), and the oldest are dropped in bulk, amortised O(1) each.
  */
 export class RecentSet {
-  readonly #stamps = new Map<string, number>()
+  #stamps = new Map<string, number>()
   readonly #keep: number
   #clock = 0
 
@@ -42,10 +44,19 @@ export class RecentSet {
     return [...this.#stamps].sort((a, b) => b[1] - a[1]).map(([value]) => value)
   }
 
+  /** Keeps only the newest `keep`: those stamped at or after the `keep`-th newest stamp (stamps are distinct). */
   #drop() {
-    const kept = [...this.#stamps].sort((a, b) => b[1] - a[1]).slice(0, this.#keep)
-    this.#stamps.clear()
-    for (const [value, stamp] of kept.reverse()) this.#stamps.set(value, stamp)
+    const stamps = new Float64Array(this.#stamps.size)
+    let index = 0
+    for (const stamp of this.#stamps.values()) stamps[index++] = stamp
+    stamps.sort()
+    const oldestKept = stamps[stamps.length - this.#keep]!
+    // A new map, filled once: deleting half of the entries in place leaves a sparse table behind.
+    const kept = new Map<string, number>()
+    this.#stamps.forEach((stamp, value) => {
+      if (stamp >= oldestKept) kept.set(value, stamp)
+    })
+    this.#stamps = kept
   }
 }
 
@@ -62,19 +73,38 @@ export class PatternReading {
   readonly calls: ToolCalls
   readonly identifiers = { user: new RecentSet(), others: new RecentSet() }
   readonly facts: FactCandidates
-  /** About how many characters the items hold (what the summary replaces). */
+  /**
+   * About how many characters the items hold (what the summary replaces), counted until it reaches
+   * `enoughChars`: past it a JSON value's size is not walked for.
+   */
   inputChars = 0
+  readonly #enoughChars: number
+  /** The JSON value of the part being read, walked once for its size, gist and identifiers. */
+  readonly #scan = new JsonScan()
+  /** How many more identifiers the part being read may give the `Identifiers:` line. */
+  #left = 0
+  /** Takes the identifiers of the part being read (see {@link #elsewhere}). */
+  readonly #taker: IdentifierTaker = {
+    found: (identifier) => {
+      if (this.#left-- > 0) this.identifiers.others.add(identifier)
+    },
+    // Once the part has given its share, the rest of it need not be read.
+    full: () => this.#left <= 0,
+  }
+  /** The user's sentence being read holds an identifier. */
+  #identified = false
+  readonly #takeUsers = (identifier: string) => {
+    this.#identified = true
+    this.identifiers.user.add(identifier)
+  }
+
   /**
    * Takes the identifiers of one argument list, result or answer for the `Identifiers:` line: its first
    * {@link IDENTIFIERS_PER_PART}, so a result listing 500 dates does not crowd out the rest.
    */
-  #foundElsewhere(): IdentifierTaker {
-    let left = IDENTIFIERS_PER_PART
-    const found = (identifier: string) => {
-      if (left-- > 0) this.identifiers.others.add(identifier)
-    }
-    // Once the part has given its share, the rest of it need not be read.
-    return Object.assign(found, { full: () => left <= 0 })
+  #elsewhere(): IdentifierTaker {
+    this.#left = IDENTIFIERS_PER_PART
+    return this.#taker
   }
 
   /**
@@ -87,12 +117,15 @@ export class PatternReading {
     keepLines,
     maxFacts,
     knownFacts = [],
+    enoughChars = Number.POSITIVE_INFINITY,
   }: {
     actionOf: (toolName: string, input: JsonValue) => string
     keepLines: number
     maxFacts: number
     knownFacts?: readonly string[]
+    enoughChars?: number
   }) {
+    this.#enoughChars = enoughChars
     this.user = new EntryList(keepLines)
     this.tools = new EntryList(keepLines)
     this.assistant = new EntryList(keepLines)
@@ -103,7 +136,7 @@ export class PatternReading {
 
   /** How many lines each section had, the ones its bounded list dropped included. */
   get totals() {
-    const kept = this.calls.lines().length
+    const kept = this.calls.kept
     return {
       user: this.user.total,
       assistant: this.assistant.total,
@@ -149,16 +182,20 @@ export class PatternReading {
       } else if (part.type === 'file') {
         if (part.filename) texts.push(`[file ${part.filename}]`)
       } else if (part.type === 'tool-call') {
-        this.inputChars += sizeOf(part.input)
-        this.calls.call(part.toolCallId, part.toolName, part.input, this.#foundElsewhere())
+        const scan = this.#scan.scan(part.input)
+        if (this.inputChars < this.#enoughChars) this.inputChars += sizeOf(part.input, scan)
+        this.calls.call(part.toolCallId, part.toolName, part.input, scan, this.#elsewhere())
+        scan.clear()
       } else if (part.type === 'tool-result') {
-        this.inputChars += sizeOf(part.output)
-        this.calls.result(part.toolCallId, part.toolName, part.output, part.isError === true)
-        if (part.isError !== true) resultIdentifiers(part.output, this.#foundElsewhere())
+        const scan = this.#scan.scan(part.output)
+        if (this.inputChars < this.#enoughChars) this.inputChars += sizeOf(part.output, scan)
+        this.calls.result(part.toolCallId, part.toolName, part.output, part.isError === true, scan)
+        if (part.isError !== true) resultIdentifiers(part.output, scan, this.#elsewhere())
+        scan.clear()
       }
     }
-    const text = texts.join('\n')
-    if (text.trim().length === 0) return
+    const text = texts.length === 1 ? texts[0]! : texts.join('\n')
+    if (!holdsNonSpace(text)) return
     if (item.role === 'user') this.userText(text)
     else if (item.role === 'assistant') this.assistantText(text)
   }
@@ -174,27 +211,27 @@ export class PatternReading {
     const all = sentences(text)
     this.facts.userMessage(all)
     for (const sentence of all) {
-      const kind = statementKind(sentence)
-      let identified = false
-      findIdentifiers(sentence, (identifier) => {
-        identified = true
-        this.identifiers.user.add(identifier)
-      })
+      this.#identified = false
+      findIdentifiers(sentence, this.#takeUsers)
       const opening = length === 0 || length + sentence.length <= OPENING_CHARS
-      if ((opening || kind !== undefined || identified) && length < LINE_CHARS.user) {
+      // What the sentence states is asked only when nothing else keeps it.
+      const keep = opening || this.#identified || statementKind(sentence) !== undefined
+      if (keep && length < LINE_CHARS.user) {
         kept.push(sentence)
         length += sentence.length + 1
       }
     }
-    this.user.add(clip(kept.join(' '), LINE_CHARS.user))
+    // The sentences are collapsed already, and so is their join.
+    this.user.add(clipCollapsed(kept.join(' '), LINE_CHARS.user))
   }
 
   /** An answer: its first sentence, and its identifiers. */
   assistantText(text: string) {
     // Split once: the first sentence's line and the facts read the same sentences.
     const all = sentences(text)
-    if (all[0] !== undefined) this.assistant.add(clip(all[0], LINE_CHARS.assistant))
-    findIdentifiers(text, this.#foundElsewhere())
+    if (all[0] !== undefined) this.assistant.add(clipCollapsed(all[0], LINE_CHARS.assistant))
+    const taker = this.#elsewhere()
+    findIdentifiers(text, taker.found, taker.full)
     this.facts.answer(text, all)
   }
 
@@ -210,28 +247,17 @@ export class PatternReading {
 }
 
 /**
- * The identifiers of a successful tool result, for the `Identifiers:` line: a text's, or those of a
- * JSON result's strings, at most {@link READ_CHARS} characters in all.
+ * The identifiers of a successful tool result (`scan`: the output walked), for the `Identifiers:` line:
+ * a text's, or those of a JSON result's strings, at most {@link READ_CHARS} characters in all.
  */
-function resultIdentifiers(output: JsonValue, found: IdentifierTaker) {
-  if (typeof output === 'string') {
-    findIdentifiers(output, found)
-    return
-  }
-  let budget = READ_CHARS
-  for (const { value } of jsonLeaves(output)) {
-    if (found.full()) break
-    if (typeof value !== 'string' || budget <= 0) continue
-    findIdentifiers(value.slice(0, budget), found)
-    budget -= value.length
-  }
+function resultIdentifiers(output: JsonValue, scan: JsonScan, taker: IdentifierTaker) {
+  if (typeof output === 'string') findIdentifiers(output, taker.found, taker.full)
+  else leafIdentifiers(scan, false, taker)
 }
 
-/** About the characters of a JSON value (its scalars and keys, a bounded walk). */
-function sizeOf(value: JsonValue): number {
+/** About the characters of a JSON value (`scan`: the value walked; its scalars and keys, a bounded walk). */
+function sizeOf(value: JsonValue, scan: JsonScan): number {
   if (typeof value === 'string') return value.length
   if (value === null || typeof value !== 'object') return String(value).length
-  let size = 0
-  for (const leaf of jsonLeaves(value)) size += String(leaf.value).length + (leaf.path.at(-1)?.length ?? 0)
-  return Math.min(size, READ_CHARS * 4)
+  return scan.size(READ_CHARS * 4)
 }

@@ -100,10 +100,13 @@ export function patternSummarizer({
       options.signal?.throwIfAborted()
       // A summary shows at most one line per 4 characters: the sections keep no more lines than that.
       const keepLines = Math.ceil(Math.max(maxChars, maxScopeChars) / 3)
+      const most = options.tier === 'scope' ? maxScopeChars : maxChars
       const reading = new PatternReading({
         actionOf,
         keepLines,
         maxFacts,
+        // Past `most` characters of input the summary's limit is `most`: no need to count further.
+        enoughChars: most,
         ...(options.knownFacts === undefined ? {} : { knownFacts: options.knownFacts }),
       })
       for (const item of items) reading.read(item)
@@ -126,7 +129,6 @@ export function patternSummarizer({
         headline.length === 0 &&
         identifiers.length === 0 &&
         Object.values(sections).every((lines) => lines.length === 0)
-      const most = options.tier === 'scope' ? maxScopeChars : maxChars
       const limit = Math.min(most, Math.max(FLOOR_CHARS, reading.inputChars))
       const summary = layoutSummary(
         { headline: nothing ? 'Nothing happened.' : headline, identifiers, sections, totals: reading.totals },

@@ -1,8 +1,28 @@
 import type { JsonValue } from '../items'
-import { clip, findIdentifiers, jsonGist, jsonLeaves, READ_CHARS } from './text-gist'
+import type { JsonScan } from './json-scan'
+import { clip, findIdentifiers, jsonGist, READ_CHARS } from './text-gist'
 
-/** Takes the identifiers of one part, and says when it has taken all it wants (the rest need not be read). */
-export type IdentifierTaker = ((identifier: string) => void) & { full: () => boolean }
+/** Takes the identifiers of one part (`found`), and says when it has taken all it wants (`full`: the rest need not be read). */
+export interface IdentifierTaker {
+  found: (identifier: string) => void
+  full: () => boolean
+}
+
+/**
+ * Gives `taker` the identifiers in the strings among the scalars of `scan` (the first
+ * {@link JsonScan.gistLeaves} of them when `gistOnly`, otherwise the whole walk's), at most
+ * {@link READ_CHARS} characters of them in all, until it is full.
+ */
+export function leafIdentifiers(scan: JsonScan, gistOnly: boolean, taker: IdentifierTaker) {
+  let budget = READ_CHARS
+  for (let index = 0; budget > 0 && (gistOnly ? index < scan.gistLeaves : scan.leaf(index)); index++) {
+    if (taker.full()) break
+    const value = scan.values[index]
+    if (typeof value !== 'string') continue
+    findIdentifiers(value, taker.found, taker.full, Math.min(budget, READ_CHARS))
+    budget -= value.length
+  }
+}
 
 /** One call's line: its head, its result's gist when it came, and the call's id while it waits. */
 interface ToolLine {
@@ -48,28 +68,25 @@ export class ToolCalls {
     this.#lines = this.#lines.slice(dropped)
   }
 
-  /** A call; identifiers in its arguments' strings (at most {@link READ_CHARS} characters) go to `found`. */
-  call(toolCallId: string, toolName: string, input: JsonValue, found: IdentifierTaker) {
+  /**
+   * A call (`scan`: its input walked); identifiers in its arguments' strings (at most
+   * {@link READ_CHARS} characters) go to `taker`.
+   */
+  call(toolCallId: string, toolName: string, input: JsonValue, scan: JsonScan, taker: IdentifierTaker) {
     const label = clip(this.#actionOf(toolName, input), 40)
     this.actions.set(label, (this.actions.get(label) ?? 0) + 1)
     const empty = input === null || (typeof input === 'object' && Object.keys(input).length === 0)
-    const head = `${clip(toolName, 40)}(${empty ? '' : jsonGist(input, { max: 100, separator: '=' })})`
+    const head = `${clip(toolName, 40)}(${empty ? '' : jsonGist(input, { max: 100, separator: '=' }, scan)})`
     const line: ToolLine = { head, id: toolCallId }
     this.#open.set(toolCallId, line)
     this.#push(line)
-    let budget = READ_CHARS
-    for (const leaf of jsonLeaves(input, 64)) {
-      if (found.full()) break
-      if (typeof leaf.value !== 'string' || budget <= 0) continue
-      findIdentifiers(leaf.value.slice(0, budget), found)
-      budget -= leaf.value.length
-    }
+    leafIdentifiers(scan, true, taker)
   }
 
-  /** A result: its gist joins its call's line. */
-  result(toolCallId: string, toolName: string, output: JsonValue, isError: boolean) {
+  /** A result (`scan`: its output walked): its gist joins its call's line. */
+  result(toolCallId: string, toolName: string, output: JsonValue, isError: boolean, scan: JsonScan) {
     if (isError) this.failed++
-    const gist = jsonGist(output, { max: 120, separator: ': ' })
+    const gist = jsonGist(output, { max: 120, separator: ': ' }, scan)
     const outcome = isError ? ` failed: ${gist}` : gist.length > 0 ? ` → ${gist}` : ''
     const line = this.#open.get(toolCallId)
     if (line === undefined) {
@@ -79,6 +96,11 @@ export class ToolCalls {
     this.#open.delete(toolCallId)
     delete line.id
     line.outcome = outcome
+  }
+
+  /** How many lines {@link lines} gives. */
+  get kept(): number {
+    return this.#lines.length
   }
 
   /** One line per call, in order (the newest `keep`). */

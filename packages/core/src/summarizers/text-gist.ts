@@ -1,4 +1,14 @@
 import type { JsonValue } from '../items'
+import { JsonScan } from './json-scan'
+import {
+  collapsed,
+  endsSentence,
+  holdsLetterOrNumber,
+  isCapitalised,
+  isClosing,
+  isOpening,
+  isSpace,
+} from './text-scan'
 
 /**
  * How many characters of one text, tool input or tool result the pattern summarizer reads: a 50k
@@ -9,10 +19,25 @@ export const READ_CHARS = 4_000
 
 /** Whitespace collapsed, trimmed, cut at a word boundary to `max` characters (then ending in `…`). */
 export function clip(text: string, max: number): string {
-  const flat = text
-    .slice(0, max * 4 + 16)
-    .replace(/\s+/g, ' ')
-    .trim()
+  return cut(collapsed(text, 0, Math.min(text.length, max * 4 + 16)), max)
+}
+
+/**
+ * {@link clip} of a text whose white space is collapsed already (single spaces between words, none at
+ * the ends), such as {@link sentences} joined by spaces: the same text, without looking for white space.
+ */
+export function clipCollapsed(text: string, max: number): string {
+  if (text.length <= max) return text
+  const read = max * 4 + 16
+  // What `clip` reads of it, trimmed: a cut may end on a space.
+  return cut(
+    text.length > read ? text.slice(0, text.charCodeAt(read - 1) === 32 ? read - 1 : read) : text,
+    max,
+  )
+}
+
+/** `flat` cut at a word boundary to `max` characters (then ending in `…`). */
+function cut(flat: string, max: number): string {
   if (flat.length <= max) return flat
   const cut = flat.slice(0, Math.max(1, max - 1))
   const space = cut.lastIndexOf(' ')
@@ -28,23 +53,53 @@ const ABBREVIATION = /(?:^|\s)(?:dr|mr|mrs|ms|prof|st|sr|jr|vs|etc|e\.g|i\.e|no|
  * `？`, and `.`, `!`, `?` and `…` before a space, unless they end a common abbreviation ("Dr. Keller" is one sentence).
  */
 export function sentences(text: string): string[] {
-  const read = text.slice(0, READ_CHARS)
+  const end = Math.min(text.length, READ_CHARS)
   const out: string[] = []
   let start = 0
-  const push = (end: number) => {
-    const sentence = read.slice(start, end).replace(/\s+/g, ' ').trim()
-    if (/[\p{L}\p{N}]/u.test(sentence)) out.push(sentence)
+  // What `/[.!?…]+(?=\s)|[。！？]+|\n+/g` matches, found in one pass: CJK sentence ends need no space
+  // after them ("我叫王伟。我的订单…" is two sentences).
+  let index = 0
+  while (index < end) {
+    const code = text.charCodeAt(index)
+    let stop: number
+    if (code === 46 || code === 33 || code === 63 || code === 0x2026) {
+      stop = index + 1
+      while (stop < end && isFullStop(text.charCodeAt(stop))) stop++
+      // Not before white space (or at the end of what is read): no sentence end here.
+      if (stop >= end || !isSpace(text.charCodeAt(stop))) {
+        index = stop
+        continue
+      }
+    } else if (code === 0x3002 || code === 0xff01 || code === 0xff1f) {
+      stop = index + 1
+      while (stop < end && isCjkStop(text.charCodeAt(stop))) stop++
+    } else if (code === 10) {
+      stop = index + 1
+      while (stop < end && text.charCodeAt(stop) === 10) stop++
+      pushSentence(out, text, start, stop)
+      start = index = stop
+      continue
+    } else {
+      index++
+      continue
+    }
+    index = stop
+    if (ABBREVIATION.test(text.slice(Math.max(start, stop - 8), stop))) continue
+    pushSentence(out, text, start, stop)
+    start = stop
   }
-  // CJK sentence ends need no space after them: "我叫王伟。我的订单…" is two sentences.
-  for (const match of read.matchAll(/[.!?…]+(?=\s)|[。！？]+|\n+/g)) {
-    const end = match.index + match[0].length
-    if (match[0][0] !== '\n' && ABBREVIATION.test(read.slice(Math.max(start, end - 8), end))) continue
-    push(end)
-    start = end
-  }
-  push(read.length)
+  pushSentence(out, text, start, end)
   return out
 }
+
+/** Adds `text[start, end)` to `out`, its white space collapsed, when it holds a letter or a digit. */
+function pushSentence(out: string[], text: string, start: number, end: number) {
+  const sentence = collapsed(text, start, end)
+  if (holdsLetterOrNumber(sentence)) out.push(sentence)
+}
+
+const isFullStop = (code: number) => code === 46 || code === 33 || code === 63 || code === 0x2026
+const isCjkStop = (code: number) => code === 0x3002 || code === 0xff01 || code === 0xff1f
 
 /** What a user's sentence states, when it states something worth keeping as a fact. */
 export type StatementKind = 'name' | 'preference' | 'decision'
@@ -90,30 +145,8 @@ const VALUE_WORD = [
 ]
 const NUMBER = /^\d[\d,]*(?:\.\d+)?$/
 const UNIT = /^(?:%|EUR|USD|GBP|CHF|JPY|kg|km|cm|mm|ms|GB|MB|KB|TB|°C|°F|€|\$|£)$/u
-const CAPITALISED = /^\p{Lu}\p{Ll}+$/u
-const MAYBE_IDENTIFIER = /[\d@/]/
-/** True when a word ends a sentence: `.`, `!`, `?`, `:` or `;`, maybe before closing quotes. */
-function endsSentence(word: string): boolean {
-  let end = word.length - 1
-  while (end > 0 && `"'”’)»`.includes(word[end]!)) end--
-  return '.!?:;…'.includes(word[end]!)
-}
 /** Longest word looked at: longer ones are data, not identifiers. */
 const MAX_WORD = 200
-
-const OPENING = new Set(['(', '[', '{', '<', '"', "'", '“', '‘', '«'])
-const CLOSING = new Set([')', ']', '}', '>', '"', "'", '”', '’', '»', '.', ',', ';', ':', '!', '?', '…'])
-
-/** A word without the punctuation around it (`(ZX-4471),` → `ZX-4471`, `A-1234's` → `A-1234`). */
-function bare(word: string): string {
-  let start = 0
-  let end = word.length
-  while (start < end && OPENING.has(word[start]!)) start++
-  while (end > start && CLOSING.has(word[end - 1]!)) end--
-  const apostrophe = word[end - 2]
-  if (end - start > 2 && word[end - 1] === 's' && (apostrophe === "'" || apostrophe === '’')) end -= 2
-  return word.slice(start, end)
-}
 
 /** True when `text` is, as a whole, an identifier ({@link findIdentifiers} would keep it). */
 export function isIdentifier(text: string): boolean {
@@ -121,120 +154,130 @@ export function isIdentifier(text: string): boolean {
 }
 
 /**
+ * True when `core` (a word without its punctuation, holding a digit, `@` or `/`) is an identifier or a
+ * value: {@link IDENTIFIER_WORD} or {@link VALUE_WORD}, each pattern tried only when the word has
+ * what it needs (its first character, an `@`, a `/`, a dash, its length).
+ */
+function identifierOrValue(core: string): boolean {
+  const first = core.charCodeAt(0)
+  const digit = first >= 48 && first <= 57
+  const upper = first >= 65 && first <= 90
+  const letter = upper || (first >= 97 && first <= 122)
+  if (first === 104 && IDENTIFIER_WORD[0]!.test(core)) return true
+  if (core.includes('@') && IDENTIFIER_WORD[1]!.test(core)) return true
+  if (core.length === 36 && IDENTIFIER_WORD[2]!.test(core)) return true
+  if (core.includes('/') && IDENTIFIER_WORD[3]!.test(core)) return true
+  if (letter && (core.includes('-') || core.includes('_')) && IDENTIFIER_WORD[4]!.test(core)) return true
+  if (upper && IDENTIFIER_WORD[5]!.test(core)) return true
+  if (first === 35 && IDENTIFIER_WORD[6]!.test(core)) return true
+  if ((first === 36 || first === 0x20ac || first === 0xa3) && VALUE_WORD[0]!.test(core)) return true
+  return digit && (VALUE_WORD[1]!.test(core) || VALUE_WORD[2]!.test(core) || VALUE_WORD[3]!.test(core))
+}
+
+// The word being read and its core (the word without the punctuation around it: `(ZX-4471),` →
+// `ZX-4471`, `A-1234's` → `A-1234`), as offsets into the text, so a word costs no copy until it is kept.
+let coreStart = 0
+let coreEnd = 0
+
+/** Sets {@link coreStart} and {@link coreEnd} to the core of the word `text[start, end)`. */
+function bare(text: string, start: number, end: number) {
+  let from = start
+  let to = end
+  while (from < to && isOpening(text.charCodeAt(from))) from++
+  while (to > from && isClosing(text.charCodeAt(to - 1))) to--
+  if (to - from > 2 && text.charCodeAt(to - 1) === 115) {
+    const apostrophe = text.charCodeAt(to - 2)
+    if (apostrophe === 39 || apostrophe === 0x2019) to -= 2
+  }
+  coreStart = from
+  coreEnd = to
+}
+
+/** The end of the word that starts at `start` (the next white space, or `end`). */
+function wordEnd(text: string, start: number, end: number): number {
+  let index = start
+  while (index < end && !isSpace(text.charCodeAt(index))) index++
+  return index
+}
+
+/** The start of the next word at or after `start`, or `end` when there is none. */
+function wordStart(text: string, start: number, end: number): number {
+  let index = start
+  while (index < end && isSpace(text.charCodeAt(index))) index++
+  return index
+}
+
+/**
  * Calls `found` with each identifier (URLs, emails, UUIDs, file paths, codes such as `ZX-4471`,
  * `#12345`), value (amounts such as `49.90 EUR`, dates, times) and multi-word name (`Ana Lima`, not
- * at a sentence's start) in the first {@link READ_CHARS} characters of `text`, verbatim, in order of
- * appearance. Linear in the characters read.
+ * at a sentence's start) in the first `readChars` (at most {@link READ_CHARS}) characters of `text`, verbatim,
+ * in order of appearance. Linear in the characters read; once `done` says so, the rest is not read.
  */
-export function findIdentifiers(text: string, found: (identifier: string) => void) {
-  const words = text.slice(0, READ_CHARS).split(/\s+/)
-  let name: string[] = []
+export function findIdentifiers(
+  text: string,
+  found: (identifier: string) => void,
+  done?: () => boolean,
+  readChars = READ_CHARS,
+) {
+  const end = Math.min(text.length, readChars, READ_CHARS)
+  const name: string[] = []
   const endName = () => {
     if (name.length >= 2) found(name.join(' '))
-    name = []
+    if (name.length > 0) name.length = 0
   }
   let sentenceStart = true
-  for (let index = 0; index < words.length; index++) {
-    const word = words[index]!
-    if (word.length === 0 || word.length > MAX_WORD) {
+  let start = wordStart(text, 0, end)
+  while (start < end) {
+    if (done?.()) return
+    // The word's end, and whether it holds a digit, `@` or `/`, in one pass.
+    let stop = start
+    let maybeIdentifier = false
+    for (; stop < end; stop++) {
+      const code = text.charCodeAt(stop)
+      if (code <= 32 ? code === 32 || (code >= 9 && code <= 13) : code >= 0xa0 && isSpace(code)) break
+      if ((code >= 48 && code <= 57) || code === 64 || code === 47) maybeIdentifier = true
+    }
+    const next = wordStart(text, stop, end)
+    if (stop - start > MAX_WORD) {
       endName()
+      start = next
       continue
     }
     const startsSentence = sentenceStart
-    sentenceStart = endsSentence(word)
+    sentenceStart = endsSentence(text, start, stop)
     // Identifiers and values all hold a digit, `@` or `/`; without one a word can only be part of a name.
-    if (!MAYBE_IDENTIFIER.test(word)) {
-      const core = startsSentence ? '' : bare(word)
-      if (core.length > 1 && CAPITALISED.test(core)) {
-        name.push(core)
-        if (!word.endsWith(core)) endName()
+    if (!maybeIdentifier) {
+      if (!startsSentence) bare(text, start, stop)
+      if (!startsSentence && isCapitalised(text, coreStart, coreEnd)) {
+        name.push(text.slice(coreStart, coreEnd))
+        // Punctuation after the word ends the name ("Ana Lima, Ben Ortiz" are two).
+        if (coreEnd !== stop) endName()
       } else {
         endName()
       }
+      start = next
       continue
     }
-    const core = bare(word)
-    if (!startsSentence && CAPITALISED.test(core)) {
-      name.push(core)
-      // Punctuation after the word ends the name ("Ana Lima, Ben Ortiz" are two).
-      if (!word.endsWith(core)) endName()
-      continue
-    }
+    // A core holding a digit, `@` or `/` is never a capitalised name word: it ends any name.
     endName()
-    if (isIdentifier(core) || VALUE_WORD.some((pattern) => pattern.test(core))) {
+    bare(text, start, stop)
+    const core = text.slice(coreStart, coreEnd)
+    if (identifierOrValue(core)) {
       found(core)
-    } else if (NUMBER.test(core) && core === word) {
-      const unit = bare(words[index + 1] ?? '')
+    } else if (coreStart === start && coreEnd === stop && NUMBER.test(core)) {
+      // A bare number: the next word may be its unit (`12 kg`).
+      const unitStop = wordEnd(text, next, end)
+      bare(text, next, unitStop)
+      const unit = text.slice(coreStart, coreEnd)
       if (UNIT.test(unit)) {
         found(`${core} ${unit}`)
-        index++
+        start = wordStart(text, unitStop, end)
+        continue
       }
     }
+    start = next
   }
   endName()
-}
-
-/** One scalar of a JSON value with the path of keys that leads to it (array indices left out). */
-export interface JsonLeaf {
-  path: string[]
-  value: string | number | boolean
-}
-
-/**
- * The scalars of a JSON value, breadth first (top-level fields before nested ones), at most `limit`
- * nodes visited, so a huge result costs a bounded walk.
- */
-export function jsonLeaves(value: JsonValue, limit = 400): JsonLeaf[] {
-  const leaves: JsonLeaf[] = []
-  const queue: { path: string[]; value: JsonValue }[] = [{ path: [], value }]
-  for (let head = 0; head < queue.length && head < limit; head++) {
-    const node = queue[head]!
-    const current = node.value
-    if (current === null) continue
-    if (typeof current !== 'object') {
-      leaves.push({ path: node.path, value: current })
-    } else if (Array.isArray(current)) {
-      for (const entry of current.slice(0, limit)) queue.push({ path: node.path, value: entry })
-    } else {
-      for (const key of Object.keys(current).slice(0, limit)) {
-        queue.push({ path: [...node.path.slice(-1), key], value: current[key]! })
-      }
-    }
-  }
-  return leaves
-}
-
-/**
- * `key: value` pairs of a JSON value's first scalars (or a text's first line), for one line of gist.
- * The values of one key stand together: `ids=[shape_1, shape_2, …]`.
- */
-export function jsonGist(value: JsonValue, { max, separator }: { max: number; separator: string }): string {
-  if (typeof value === 'string') {
-    const line = value
-      .slice(0, READ_CHARS)
-      .split('\n')
-      .find((part) => part.trim().length > 0)
-    return clip(line ?? '', max)
-  }
-  if (value === null || typeof value !== 'object') return clip(String(value), max)
-  const byKey = new Map<string, string[]>()
-  let length = 0
-  for (const leaf of jsonLeaves(value, 64)) {
-    const key = leaf.path.at(-1) ?? ''
-    const values = byKey.get(key)
-    if (values === undefined && (byKey.size >= 4 || length >= max)) break
-    const text = clip(String(leaf.value), 40)
-    if (values === undefined) byKey.set(key, [text])
-    else if (values.length < 4) values.push(text)
-    length += text.length + key.length + 2
-  }
-  const pairs = [...byKey].map(([key, values]) => {
-    const shown = values.length === 1 ? values[0]! : listOf(values)
-    return key === '' ? shown : `${key}${separator}${shown}`
-  })
-  const items = Array.isArray(value) ? `${value.length} item${value.length === 1 ? '' : 's'}` : ''
-  const body = pairs.join(', ')
-  return clip(items && body ? `${items}: ${body}` : items || body, max)
 }
 
 /** `[a, b, c, …]`: as many of the values as fit in 60 characters (at least one), `…` when some are left. */
@@ -247,4 +290,66 @@ function listOf(values: readonly string[]): string {
     length += value.length + 2
   }
   return `[${shown.join(', ')}${shown.length < values.length ? ', …' : ''}]`
+}
+
+/** The scan {@link jsonGist} walks a value with when it is given none. */
+const ownScan = new JsonScan()
+
+/**
+ * `key: value` pairs of a JSON value's first scalars (or a text's first line), for one line of gist.
+ * The values of one key stand together: `ids=[shape_1, shape_2, …]`. `scan`: the value already walked
+ * (its leaves are read, not walked again).
+ */
+export function jsonGist(
+  value: JsonValue,
+  { max, separator }: { max: number; separator: string },
+  scan?: JsonScan,
+): string {
+  if (typeof value === 'string') return clip(firstLine(value), max)
+  if (value === null || typeof value !== 'object') return clip(String(value), max)
+  const leaves = scan ?? ownScan.scan(value)
+  const byKey = new Map<string, string[]>()
+  let length = 0
+  // Keys holding all the values they show: once every key does and no key may be added, the rest of
+  // the leaves change nothing.
+  let fullKeys = 0
+  for (let index = 0; index < leaves.gistLeaves; index++) {
+    const key = leaves.keys[index]!
+    const values = byKey.get(key)
+    const closed = byKey.size >= 4 || length >= max
+    if (values === undefined) {
+      if (closed) break
+      const text = clip(String(leaves.values[index]), 40)
+      byKey.set(key, [text])
+      length += text.length + key.length + 2
+    } else if (values.length < 4) {
+      const text = clip(String(leaves.values[index]), 40)
+      values.push(text)
+      if (values.length === 4) fullKeys++
+      length += text.length + key.length + 2
+    } else if (closed) {
+      if (fullKeys === byKey.size) break
+    } else {
+      length += clip(String(leaves.values[index]), 40).length + key.length + 2
+    }
+  }
+  if (scan === undefined) ownScan.clear()
+  const pairs = [...byKey].map(([key, values]) => {
+    const shown = values.length === 1 ? values[0]! : listOf(values)
+    return key === '' ? shown : `${key}${separator}${shown}`
+  })
+  const items = Array.isArray(value) ? `${value.length} item${value.length === 1 ? '' : 's'}` : ''
+  const body = pairs.join(', ')
+  return clip(items && body ? `${items}: ${body}` : items || body, max)
+}
+
+/** A text's first line holding more than white space (of its first {@link READ_CHARS} characters), or `''`. */
+function firstLine(text: string): string {
+  const end = Math.min(text.length, READ_CHARS)
+  let first = 0
+  while (first < end && isSpace(text.charCodeAt(first))) first++
+  if (first === end) return ''
+  const lineStart = text.lastIndexOf('\n', first) + 1
+  const lineEnd = text.indexOf('\n', first)
+  return text.slice(lineStart, lineEnd < 0 || lineEnd > end ? end : lineEnd)
 }
