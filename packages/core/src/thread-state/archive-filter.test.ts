@@ -37,6 +37,29 @@ describe('ArchiveFilter', () => {
     expect(maybes / (asked * 20)).toBeLessThan(1 / 500)
   })
 
+  it('stores its blocks as they are now, however often it was stored before (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.string(), { maxLength: 400 }), { minLength: 1, maxLength: 6 }),
+        (rounds) => {
+          const filter = new ArchiveFilter()
+          let seq = 0
+          for (const keys of rounds) {
+            for (const key of keys) filter.add(idKey(key), ++seq)
+            // Stored after each round (a thread stores its digest after each compaction step).
+            const stored = JSON.parse(JSON.stringify(filter))
+            const fresh = new ArchiveFilter()
+            let again = 0
+            for (const round of rounds.slice(0, rounds.indexOf(keys) + 1))
+              for (const key of round) fresh.add(idKey(key), ++again)
+            expect(stored).toEqual(JSON.parse(JSON.stringify(fresh)))
+          }
+        },
+      ),
+      { numRuns: 50 },
+    )
+  })
+
   it('a clone takes further keys without changing the original; stored blocks read back or are refused', () => {
     const filter = new ArchiveFilter()
     filter.add(idKey('a'), 1)

@@ -80,13 +80,12 @@ export class ArchiveFilter {
     return new ArchiveFilter(this.#blocks.map((block) => ({ ...block, bits: block.bits.slice() })))
   }
 
+  /** The blocks as a state keeps them; a block's base64 is made once, until its bits change. */
   toJSON(): StoredFilterBlock[] {
-    return this.#blocks.map(({ fromSeq, toSeq, keys, bits }) => ({
-      fromSeq,
-      toSeq,
-      keys,
-      bits: toBase64(bits),
-    }))
+    return this.#blocks.map((block) => {
+      block.encoded ??= toBase64(block.bits)
+      return { fromSeq: block.fromSeq, toSeq: block.toSeq, keys: block.keys, bits: block.encoded }
+    })
   }
 
   /** The filter a state held, or undefined when it is not one this code wrote (then it is rebuilt). */
