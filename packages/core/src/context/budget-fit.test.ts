@@ -117,6 +117,34 @@ describe('fitToBudget', () => {
   })
 })
 
+describe('fitToBudget on a long view', () => {
+  it('counts each step a few times, not the note again for every step that leaves', () => {
+    // 3 000 fetch steps, a 4k budget: nearly all of them leave, and the note lists the newest.
+    const view = thread(Array.from({ length: 3_000 }, () => 300))
+    let counts = 0
+    const counting = (message: { content: readonly MessagePart[] }) => {
+      counts++
+      return countMessage(message)
+    }
+    const result = fitToBudget({
+      system: 'You are an agent.',
+      systemTokens: countMessage({ content: [{ type: 'text', text: 'You are an agent.' }] }),
+      memoryItems: [],
+      view,
+      keep: new Set(['request']),
+      budget: 4_000,
+      countMessage: counting,
+      shrink,
+    })
+    if (!result.fits) throw new Error('does not fit')
+    expect(result.tokens).toBeLessThanOrEqual(4_000)
+    expect(result.omitted).toBeGreaterThan(5_000)
+    // Each step rendered whole and at its floor (a call and its result): a handful of counts a step.
+    // Counting the note at each step that leaves made it many times that.
+    expect(counts).toBeLessThan(view.length * 4)
+  })
+})
+
 describe('the omitted note', () => {
   const steps = thread(Array.from({ length: 40 }, () => 500)).slice(1) as MessageItem[]
   const lines = omittedLines(steps, (item) => `id-of-${item.id}`)

@@ -1,7 +1,7 @@
 import type { Item, MessagePart } from '../items'
 import type { ContextMessage } from './context-message'
 import { CUT_RESULT_TOKENS, cutToTarget } from './cut-search'
-import { omittedLines, omittedNote, omittedNoteMaxTokens } from './omitted-note'
+import { omittedLines, omittedNote, omittedNoteMaxTokens, omittedNoteTokens } from './omitted-note'
 import { renderContext, shownMemoryItems } from './render-context'
 
 /** What {@link fitToBudget} works on and with. */
@@ -137,11 +137,18 @@ class FitPlanner<I extends Item> {
   /** The rendered tokens of view items alone (a step renders the same alone as in its context). */
   #measure = (items: readonly Item[]) => renderedTokens([], items, this.#input.countMessage)
 
+  /** The tokens of a message with no content: what a message adds beside its text. */
+  get #emptyMessage(): number {
+    this.#empty ??= this.#input.countMessage({ content: [] })
+    return this.#empty
+  }
+
+  #empty: number | undefined
+
   #countText = (text: string): number => {
     let tokens = this.#texts.get(text)
     if (tokens === undefined) {
-      const { countMessage } = this.#input
-      tokens = countMessage({ content: [{ type: 'text', text }] }) - countMessage({ content: [] })
+      tokens = this.#input.countMessage({ content: [{ type: 'text', text }] }) - this.#emptyMessage
       this.#texts.set(text, tokens)
     }
     return tokens
@@ -222,6 +229,7 @@ class FitPlanner<I extends Item> {
     const memoryTokens = () => renderedTokens(memory, [], input.countMessage)
     let memorySize = memoryTokens()
     const noteMax = omittedNoteMaxTokens(budget)
+    const emptyMessage = this.#emptyMessage
     const note = () =>
       withNote && omittedItems > 0 ? omittedNote(omittedItems, lines, noteMax, this.#countText) : undefined
     let noteTokens = 0
@@ -236,7 +244,22 @@ class FitPlanner<I extends Item> {
             newestStep.full,
             Math.max(this.#floor(newestStep).tokens, Math.floor(NEWEST_SHARE * (budget - systemTokens))),
           )
-    const need = () => systemTokens + memorySize + noteTokens + stepTokens + newestTokens
+    /** Set when a step left and the note's tokens were not counted since. */
+    let noteStale = false
+    /**
+     * What the plan needs so far. While the rest alone is over the budget the note's exact size
+     * cannot change the answer, so it is counted only once the rest fits: a long thread leaves
+     * thousands of steps out, each with its lines, before that.
+     */
+    const need = () => {
+      const rest = systemTokens + memorySize + stepTokens + newestTokens
+      if (noteStale && rest <= budget) {
+        noteStale = false
+        noteTokens =
+          withNote && omittedItems > 0 ? omittedNoteTokens(lines, noteMax, this.#countText) + emptyMessage : 0
+      }
+      return noteStale ? rest : rest + noteTokens
+    }
     const omit = (index: number) => {
       const step = steps[index]!
       out[index] = true
@@ -244,10 +267,10 @@ class FitPlanner<I extends Item> {
       lines.push(...this.#lines(step))
       if (index === newest) newestTokens = 0
       else stepTokens -= this.#floor(step).tokens
-      // Counted from its lines' cached counts: counting the whole note again at each step that leaves
-      // cost most of a long thread's fit. The final count of the context catches what they miss.
-      const shown = note()
-      noteTokens = shown === undefined ? 0 : shown.tokens + input.countMessage({ content: [] })
+      // Counted (from its lines' cached counts, without writing it) when `need` asks: counting or
+      // writing the whole note again at each step that leaves cost most of a long thread's fit. The
+      // final count of the context catches what the line-by-line count misses.
+      noteStale = true
     }
     for (let index = 0; index < newest && need() > budget; index++) if (!steps[index]!.keep) omit(index)
     // Slots leave whole; the last to leave may come back cut when the budget has room left.
@@ -264,6 +287,7 @@ class FitPlanner<I extends Item> {
 
     // Hand out what is left, newest first: the newest step, the kept ones, then the others.
     const shown = steps.map((step, index) => (out[index] ? [] : this.#floor(step).items))
+    need()
     let left = budget - systemTokens - memorySize - noteTokens
     for (let index = 0; index < steps.length; index++)
       if (!out[index]) left -= this.#floor(steps[index]!).tokens

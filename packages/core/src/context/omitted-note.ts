@@ -120,15 +120,58 @@ export function omittedNote(
   maxTokens: number,
   countText: (text: string) => number,
 ): OmittedNote {
+  const { first, tokens } = noteLayout(lines, maxTokens, countText)
+  const text = [noteHeader(count), ...olderLine(first), ...lines.slice(first)].join('\n')
+  return { message: { role: 'system', content: [{ type: 'text', text }], kind: 'note' }, tokens }
+}
+
+/**
+ * The tokens of {@link omittedNote}'s text, without writing it: what a fit that leaves step after
+ * step out asks after each step (the note itself is written once, for the plan it settles on).
+ */
+export function omittedNoteTokens(
+  lines: readonly string[],
+  maxTokens: number,
+  countText: (text: string) => number,
+): number {
+  return noteLayout(lines, maxTokens, countText).tokens
+}
+
+function noteHeader(count: number): string {
   const what = count === 1 ? '1 earlier item' : `${count} earlier items`
-  const header =
+  return (
     `${OMITTED_TAG} ${what} left out to fit the token budget, stored whole: memory_retrieve {"id":"<id>"} ` +
     'returns one, memory_query searches all; retrieve a listed result rather than repeat its call.'
-  const olderLine = (older: number) =>
-    older > 0 ? [`- … ${older} older line${older === 1 ? '' : 's'}: memory_query finds them`] : []
+  )
+}
+
+const olderLine = (older: number) =>
+  older > 0 ? [`- … ${older} older line${older === 1 ? '' : 's'}: memory_query finds them`] : []
+
+/**
+ * The tokens of the "older lines" line as counted for the layout: of the same line for the smallest
+ * number of as many digits, so a fit that leaves thousands of steps out counts a dozen texts, not one
+ * per step (a number's tokens go with its digits; the context's final count settles the rest).
+ */
+function olderTokens(older: number, countText: (text: string) => number): number {
+  if (older <= 0) return 0
+  const digits = String(older).length
+  return countText(olderLine(older < 10 ? older : 10 ** (digits - 1))[0]!)
+}
+
+/**
+ * Which lines the note lists (from `first` on, the newest) and its text's tokens: the header's (its
+ * count's digits aside, as for the older line), the older line's and the lines shown, each counted
+ * alone (cached by the caller) with one token for each line break.
+ */
+function noteLayout(
+  lines: readonly string[],
+  maxTokens: number,
+  countText: (text: string) => number,
+): { first: number; tokens: number } {
   // Room for the header and the "older" line, then the newest lines while they fit.
-  const headerTokens = countText(header)
-  let left = maxTokens - headerTokens - countText(olderLine(lines.length)[0] ?? '') - 8
+  const headerTokens = countText(noteHeader(2))
+  let left = maxTokens - headerTokens - olderTokens(lines.length, countText) - 8
   let linesTokens = 0
   let first = lines.length
   while (first > 0 && lines.length - first < OMITTED_NOTE_MAX_LINES) {
@@ -138,11 +181,6 @@ export function omittedNote(
     linesTokens += cost
     first--
   }
-  const older = olderLine(first)
-  const text = [header, ...older, ...lines.slice(first)].join('\n')
-  const olderTokens = older.length === 0 ? 0 : countText(older[0]!) + 1
-  return {
-    message: { role: 'system', content: [{ type: 'text', text }], kind: 'note' },
-    tokens: headerTokens + olderTokens + linesTokens,
-  }
+  const older = olderTokens(first, countText)
+  return { first, tokens: headerTokens + (older === 0 ? 0 : older + 1) + linesTokens }
 }
