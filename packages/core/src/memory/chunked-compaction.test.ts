@@ -192,6 +192,8 @@ describe('the archives of a long first compaction', () => {
     expect(steps).toBeGreaterThanOrEqual(10)
     // A step's covered items wait until they are as many as the active ones: a few archives in all.
     expect(kept.length).toBeLessThanOrEqual(Math.ceil(Math.log2(steps)) + 2)
+    // Not all at the end: once as many wait as stay active, they go (the store's log shrinks as it goes).
+    expect(kept.length).toBeGreaterThanOrEqual(3)
     expect(kept.reduce((sum, count) => sum + count, 0)).toBeLessThanOrEqual(2 * 604)
     // Every step's items reached the archive by the end, and the events count each once.
     const archived = await base.readArchive(threadId)

@@ -136,6 +136,11 @@ export class ThreadLog<L extends string> {
     return this.#active.all.length + this.#unfinished.size
   }
 
+  /** How many seqs {@link unfinishedArchive} holds, without listing them. */
+  get unfinishedCount(): number {
+    return this.#unfinished.size
+  }
+
   /** The seqs a compaction cut short left to archive (see {@link SummaryItem.covers}), oldest first. */
   get unfinishedArchive(): number[] {
     // Asked before every write: nothing is built in the usual case.

@@ -128,11 +128,13 @@ export class WritePath<L extends string> {
    */
   async finishArchive(): Promise<number> {
     const state = this.#state
-    const seqs = state.log.unfinishedArchive
-    if (seqs.length === 0) return 0
+    const waiting = state.log.unfinishedCount
+    if (waiting === 0) return 0
     // A long compaction under way archives when the waiting items are at least as many as the active
-    // ones (see `ThreadLog.archiveLag`), and all of them at its end.
-    if (state.log.archiveLag && seqs.length < state.log.activeCount) return 0
+    // ones (see `ThreadLog.archiveLag`), and all of them at its end; until then nothing is listed.
+    // (`activeCount` counts the waiting ones too.)
+    if (state.log.archiveLag && waiting < state.log.activeCount - waiting) return 0
+    const seqs = state.log.unfinishedArchive
     const archived = await state.deps.store.archive(state.id, { seqs })
     state.log.removeArchived(new Set(seqs))
     return archived
