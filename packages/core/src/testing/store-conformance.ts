@@ -6,7 +6,7 @@ import { hasContentMethods } from '../stores/store-check'
 import { makeContentRecord, makeEveryItemType, makeItems, withSeqs } from './fixtures'
 import { checkSkipLevelScope } from './skip-level-scope'
 import { describeAppendConformance } from './store-conformance-append'
-import { type AuditDamage, describeAuditConformance } from './store-conformance-audit'
+import { describeAuditConformance } from './store-conformance-audit'
 import { describeContentConformance } from './store-conformance-content'
 import {
   describeValue,
@@ -16,45 +16,8 @@ import {
   seqsOf,
 } from './store-conformance-helpers'
 import { describeLeaseConformance } from './store-conformance-lease'
+import type { StoreConformanceOptions } from './store-conformance-options'
 import { describeResourceConformance } from './store-conformance-resource'
-
-/** Options of {@link describeStoreConformance}. */
-export interface StoreConformanceOptions {
-  /**
-   * Runs after each test, before the store is closed: remove a temporary directory, flush a test
-   * database. The suite already deletes every thread it created.
-   */
-  cleanup?: (store: StrataStore) => Promise<void>
-  /**
-   * Whether the store implements the optional content capability (`putContent`, `getContent`,
-   * `queryContent`). With `false` the content cases are skipped and the suite checks that the store
-   * has none of the content methods, so core refuses it unless the content channel is off.
-   * @default true
-   */
-  content?: boolean
-  /**
-   * Whether the store implements the lease capability (contract `v2`, `flags.leases`). With `false`
-   * the lease cases are skipped and the suite checks that the store does not declare it.
-   * @default true
-   */
-  leases?: boolean
-  /**
-   * Whether the store implements the resource capability (contract `v2`, `flags.resources`). Left out,
-   * the resource cases run when the store declares it and are skipped when it does not; given, the suite
-   * also checks the store declares exactly that.
-   */
-  resources?: boolean
-  /**
-   * Whether the store implements the audit capability (contract `v2`, `flags.audit`). Left out, the
-   * audit cases run when the store has `audit()`; given, the suite also checks the store declares it.
-   */
-  audit?: boolean
-  /**
-   * How to damage a thread below the store's interface (a torn tail, a lost item, an interrupted
-   * archive), for the audit cases: each case whose damage is not given is skipped.
-   */
-  auditDamage?: AuditDamage
-}
 
 /** Every thread the suite creates starts with this, so that runs sharing one database never collide. */
 const THREAD_PREFIX = 'strata-conformance-'
@@ -507,3 +470,5 @@ export function describeStoreConformance(
     })
   })
 }
+
+export type { StoreConformanceOptions } from './store-conformance-options'
