@@ -1,12 +1,14 @@
 const NEWLINE = 0x0a
 
 /**
- * Bytes decoded at once: many lines, but few enough that one non-ASCII character (an arrow in a
- * summary, an accent in a user's message) makes only its own segment a two-byte string. A whole-log
- * segment would double the memory of every line and the time `JSON.parse` takes over them: a
- * 10k-item log with a few arrows in it parsed in twice the time of the same log cut in 64 KiB segments.
+ * Bytes decoded at once: many lines, and over V8's largest regular heap object (128 KiB), so a
+ * segment's text is a large object, which the garbage collector never copies while a long log is
+ * read: a 100k-item open took 0.84× the CPU it took with 64 KiB segments. A segment with a non-ASCII
+ * character decodes as a two-byte string; in a log whose summaries and messages hold one every few
+ * kilobytes (an arrow, an accent) every segment does at any size, and decoding such lines one by one
+ * instead was slower still.
  */
-const SEGMENT_BYTES = 64 * 1024
+const SEGMENT_BYTES = 256 * 1024
 
 /**
  * The text of a chunk's lines, read in order. Rather than one `toString` per line, the chunk is decoded
