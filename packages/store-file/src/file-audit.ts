@@ -14,7 +14,13 @@ import { ArchiveIndex } from './archive-index'
 import { contentFileName } from './content-files'
 import type { FileContext } from './file-context'
 import { isMissing, storeFailed } from './file-errors'
-import { itemFromLogLine, itemFromRecord, itemJsonFromLine, parseLogRecord } from './line-format'
+import {
+  itemFromLogLine,
+  itemFromRecord,
+  itemJsonFromLine,
+  parseLogRecord,
+  recordAsItem,
+} from './line-format'
 import { parseChunk } from './log-file'
 import { ACTIVE_FILE, CONTENT_FOLDER, INDEX_FILE, LEGACY_ARCHIVE_FILE } from './thread-files'
 
@@ -45,12 +51,6 @@ function batchText(whole: Buffer): string {
   const first = parseLogRecord(JSON.parse(whole.toString('utf8', 0, whole.indexOf(NEWLINE))))
   const range = typeof first === 'string' ? '' : ` (seq ${first.seq}–${first.batchEnd})`
   return `${count} line${count === 1 ? '' : 's'} of a batch${range}`
-}
-
-/** A line's parsed record as the auditor reads it (see `parseChunk`'s `records`): no item built. */
-function recordOf(text: string): Item {
-  const record = JSON.parse(text) as Record<string, unknown>
-  return (Object.hasOwn(record, 'item') ? record.item : record) as Item
 }
 
 /** Bytes of a log parsed at once: whole lines, so the lines and items of one window die young. */
@@ -202,7 +202,13 @@ async function auditArchive(
       const { bytes, starts, ends } = await readPart(index, part)
       starts.forEach((start, line) => {
         const text = bytes.toString('utf8', start, ends[line])
-        sink('archive', records ? recordOf(text) : itemFromLogLine(text), part.file, undefined, text)
+        sink(
+          'archive',
+          records ? recordAsItem(JSON.parse(text) as Record<string, unknown>) : itemFromLogLine(text),
+          part.file,
+          undefined,
+          text,
+        )
       })
     } catch (error) {
       if (!StrataError.isInstance(error, 'STRATA_CORRUPT_LOG')) throw error

@@ -11,6 +11,21 @@ import {
   withoutBatchEnd,
 } from './line-format'
 
+/** Top-level keys of generated items: the ones the line format writes or renames, and others. */
+const key = fc.constantFrom(
+  'id',
+  'seq',
+  'ts',
+  'level',
+  'turnId',
+  'turn_id',
+  'content',
+  'item',
+  'batch_end',
+  'text',
+  'x',
+)
+
 const stored = (item: UnsequencedItem, seq: number): Item => {
   const copy = jsonCopy(item) as Item
   copy.seq = seq
@@ -30,19 +45,6 @@ describe('line format', () => {
   })
 
   it('round-trips any item exactly, keys in order, in both forms and with batch_end', () => {
-    const key = fc.constantFrom(
-      'id',
-      'seq',
-      'ts',
-      'level',
-      'turnId',
-      'turn_id',
-      'content',
-      'item',
-      'batch_end',
-      'text',
-      'x',
-    )
     const item = fc
       .tuple(
         fc.constantFrom('message', 'transition', 'summary', 'fact'),
@@ -98,19 +100,6 @@ describe('line format', () => {
   })
 
   it("cuts the JSON of a line's item from the line exactly as serialising the item gives it, or leaves it", () => {
-    const key = fc.constantFrom(
-      'id',
-      'seq',
-      'ts',
-      'level',
-      'turnId',
-      'turn_id',
-      'content',
-      'item',
-      'batch_end',
-      'text',
-      'x',
-    )
     const value = fc.oneof(
       fc.jsonValue(),
       fc.constantFrom('"turn_id":', ',"batch_end":3}', '{"item":{}}', 'a\\', '→'),

@@ -115,6 +115,14 @@ export function parseLogRecord(value: unknown): LogRecord | string {
   return { seq, batchEnd }
 }
 
+/**
+ * A parsed line as a reader of `seq`, `type`, `role`, `content` and `covers` takes it, no item built:
+ * the record itself (its `turn_id` not renamed), or the item of a wrapped line.
+ */
+export function recordAsItem(record: Record<string, unknown>): Item {
+  return (hasOwn(record, 'item') ? record.item : record) as Item
+}
+
 /** The item a line holds: a fresh object every call. */
 export function itemFromLogLine(line: string): Item {
   return itemFromRecord(JSON.parse(line) as Record<string, unknown>)

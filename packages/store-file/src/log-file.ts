@@ -5,7 +5,7 @@ import { ChunkLines } from './chunk-lines'
 import { readRange } from './durable-fs'
 import { corruptLog, isMissing, storeFailed } from './file-errors'
 import { type FileVersion, sameFile, versionOf } from './file-version'
-import { itemFromRecord, parseLogRecord } from './line-format'
+import { itemFromRecord, parseLogRecord, recordAsItem } from './line-format'
 
 /** Why the end of a log file is not (yet) part of the log. */
 export type PendingReason = 'torn-line' | 'unparseable-last-line' | 'incomplete-batch'
@@ -253,11 +253,8 @@ export function parseChunk(
   chunk: Buffer,
   { path, firstLine, previousSeq, keepItems, records = false }: ChunkContext,
 ): ParsedChunk {
-  const keep = (value: unknown): Item => {
-    if (!records) return itemFromRecord(value as Record<string, unknown>)
-    const record = value as Record<string, unknown>
-    return (Object.hasOwn(record, 'item') ? record.item : record) as Item
-  }
+  const keep = (value: unknown): Item =>
+    (records ? recordAsItem : itemFromRecord)(value as Record<string, unknown>)
   const lines: string[] = []
   const seqs: number[] = []
   const items: Item[] = []

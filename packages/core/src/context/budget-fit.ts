@@ -283,11 +283,11 @@ class FitPlanner<I extends Item> {
     }
     if (need() > budget && newestStep !== undefined) newestTokens = this.#floor(newestStep).tokens
     if (need() > budget && newestStep !== undefined && !newestStep.keep) omit(newest)
+    // A `need()` within the budget has counted the note: `noteTokens` below is its size.
     if (need() > budget) return undefined
 
     // Hand out what is left, newest first: the newest step, the kept ones, then the others.
     const shown = steps.map((step, index) => (out[index] ? [] : this.#floor(step).items))
-    need()
     let left = budget - systemTokens - memorySize - noteTokens
     for (let index = 0; index < steps.length; index++)
       if (!out[index]) left -= this.#floor(steps[index]!).tokens
