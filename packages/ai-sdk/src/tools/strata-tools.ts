@@ -16,6 +16,7 @@ import {
   scopeTools,
 } from '@strata-memory/core'
 import {
+  checkMemoryArgument,
   type MemoryToolInputs,
   memoryToolDefinitions,
   memoryToolSchemasWith,
@@ -129,9 +130,7 @@ export function strataTools(
   memory: Memory,
   options: StrataToolsOptions,
 ): StrataTools | (StrataTools & Partial<StrataScopeTools & StrataResourceTools>) {
-  if (typeof memory?.thread !== 'function') {
-    invalidOptions('strataTools(memory, { threadId }) needs the memory from createMemory() first.')
-  }
+  checkMemoryArgument('strataTools(memory, { threadId })', memory)
   const threadId = options?.threadId
   assertChatId(threadId)
   const scopes = options.scopes ?? false

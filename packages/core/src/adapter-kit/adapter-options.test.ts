@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { StrataError } from '../errors'
 import { createMemory } from '../memory'
-import { checkAdapterOptions, checkOneOf, DIVERGENCE_HANDLINGS, HISTORY_MODES } from './adapter-options'
+import {
+  checkAdapterOptions,
+  checkMemoryArgument,
+  checkOneOf,
+  DIVERGENCE_HANDLINGS,
+  HISTORY_MODES,
+} from './adapter-options'
 
 /** The error `run` throws, which must be a StrataError. */
 function refusal(run: () => void): StrataError {
@@ -74,5 +80,20 @@ describe('checkAdapterOptions', () => {
     expect(DIVERGENCE_HANDLINGS).toEqual(['rewind', 'reject'])
     const error = refusal(() => checkOneOf('StrataMemory', 'state', 'tiny', ['full', 'compact']))
     expect(error.message).toBe(`StrataMemory: state must be 'full' or 'compact' (got "tiny").`)
+  })
+})
+
+describe('checkMemoryArgument', () => {
+  const messageOf = (value: unknown) =>
+    refusal(() => checkMemoryArgument('strataTools(memory)', value)).message
+
+  it('takes the memory; names { memory } for what it is; anything else needs the memory', () => {
+    const memory = createMemory()
+    expect(() => checkMemoryArgument('strataTools(memory)', memory)).not.toThrow()
+    expect(messageOf({ memory })).toBe(
+      'strataTools(memory) takes the memory itself as its first argument, not { memory }.',
+    )
+    for (const value of [undefined, null, {}, 'memory', { memory: {} }])
+      expect(messageOf(value)).toBe('strataTools(memory) needs the memory from createMemory() first.')
   })
 })

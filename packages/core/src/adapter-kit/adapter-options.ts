@@ -94,6 +94,18 @@ export function checkMemoryOption(caller: string, memory: unknown): void {
 }
 
 /**
+ * Checks a memory given as a function's first argument (`strataTools(memory, …)`): the memory from
+ * `createMemory()`, else `STRATA_INVALID_OPTIONS`; `{ memory }` (the middleware's shape) is named as such.
+ */
+export function checkMemoryArgument(call: string, memory: unknown): void {
+  const candidate = memory as { thread?: unknown; memory?: { thread?: unknown } } | null | undefined
+  if (typeof candidate?.thread === 'function') return
+  if (typeof candidate?.memory?.thread === 'function')
+    invalidOptions(`${call} takes the memory itself as its first argument, not { memory }.`)
+  invalidOptions(`${call} needs the memory from createMemory() first.`)
+}
+
+/**
  * Checks an adapter's `resource` option: none, or a resource id (the thread-id rule). A value that is
  * not a string is `STRATA_INVALID_OPTIONS`; a string outside the rule `STRATA_INVALID_THREAD_ID`.
  */

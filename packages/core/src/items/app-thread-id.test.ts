@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest'
 import { openAppThread, readAppThreadId } from '../memory/app-thread'
 import { createMemory } from '../memory/create-memory'
 import { inMemoryStore } from '../stores'
-import { appThreadIdOf, isHashedThreadId, MAPPED_THREAD_ID_PREFIX, toStoreThreadId } from './app-thread-id'
+import {
+  appThreadIdOf,
+  isHashedThreadId,
+  MAPPED_THREAD_ID_PREFIX,
+  quotedThreadId,
+  toStoreThreadId,
+} from './app-thread-id'
 import { isValidThreadId } from './thread-id'
 
 const APP_IDS = ['user:42', 'user:42/chat:7', 'a b', 'Ünïcode/名前', `${'x'.repeat(299)}/`]
@@ -82,5 +88,16 @@ describe('the app thread id mapping', () => {
         details: { reason: 'unmappable' },
       })
     }
+  })
+})
+
+describe('quotedThreadId', () => {
+  it("names an escaped id by the app's own id, the store's beside it; any other id as it is", async () => {
+    const mapped = await toStoreThreadId('user:42/chat 7')
+    expect(quotedThreadId(mapped)).toBe(`'user:42/chat 7' (stored as '${mapped}')`)
+    expect(quotedThreadId('user-42.chat-7')).toBe("'user-42.chat-7'")
+    const hashed = await toStoreThreadId(`user:${'x'.repeat(300)}`)
+    expect(isHashedThreadId(hashed)).toBe(true)
+    expect(quotedThreadId(hashed)).toBe(`'${hashed}'`)
   })
 })

@@ -144,6 +144,17 @@ export function appThreadIdOf(storeThreadId: string): string | undefined {
   return appId === undefined || appId.length === 0 || isValidThreadId(appId) ? storeThreadId : appId
 }
 
+/**
+ * A store thread id as an error message names it: the app's own id in quotes, with the store's beside
+ * it when they differ (`'user:42/chat 7' (stored as '_.user_3A42_2Fchat_207')`).
+ */
+export function quotedThreadId(storeThreadId: string): string {
+  const appThreadId = appThreadIdOf(storeThreadId)
+  return appThreadId === undefined || appThreadId === storeThreadId
+    ? `'${storeThreadId}'`
+    : `'${appThreadId}' (stored as '${storeThreadId}')`
+}
+
 /** True for a store thread id {@link toStoreThreadId} made by hashing (the app's id is in the thread's state). */
 export const isHashedThreadId = (storeThreadId: string) =>
   storeThreadId.startsWith(MAPPED_THREAD_ID_PREFIX) && storeThreadId.includes(HASH_MARK)

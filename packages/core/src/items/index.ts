@@ -5,6 +5,7 @@ export {
   escapeThreadIdBytes,
   isHashedThreadId,
   MAPPED_THREAD_ID_PREFIX,
+  quotedThreadId,
   shortenThreadId,
   toStoreThreadId,
   unescapeThreadIdBytes,

@@ -28,6 +28,7 @@ import { type FrameworkTracer, MemoryTracing, type TelemetryOptions, tracedStore
 import type { HoldRegistry } from '../thread-state/thread-hold'
 import { loadThreadLog } from '../thread-state/thread-open'
 import { type TokenCounter, tokenEstimator } from '../tokens'
+import { checkMemoryOptionKeys } from './option-keys'
 import { Thread } from './thread'
 import { checkThreadBudget, ThreadBudget } from './thread-budget'
 import { ThreadResourceLink } from './thread-resource'
@@ -186,6 +187,7 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
 export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[number]>(
   options: Omit<MemoryOptions<L>, 'store'> & { store?: StrataStoreBase } = {},
 ): Memory<L> {
+  checkMemoryOptionKeys(options)
   const {
     store: givenStore = inMemoryStore(),
     levels = DEFAULT_LEVELS as unknown as readonly L[],

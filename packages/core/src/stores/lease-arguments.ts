@@ -1,4 +1,5 @@
 import { invalidOptions, StrataError } from '../errors'
+import { quotedThreadId } from '../items/app-thread-id'
 import type { LeaseOptions, LeaseWriteOptions } from './store'
 import { isPlainObject } from './store-arguments'
 
@@ -61,7 +62,7 @@ export function threadBusyError(threadId: string, expiresAt?: number): StrataErr
   const until = expiresAt === undefined ? '' : `, until ${new Date(expiresAt).toISOString()} unless renewed`
   return new StrataError({
     code: 'STRATA_THREAD_BUSY',
-    message: `Thread '${threadId}' is held by another request${until}; nothing was written. Wait for that request to end and retry (an HTTP route answers 409), or use another thread. A holder that died frees the thread when its lease lapses.`,
+    message: `Thread ${quotedThreadId(threadId)} is held by another request${until}; nothing was written. Wait for that request to end and retry (an HTTP route answers 409), or use another thread. A holder that died frees the thread when its lease lapses.`,
     details: expiresAt === undefined ? { threadId } : { threadId, expiresAt },
   })
 }

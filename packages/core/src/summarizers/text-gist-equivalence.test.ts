@@ -260,7 +260,9 @@ describe('the rewritten text reading gives what the regexes gave', () => {
         )
         expect(taken).toEqual(identifiersOf(oldFindIdentifiers, text).slice(0, wanted))
       }),
-      { numRuns: 2_000 },
+      // The first example: a name ended by an identifier, where one identifier was wanted (found once in
+      // 12 runs of 2 000 examples each; both used to be taken).
+      { numRuns: 2_000, examples: [['I Ana Øre mem_01JD4K7Q9X ', 0, 1]] },
     )
   })
 

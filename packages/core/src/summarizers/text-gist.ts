@@ -258,8 +258,12 @@ export function findIdentifiers(
       start = next
       continue
     }
-    // A core holding a digit, `@` or `/` is never a capitalised name word: it ends any name.
-    endName()
+    // A core holding a digit, `@` or `/` is never a capitalised name word: it ends any name, which
+    // may be the last identifier wanted.
+    if (name.length > 0) {
+      endName()
+      if (done?.()) return
+    }
     bare(text, start, stop)
     const core = text.slice(coreStart, coreEnd)
     if (identifierOrValue(core)) {

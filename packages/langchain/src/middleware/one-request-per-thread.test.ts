@@ -119,6 +119,20 @@ describe('one request at a time per thread', () => {
     expect((await storedMessages(thread)).slice(-2)).toEqual(['user:Order ink.', 'assistant:Ink ordered.'])
   })
 
+  it("the refusal names the app's own thread id, the stored one beside it", async () => {
+    const memory = createMemory({ store: inMemoryStore() })
+    const { agent } = agentOn(memory, ['Hello.', 'Hello again.'])
+    const config = { configurable: { thread_id: 'user:42/chat 7' } }
+    const outcomes = await Promise.allSettled([
+      agent.invoke({ messages: [new HumanMessage('Hi')] }, config),
+      agent.invoke({ messages: [new HumanMessage('Hi')] }, config),
+    ])
+    const refused = outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult
+    const cause = strataCause(refused.reason)
+    expect(cause.code).toBe('STRATA_THREAD_BUSY')
+    expect(cause.message).toContain(`Thread 'user:42/chat 7' (stored as '_.user_3A42_2Fchat_207')`)
+  })
+
   it('two requests at once on one thread: one completes, the other is refused with STRATA_THREAD_BUSY; no orphan tool call', async () => {
     const store = inMemoryStore()
     const memory = createMemory({ store })

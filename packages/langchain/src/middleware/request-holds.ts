@@ -1,4 +1,5 @@
 import { StrataError, type Thread, type ThreadHold } from '@strata-memory/core'
+import { quotedThreadId } from '@strata-memory/core/adapter-kit'
 
 /** Options of {@link RequestHolds}. */
 interface RequestHoldsOptions {
@@ -122,7 +123,7 @@ export class RequestHolds {
 function busy(threadId: string): StrataError {
   return new StrataError({
     code: 'STRATA_THREAD_BUSY',
-    message: `Thread '${threadId}' is held by another request of this agent; nothing was stored. Wait for it to end and retry (an HTTP route answers 409), or use another thread.`,
+    message: `Thread ${quotedThreadId(threadId)} is held by another request of this agent; nothing was stored. Wait for it to end and retry (an HTTP route answers 409), or use another thread.`,
     details: { threadId },
   })
 }

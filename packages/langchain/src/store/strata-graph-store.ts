@@ -16,6 +16,7 @@ import {
   type ResourceDocument,
   StrataError,
 } from '@strata-memory/core'
+import { checkMemoryArgument } from '@strata-memory/core/adapter-kit'
 import { classifyOperations, type GraphOperation } from './graph-operations'
 
 /** Options of {@link strataGraphStore}. */
@@ -52,8 +53,7 @@ export class StrataGraphStore extends BaseStore {
 
   constructor(memory: Memory, { resourceOf = firstLabel }: StrataGraphStoreOptions = {}) {
     super()
-    if (typeof memory?.resource !== 'function')
-      invalidOptions('strataGraphStore(memory) needs the memory from createMemory() first.')
+    checkMemoryArgument('strataGraphStore(memory)', memory)
     if (typeof resourceOf !== 'function')
       invalidOptions('strataGraphStore: resourceOf must be a function from a namespace to a resource id.')
     this.memory = memory

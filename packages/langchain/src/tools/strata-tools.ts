@@ -10,6 +10,7 @@ import {
   scopeTools,
 } from '@strata-memory/core'
 import {
+  checkMemoryArgument,
   checkResourceOption,
   memoryToolDefinitions,
   workingToolDefinition,
@@ -70,9 +71,7 @@ interface RunConfigLike {
  * const agent = createAgent({ model, tools: [...myTools, ...strataTools(memory)], middleware: [strataMiddleware({ memory })] })
  */
 export function strataTools(memory: Memory, options: StrataToolsOptions = {}): StructuredToolInterface[] {
-  if (typeof memory?.thread !== 'function') {
-    invalidOptions('strataTools(memory) needs the memory from createMemory() first.')
-  }
+  checkMemoryArgument('strataTools(memory)', memory)
   const { threadId, scopes = false, resource, workingMemory = resource !== undefined } = options ?? {}
   if (threadId !== undefined && (typeof threadId !== 'string' || threadId.length === 0))
     invalidOptions('strataTools(): threadId must be a non-empty string.')

@@ -1,0 +1,141 @@
+import type { AutoTransitionsOptions } from '../compaction/auto-transition/auto-transition-options'
+import type { BudgetOptions } from '../compaction/budget/budget-options'
+import type { CompactionOptions } from '../compaction/policy-registry'
+import type { WaterfallOptions } from '../compaction/waterfall/waterfall-options'
+import type { ContentOptions } from '../content/content-options'
+import { invalidOptions } from '../errors'
+import type { ResourceOptions } from '../resources/resource-options'
+import type { TelemetryOptions } from '../telemetry/telemetry-tracer'
+import type { MemoryOptions } from './create-memory'
+
+// The keys `createMemory` knows, at each place of its options. A misspelt or misplaced key
+// (`createMemory({ budget })` for `compaction: { budget }`) would otherwise be ignored without a word,
+// leaving the app without the behaviour it asked for. Each list is checked against its type: a key
+// added to an options type and not here fails the type check.
+
+type Keys<T> = Record<keyof T, true>
+
+const MEMORY = {
+  store: true,
+  levels: true,
+  summarizer: true,
+  tokenCounter: true,
+  modes: true,
+  clock: true,
+  generateId: true,
+  compaction: true,
+  content: true,
+  telemetry: true,
+  resources: true,
+  embedder: true,
+} satisfies Keys<MemoryOptions>
+
+const COMPACTION = {
+  autoTransitions: true,
+  waterfall: true,
+  budget: true,
+  summarizerTimeoutMs: true,
+  retry: true,
+} satisfies Keys<CompactionOptions>
+
+const BUDGET = {
+  inputTokens: true,
+  model: true,
+  maxContextTokens: true,
+  maxOutputTokens: true,
+  safetyMargin: true,
+  compactionRatio: true,
+  rawTailTurns: true,
+  chunkItems: true,
+} satisfies Keys<BudgetOptions>
+
+const WATERFALL = { window: true, every: true } satisfies Keys<WaterfallOptions>
+
+const AUTO_TRANSITIONS = {
+  narrowest: true,
+  middle: true,
+  maxScopeTokens: true,
+  keepScopes: true,
+} satisfies Keys<AutoTransitionsOptions>
+
+const CONTENT = {
+  offloadAboveBytes: true,
+  tools: true,
+  plugins: true,
+  attachments: true,
+  citationTimeoutMs: true,
+  briefAfterTurns: true,
+  maxCitations: true,
+} satisfies Keys<ContentOptions>
+
+const RESOURCES = { index: true, workingMemory: true, recall: true } satisfies Keys<ResourceOptions>
+
+const TELEMETRY = { tracer: true } satisfies Keys<TelemetryOptions>
+
+/** Each checked place of the options: its path as a message names it, and its keys. */
+const PLACES: readonly { path: string[]; keys: Record<string, true> }[] = [
+  { path: [], keys: MEMORY },
+  { path: ['compaction'], keys: COMPACTION },
+  { path: ['compaction', 'budget'], keys: BUDGET },
+  { path: ['compaction', 'waterfall'], keys: WATERFALL },
+  { path: ['compaction', 'autoTransitions'], keys: AUTO_TRANSITIONS },
+  { path: ['content'], keys: CONTENT },
+  { path: ['resources'], keys: RESOURCES },
+  { path: ['telemetry'], keys: TELEMETRY },
+]
+
+const named = (path: readonly string[]) => (path.length === 0 ? 'createMemory' : path.join('.'))
+
+/** Where else a key is known: `budget` given at the top is `compaction.budget`. */
+function elsewhere(key: string, path: readonly string[]): string | undefined {
+  const place = PLACES.find(
+    (candidate) => candidate.path.join('.') !== path.join('.') && Object.hasOwn(candidate.keys, key),
+  )
+  return place === undefined ? undefined : [...place.path, key].join('.')
+}
+
+/** A known key one letter apart (a typo): `buget` for `budget`. */
+function nearest(key: string, keys: readonly string[]): string | undefined {
+  const lower = key.toLowerCase()
+  return keys.find((known) => editDistanceAtMostTwo(lower, known.toLowerCase()))
+}
+
+/** Whether `a` becomes `b` in at most two edits (insertions, deletions, substitutions). */
+function editDistanceAtMostTwo(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 2) return false
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index)
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)
+      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, substitution)
+    }
+    previous = row
+  }
+  return previous[b.length]! <= 2
+}
+
+/**
+ * Refuses an option `createMemory` does not know, at the top and inside `compaction` (and its
+ * policies), `content`, `resources` and `telemetry`: `STRATA_INVALID_OPTIONS` naming the key, where it
+ * belongs when it is known elsewhere or looks like a typo, and the keys that place takes.
+ */
+export function checkMemoryOptionKeys(options: object): void {
+  for (const { path, keys } of PLACES) {
+    let value: unknown = options
+    for (const step of path) value = (value as Record<string, unknown> | undefined)?.[step]
+    // A value that is not an object (false for a policy turned off, or a wrong type) is its resolver's to judge.
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) continue
+    for (const key of Object.keys(value)) {
+      if (Object.hasOwn(keys, key)) continue
+      const known = Object.keys(keys)
+      const typo = nearest(key, known)
+      const hint = elsewhere(key, path) ?? (typo === undefined ? undefined : [...path, typo].join('.'))
+      const option = [...path, key].join('.')
+      invalidOptions(
+        `createMemory: unknown option '${option}'${hint === undefined ? '' : ` (did you mean '${hint}'?)`}. ${named(path)} takes ${known.join(', ')}.`,
+        { option, ...(hint === undefined ? {} : { suggestion: hint }) },
+      )
+    }
+  }
+}
