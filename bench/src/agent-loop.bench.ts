@@ -1,5 +1,6 @@
-import { createMemory, memoryTools } from '@strata-memory/core'
+import { createMemory } from '@strata-memory/core'
 import { gptTokenizer } from '@strata-memory/core/tokenizer'
+import { memoryTools } from '@strata-memory/core/tools'
 import { type ModelMessage, pruneMessages } from 'ai'
 import { agentLoopEvents, type LoopEvent, PLANTED, pageOf, SYSTEM } from './agent-loop-scenario.ts'
 import {

@@ -22,7 +22,7 @@ const FRAMEWORKS = ['ai', '@ai-sdk/*', 'zod', '@langchain/*', 'langchain', '@mas
 const KB = 1024
 
 /**
- * The bundles: `createMemory` alone, each core entry, and each adapter's and store's own code (its
+ * The bundles: `createMemory` alone, one helper alone, each core entry, and each adapter's and store's own code (its
  * framework and core left out). Budgets are today's sizes with about 5% to spare: a change that makes
  * an app pay more fails `bundle-size.test.ts`; the targets are where issue 30 wants them.
  */
@@ -33,7 +33,20 @@ export const BUNDLES: BundleCase[] = [
     budget: 81 * KB,
     target: 32 * KB,
   },
-  { name: 'core', source: "export * from '@strata-memory/core'", budget: 88 * KB, target: 40 * KB },
+  { name: 'core', source: "export * from '@strata-memory/core'", budget: 84 * KB, target: 40 * KB },
+  // One helper alone: a call left at a module's top level keeps what it reaches in every partial import
+  // (a top-level patternSummarizer() once made this 14.6 KB).
+  {
+    name: 'tokenEstimator',
+    source: "export { tokenEstimator } from '@strata-memory/core'",
+    budget: 5.5 * KB,
+  },
+  { name: 'core/tools', source: "export * from '@strata-memory/core/tools'", budget: 5.2 * KB },
+  {
+    name: 'core/prompt-summarizer',
+    source: "export * from '@strata-memory/core/prompt-summarizer'",
+    budget: 4.2 * KB,
+  },
   { name: 'core/store-kit', source: "export * from '@strata-memory/core/store-kit'", budget: 6.6 * KB },
   { name: 'core/adapter-kit', source: "export * from '@strata-memory/core/adapter-kit'", budget: 10.8 * KB },
   {

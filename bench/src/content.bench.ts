@@ -1,4 +1,5 @@
-import { createMemory, type MessageInput, memoryTools, type Thread } from '@strata-memory/core'
+import { createMemory, type MessageInput, type Thread } from '@strata-memory/core'
+import { memoryTools } from '@strata-memory/core/tools'
 import { type Benchmark, type BenchRow, rowOf, significant } from './harness.ts'
 
 const ITERATIONS = 20

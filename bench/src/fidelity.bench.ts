@@ -2,13 +2,12 @@ import {
   type ContextMessage,
   type ContextStats,
   createMemory,
-  memoryTools,
   patternSummarizer,
-  scopeTools,
   type Thread,
   tokenEstimator,
 } from '@strata-memory/core'
 import { gptTokenizer } from '@strata-memory/core/tokenizer'
+import { memoryTools, scopeTools } from '@strata-memory/core/tools'
 import { SYSTEM } from './agent-loop-scenario.ts'
 import { contextTokens, messageTexts } from './agent-loop-tokens.ts'
 import { scoreFacts } from './fact-samples.ts'

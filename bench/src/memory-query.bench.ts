@@ -1,4 +1,5 @@
-import { createMemory, inMemoryStore, memoryTools, type StrataStore } from '@strata-memory/core'
+import { createMemory, inMemoryStore, type StrataStore } from '@strata-memory/core'
+import { memoryTools } from '@strata-memory/core/tools'
 import { LEVELS } from './agent-thread.ts'
 import { agentThreadItems, fillThread } from './fixtures/large-thread.ts'
 import { type Benchmark, type BenchRow, measure, rowOf } from './harness.ts'

@@ -7,6 +7,8 @@ export default defineConfig({
     'store-kit': 'src/store-kit/index.ts',
     'adapter-kit': 'src/adapter-kit/index.ts',
     tokenizer: 'src/tokenizer/index.ts',
+    tools: 'src/tools/index.ts',
+    'prompt-summarizer': 'src/prompt-summarizer/index.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,

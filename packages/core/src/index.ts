@@ -1,6 +1,8 @@
 // The package entry names everything it exports: a name missing here is internal. Store authors'
 // helpers are in `@strata-memory/core/store-kit`, framework adapters' plumbing (option checks,
-// history following, tool schemas, thread-id mapping) in `@strata-memory/core/adapter-kit`.
+// history following, tool schemas, thread-id mapping) in `@strata-memory/core/adapter-kit`, the
+// framework-neutral memory and scope tools in `@strata-memory/core/tools`, the LLM summarizer's prompt in
+// `@strata-memory/core/prompt-summarizer`: what only adapters need stays out of an app's `createMemory`.
 // `public-api.test.ts` lists these names; adding one is a decision.
 export type {
   AutoTransitionsOptions,
@@ -43,7 +45,7 @@ export type {
   ThreadWithContent,
   WebPagePluginOptions,
 } from './content'
-export { genericPlugin, memoryTools, RETRIEVE_TRANSFORMS, ThreadContent, webPagePlugin } from './content'
+export { genericPlugin, RETRIEVE_TRANSFORMS, ThreadContent, webPagePlugin } from './content'
 export type { ContextMessage, ContextMessageKind, ContextStats } from './context'
 export {
   invalidOptions,
@@ -137,6 +139,8 @@ export {
   type TranscriptOptions,
   type UsageReport,
 } from './memory'
+// memoryTools, scopeTools and promptSummarizer live on subpaths now; the root keeps stubs that say where.
+export { memoryTools, promptSummarizer, scopeTools } from './moved-exports'
 export type {
   Embedder,
   ListNamespacesOptions,
@@ -165,7 +169,6 @@ export type {
   ScopeToolsOptions,
   ThreadWithScopes,
 } from './scopes'
-export { scopeTools } from './scopes'
 export type {
   AppendOptions,
   ArchiveOptions,
@@ -202,7 +205,7 @@ export type {
   SummarizerFailureReason,
   WithTimeoutOptions,
 } from './summarizers'
-export { patternSummarizer, promptSummarizer, withTimeout } from './summarizers'
+export { patternSummarizer, withTimeout } from './summarizers'
 export type {
   FrameworkTracer,
   TelemetryAttributes,

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { StrataError } from './errors'
 
 const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   exports: Record<string, unknown>
@@ -21,16 +22,18 @@ function typeExports(entry: string): string[] {
 
 // Every public name of every entry, listed here so that a new export (or a lost one) is a decision.
 describe('the public surface of @strata-memory/core', () => {
-  it('has an explicit exports map: the root, testing, store-kit, adapter-kit and tokenizer, types first', () => {
-    expect(Object.keys(packageJson.exports)).toEqual([
+  it('has an explicit exports map: the root, testing, store-kit, adapter-kit, tokenizer, tools and prompt-summarizer, types first', () => {
+    const entries = [
       '.',
       './testing',
       './store-kit',
       './adapter-kit',
       './tokenizer',
-      './package.json',
-    ])
-    for (const entry of ['.', './testing', './store-kit', './adapter-kit', './tokenizer']) {
+      './tools',
+      './prompt-summarizer',
+    ]
+    expect(Object.keys(packageJson.exports)).toEqual([...entries, './package.json'])
+    for (const entry of entries) {
       const conditions = packageJson.exports[entry] as Record<string, Record<string, string>>
       for (const condition of Object.values(conditions)) expect(Object.keys(condition)[0]).toBe('types')
     }
@@ -310,6 +313,70 @@ describe('the public surface of @strata-memory/core', () => {
       'TokenCounter',
     ])
   })
+  it('@strata-memory/core/tools exports exactly these names', async () => {
+    expect(Object.keys(await import('./tools/index')).sort()).toEqual(['memoryTools', 'scopeTools'])
+    expect(typeExports('./tools/index.ts')).toEqual([
+      'ContentToolOptions',
+      'EnterScopeInput',
+      'EnterScopeOutput',
+      'ExitScopeInput',
+      'ExitScopeOutput',
+      'MemoryHitLocation',
+      'MemoryQueryHit',
+      'MemoryQueryInput',
+      'MemoryQueryOutput',
+      'MemoryRetrieveInput',
+      'MemoryRetrieveOutput',
+      'MemoryStoreInput',
+      'MemoryStoreOutput',
+      'MemoryTool',
+      'MemoryToolError',
+      'MemoryToolName',
+      'MemoryTools',
+      'MemoryUpdateWorkingConflict',
+      'MemoryUpdateWorkingInput',
+      'MemoryUpdateWorkingOutput',
+      'ResourceToolName',
+      'ScopeTool',
+      'ScopeToolName',
+      'ScopeToolScope',
+      'ScopeTools',
+      'ScopeToolsOptions',
+      'ThreadWithContent',
+      'ThreadWithScopes',
+    ])
+  })
+
+  it('@strata-memory/core/prompt-summarizer exports exactly these names', async () => {
+    expect(Object.keys(await import('./prompt-summarizer/index')).sort()).toEqual(['promptSummarizer'])
+    expect(typeExports('./prompt-summarizer/index.ts')).toEqual([
+      'CompleteInput',
+      'PromptSummarizerOptions',
+      'Summarizer',
+    ])
+  })
+
+  // They left the root so that createMemory's bundle does not carry them (issue 30); the root's stubs
+  // keep an old import from failing silently or with a bare load error.
+  it("the root's memoryTools, scopeTools and promptSummarizer say which subpath to import instead", async () => {
+    const root = (await import('./index')) as unknown as Record<string, (...args: unknown[]) => unknown>
+    for (const [name, subpath] of [
+      ['memoryTools', '@strata-memory/core/tools'],
+      ['scopeTools', '@strata-memory/core/tools'],
+      ['promptSummarizer', '@strata-memory/core/prompt-summarizer'],
+    ] as const) {
+      let thrown: unknown
+      try {
+        root[name]!({})
+      } catch (error) {
+        thrown = error
+      }
+      expect(StrataError.isInstance(thrown, 'STRATA_INVALID_OPTIONS'), name).toBe(true)
+      expect((thrown as Error).message).toContain(`import { ${name} } from '${subpath}'`)
+      expect((thrown as StrataError).details).toMatchObject({ name, subpath })
+    }
+  })
+
   it('@strata-memory/core/store-kit exports exactly these names', async () => {
     expect(Object.keys(await import('./store-kit/index')).sort()).toEqual([
       'AUDIT_CODES',

@@ -5,12 +5,12 @@ import {
   type Item,
   inMemoryStore,
   type MemoryOptions,
-  memoryTools,
   type RewindEvent,
   StrataError,
   type StrataStore,
 } from '@strata-memory/core'
 import { storedThread } from '@strata-memory/core/testing'
+import { memoryTools } from '@strata-memory/core/tools'
 import { generateText, isStepCount, type ModelMessage, tool, type UIMessage, wrapLanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'

@@ -1,4 +1,5 @@
-import { invalidOptions, promptSummarizer, type Summarizer } from '@strata-memory/core'
+import { invalidOptions, type Summarizer } from '@strata-memory/core'
+import { promptSummarizer } from '@strata-memory/core/prompt-summarizer'
 import { generateText, type LanguageModel } from 'ai'
 
 /** Options of {@link aiSdkSummarizer}. */

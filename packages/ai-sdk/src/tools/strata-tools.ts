@@ -11,9 +11,7 @@ import {
   type MemoryTools,
   type MemoryUpdateWorkingConflict,
   type MemoryUpdateWorkingOutput,
-  memoryTools,
   type ScopeTools,
-  scopeTools,
 } from '@strata-memory/core'
 import {
   checkMemoryArgument,
@@ -23,6 +21,7 @@ import {
   workingToolDefinition,
   zodSchemaBuilder,
 } from '@strata-memory/core/adapter-kit'
+import { memoryTools, scopeTools } from '@strata-memory/core/tools'
 import { jsonSchema, type Tool, tool } from 'ai'
 import { z } from 'zod'
 import { assertChatId, openChatThread } from '../threads/chat-thread'

@@ -35,7 +35,7 @@ const ASCII = /^[\x20-\x7e]*$/
 const SIMPLE = /^(?:[A-Z]?[a-z]+|[A-Z]+|[0-9]+)$/
 
 /** Words too common to tell texts apart; dropped from a query that has other words. */
-const STOP_WORDS = new Set(
+const STOP_WORDS = /* @__PURE__ */ new Set(
   (
     'a an and are as at be but by do does did for from has have had how i in is it its me my of on or our ' +
     'so than that the their them then there these they this to was we were what when where which who why ' +

@@ -13,13 +13,16 @@ export interface WordedFact {
   kind: UserFactKind | 'answer'
 }
 
+// The tables below are built at load; `@__PURE__` lets a bundle that never summarizes leave them out
+// (a `new` at a module's top level is otherwise kept, with everything it reaches).
+
 // Greetings, thanks and acknowledgements at the start of a sentence: they carry nothing, and what
 // follows them may ("Thanks. Always call me Ana." → "Always call me Ana."). A run of them needs
 // punctuation after it ("No meetings before 10:00" keeps its "No"); a greeting alone needs none.
 const ACKNOWLEDGEMENT =
   'hi|hello|hey(?: there)?|good (?:morning|afternoon|evening)|thanks(?: a lot| so much)?|thank you(?: so much)?|ok(?:ay)?|great|good|fine|right|sure(?: thing)?|perfect|cool|nice|yes|yeah|no|alright|all right|awesome|understood|noted|got it|sounds good|done|of course|certainly|absolutely|ah|oh|well|so|hola|buenas|gracias|vale|hallo|danke|bonjour|merci|salut|ciao|grazie|你好|您好|谢谢|好的|明白了|こんにちは|ありがとう(?:ございます)?|はい|承知しました|안녕하세요|감사합니다|네|알겠습니다'
 const GREETING = 'hi|hello|hey(?: there)?|good (?:morning|afternoon|evening)|hola|hallo|bonjour|salut|ciao'
-const OPENER = new RegExp(
+const OPENER = /* @__PURE__ */ new RegExp(
   `^(?:(?:${ACKNOWLEDGEMENT})(?:\\s+(?:${ACKNOWLEDGEMENT}))*(?:[,.!:;，。！、]+\\s*|$))+` +
     `|^(?:${GREETING})(?:\\s+so)?\\s+|^(?:and|but|also|oh and|so)\\s+|^here(?: is|'s| are)\\s+`,
   'iu',
@@ -35,7 +38,7 @@ const TOOL_DIRECTIVE =
   /\b(?:we|you|i) (?:saved|stored)\b|\b(?:stored|saved|cached) (?:[\w-]+ )?(?:ledger|data|results?|copy|copies|files?|versions?|documents?|notes?|content)\b|\b(?:your|the|its) memory\b|\bmemory[_ ](?:query|retrieve|store|tools?)\b|\b(?:enter|exit)_scope\b|\b(?:check|look|search|try|query|fetch|run) (?:it |that |this )?(?:up )?again\b/i
 
 /** Verbs a request starts with ("Book me on the morning flight…"). */
-const IMPERATIVE = new Set(
+const IMPERATIVE = /* @__PURE__ */ new Set(
   'pull bring fetch retrieve recall add answer ask book buy call cancel cc change check compare continue create deliver delete deploy do draft email explain file find fix flag get give go help keep list log look make move open order page pay plan please propose put remind remove reply report review run schedule search send set show start stop summarize take tell translate try update use write exclude avoid include'.split(
     ' ',
   ),
@@ -46,7 +49,7 @@ const DECISION_WORD =
   /\b(?:use|keep|always|never|from now on|only|exclude|avoid|instead|not|don't|do not|stick to|prefer|rather|every)\b/i
 
 /** Words that carry nothing on their own: a request made only of them asks for nothing concrete. */
-const FILLER = new Set(
+const FILLER = /* @__PURE__ */ new Set(
   "a an the it this that these those them him her me us you to for of on in at by and or but with from then now there here all some any one ones please just also too so up out off it's that's".split(
     ' ',
   ),
@@ -181,7 +184,9 @@ export function withoutOpener(sentence: string): string {
 const words = bareWords
 
 /** Words a reply adds around the option it names ("metal ones pls", "El Seat Leon"). */
-const REPLY_FILLER = new Set('one ones pls please then thx el la los las le les der die das den'.split(' '))
+const REPLY_FILLER = /* @__PURE__ */ new Set(
+  'one ones pls please then thx el la los las le les der die das den'.split(' '),
+)
 
 /** True when every word of a reply that names something occurs in the answer it replies to. */
 function offered(reply: readonly string[], offer: string): boolean {
@@ -208,7 +213,7 @@ function concrete(body: string, rest: readonly string[]): boolean {
   return DECISION_WORD.test(body) && notFiller(rest.filter((word) => !DECISION_WORD.test(word)))
 }
 
-const ADVERBS = new Set(
+const ADVERBS = /* @__PURE__ */ new Set(
   'always usually never really also only still just often mostly normally generally do'.split(' '),
 )
 const IRREGULAR: Record<string, string> = {
@@ -219,7 +224,7 @@ const IRREGULAR: Record<string, string> = {
   "don't": "doesn't",
   "haven't": "hasn't",
 }
-const UNCHANGED = new Set(
+const UNCHANGED = /* @__PURE__ */ new Set(
   "can can't cannot will won't would wouldn't should shouldn't could couldn't must may might shall was wasn't did didn't had spoke got made went said told sent bought paid found took saw met left came gave wrote thought knew lost forgot ate".split(
     ' ',
   ),
@@ -257,7 +262,7 @@ const PRONOUNS: readonly [RegExp, string, string][] = [
 ]
 
 // Not global: `test` keeps no position.
-const ANY_PRONOUN = new RegExp(alone('(?:i|my|our|myself|me)', 'i').source, 'i')
+const ANY_PRONOUN = /* @__PURE__ */ new RegExp(alone('(?:i|my|our|myself|me)', 'i').source, 'i')
 
 /**
  * The user's other first-person words: after "User" as the subject, "they" and "their" (no verb

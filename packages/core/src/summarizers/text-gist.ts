@@ -297,7 +297,7 @@ function listOf(values: readonly string[]): string {
 }
 
 /** The scan {@link jsonGist} walks a value with when it is given none. */
-const ownScan = new JsonScan()
+const ownScan = /* @__PURE__ */ new JsonScan()
 
 /**
  * `key: value` pairs of a JSON value's first scalars (or a text's first line), for one line of gist.

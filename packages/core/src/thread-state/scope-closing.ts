@@ -8,11 +8,14 @@ import {
   type UnsequencedItem,
 } from '../items'
 import { indexFromSeq } from '../items/seq-search'
-import { patternSummarizer } from '../summarizers'
+import { patternSummarizer, type Summarizer } from '../summarizers'
 import { type OpenScope, turnIdOf } from './thread-log'
 import type { ThreadState } from './thread-state'
 
-const fallbackSummarizer = patternSummarizer()
+// Made at the first failure, not at load: a call at a module's top level is kept by every bundler,
+// and with it the pattern summarizer, in any bundle that reaches this file's chunk.
+let offline: Summarizer | undefined
+const fallbackSummarizer = (): Summarizer => (offline ??= patternSummarizer())
 
 /** How a scope ended, as its transition records it. */
 export type ScopeOutcome = 'complete' | 'cancelled' | 'aborted'
@@ -158,8 +161,9 @@ export class ScopeClosing<L extends string> {
       return { text: summary, name: summarizer.name }
     } catch (error) {
       // A scope must be closable even when an LLM summarizer is down: the offline summary stands in.
-      const { summary } = await fallbackSummarizer.summarize(items, options)
-      return { text: summary, name: fallbackSummarizer.name, error: { summarizerError: error } }
+      const fallback = fallbackSummarizer()
+      const { summary } = await fallback.summarize(items, options)
+      return { text: summary, name: fallback.name, error: { summarizerError: error } }
     }
   }
 }

@@ -1,6 +1,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { HumanMessage, SystemMessage } from '@langchain/core/messages'
-import { invalidOptions, promptSummarizer, type Summarizer } from '@strata-memory/core'
+import { invalidOptions, type Summarizer } from '@strata-memory/core'
+import { promptSummarizer } from '@strata-memory/core/prompt-summarizer'
 import { z } from 'zod'
 
 /** Options of {@link langchainSummarizer}. */

@@ -6,8 +6,6 @@ import {
   invalidOptions,
   type Memory,
   type MemoryUpdateWorkingInput,
-  memoryTools,
-  scopeTools,
 } from '@strata-memory/core'
 import {
   checkMemoryArgument,
@@ -15,6 +13,7 @@ import {
   memoryToolDefinitions,
   workingToolDefinition,
 } from '@strata-memory/core/adapter-kit'
+import { memoryTools, scopeTools } from '@strata-memory/core/tools'
 import { type ConfigurableLike, openResourceThread, resourceIdOf } from '../threads/resource-thread'
 import { memoryToolSchemas } from './memory-tool-schemas'
 

@@ -1,5 +1,6 @@
 import type { MastraDBMessage } from '@mastra/core/agent/message-list'
-import { type Item, type Memory, memoryTools, StrataError } from '@strata-memory/core'
+import { type Item, type Memory, StrataError } from '@strata-memory/core'
+import { memoryTools } from '@strata-memory/core/tools'
 import { toDBMessages } from '../messages/db-messages'
 import type { SemanticRecallSettings } from '../semantic-recall/semantic-recall-config'
 import { readThreadRecord } from '../threads/thread-record'

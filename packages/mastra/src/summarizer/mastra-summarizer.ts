@@ -1,7 +1,8 @@
 import { Agent } from '@mastra/core/agent'
 import type { MastraModelConfig } from '@mastra/core/llm'
 import { RequestContext } from '@mastra/core/request-context'
-import { invalidOptions, promptSummarizer, type Summarizer } from '@strata-memory/core'
+import { invalidOptions, type Summarizer } from '@strata-memory/core'
+import { promptSummarizer } from '@strata-memory/core/prompt-summarizer'
 import { INTERNAL_CALL_KEY } from '../memory/strata-processor'
 
 /** Options of {@link mastraSummarizer}: a Mastra agent, or a model it wraps in one. */

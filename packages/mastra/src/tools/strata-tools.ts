@@ -1,6 +1,7 @@
 import { createTool, type ToolAction } from '@mastra/core/tools'
-import { type Memory, type MemoryToolError, memoryTools, scopeTools, type Thread } from '@strata-memory/core'
+import type { Memory, MemoryToolError, Thread } from '@strata-memory/core'
 import { MEMORY_TOOL_NAMES, memoryToolDefinitions } from '@strata-memory/core/adapter-kit'
+import { memoryTools, scopeTools } from '@strata-memory/core/tools'
 
 /** The names of the tools `StrataMemory` gives an agent. */
 export type StrataToolName =
