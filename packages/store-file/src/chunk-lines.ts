@@ -3,12 +3,12 @@ const NEWLINE = 0x0a
 /**
  * Bytes decoded at once: many lines, and over V8's largest regular heap object (128 KiB), so a
  * segment's text is a large object, which the garbage collector never copies while a long log is
- * read: a 100k-item open took 0.84× the CPU it took with 64 KiB segments. A segment with a non-ASCII
- * character decodes as a two-byte string; in a log whose summaries and messages hold one every few
- * kilobytes (an arrow, an accent) every segment does at any size, and decoding such lines one by one
- * instead was slower still.
+ * read: a 100k-item open took 0.84× the CPU it took with 64 KiB segments.
  */
 const SEGMENT_BYTES = 256 * 1024
+
+/** A character outside ASCII: in a latin1 reading, a byte of a multi-byte UTF-8 sequence. */
+const NOT_ASCII = /[^\x00-\x7f]/
 
 /**
  * The text of a chunk's lines, read in order. Rather than one `toString` per line, the chunk is decoded
@@ -16,32 +16,29 @@ const SEGMENT_BYTES = 256 * 1024
  * and the lines share the segment's memory instead of each holding a copy, so a cold read of a long
  * log allocates (and the garbage collector moves) half as much.
  *
- * A line's text is the same as `chunk.toString('utf8', start, newline)`: a newline byte is never part
- * of a UTF-8 sequence and always decodes to `\n` (an invalid sequence before it decodes to U+FFFD
- * either way), so the n-th `\n` of a segment's text is its n-th newline byte.
+ * The segment is read as latin1, one character a byte, so it is a one-byte string whatever the log
+ * holds, and `JSON.parse` of an ASCII line gives one-byte strings. Decoded as UTF-8, one arrow or
+ * accent anywhere in a segment (these logs have one every few kilobytes) made the whole segment
+ * two-byte, and with it every string parsed from it: an open 100k-item thread held 2.4× the memory.
+ * A line holding a byte outside ASCII is decoded as UTF-8 on its own, so its text is exactly
+ * `chunk.toString('utf8', start, newline)`.
  */
 export class ChunkLines {
   #segment = ''
-  /** Byte offset in the chunk where the current segment ends (after a newline). */
+  /** Byte offsets in the chunk where the current segment starts and ends (after a newline). */
+  #segmentStart = 0
   #segmentEnd = 0
-  /** Where the next line starts in the segment's text. */
-  #next = 0
 
   constructor(
     private readonly chunk: Buffer,
     private readonly segmentBytes = SEGMENT_BYTES,
   ) {}
 
-  /**
-   * The text of the line from byte `start` to the newline at byte `newline`. Lines must be asked for
-   * in order, each starting right after the previous one's newline (the first at 0).
-   */
+  /** The text of the line from byte `start` to the newline at byte `newline`, lines asked for in order. */
   line(start: number, newline: number): string {
-    if (start >= this.#segmentEnd) this.#load(start, newline)
-    const end = this.#segment.indexOf('\n', this.#next)
-    const text = this.#segment.slice(this.#next, end)
-    this.#next = end + 1
-    return text
+    if (start >= this.#segmentEnd || newline >= this.#segmentEnd) this.#load(start, newline)
+    const text = this.#segment.slice(start - this.#segmentStart, newline - this.#segmentStart)
+    return NOT_ASCII.test(text) ? this.chunk.toString('utf8', start, newline) : text
   }
 
   /** Decodes whole lines from `start`: at least through `newline`, at most about `segmentBytes`. */
@@ -53,8 +50,8 @@ export class ChunkLines {
       const last = limit >= chunk.length ? chunk.lastIndexOf(NEWLINE) : chunk.lastIndexOf(NEWLINE, limit - 1)
       if (last + 1 > end) end = last + 1
     }
-    this.#segment = chunk.toString('utf8', start, end)
+    this.#segment = chunk.toString('latin1', start, end)
+    this.#segmentStart = start
     this.#segmentEnd = end
-    this.#next = 0
   }
 }
