@@ -11,6 +11,8 @@ import {
   resultsOf,
   rowOf,
   significant,
+  targetSummary,
+  withTarget,
   writeResults,
 } from './harness.ts'
 
@@ -163,5 +165,37 @@ describe('results files', () => {
     expect(lines).toHaveLength(3)
     expect(lines[0]).toMatch(/^case +params +unit +strata +baseline +ratio$/)
     expect(lines[2]).toMatch(/^view\/global +items=1,000 level=global +ms +0\.5 +1 +0\.5$/)
+  })
+})
+
+describe('targets', () => {
+  it('gathers every row with a target into the summary, within or not, and leaves other rows out', () => {
+    const row = (name: string, strata: number, baseline: number | null) =>
+      rowOf(name, { items: 1000 }, { strata, baseline }, { baselineName: 'raw' })
+    const results = [
+      {
+        benchmark: 'ai-sdk',
+        node: 'v24',
+        commit: null,
+        rows: [
+          withTarget(row('middleware/call', 1.2, 1), '≤ 1.5× pruneMessages', true),
+          withTarget(row('middleware/call-full', 4, 1), '≤ 1.5× pruneMessages', false),
+          row('untargeted', 1, 1),
+        ],
+      },
+      {
+        benchmark: 'scale',
+        node: 'v24',
+        commit: null,
+        rows: [withTarget(row('open', 5, null), '≤ 250 ms', 'n/a')],
+      },
+    ]
+    expect(targetSummary(results)).toEqual([
+      'Targets: 1 within, 1 outside, 1 not measured or not applicable',
+      'within   ai-sdk middleware/call items=1,000: 1.2× (target ≤ 1.5× pruneMessages)',
+      'OUTSIDE  ai-sdk middleware/call-full items=1,000: 4× (target ≤ 1.5× pruneMessages)',
+      'n/a      scale open items=1,000: 5 ms (target ≤ 250 ms)',
+    ])
+    expect(targetSummary([{ ...results[0]!, rows: [row('untargeted', 1, 1)] }])).toEqual([])
   })
 })

@@ -213,6 +213,41 @@ export function rowOf(
   }
 }
 
+/** Whether a row is within the target an issue sets for it: `n/a` where the target speaks of other sizes. */
+export type TargetVerdict = 'yes' | 'NO' | 'n/a' | 'failed'
+
+/**
+ * The row with the target an issue sets for it: `params.target` (its text, e.g. `≤ 1.5× pruneMessages`)
+ * and `params.within`, which `pnpm bench` gathers into its closing summary.
+ */
+export function withTarget(row: BenchRow, target: string, within: boolean | TargetVerdict): BenchRow {
+  const verdict = typeof within === 'string' ? within : within ? 'yes' : 'NO'
+  return { ...row, params: { ...row.params, target, within: verdict } }
+}
+
+/** The lines of `pnpm bench`'s closing summary: each row that has a target, within it or not. */
+export function targetSummary(results: readonly BenchResults[]): string[] {
+  const lines: string[] = []
+  const counts = { yes: 0, NO: 0, other: 0 }
+  for (const { benchmark, rows } of results) {
+    for (const row of rows) {
+      const { target, within, ...params } = row.params
+      if (typeof target !== 'string' || typeof within !== 'string') continue
+      if (within === 'yes') counts.yes++
+      else if (within === 'NO') counts.NO++
+      else counts.other++
+      const verdict = within === 'yes' ? 'within ' : within === 'NO' ? 'OUTSIDE' : within.padEnd(7)
+      const figure = row.ratio === null ? `${row.strata} ${row.unit}` : `${row.ratio}×`
+      lines.push(`${verdict}  ${benchmark} ${row.case} ${formatParams(params)}: ${figure} (target ${target})`)
+    }
+  }
+  if (lines.length === 0) return []
+  return [
+    `Targets: ${counts.yes} within, ${counts.NO} outside${counts.other > 0 ? `, ${counts.other} not measured or not applicable` : ''}`,
+    ...lines,
+  ]
+}
+
 /** The commit being measured (`git rev-parse HEAD`), or null outside a repository or before a commit. */
 export function gitCommit(cwd: string = process.cwd()): string | null {
   try {

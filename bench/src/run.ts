@@ -1,7 +1,15 @@
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { type Benchmark, formatTable, gitCommit, resultsOf, writeResults } from './harness.ts'
+import {
+  type Benchmark,
+  type BenchResults,
+  formatTable,
+  gitCommit,
+  resultsOf,
+  targetSummary,
+  writeResults,
+} from './harness.ts'
 
 /**
  * `pnpm bench [NAME…]`: runs every `src/<name>.bench.ts` (or only the named ones) and writes
@@ -27,6 +35,7 @@ if (unknown.length > 0) {
 
 const commit = gitCommit(SOURCE)
 const started = performance.now()
+const results: BenchResults[] = []
 for (const name of requested.length > 0 ? requested : available) {
   const module = (await import(pathToFileURL(join(SOURCE, `${name}${SUFFIX}`)).href)) as {
     default: Benchmark
@@ -36,11 +45,15 @@ for (const name of requested.length > 0 ? requested : available) {
     throw new Error(`${name}${SUFFIX} must export default a benchmark named '${name}'.`)
   const benchmarkStarted = performance.now()
   const { rows, notes = [] } = await benchmark.run({ progress: (line) => console.error(line) })
-  const path = writeResults(resultsOf(name, rows, { commit }), RESULTS)
+  const result = resultsOf(name, rows, { commit })
+  results.push(result)
+  const path = writeResults(result, RESULTS)
   const seconds = ((performance.now() - benchmarkStarted) / 1000).toFixed(1)
   console.log(`\n${name}: ${benchmark.description} (${seconds} s)\n`)
   console.log(formatTable(rows))
   if (notes.length > 0) console.log(`\n${notes.join('\n')}`)
   console.log(`\nWrote ${path}`)
 }
+const summary = targetSummary(results)
+if (summary.length > 0) console.log(`\n${summary.join('\n')}`)
 console.log(`\nDone in ${((performance.now() - started) / 1000).toFixed(1)} s.`)

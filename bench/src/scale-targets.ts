@@ -1,4 +1,12 @@
-import { type BenchRow, type BenchUnit, type ParamValue, ratio, significant } from './harness.ts'
+import {
+  type BenchRow,
+  type BenchUnit,
+  type ParamValue,
+  ratio,
+  significant,
+  type TargetVerdict,
+  withTarget,
+} from './harness.ts'
 
 /** Issue 32's targets, each a check of one row. */
 export const TARGETS = {
@@ -22,20 +30,20 @@ export function targetRow(
     unit: BenchUnit
     baselineName: string | null
     target: string
-    within: boolean | 'failed' | 'n/a'
+    within: boolean | TargetVerdict
   },
 ): BenchRow {
   const rate = ratio(figures.strata, figures.baseline)
-  const within = typeof options.within === 'string' ? options.within : options.within ? 'yes' : 'NO'
-  return {
+  const row: BenchRow = {
     case: name,
-    params: { ...params, target: options.target, within },
+    params,
     unit: options.unit,
     strata: significant(figures.strata),
     baseline: figures.baseline === null ? null : significant(figures.baseline),
     baselineName: figures.baseline === null ? null : options.baselineName,
     ratio: rate === null ? null : significant(rate),
   }
+  return withTarget(row, options.target, options.within)
 }
 
 /** `1 234 567` bytes as `1.18 MiB`. */
