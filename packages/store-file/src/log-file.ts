@@ -65,6 +65,11 @@ export class LogFile {
     return this.version?.size ?? 0
   }
 
+  /** Which file it is (device, inode) and its size and mtime as last seen; undefined when missing. */
+  get identity(): FileVersion | undefined {
+    return this.version
+  }
+
   /** True when the file did not exist when last refreshed. */
   get missing(): boolean {
     return this.version === undefined

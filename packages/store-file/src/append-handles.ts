@@ -1,0 +1,66 @@
+import type { FileHandle } from 'node:fs/promises'
+import type { FileVersion } from './file-version'
+
+/** Logs kept open for appending; the least recently written beyond this are closed. */
+const OPEN_LOGS = 16
+
+/**
+ * Windows cannot rename or remove a folder that holds an open file, which another process's
+ * `deleteThread` does: there every append opens and closes its log.
+ */
+const KEEPS_LOGS_OPEN = process.platform !== 'win32'
+
+interface OpenLog {
+  handle: FileHandle
+  dev: number
+  ino: number
+}
+
+/**
+ * The active logs a store appended to last, kept open (`O_APPEND`), so that the next append to the
+ * same thread is one write and one fsync, with no open and close around them.
+ *
+ * A handle is used only for the very file now at its path: the caller passes the version it has
+ * just read holding the thread's lock, and a handle on another inode (the log was replaced by an
+ * archive, or the thread deleted, by this process or another) is closed instead. While the handle is
+ * open its inode cannot be freed, so the same device and inode are the same file.
+ */
+export class AppendHandles {
+  private readonly logs = new Map<string, OpenLog>()
+
+  /** The open handle on the file at `path` when it is the file `current` describes, else undefined. */
+  take(path: string, current: FileVersion | undefined): FileHandle | undefined {
+    const log = this.logs.get(path)
+    if (log === undefined) return undefined
+    this.logs.delete(path)
+    if (current !== undefined && log.dev === current.dev && log.ino === current.ino) return log.handle
+    closeQuietly(log.handle)
+    return undefined
+  }
+
+  /** Keeps `handle` (open on the file `version` describes) for the next append to `path`, or closes it. */
+  async keep(path: string, handle: FileHandle, version: FileVersion): Promise<void> {
+    if (!KEEPS_LOGS_OPEN) return handle.close()
+    this.drop(path)
+    this.logs.set(path, { handle, dev: version.dev, ino: version.ino })
+    if (this.logs.size > OPEN_LOGS) this.drop(this.logs.keys().next().value!)
+  }
+
+  /** Closes the handle kept for `path`, if any: its file is about to be replaced or removed. */
+  drop(path: string): void {
+    const log = this.logs.get(path)
+    if (log === undefined) return
+    this.logs.delete(path)
+    closeQuietly(log.handle)
+  }
+
+  /** Closes every handle: the store is closed. */
+  dropAll(): void {
+    for (const path of [...this.logs.keys()]) this.drop(path)
+  }
+}
+
+/** A close loses nothing (every append's write was complete, and synced with `fsync`); a failure is no one's concern. */
+function closeQuietly(handle: FileHandle): void {
+  handle.close().catch(() => {})
+}
