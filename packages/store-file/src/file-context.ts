@@ -110,14 +110,14 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
     } catch (error) {
       throw storeFailed('repair the archive of', thread.directory, error)
     }
-    const { overlap, activeLines, activeSeqs } = thread.view()
-    if (overlap.length > 0) {
-      await replaceLog(thread.active, [...activeLines], [...activeSeqs])
+    const view = thread.view()
+    if (view.overlap.length > 0) {
+      await replaceLog(thread.active, [...view.activeLines], [...view.activeSeqs])
       onEvent({
         type: 'archive-repaired',
         threadId: thread.threadId,
-        seqs: [...overlap],
-        message: `Finished an interrupted archive of thread '${thread.threadId}': seqs ${overlap.join(', ')} were in both the archive and the active log; they stay archived.`,
+        seqs: [...view.overlap],
+        message: `Finished an interrupted archive of thread '${thread.threadId}': seqs ${view.overlap.join(', ')} were in both the archive and the active log; they stay archived.`,
       })
     }
   }

@@ -62,9 +62,10 @@ export function fileLog(
     const created = file.missing
     const sizeBefore = file.size
     const data = Buffer.from(`${lines.join('\n')}\n`)
-    let handle = appendHandles.take(file.path, file.identity)
+    let handle = appendHandles.take(file)
     try {
-      handle ??= await open(file.path, 'a')
+      // Read too: the lines are read back through it when they are needed (see LogFile).
+      handle ??= await open(file.path, 'a+')
       try {
         await writeFully(handle, data)
         if (durable) await handle.sync()
@@ -79,10 +80,10 @@ export function fileLog(
         await syncDirectory(agentsDirectory)
         await syncDirectory(settings.dir)
       }
-      file.appended(lines, seqs, data, stats)
+      file.appended(seqs, data, stats, { handle, start: sizeBefore })
       const kept = handle
       handle = undefined
-      await appendHandles.keep(file.path, kept, versionOf(stats))
+      await appendHandles.keep(file, kept, versionOf(stats))
     } catch (error) {
       file.reset()
       throw storeFailed('append to', file.path, error)
