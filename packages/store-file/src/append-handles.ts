@@ -32,6 +32,8 @@ interface OpenLog {
  */
 export class AppendHandles {
   private readonly logs = new Map<string, OpenLog>()
+  /** Set once the store is closed: an append still under way then closes its handle. */
+  private closed = false
 
   /** The open handle on the file `file` now describes (refreshed holding the lock), else undefined. */
   take(file: LogFile): FileHandle | undefined {
@@ -50,7 +52,7 @@ export class AppendHandles {
 
   /** Keeps `handle` (open on the file `version` describes, just appended to by `file`), or closes it. */
   async keep(file: LogFile, handle: FileHandle, version: FileVersion): Promise<void> {
-    if (!KEEPS_LOGS_OPEN) {
+    if (!KEEPS_LOGS_OPEN || this.closed) {
       file.settle()
       return handle.close()
     }
@@ -68,8 +70,9 @@ export class AppendHandles {
     closeQuietly(log.handle)
   }
 
-  /** Closes every handle: the store is closed. */
+  /** Closes every handle, and from now on keeps none: the store is closed. */
   dropAll(): void {
+    this.closed = true
     for (const path of [...this.logs.keys()]) this.drop(path)
   }
 }
