@@ -7,7 +7,7 @@ import redisAppend from './stores-redis-append.ts'
 const benchmark: Benchmark = {
   name: 'stores',
   description:
-    'store append throughput (1 KB items, batches of 1 and 100) against raw fs appends and the raw redis client',
+    'store append throughput (1 KB items, batches of 1 and 100) against raw fs appends taking the same lock and the raw redis client (one seq-checked script for a batch)',
   async run(context) {
     const rows: BenchRow[] = []
     const notes: string[] = []

@@ -242,7 +242,8 @@ export async function trimArchiveData(index: ArchiveIndex): Promise<void> {
 
 function statOrMissing(path: string): number | undefined {
   try {
-    return statSync(path).size
+    // Every append's repair looks: a missing file answers undefined rather than an exception.
+    return statSync(path, { throwIfNoEntry: false })?.size
   } catch (error) {
     if (isMissing(error) || errorCode(error) === 'ENOTDIR') return undefined
     throw error

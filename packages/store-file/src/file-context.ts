@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { StrataError } from '@strata-memory/core'
+import { AppendHandles } from './append-handles'
 import { migrateLegacy, trimArchiveData } from './archive-files'
 import { directoryLocks } from './directory-locks'
 import { linesToChunks, writeFileAtomic } from './durable-fs'
@@ -8,7 +9,7 @@ import { storeFailed } from './file-errors'
 import type { FileStoreEvent, ResolvedFileStoreOptions } from './file-store-options'
 import { withoutBatchEnd } from './line-format'
 import type { LogFile } from './log-file'
-import { ThreadFiles, type ThreadView } from './thread-files'
+import { ACTIVE_FILE, ThreadFiles, type ThreadView } from './thread-files'
 import { tornTailMover } from './torn-tail'
 
 /** Threads whose parsed logs stay cached; the least recently used beyond this are dropped. */
@@ -28,6 +29,8 @@ export interface FileContext {
   readonly agentsDirectory: string
   /** `<dir>/resources`: one folder per resource. */
   readonly resourcesDirectory: string
+  /** The active logs kept open for the next append (closed when a log is replaced or forgotten). */
+  readonly appendHandles: AppendHandles
   /** The cached files of a thread (the least recently used are dropped beyond 256). */
   threadFiles(threadId: string): ThreadFiles
   /** Drops a thread's cached files (deleted), or every thread's (`undefined`: closed). */
@@ -53,6 +56,7 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
   const agentsDirectory = join(settings.dir, 'agents')
   const resourcesDirectory = join(settings.dir, 'resources')
   const threads = new Map<string, ThreadFiles>()
+  const appendHandles = new AppendHandles()
 
   const threadFiles = (threadId: string): ThreadFiles => {
     let thread = threads.get(threadId)
@@ -75,6 +79,8 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
   const replaceLog = async (file: LogFile, lines: string[], seqs: number[]): Promise<void> => {
     const clean = lines.map(withoutBatchEnd)
     const chunks = linesToChunks(clean)
+    // The file at the path is about to be another: a handle on the old one would hold its space.
+    appendHandles.drop(file.path)
     try {
       await writeFileAtomic(file.path, chunks, durable)
       file.replaced(clean, seqs, chunks, await stat(file.path))
@@ -104,14 +110,14 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
     } catch (error) {
       throw storeFailed('repair the archive of', thread.directory, error)
     }
-    const { overlap, activeLines, activeSeqs } = thread.view()
-    if (overlap.length > 0) {
-      await replaceLog(thread.active, [...activeLines], [...activeSeqs])
+    const view = thread.view()
+    if (view.overlap.length > 0) {
+      await replaceLog(thread.active, [...view.activeLines], [...view.activeSeqs])
       onEvent({
         type: 'archive-repaired',
         threadId: thread.threadId,
-        seqs: [...overlap],
-        message: `Finished an interrupted archive of thread '${thread.threadId}': seqs ${overlap.join(', ')} were in both the archive and the active log; they stay archived.`,
+        seqs: [...view.overlap],
+        message: `Finished an interrupted archive of thread '${thread.threadId}': seqs ${view.overlap.join(', ')} were in both the archive and the active log; they stay archived.`,
       })
     }
   }
@@ -159,10 +165,16 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
     onEvent,
     agentsDirectory,
     resourcesDirectory,
+    appendHandles,
     threadFiles,
     forget(threadId) {
-      if (threadId === undefined) threads.clear()
-      else threads.delete(threadId)
+      if (threadId === undefined) {
+        threads.clear()
+        appendHandles.dropAll()
+      } else {
+        threads.delete(threadId)
+        appendHandles.drop(join(agentsDirectory, threadId, ACTIVE_FILE))
+      }
     },
     lockedDirectory,
     locked,

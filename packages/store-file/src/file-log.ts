@@ -1,5 +1,5 @@
 import { fstatSync } from 'node:fs'
-import { type FileHandle, open } from 'node:fs/promises'
+import { open } from 'node:fs/promises'
 import {
   type AppendOptions,
   type ArchiveOptions,
@@ -22,6 +22,7 @@ import { appendToArchive, archivedLine, readArchivePage } from './archive-files'
 import { syncDirectory, writeFully } from './durable-fs'
 import type { FileContext } from './file-context'
 import { storeFailed } from './file-errors'
+import { versionOf } from './file-version'
 import { itemFromLogLine, prepareLogLine, sequenceLogLine } from './line-format'
 import type { LogFile } from './log-file'
 import { writeMirrors } from './mirrors'
@@ -39,18 +40,32 @@ export function fileLog(
   context: FileContext,
   fence: Fence,
 ): Pick<StrataStore, 'append' | 'read' | 'head' | 'archive' | 'readArchive'> {
-  const { settings, durable, onEvent, agentsDirectory, threadFiles, locked, snapshot, repair, replaceLog } =
-    context
+  const {
+    settings,
+    durable,
+    onEvent,
+    agentsDirectory,
+    threadFiles,
+    locked,
+    snapshot,
+    repair,
+    replaceLog,
+    appendHandles,
+  } = context
 
-  /** Holding the lock: appends lines in one write, synced; on failure the file is cut back. */
+  /**
+   * Holding the lock, right after the log was refreshed: appends lines in one write, synced; on
+   * failure the file is cut back. The log's handle stays open for the next append (see AppendHandles).
+   */
   const appendLines = async (thread: ThreadFiles, lines: string[], seqs: number[]): Promise<void> => {
     const file = thread.active
     const created = file.missing
     const sizeBefore = file.size
     const data = Buffer.from(`${lines.join('\n')}\n`)
-    let handle: FileHandle | undefined
+    let handle = appendHandles.take(file)
     try {
-      handle = await open(file.path, 'a')
+      // Read too: the lines are read back through it when they are needed (see LogFile).
+      handle ??= await open(file.path, 'a+')
       try {
         await writeFully(handle, data)
         if (durable) await handle.sync()
@@ -65,7 +80,10 @@ export function fileLog(
         await syncDirectory(agentsDirectory)
         await syncDirectory(settings.dir)
       }
-      file.appended(lines, seqs, data, stats)
+      file.appended(seqs, data, stats, { handle, start: sizeBefore })
+      const kept = handle
+      handle = undefined
+      await appendHandles.keep(file, kept, versionOf(stats))
     } catch (error) {
       file.reset()
       throw storeFailed('append to', file.path, error)

@@ -57,7 +57,8 @@ export class ThreadFiles {
       return cached.view
     }
     let activeSeqs = active.seqs
-    let activeLines = active.lines
+    let activeLines: readonly string[] | undefined
+    const activeLinesLater = active.linesLater()
     const overlap: number[] = []
     const archiveLast = archive.lastSeq
     // Usually the oldest items are archived, so no active seq is at or below the archive's newest.
@@ -72,12 +73,15 @@ export class ThreadFiles {
         const archived = new Set(overlap)
         const keep = activeSeqs.map((seq) => !archived.has(seq))
         activeSeqs = activeSeqs.filter((_, index) => keep[index])
-        activeLines = activeLines.filter((_, index) => keep[index])
+        activeLines = active.lines.filter((_, index) => keep[index])
       }
     }
     const view: ThreadView = {
       activeSeqs,
-      activeLines,
+      // Made only when asked for: an append needs the seqs, not the text (see LogFile.lines).
+      get activeLines() {
+        return activeLines ?? activeLinesLater()
+      },
       archivedCount: archive.count,
       lastSeq: Math.max(active.lastSeq, archiveLast),
       overlap,

@@ -1,0 +1,87 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Item, UnsequencedItem } from '@strata-memory/core'
+import { afterEach, describe, expect, it } from 'vitest'
+import { fileStore } from './file-store'
+
+const directories: string[] = []
+afterEach(async () => {
+  for (const directory of directories.splice(0)) await rm(directory, { recursive: true, force: true })
+})
+
+async function temporaryDirectory(): Promise<string> {
+  const directory = await mkdtemp(join(tmpdir(), 'strata-append-handles-'))
+  directories.push(directory)
+  return directory
+}
+
+let counter = 0
+function messages(count: number, text = 'hello'): UnsequencedItem[] {
+  return Array.from({ length: count }, () => {
+    counter += 1
+    return {
+      id: `m${counter}`,
+      ts: counter,
+      level: 'global',
+      turnId: 'turn_0001',
+      type: 'message',
+      role: 'user',
+      content: [{ type: 'text', text: `${text} ${counter} → ü` }],
+    }
+  })
+}
+
+const ids = (items: readonly Item[]) => items.map((item) => item.id)
+
+/** Lines an append wrote are read back from the log (through the handle kept open) when a read needs them. */
+describe('appended lines read back from the log', () => {
+  it('reads what this store appended, in order, between and after runs of appends', async () => {
+    const store = fileStore({ dir: await temporaryDirectory() })
+    const written: Item[] = []
+    for (const size of [1, 3, 1, 100, 2]) {
+      written.push(...(await store.append('t', messages(size), { expectedSeq: written.length })))
+      if (size === 100) expect(await store.read('t')).toStrictEqual(written)
+    }
+    expect(await store.read('t')).toStrictEqual(written)
+    expect(await store.read('t', { fromSeq: 5, limit: 3 })).toStrictEqual(written.slice(4, 7))
+  })
+
+  it('reads them right after another store replaced the log by archiving', async () => {
+    const dir = await temporaryDirectory()
+    const writer = fileStore({ dir })
+    const other = fileStore({ dir })
+    const first = await writer.append('t', messages(4), { expectedSeq: 0 })
+    expect(await other.archive('t', { seqs: [1, 2] })).toBe(2)
+    const second = await writer.append('t', messages(2), { expectedSeq: 4 })
+    expect(ids(await writer.read('t'))).toEqual(ids([...first.slice(2), ...second]))
+    expect(ids(await writer.readArchive('t'))).toEqual(ids(first.slice(0, 2)))
+  })
+
+  it('keeps each thread right when more threads are written than logs are kept open', async () => {
+    const store = fileStore({ dir: await temporaryDirectory() })
+    const threads = Array.from({ length: 20 }, (_, index) => `t${index}`)
+    const expected = new Map<string, Item[]>()
+    for (let round = 0; round < 3; round++) {
+      for (const thread of threads) {
+        const items = expected.get(thread) ?? []
+        items.push(...(await store.append(thread, messages(2), { expectedSeq: items.length })))
+        expected.set(thread, items)
+      }
+    }
+    for (const thread of threads) expect(await store.read(thread)).toStrictEqual(expected.get(thread))
+  })
+
+  it('reads them in a new store after close, and after a delete starts the thread afresh', async () => {
+    const dir = await temporaryDirectory()
+    const store = fileStore({ dir })
+    const items = await store.append('t', messages(3), { expectedSeq: 0 })
+    await store.close?.()
+    expect(await fileStore({ dir }).read('t')).toStrictEqual(items)
+    const again = fileStore({ dir })
+    await again.append('t', messages(1), { expectedSeq: 3 })
+    await again.deleteThread('t')
+    const fresh = await again.append('t', messages(2), { expectedSeq: 0 })
+    expect(await again.read('t')).toStrictEqual(fresh)
+  })
+})

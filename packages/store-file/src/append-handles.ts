@@ -1,0 +1,90 @@
+import type { FileHandle } from 'node:fs/promises'
+import type { FileVersion } from './file-version'
+import type { LogFile } from './log-file'
+
+/** Logs kept open for appending; the least recently written beyond this are closed. */
+const OPEN_LOGS = 16
+
+/**
+ * Windows cannot rename or remove a folder that holds an open file, which another process's
+ * `deleteThread` does: there every append opens and closes its log.
+ */
+const KEEPS_LOGS_OPEN = process.platform !== 'win32'
+
+interface OpenLog {
+  handle: FileHandle
+  dev: number
+  ino: number
+  /** The cache whose lines appended through the handle may still be on disk only (see LogFile). */
+  file: LogFile
+}
+
+/**
+ * The active logs a store appended to last, kept open (read and append), so that the next append to
+ * the same thread is one write and one fsync, with no open and close around them, and so that the
+ * lines an append wrote can be read back through the handle when they are needed (see LogFile).
+ *
+ * A handle is used only for the very file now at its path: the caller passes its cache, refreshed
+ * holding the thread's lock, and a handle on another inode (the log was replaced by an archive, or
+ * the thread deleted, by this process or another) is closed instead. While the handle is open its
+ * inode cannot be freed, so the same device and inode are the same file. Before a handle is closed,
+ * the cache that appended through it reads its lines back.
+ */
+export class AppendHandles {
+  private readonly logs = new Map<string, OpenLog>()
+  /** Set once the store is closed: an append still under way then closes its handle. */
+  private closed = false
+
+  /** The open handle on the file `file` now describes (refreshed holding the lock), else undefined. */
+  take(file: LogFile): FileHandle | undefined {
+    const log = this.logs.get(file.path)
+    if (log === undefined) return undefined
+    const current = file.identity
+    if (current === undefined || log.dev !== current.dev || log.ino !== current.ino) {
+      this.drop(file.path)
+      return undefined
+    }
+    // Another cache of the same path (the thread's files were dropped and made again) appended last.
+    if (log.file !== file) settleQuietly(log.file)
+    this.logs.delete(file.path)
+    return log.handle
+  }
+
+  /** Keeps `handle` (open on the file `version` describes, just appended to by `file`), or closes it. */
+  async keep(file: LogFile, handle: FileHandle, version: FileVersion): Promise<void> {
+    if (!KEEPS_LOGS_OPEN || this.closed) {
+      file.settle()
+      return handle.close()
+    }
+    this.drop(file.path)
+    this.logs.set(file.path, { handle, dev: version.dev, ino: version.ino, file })
+    if (this.logs.size > OPEN_LOGS) this.drop(this.logs.keys().next().value!)
+  }
+
+  /** Closes the handle kept for `path`, if any, once its cache has read its lines. */
+  drop(path: string): void {
+    const log = this.logs.get(path)
+    if (log === undefined) return
+    this.logs.delete(path)
+    settleQuietly(log.file)
+    closeQuietly(log.handle)
+  }
+
+  /** Closes every handle, and from now on keeps none: the store is closed. */
+  dropAll(): void {
+    this.closed = true
+    for (const path of [...this.logs.keys()]) this.drop(path)
+  }
+}
+
+/** Reads a cache's lines back; one that cannot has reset itself and reads its file again when next refreshed. */
+function settleQuietly(file: LogFile): void {
+  try {
+    file.settle()
+  } catch {}
+}
+
+/** A close loses nothing (every append's write was complete, and synced with `fsync`); a failure is no one's concern. */
+function closeQuietly(handle: FileHandle): void {
+  handle.close().catch(() => {})
+}
