@@ -9,11 +9,33 @@ import { createMemory } from '@strata-memory/core'
 import { type ModelMessage, pruneMessages } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { agentThreadOperations, applyOperations } from './agent-thread.ts'
+import { phaseClock } from './ai-sdk-phases.ts'
+import { routeRows } from './ai-sdk-route.ts'
 import { uiRows } from './ai-sdk-ui.ts'
-import { type Benchmark, type BenchRow, measure, median, rowOf, significant } from './harness.ts'
+import { type Benchmark, type BenchRow, measure, median, significant } from './harness.ts'
+import { targetRow } from './scale-targets.ts'
 
 const SIZES = [1_000, 10_000]
 const BASELINE_NAME = "ai's pruneMessages on the same history"
+/** Issue 30's targets for a call's ratio to pruneMessages, by thread size; both history modes. */
+const CALL_TARGETS: Record<number, { bound: number; text: string }> = {
+  1000: { bound: 1.5, text: '≤ 1.5× pruneMessages' },
+  10000: { bound: 0.5, text: '≤ 0.5× pruneMessages' },
+}
+/** Calls timed phase by phase in each history mode, after the measured ones. */
+const PHASE_CALLS = 31
+
+/** A middleware row with its target and whether it is within it. */
+function callRow(name: string, size: number, measurement: { strata: number; baseline: number | null }) {
+  const target = CALL_TARGETS[size]!
+  const ratio = measurement.strata / measurement.baseline!
+  return targetRow(name, { items: size }, measurement, {
+    unit: 'ms',
+    baselineName: BASELINE_NAME,
+    target: target.text,
+    within: ratio <= target.bound,
+  })
+}
 
 /** The stream a provider sends for a short answer: what the middleware's tap passes through and stores. */
 function answerParts(turn: number): LanguageModelV4StreamPart[] {
@@ -50,7 +72,7 @@ function answerParts(turn: number): LanguageModelV4StreamPart[] {
 const benchmark: Benchmark = {
   name: 'ai-sdk',
   description:
-    "strataMiddleware per call (transformParams + stream tap) at 1k and 10k items, against pruneMessages; loadUIMessages against the persistence guide's loadChat; writeMissedTransitions per request",
+    "strataMiddleware per call (transformParams + stream tap) at 1k and 10k items, against pruneMessages, with where a call's time goes; a chat route's memory work against the persistence guide's; loadUIMessages against the guide's loadChat; writeMissedTransitions per request",
   async run({ progress }) {
     const rows: BenchRow[] = []
     const notes: string[] = []
@@ -125,7 +147,7 @@ const benchmark: Benchmark = {
           `after ${turn} calls the thread holds ${after.length} items, expected ${size + 2 * turn}`,
         )
       }
-      rows.push(rowOf('middleware/call', { items: size }, measurement, { baselineName: BASELINE_NAME }))
+      rows.push(callRow('middleware/call', size, measurement))
       notes.push(
         `${size.toLocaleString('en-US')} items (${historyMessages.toLocaleString('en-US')} history messages): ` +
           `${significant(measurement.strata)} ms per call vs ${significant(measurement.baseline!)} ms for pruneMessages, ` +
@@ -150,17 +172,31 @@ const benchmark: Benchmark = {
           `sending the last message only, the thread holds ${afterLast.length} items, expected ${size + 2 * turn}`,
         )
       }
-      rows.push(
-        rowOf('middleware/call-last-message', { items: size }, lastMeasurement, {
-          baselineName: BASELINE_NAME,
-        }),
-      )
+      rows.push(callRow('middleware/call-last-message', size, lastMeasurement))
       notes.push(
         `${size.toLocaleString('en-US')} items, only the newest message sent (history 'auto', ${turn - callsBefore} calls): ` +
           `${significant(lastMeasurement.strata)} ms per call vs ${significant(lastMeasurement.baseline!)} ms for pruneMessages on the whole history.`,
       )
+      // Where a call's time goes, in both history modes (see phaseClock).
+      const clock = phaseClock(thread)
+      for (const last of [false, true]) {
+        sendLast = last
+        for (let index = 0; index < PHASE_CALLS; index++) await clock.time(call)
+        const phases = clock.rows({ items: size, history: last ? 'last message' : 'full' })
+        rows.push(...phases)
+        notes.push(
+          `${size.toLocaleString('en-US')} items, ${last ? 'only the newest message sent' : 'full history re-sent'}, median ms per call by phase: ` +
+            phases.map((row) => `${row.params.phase} ${row.strata}`).join(', ') +
+            '.',
+        )
+      }
+      clock.restore()
+      sendLast = false
       progress(`ai-sdk: ${size.toLocaleString('en-US')} items measured`)
     }
+    const route = await routeRows(SIZES, progress)
+    rows.push(...route.rows)
+    notes.push(...route.notes)
     const ui = await uiRows(SIZES, progress)
     rows.push(...ui.rows)
     notes.push(...ui.notes)
