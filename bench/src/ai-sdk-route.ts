@@ -2,12 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type {
-  LanguageModelV4,
-  LanguageModelV4Prompt,
-  LanguageModelV4StreamPart,
-  LanguageModelV4StreamResult,
-} from '@ai-sdk/provider'
+import type { LanguageModelV4, LanguageModelV4Prompt } from '@ai-sdk/provider'
 import {
   loadUIMessages,
   openChatRequest,
@@ -25,6 +20,7 @@ import {
 } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { agentThreadOperations, applyOperations } from './agent-thread.ts'
+import { streamAnswer } from './ai-sdk-answer.ts'
 import { type BenchRow, measure, significant } from './harness.ts'
 import { targetRow } from './scale-targets.ts'
 
@@ -34,26 +30,6 @@ const BASELINE =
 
 /** A writer that keeps nothing: what is measured is the memory's work, not a client. */
 const sink = { write() {}, merge() {}, onError: undefined } as unknown as UIMessageStreamWriter<UIMessage>
-
-/** The provider's stream of a short answer, as the middleware's tap reads it. */
-function answerStream(turn: number): LanguageModelV4StreamPart[] {
-  const text = `Answer ${turn}: done.`
-  return [
-    { type: 'stream-start', warnings: [] },
-    { type: 'response-metadata', id: `route-response-${turn}`, modelId: 'bench' },
-    { type: 'text-start', id: 't' },
-    { type: 'text-delta', id: 't', delta: text },
-    { type: 'text-end', id: 't' },
-    {
-      type: 'finish',
-      finishReason: { unified: 'stop', raw: undefined },
-      usage: {
-        inputTokens: { total: 900, noCache: 900, cacheRead: undefined, cacheWrite: undefined },
-        outputTokens: { total: 6, text: 6, reasoning: undefined },
-      },
-    },
-  ]
-}
 
 const userMessage = (turn: number): UIMessage => ({
   id: `route-user-${turn}`,
@@ -111,18 +87,7 @@ export async function routeRows(sizes: readonly number[], progress: (line: strin
             params: { prompt, providerOptions: chat.providerOptions },
             model,
           })
-          const turn = strataTurn
-          const doStream = async (): Promise<LanguageModelV4StreamResult> => ({
-            stream: ReadableStream.from(answerStream(turn)),
-          })
-          const result = await middleware.wrapStream!({
-            doStream,
-            doGenerate: () => Promise.reject(new Error('not used')),
-            params,
-            model,
-          })
-          const reader = result.stream.getReader()
-          while (!(await reader.read()).done) {}
+          await streamAnswer(middleware, params, model, strataTurn)
           await writeMissedTransitions({ writer: sink, memory, threadId, lastSeq })
           lastSeq = (await memory.store.head(chat.thread.id)).lastSeq
         } finally {

@@ -1,14 +1,10 @@
-import type {
-  LanguageModelV4,
-  LanguageModelV4Prompt,
-  LanguageModelV4StreamPart,
-  LanguageModelV4StreamResult,
-} from '@ai-sdk/provider'
+import type { LanguageModelV4, LanguageModelV4Prompt } from '@ai-sdk/provider'
 import { strataMiddleware, toProviderPrompt } from '@strata-memory/ai-sdk'
 import { createMemory } from '@strata-memory/core'
 import { type ModelMessage, pruneMessages } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { agentThreadOperations, applyOperations } from './agent-thread.ts'
+import { streamAnswer } from './ai-sdk-answer.ts'
 import { phaseClock } from './ai-sdk-phases.ts'
 import { routeRows } from './ai-sdk-route.ts'
 import { uiRows } from './ai-sdk-ui.ts'
@@ -37,27 +33,6 @@ function callRow(name: string, size: number, measurement: { strata: number; base
   })
 }
 
-/** The stream a provider sends for a short answer: what the middleware's tap passes through and stores. */
-function answerParts(turn: number): LanguageModelV4StreamPart[] {
-  const text = `Answer ${turn}: done.`
-  return [
-    { type: 'stream-start', warnings: [] },
-    { type: 'response-metadata', id: `response-${turn}`, modelId: 'bench' },
-    { type: 'text-start', id: 't' },
-    { type: 'text-delta', id: 't', delta: text.slice(0, 8) },
-    { type: 'text-delta', id: 't', delta: text.slice(8) },
-    { type: 'text-end', id: 't' },
-    {
-      type: 'finish',
-      finishReason: { unified: 'stop', raw: undefined },
-      usage: {
-        inputTokens: { total: 900 + turn, noCache: 900 + turn, cacheRead: undefined, cacheWrite: undefined },
-        outputTokens: { total: 6, text: 6, reasoning: undefined },
-      },
-    },
-  ]
-}
-
 /**
  * The middleware's added time per call, as a route handler pays it: the app re-sends the whole
  * history plus one new user message; `transformParams` stores the new message and builds the context,
@@ -68,6 +43,10 @@ function answerParts(turn: number): LanguageModelV4StreamPart[] {
  * same history, which grows by the two messages of each measured call; the thread's task view grows
  * with it, so later calls render a longer context (the notes give the range). Strata's figure also
  * holds making and reading the provider's stream, which a route pays without Strata too (~0.02 ms).
+ * Targets (issue 30), in both history modes: ≤ 1.5× pruneMessages at 1k items, ≤ 0.5× at 10k. After the
+ * measured calls, `middleware/phase` rows split further calls by phase (see `phaseClock`), so a
+ * regression shows where it is; `route/memory-work` compares a whole chat route's memory work with the
+ * persistence guide's (see `routeRows`).
  */
 const benchmark: Benchmark = {
   name: 'ai-sdk',
@@ -109,17 +88,7 @@ const benchmark: Benchmark = {
           params: { prompt: sendLast ? [prompt.at(-1)!] : [...prompt] },
           model,
         })
-        const doStream = async (): Promise<LanguageModelV4StreamResult> => ({
-          stream: ReadableStream.from(answerParts(turn)),
-        })
-        const result = await (sendLast ? lastOnly : middleware).wrapStream!({
-          doStream,
-          doGenerate: () => Promise.reject(new Error('not used')),
-          params,
-          model,
-        })
-        const reader = result.stream.getReader()
-        while (!(await reader.read()).done) {}
+        await streamAnswer(sendLast ? lastOnly : middleware, params, model, turn)
         prompt.push({ role: 'assistant', content: [{ type: 'text', text: `Answer ${turn}: done.` }] })
         sentSizes.push(params.prompt.length)
         return params.prompt.length
