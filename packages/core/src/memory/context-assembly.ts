@@ -327,15 +327,17 @@ export class ContextAssembly<L extends string> {
 }
 
 /**
- * The context's messages as the caller gets them: each message and its list of parts its own, each part
- * deep-frozen rather than copied. Most parts are the log's own (frozen once, not copied on every call),
- * and the caller's lists can be changed without touching the log.
+ * The context's messages as the caller gets them: each message (built for this context) and its list
+ * of parts its own, each part deep-frozen rather than copied. Most parts are the log's own (frozen once,
+ * not copied on every call), and the caller's lists can be changed without touching the log.
  */
-function handOut(messages: readonly ContextMessage[]): ContextMessage[] {
-  return messages.map((message) => {
-    for (const part of message.content) deepFreeze(part)
-    return { ...message, content: [...message.content] }
-  })
+function handOut(messages: ContextMessage[]): ContextMessage[] {
+  // The messages themselves are built for this context: only their lists may be the log's.
+  for (const message of messages) {
+    for (const part of message.content) if (!Object.isFrozen(part)) deepFreeze(part)
+    message.content = message.content.slice()
+  }
+  return messages
 }
 
 /** The `fit` option, checked: an object with string `system` and `alongside` when given. */
