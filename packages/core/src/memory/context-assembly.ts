@@ -335,7 +335,8 @@ function handOut(messages: ContextMessage[]): ContextMessage[] {
   // The messages themselves are built for this context: only their lists may be the log's.
   for (const message of messages) {
     for (const part of message.content) if (!Object.isFrozen(part)) deepFreeze(part)
-    message.content = message.content.slice()
+    // Spread, not slice(): V8 slices a frozen array (the log's lists are) an order of magnitude slower.
+    message.content = [...message.content]
   }
   return messages
 }
