@@ -320,7 +320,7 @@ describe('views are read-only', () => {
       content: [{ type: 'text', text: 'original', meta: { tags: ['a'] } }],
     })
     const { messages } = await thread.context()
-    const part = messages[0]!.content[0] as { text: string; meta: { tags: string[] } }
+    const part = messages[0]!.content[0] as unknown as { text: string; meta: { tags: string[] } }
     expect(() => {
       part.text = 'changed'
     }).toThrow(TypeError)
