@@ -1,39 +1,36 @@
-import type {
-  LanguageModelV4,
-  LanguageModelV4Prompt,
-  LanguageModelV4StreamPart,
-  LanguageModelV4StreamResult,
-} from '@ai-sdk/provider'
+import type { LanguageModelV4, LanguageModelV4Prompt } from '@ai-sdk/provider'
 import { strataMiddleware, toProviderPrompt } from '@strata-memory/ai-sdk'
 import { createMemory } from '@strata-memory/core'
 import { type ModelMessage, pruneMessages } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { agentThreadOperations, applyOperations } from './agent-thread.ts'
+import { streamAnswer } from './ai-sdk-answer.ts'
+import { phaseClock } from './ai-sdk-phases.ts'
+import { routeRows } from './ai-sdk-route.ts'
 import { uiRows } from './ai-sdk-ui.ts'
-import { type Benchmark, type BenchRow, measure, median, rowOf, significant } from './harness.ts'
+import { type Benchmark, type BenchRow, measure, median, significant } from './harness.ts'
+import { targetRow } from './scale-targets.ts'
 
 const SIZES = [1_000, 10_000]
 const BASELINE_NAME = "ai's pruneMessages on the same history"
+/** Issue 30's targets for a call's ratio to pruneMessages, by thread size; both history modes. */
+const CALL_TARGETS: Record<number, { bound: number; text: string }> = {
+  1000: { bound: 1.5, text: '≤ 1.5× pruneMessages' },
+  10000: { bound: 0.5, text: '≤ 0.5× pruneMessages' },
+}
+/** Calls timed phase by phase in each history mode, after the measured ones. */
+const PHASE_CALLS = 31
 
-/** The stream a provider sends for a short answer: what the middleware's tap passes through and stores. */
-function answerParts(turn: number): LanguageModelV4StreamPart[] {
-  const text = `Answer ${turn}: done.`
-  return [
-    { type: 'stream-start', warnings: [] },
-    { type: 'response-metadata', id: `response-${turn}`, modelId: 'bench' },
-    { type: 'text-start', id: 't' },
-    { type: 'text-delta', id: 't', delta: text.slice(0, 8) },
-    { type: 'text-delta', id: 't', delta: text.slice(8) },
-    { type: 'text-end', id: 't' },
-    {
-      type: 'finish',
-      finishReason: { unified: 'stop', raw: undefined },
-      usage: {
-        inputTokens: { total: 900 + turn, noCache: 900 + turn, cacheRead: undefined, cacheWrite: undefined },
-        outputTokens: { total: 6, text: 6, reasoning: undefined },
-      },
-    },
-  ]
+/** A middleware row with its target and whether it is within it. */
+function callRow(name: string, size: number, measurement: { strata: number; baseline: number | null }) {
+  const target = CALL_TARGETS[size]!
+  const ratio = measurement.strata / measurement.baseline!
+  return targetRow(name, { items: size }, measurement, {
+    unit: 'ms',
+    baselineName: BASELINE_NAME,
+    target: target.text,
+    within: ratio <= target.bound,
+  })
 }
 
 /**
@@ -46,11 +43,15 @@ function answerParts(turn: number): LanguageModelV4StreamPart[] {
  * same history, which grows by the two messages of each measured call; the thread's task view grows
  * with it, so later calls render a longer context (the notes give the range). Strata's figure also
  * holds making and reading the provider's stream, which a route pays without Strata too (~0.02 ms).
+ * Targets (issue 30), in both history modes: ≤ 1.5× pruneMessages at 1k items, ≤ 0.5× at 10k. After the
+ * measured calls, `middleware/phase` rows split further calls by phase (see `phaseClock`), so a
+ * regression shows where it is; `route/memory-work` compares a whole chat route's memory work with the
+ * persistence guide's (see `routeRows`).
  */
 const benchmark: Benchmark = {
   name: 'ai-sdk',
   description:
-    "strataMiddleware per call (transformParams + stream tap) at 1k and 10k items, against pruneMessages; loadUIMessages against the persistence guide's loadChat; writeMissedTransitions per request",
+    "strataMiddleware per call (transformParams + stream tap) at 1k and 10k items, against pruneMessages, with where a call's time goes; a chat route's memory work against the persistence guide's; loadUIMessages against the guide's loadChat; writeMissedTransitions per request",
   async run({ progress }) {
     const rows: BenchRow[] = []
     const notes: string[] = []
@@ -87,17 +88,7 @@ const benchmark: Benchmark = {
           params: { prompt: sendLast ? [prompt.at(-1)!] : [...prompt] },
           model,
         })
-        const doStream = async (): Promise<LanguageModelV4StreamResult> => ({
-          stream: ReadableStream.from(answerParts(turn)),
-        })
-        const result = await (sendLast ? lastOnly : middleware).wrapStream!({
-          doStream,
-          doGenerate: () => Promise.reject(new Error('not used')),
-          params,
-          model,
-        })
-        const reader = result.stream.getReader()
-        while (!(await reader.read()).done) {}
+        await streamAnswer(sendLast ? lastOnly : middleware, params, model, turn)
         prompt.push({ role: 'assistant', content: [{ type: 'text', text: `Answer ${turn}: done.` }] })
         sentSizes.push(params.prompt.length)
         return params.prompt.length
@@ -125,7 +116,7 @@ const benchmark: Benchmark = {
           `after ${turn} calls the thread holds ${after.length} items, expected ${size + 2 * turn}`,
         )
       }
-      rows.push(rowOf('middleware/call', { items: size }, measurement, { baselineName: BASELINE_NAME }))
+      rows.push(callRow('middleware/call', size, measurement))
       notes.push(
         `${size.toLocaleString('en-US')} items (${historyMessages.toLocaleString('en-US')} history messages): ` +
           `${significant(measurement.strata)} ms per call vs ${significant(measurement.baseline!)} ms for pruneMessages, ` +
@@ -150,17 +141,31 @@ const benchmark: Benchmark = {
           `sending the last message only, the thread holds ${afterLast.length} items, expected ${size + 2 * turn}`,
         )
       }
-      rows.push(
-        rowOf('middleware/call-last-message', { items: size }, lastMeasurement, {
-          baselineName: BASELINE_NAME,
-        }),
-      )
+      rows.push(callRow('middleware/call-last-message', size, lastMeasurement))
       notes.push(
         `${size.toLocaleString('en-US')} items, only the newest message sent (history 'auto', ${turn - callsBefore} calls): ` +
           `${significant(lastMeasurement.strata)} ms per call vs ${significant(lastMeasurement.baseline!)} ms for pruneMessages on the whole history.`,
       )
+      // Where a call's time goes, in both history modes (see phaseClock).
+      const clock = phaseClock(thread)
+      for (const last of [false, true]) {
+        sendLast = last
+        for (let index = 0; index < PHASE_CALLS; index++) await clock.time(call)
+        const phases = clock.rows({ items: size, history: last ? 'last message' : 'full' })
+        rows.push(...phases)
+        notes.push(
+          `${size.toLocaleString('en-US')} items, ${last ? 'only the newest message sent' : 'full history re-sent'}, median ms per call by phase: ` +
+            phases.map((row) => `${row.params.phase} ${row.strata}`).join(', ') +
+            '.',
+        )
+      }
+      clock.restore()
+      sendLast = false
       progress(`ai-sdk: ${size.toLocaleString('en-US')} items measured`)
     }
+    const route = await routeRows(SIZES, progress)
+    rows.push(...route.rows)
+    notes.push(...route.notes)
     const ui = await uiRows(SIZES, progress)
     rows.push(...ui.rows)
     notes.push(...ui.notes)

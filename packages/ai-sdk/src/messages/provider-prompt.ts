@@ -7,7 +7,7 @@ import type {
   SharedV4ProviderOptions,
 } from '@ai-sdk/provider'
 import type { ContextMessage, JsonObject, MessageInput, MessagePart } from '@strata-memory/core'
-import { plainJson } from '@strata-memory/core'
+import { jsonCopy, plainJson } from '@strata-memory/core'
 import { partsText, providerToolCall, toolCallPart, toolResultPart } from '@strata-memory/core/adapter-kit'
 import { AI_SDK, type AiSdkPartMeta, metaOf, options, readMeta } from './ai-sdk-meta'
 import { fileDataOf, providerFileData } from './file-data'
@@ -104,7 +104,8 @@ export function fromProviderPrompt(prompt: LanguageModelV4Prompt): SplitPrompt {
 function toProviderPart(part: MessagePart): ProviderPart {
   const meta = readMeta(part)
   const providerOptions = meta.providerOptions as SharedV4ProviderOptions | undefined
-  const extra = providerOptions === undefined ? {} : { providerOptions }
+  // The context's parts are frozen: the options a middleware after this one may change are its own.
+  const extra = providerOptions === undefined ? {} : { providerOptions: jsonCopy(providerOptions) }
   switch (part.type) {
     case 'text':
       if (meta.part === 'custom') {
@@ -152,7 +153,9 @@ export function toProviderPrompt(messages: readonly ContextMessage[]): LanguageM
     const first = message.content[0]
     const messageOptions = first === undefined ? undefined : readMeta(first).messageProviderOptions
     const extra =
-      messageOptions === undefined ? {} : { providerOptions: messageOptions as SharedV4ProviderOptions }
+      messageOptions === undefined
+        ? {}
+        : { providerOptions: jsonCopy(messageOptions) as SharedV4ProviderOptions }
     switch (message.role) {
       case 'system':
         prompt.push({ role: 'system', content: partsText(message.content), ...extra })

@@ -4,7 +4,7 @@ import type {
   SharedV4ProviderOptions,
 } from '@ai-sdk/provider'
 import type { FilePart, JsonObject, JsonValue, ToolResultPart } from '@strata-memory/core'
-import { plainJson } from '@strata-memory/core'
+import { jsonCopy, plainJson } from '@strata-memory/core'
 import { fromToolOutput, toolOutputKind, toToolOutput } from '@strata-memory/core/adapter-kit'
 import type { AiSdkPartMeta } from './ai-sdk-meta'
 import { fileDataOf, providerFileData } from './file-data'
@@ -56,7 +56,7 @@ export function outputOf(output: LanguageModelV4ToolResultOutput): {
 /** Core's tool output as the provider's typed output, as it was given. */
 export function providerOutput(part: ToolResultPart, meta: AiSdkPartMeta): LanguageModelV4ToolResultOutput {
   const providerOptions = meta.outputProviderOptions as SharedV4ProviderOptions | undefined
-  const extra = providerOptions === undefined ? {} : { providerOptions }
+  const extra = providerOptions === undefined ? {} : { providerOptions: jsonCopy(providerOptions) }
   const kind = toolOutputKind(part, meta.output)
   switch (kind) {
     case 'text':

@@ -27,6 +27,8 @@ export function adapterPartMeta<M extends object>(key: string): AdapterPartMeta<
   const none = Object.freeze({}) as M
   return {
     write(meta) {
+      // Most parts carry nothing for the adapter: no copy to find that out.
+      if (!Object.values(meta).some((value) => value !== undefined)) return {}
       const fields = plainJson(meta) as JsonObject
       return Object.keys(fields).length === 0 ? {} : { meta: { [key]: fields } }
     },

@@ -24,6 +24,20 @@ export type CitationCache = WeakMap<
   { full?: MessagePart; plain?: MessagePart; brief?: MessagePart }
 >
 
+/** Whether each frozen item cites stored content: a log item never changes, and every context asks again. */
+const citing = new WeakMap<Item, boolean>()
+
+function citesContent(item: Item): boolean {
+  if (item.type !== 'message') return false
+  let cites = citing.get(item)
+  if (cites === undefined) {
+    cites = item.content.some((part) => referenceOf(part) !== undefined)
+    // Only a frozen item is known not to change under the cache.
+    if (Object.isFrozen(item)) citing.set(item, cites)
+  }
+  return cites
+}
+
 /**
  * The view with its citations shown for a context. Citations that arrived after the last assistant
  * message (the model has not answered them yet) are shown as the full stored part; older ones as their
@@ -44,8 +58,7 @@ export async function expandCitations<I extends Item>(
       break
     }
   }
-  const cites = (item: Item): item is MessageItem & I =>
-    item.type === 'message' && item.content.some((part) => referenceOf(part) !== undefined)
+  const cites = (item: Item): item is MessageItem & I => citesContent(item)
   if (!view.some(cites)) return view as I[]
   const { briefAfterTurns, maxCitations } = options
   const grouped = groupedResults(view, answeredThrough, maxCitations)

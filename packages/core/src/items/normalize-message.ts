@@ -37,17 +37,20 @@ function invalid(message: string, details: Record<string, unknown>): never {
   throw new StrataError({ code: 'STRATA_INVALID_MESSAGE', message, details })
 }
 
-function checkString(value: unknown, where: string, field: string): asserts value is string {
-  if (typeof value !== 'string') invalid(`${where}.${field} must be a string.`, { field })
+function checkString(value: unknown, where: () => string, field: string): asserts value is string {
+  if (typeof value !== 'string') invalid(`${where()}.${field} must be a string.`, { field })
 }
 
 function checkPart(
   part: unknown,
-  where: string,
+  message: string,
+  partIndex: number,
   role: MessageRole,
   format: MessageFormat | undefined,
 ): MessagePart {
-  if (!isObject(part)) invalid(`${where} must be an object with a 'type'.`, { part })
+  // Built for an error only: most parts are valid.
+  const where = () => `${message}.content[${partIndex}]`
+  if (!isObject(part)) invalid(`${where()} must be an object with a 'type'.`, { part })
   switch (part.type) {
     case 'text':
     case 'reasoning':
@@ -59,34 +62,34 @@ function checkPart(
       break
     case 'tool-call':
       if (role !== 'assistant')
-        invalid(`${where}: tool calls belong in assistant messages, not ${role}.`, { role })
+        invalid(`${where()}: tool calls belong in assistant messages, not ${role}.`, { role })
       checkString(part.toolCallId, where, 'toolCallId')
       checkString(part.toolName, where, 'toolName')
-      if (!('input' in part)) invalid(`${where} needs an 'input' (use {} for none).`, {})
+      if (!('input' in part)) invalid(`${where()} needs an 'input' (use {} for none).`, {})
       if (part.providerExecuted !== undefined && typeof part.providerExecuted !== 'boolean') {
-        invalid(`${where}.providerExecuted must be a boolean.`, {})
+        invalid(`${where()}.providerExecuted must be a boolean.`, {})
       }
       break
     case 'tool-result':
       if (role !== 'tool' && role !== 'assistant') {
-        invalid(`${where}: tool results belong in tool messages, not ${role}.`, { role })
+        invalid(`${where()}: tool results belong in tool messages, not ${role}.`, { role })
       }
       checkString(part.toolCallId, where, 'toolCallId')
       checkString(part.toolName, where, 'toolName')
-      if (!('output' in part)) invalid(`${where} needs an 'output'.`, {})
+      if (!('output' in part)) invalid(`${where()} needs an 'output'.`, {})
       if (format === undefined && isTypedToolOutput(part.output)) {
         invalid(
-          `${where}.output is an AI SDK typed tool output ({ type: ${JSON.stringify((part.output as { type: string }).type)}, … }): append AI SDK ModelMessages with thread.append(messages, { format: 'ai-sdk' }) (or map them with fromModelMessage), so the model sees the tool's own output; pass { format: 'core' } if this JSON is the tool's real output.`,
+          `${where()}.output is an AI SDK typed tool output ({ type: ${JSON.stringify((part.output as { type: string }).type)}, … }): append AI SDK ModelMessages with thread.append(messages, { format: 'ai-sdk' }) (or map them with fromModelMessage), so the model sees the tool's own output; pass { format: 'core' } if this JSON is the tool's real output.`,
           { field: 'output', reason: 'ai-sdk-tool-output' },
         )
       }
       if (part.isError !== undefined && typeof part.isError !== 'boolean') {
-        invalid(`${where}.isError must be a boolean.`, {})
+        invalid(`${where()}.isError must be a boolean.`, {})
       }
       break
     default:
       invalid(
-        `${where} has unknown type ${JSON.stringify(part.type)}: use text, reasoning, file, tool-call or tool-result.`,
+        `${where()} has unknown type ${JSON.stringify(part.type)}: use text, reasoning, file, tool-call or tool-result.`,
         { type: part.type },
       )
   }
@@ -122,9 +125,7 @@ export function normalizeMessage(message: unknown, options: NormalizeOptions = {
   if (typeof input.content === 'string') {
     content = [{ type: 'text', text: input.content }]
   } else if (Array.isArray(input.content)) {
-    content = input.content.map((part, partIndex) =>
-      checkPart(part, `${where}.content[${partIndex}]`, role, format),
-    )
+    content = input.content.map((part, partIndex) => checkPart(part, where, partIndex, role, format))
   } else {
     return invalid(`${where}.content must be a string or an array of parts.`, {})
   }

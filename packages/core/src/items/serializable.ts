@@ -40,6 +40,9 @@ const pathOf = (frame: Frame | undefined, label: string): string => {
  * {@link MAX_JSON_SIZE} as JSON. The walk keeps its own stack, so no nesting overflows the call stack.
  */
 export function assertSerializable(value: unknown, label = 'value'): void {
+  // Nearly every value is plain JSON: a walk that allocates nothing settles it; only a value it
+  // cannot pass takes the walk below, which names what is wrong.
+  if (plainSize(value, false, 0, 0) >= 0) return
   const fail = (frame: Frame, what: string): never => {
     const path = pathOf(frame, label)
     throw new StrataError({
@@ -127,4 +130,53 @@ export function assertSerializable(value: unknown, label = 'value'): void {
     }
     if (size > MAX_JSON_SIZE) tooLarge(frame, 'size')
   }
+}
+
+/**
+ * The size {@link assertSerializable} counts for a value, or -1 when the value is not plain JSON
+ * within the limits (any reason, the first found: a cycle shows as too deep). Recursive, but never
+ * deeper than {@link MAX_JSON_DEPTH}.
+ */
+function plainSize(value: unknown, inArray: boolean, depth: number, size: number): number {
+  size += 1
+  switch (typeof value) {
+    case 'string':
+      size += value.length + 2
+      break
+    case 'boolean':
+      size += 5
+      break
+    case 'number':
+      if (!Number.isFinite(value)) return -1
+      size += 24
+      break
+    case 'undefined':
+      if (inArray) return -1
+      break
+    case 'object': {
+      if (value === null) {
+        size += 4
+        break
+      }
+      if (depth >= MAX_JSON_DEPTH) return -1
+      size += 2
+      if (Array.isArray(value)) {
+        for (let index = 0; index < value.length && size >= 0; index++) {
+          size = plainSize(value[index], true, depth + 1, size)
+        }
+        break
+      }
+      const prototype = Object.getPrototypeOf(value)
+      if (prototype !== Object.prototype && prototype !== null) return -1
+      const keys = Object.keys(value)
+      for (let index = 0; index < keys.length && size >= 0; index++) {
+        const key = keys[index]!
+        size = plainSize((value as Record<string, unknown>)[key], false, depth + 1, size + key.length + 3)
+      }
+      break
+    }
+    default:
+      return -1
+  }
+  return size > MAX_JSON_SIZE ? -1 : size
 }

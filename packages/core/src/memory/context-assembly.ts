@@ -9,6 +9,7 @@ import { invalidOptions, StrataError } from '../errors'
 import type { FactItem, Item, MessagePart, NormalizedMessage } from '../items'
 import { jsonCopy } from '../items/json'
 import { startsTurn } from '../items/turns'
+import { deepFreeze } from '../thread-state/frozen-items'
 import { turnIdOf } from '../thread-state/thread-log'
 import type { WritePath } from '../thread-state/write-path'
 import type { TokenCounter } from '../tokens'
@@ -80,7 +81,9 @@ export class ContextAssembly<L extends string> {
       // The input budget the policies hold the context to (the budget's, calibrated), or none.
       const budget = this.#policies.inputBudget()
       // The level's view with the turn's request in it: the budget fit keeps it (`keptIds`).
-      const logView = state.contextView(target)
+      // Frozen once (each item the first time a context shows it): the context's parts are then the
+      // log's own, handed out without a copy, and what is worked out per item is cached.
+      const logView = state.log.handOut(state.contextView(target))
       // The content channel shows results the model has not answered yet in full, the rest as citations.
       const fullView = await state.content.expand(logView, state.log.unfrozenItems)
       // The policies may narrow the view (the automatic transitions keep the newest closed scopes).
@@ -165,7 +168,7 @@ export class ContextAssembly<L extends string> {
         this.#policies.afterContext({ systemTokens: systemTokens + alongsideTokens })
       }
       deps.events.emit('context', { threadId: state.id, level: target, stats })
-      return { messages: jsonCopy(messages), stats }
+      return { messages: handOut(messages), stats }
     })
   }
 
@@ -321,6 +324,21 @@ export class ContextAssembly<L extends string> {
     // A copy: the log's items need not be frozen for it.
     return this.#fresh(() => jsonCopy(this.#state.log.unfrozenItems as Item<L>[]))
   }
+}
+
+/**
+ * The context's messages as the caller gets them: each message (built for this context) and its list
+ * of parts its own, each part deep-frozen rather than copied. Most parts are the log's own (frozen once,
+ * not copied on every call), and the caller's lists can be changed without touching the log.
+ */
+function handOut(messages: ContextMessage[]): ContextMessage[] {
+  // The messages themselves are built for this context: only their lists may be the log's.
+  for (const message of messages) {
+    for (const part of message.content) if (!Object.isFrozen(part)) deepFreeze(part)
+    // Spread, not slice(): V8 slices a frozen array (the log's lists are) an order of magnitude slower.
+    message.content = [...message.content]
+  }
+  return messages
 }
 
 /** The `fit` option, checked: an object with string `system` and `alongside` when given. */

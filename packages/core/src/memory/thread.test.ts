@@ -312,4 +312,25 @@ describe('views are read-only', () => {
     const { messages } = await thread.context()
     expect(messages[0]!.content[0]).toEqual({ type: 'text', text: 'original' })
   })
+
+  it("a context's parts are frozen, its messages and part lists the caller's", async () => {
+    const thread = await createMemory().thread('frozen-context')
+    await thread.append({
+      role: 'user',
+      content: [{ type: 'text', text: 'original', meta: { tags: ['a'] } }],
+    })
+    const { messages } = await thread.context()
+    const part = messages[0]!.content[0] as unknown as { text: string; meta: { tags: string[] } }
+    expect(() => {
+      part.text = 'changed'
+    }).toThrow(TypeError)
+    expect(() => part.meta.tags.push('b')).toThrow(TypeError)
+    messages[0]!.content.push({ type: 'text', text: 'added' })
+    messages[0]!.role = 'assistant'
+    messages.pop()
+    const again = await thread.context()
+    expect(again.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'original', meta: { tags: ['a'] } }] },
+    ])
+  })
 })

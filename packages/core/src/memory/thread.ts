@@ -344,7 +344,9 @@ export class Thread<L extends string = string> {
    * call next to its results. Deterministic: the same log gives a byte-identical result. Read-only: a
    * preview of another level changes nothing. Under `compaction.budget` it is never over the input
    * budget (fitted as the core README's "Token budget" says); `STRATA_BUDGET_EXCEEDED` when the system
-   * prompt and the current request alone are.
+   * prompt and the current request alone are. The messages and their part lists are the caller's; the
+   * parts are frozen (most are the log's own, handed out without a copy): copy one (`structuredClone`)
+   * to change it.
    */
   async context(options: ContextOptions<L> = {}): Promise<ThreadContext> {
     const { tracer } = this.#state.deps

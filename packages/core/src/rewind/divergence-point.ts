@@ -51,14 +51,16 @@ export function divergencePoint<T extends { role: string }>(
   window: number,
 ): DivergencePoint | undefined {
   if (history === 'new' || messages.fromEnd(0) === undefined) return undefined
+  // A list that continues the thread (every call of a route that re-sends it) is settled here; so is
+  // a thread without conversation messages (its empty tail is complete).
+  const whole = alignTail(stored, messages, history, window)
+  if (whole.complete) return undefined
   // Positions of the stored conversation messages, newest first, as deep as the search goes.
   const positions: number[] = []
   for (let index = stored.length - 1; index >= 0 && positions.length <= MAX_DIVERGENCE_DEPTH; index--) {
     if (isConversation(stored[index]!)) positions.push(index)
   }
   if (positions.length === 0) return undefined
-  const whole = alignTail(stored, messages, history, window)
-  if (whole.complete) return undefined
   // What a cut must match to be a better reading of the list than the one the whole tail gave.
   const least = whole.matched > 0 ? whole.matched + 1 : history === 'auto' ? 2 : 1
   // No cut can be that reading when the list holds fewer messages than it must match and (nothing
