@@ -25,6 +25,40 @@ describe('the app thread id mapping', () => {
     )
   })
 
+  it("an id that starts with the mapped prefix is mapped too: it never takes another app id's thread", async () => {
+    for (const [app, lookalike] of [
+      ['.hidden', '_..hidden'],
+      ['café', '_.caf_C3_A9'],
+      ['user:42/chat 7', '_.user_3A42_2Fchat_207'],
+    ] as const) {
+      expect(await toStoreThreadId(app)).toBe(lookalike)
+      const mapped = await toStoreThreadId(lookalike)
+      expect(mapped).not.toBe(lookalike)
+      expect(isValidThreadId(mapped)).toBe(true)
+      expect(appThreadIdOf(mapped)).toBe(lookalike)
+    }
+    // Distinct ids stay distinct, whatever they look like (the prefix and escapes drawn often).
+    const ids = fc.oneof(
+      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }),
+      fc.stringMatching(/^(_\.)?[A-Za-z0-9_.:/ -]{1,30}$/),
+      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }).map((id) => `_.${id}`),
+    )
+    await fc.assert(
+      fc.asyncProperty(ids, ids, async (a, b) => {
+        const [mappedA, mappedB] = await Promise.all([toStoreThreadId(a), toStoreThreadId(b)])
+        if (a !== b) expect(mappedA).not.toBe(mappedB)
+        if (!isHashedThreadId(mappedA)) expect(appThreadIdOf(mappedA)).toBe(a)
+      }),
+      {
+        numRuns: 500,
+        examples: [
+          ['_..', '.'],
+          ['_..hidden', '.hidden'],
+        ],
+      },
+    )
+  })
+
   it('any other id maps to a valid id that reads back exactly, at any length', async () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 400 }), async (id) => {

@@ -79,6 +79,13 @@ async function sha256Hex(text: string): Promise<string> {
 const HASHED_KEEP = 60
 
 /**
+ * Whether an app's thread id is its own store thread id: valid as a thread id and not starting with
+ * the mapped ids' prefix, which only {@link toStoreThreadId}'s mapping may produce.
+ */
+const isUsedAsItIs = (appThreadId: string) =>
+  isValidThreadId(appThreadId) && !appThreadId.startsWith(MAPPED_THREAD_ID_PREFIX)
+
+/**
  * An escaped id too long for a thread id, shortened: its first characters (never an escape cut in
  * two, never fewer than `minKeep`), `_h` and 40 hex digits of the SHA-256 of `appThreadId`. A hash
  * cannot be read back: the caller keeps the app's id with the thread.
@@ -111,7 +118,8 @@ export function assertMappableThreadId(
 /**
  * The store thread id of an app's thread id (LangGraph's `thread_id`, a chat id, any non-empty
  * string). An id valid as it is (1-128 characters of `A-Z a-z 0-9 _ . -`, not starting with `.`) maps
- * to itself, so no existing thread moves. Any other id becomes `_.` and its UTF-8 bytes escaped
+ * to itself, so no existing thread moves, unless it starts with `_.`, the mapped ids' prefix: it would
+ * be the mapped id of another app id (`_..hidden` of `.hidden`). Any other id becomes `_.` and its UTF-8 bytes escaped
  * (`user:42/chat:7` → `_.user_3A42_2Fchat_3A7`), read back by {@link appThreadIdOf}; one whose escaped
  * form passes 128 characters keeps its first escaped characters, `_h` and 40 hex digits of its SHA-256,
  * and the app's id is kept in the thread's state (`openAppThread` does it). Refused with
@@ -123,7 +131,7 @@ export function assertMappableThreadId(
  * await toStoreThreadId('user:42') // '_.user_3A42'
  */
 export async function toStoreThreadId(appThreadId: string): Promise<string> {
-  if (typeof appThreadId === 'string' && isValidThreadId(appThreadId)) return appThreadId
+  if (typeof appThreadId === 'string' && isUsedAsItIs(appThreadId)) return appThreadId
   assertMappableThreadId(appThreadId)
   const escaped = `${MAPPED_THREAD_ID_PREFIX}${escapeThreadIdBytes(appThreadId)}`
   if (escaped.length <= 128) return escaped
@@ -141,7 +149,7 @@ export function appThreadIdOf(storeThreadId: string): string | undefined {
   if (escaped.includes(HASH_MARK)) return undefined
   const appId = unescapeThreadIdBytes(escaped)
   // Only an id that needed the mapping was mapped: anything else is an id used as it is.
-  return appId === undefined || appId.length === 0 || isValidThreadId(appId) ? storeThreadId : appId
+  return appId === undefined || appId.length === 0 || isUsedAsItIs(appId) ? storeThreadId : appId
 }
 
 /**
