@@ -1,6 +1,6 @@
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { assertThreadId, type Item, StrataError } from '@strata-memory/core'
+import { assertThreadId, StrataError } from '@strata-memory/core'
 import {
   type AuditOptions,
   type AuditReport,
@@ -14,13 +14,7 @@ import { ArchiveIndex } from './archive-index'
 import { contentFileName } from './content-files'
 import type { FileContext } from './file-context'
 import { isMissing, storeFailed } from './file-errors'
-import {
-  itemFromLogLine,
-  itemFromRecord,
-  itemJsonFromLine,
-  parseLogRecord,
-  recordAsItem,
-} from './line-format'
+import { itemFromRecord, itemJsonFromLine, parseLogRecord, recordAsItem } from './line-format'
 import { parseChunk } from './log-file'
 import { ACTIVE_FILE, CONTENT_FOLDER, INDEX_FILE, LEGACY_ARCHIVE_FILE } from './thread-files'
 
@@ -29,13 +23,16 @@ const REPAIRABLE = ['torn-tail', 'archive-pending'] as const
 
 const NEWLINE = 0x0a
 
-/** Where one item was read, for the auditor, and its line (the item's JSON is cut from it). */
+/**
+ * Where one committed line was read, for the auditor: its record as parsed (the line's own keys, the
+ * item under `item` when wrapped), its text (the item's JSON is cut from it), and its place.
+ */
 export type Sink = (
   source: AuditSource,
-  item: Item,
+  record: Record<string, unknown>,
+  text: string,
   file: string,
   line: number | undefined,
-  text: string | undefined,
 ) => void
 
 /** The byte offset in `bytes` where line `count + 1` starts (after `count` newlines). */
@@ -53,13 +50,14 @@ function batchText(whole: Buffer): string {
   return `${count} line${count === 1 ? '' : 's'} of a batch${range}`
 }
 
-/** Bytes of a log parsed at once: whole lines, so the lines and items of one window die young. */
+/** Bytes of a log parsed at once: whole lines, so the lines of one window die young. */
 const WINDOW_BYTES = 1 << 20
 
 /**
  * Reads a log file's bytes with the store's own line rules (`parseChunk`: committed lines, batches,
- * a pending tail) a window of whole lines at a time and, where the store would stop at a corrupt line
- * (`STRATA_CORRUPT_LOG`), reports it and reads on after it, so one audit finds every problem. Read-only.
+ * a pending tail) a window of whole lines at a time, each committed line handed to `sink` as it commits,
+ * and, where the store would stop at a corrupt line (`STRATA_CORRUPT_LOG`), reports it and reads on
+ * after it, so one audit finds every problem. Read-only.
  */
 export function auditLog(
   bytes: Buffer,
@@ -67,7 +65,6 @@ export function auditLog(
   auditor: ThreadAuditor,
   sink: Sink,
   windowBytes = WINDOW_BYTES,
-  records = false,
 ): void {
   let position = 0
   let firstLine = 1
@@ -83,15 +80,20 @@ export function auditLog(
     }
     const final = end === bytes.length
     const chunk = bytes.subarray(position, end)
-    // Without an `onItem`, the auditor reads the parsed lines as they are: no item is built.
-    const context = { path: name, firstLine, previousSeq, keepItems: true, records }
+    // The lines of the window handed over so far, and the last one's seq: a corrupt line stops the
+    // parse after them.
+    let committed = 0
+    let lastSeq = previousSeq
+    const windowStart = firstLine
+    const onLine = (record: Record<string, unknown>, text: string, seq: number) => {
+      sink('active', record, text, name, windowStart + committed)
+      committed++
+      lastSeq = seq
+    }
     try {
-      const parsed = parseChunk(chunk, context)
-      for (const [index, item] of parsed.items.entries())
-        sink('active', item, name, firstLine + index, parsed.lines[index])
+      const parsed = parseChunk(chunk, { path: name, firstLine, previousSeq, keepItems: false, onLine })
       const reason = parsed.pendingReason
-      const nextLine = firstLine + parsed.lines.length
-      const lastSeq = parsed.seqs.at(-1) ?? previousSeq
+      const nextLine = firstLine + committed
       if (reason === undefined || !final) {
         // Not the file's end: a batch that goes on past the window is read again with the next one;
         // an unparseable last line of the window is a corrupt line in the middle of the file.
@@ -121,19 +123,15 @@ export function auditLog(
       if (!StrataError.isInstance(error, 'STRATA_CORRUPT_LOG')) throw error
       const { line, problem } = error.details as { line: number; problem: string }
       const badStart = offsetAfterLines(chunk, line - firstLine)
-      const before = parseChunk(chunk.subarray(0, badStart), context)
-      for (const [index, item] of before.items.entries())
-        sink('active', item, name, firstLine + index, before.lines[index])
-      let lastSeq = before.seqs.at(-1) ?? previousSeq
       // The lines of a batch the bad line broke were whole lines: each is read on its own.
-      let lineNumber = firstLine + before.lines.length
-      for (let start = before.committedBytes; start < badStart; lineNumber++) {
+      let lineNumber = firstLine + committed
+      for (let start = offsetAfterLines(chunk, committed); start < badStart; lineNumber++) {
         const lineEnd = chunk.indexOf(NEWLINE, start)
         const text = chunk.toString('utf8', start, lineEnd)
         const value = JSON.parse(text) as Record<string, unknown>
         const record = parseLogRecord(value)
         if (typeof record !== 'string') {
-          sink('active', itemFromRecord(value), name, lineNumber, text)
+          sink('active', value, text, name, lineNumber)
           lastSeq = record.seq
         }
         start = lineEnd + 1
@@ -161,7 +159,6 @@ async function auditArchive(
   auditor: ThreadAuditor,
   sink: Sink,
   progress: (bytes: number) => void,
-  records: boolean,
 ): Promise<void> {
   const index = new ArchiveIndex(directory)
   try {
@@ -200,16 +197,10 @@ async function auditArchive(
   for (const part of index.allParts) {
     try {
       const { bytes, starts, ends } = await readPart(index, part)
-      starts.forEach((start, line) => {
-        const text = bytes.toString('utf8', start, ends[line])
-        sink(
-          'archive',
-          records ? recordAsItem(JSON.parse(text) as Record<string, unknown>) : itemFromLogLine(text),
-          part.file,
-          undefined,
-          text,
-        )
-      })
+      for (let line = 0; line < starts.length; line++) {
+        const text = bytes.toString('utf8', starts[line], ends[line])
+        sink('archive', JSON.parse(text) as Record<string, unknown>, text, part.file, undefined)
+      }
     } catch (error) {
       if (!StrataError.isInstance(error, 'STRATA_CORRUPT_LOG')) throw error
       const { problem } = error.details as { problem: string }
@@ -243,30 +234,30 @@ export function fileAudit({
 }: FileContext): (threadId: string, options?: AuditOptions) => Promise<AuditReport> {
   return async (threadId, options) => {
     assertThreadId(threadId)
-    const { repair, onItem, onProgress } = checkAuditOptions(options)
+    const { repair, checks, onItem, onItemJson, onProgress } = checkAuditOptions(options)
     const thread = threadFiles(threadId)
     const once = async (): Promise<AuditReport> => {
-      const auditor = new ThreadAuditor(threadId, REPAIRABLE)
-      const sink: Sink = (source, item, file, line, text) => {
+      const auditor = new ThreadAuditor(threadId, REPAIRABLE, { checks })
+      // The auditor reads a record as it is (no item built): what it reads is the item's own.
+      const sink: Sink = (source, record, text, file, line) => {
+        const item = recordAsItem(record)
         auditor.add(source, item, line === undefined ? { file } : { file, line })
-        onItem?.(
-          item,
-          source,
-          () => (text === undefined ? undefined : itemJsonFromLine(text, item)) ?? JSON.stringify(item),
-        )
+        if (onItemJson !== undefined) {
+          const json = itemJsonFromLine(text, record) ?? JSON.stringify(itemFromRecord(record))
+          onItemJson(item.seq, source, json)
+        }
+        if (onItem !== undefined) {
+          const built = itemFromRecord(record)
+          onItem(built, source, () => itemJsonFromLine(text, record) ?? JSON.stringify(built))
+        }
       }
       const active = await bytesOf(thread.active.path)
       const archiveBytes = await archiveSize(thread.directory)
       const total = active.length + archiveBytes
-      const records = onItem === undefined
-      auditLog(active, ACTIVE_FILE, auditor, sink, WINDOW_BYTES, records)
+      auditLog(active, ACTIVE_FILE, auditor, sink)
       onProgress?.(active.length, total)
-      await auditArchive(
-        thread.directory,
-        auditor,
-        sink,
-        (bytes) => onProgress?.(active.length + Math.min(bytes, archiveBytes), total),
-        records,
+      await auditArchive(thread.directory, auditor, sink, (bytes) =>
+        onProgress?.(active.length + Math.min(bytes, archiveBytes), total),
       )
       auditor.finish()
       await auditor.checkContent((ids) => contentFound(agentsDirectory, threadId, ids))

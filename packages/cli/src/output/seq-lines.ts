@@ -1,0 +1,176 @@
+/** Bytes per block: large enough that writing them is a few big writes. */
+const BLOCK_BYTES = 1 << 20
+
+const NEWLINE = 0x0a
+
+/**
+ * One place's lines (the active log's or the archive's) in the order they came: each line's seq, and
+ * its UTF-8 bytes in blocks of about a megabyte, each string encoded once, as it comes. Holding bytes
+ * only, no string it was given stays alive.
+ */
+class PlaceLines {
+  readonly seqs: number[] = []
+  /** The block each line is in, and where its bytes start and end there (the newline included). */
+  readonly blockOf: number[] = []
+  readonly starts: number[] = []
+  readonly ends: number[] = []
+  readonly blocks: Buffer[] = []
+  #block: Buffer | undefined
+  #used = 0
+
+  /** A line of `seq`: `text` and a newline, or no bytes when `text` is undefined (a line not written). */
+  add(seq: number, text: string | undefined): void {
+    this.seqs.push(seq)
+    if (text === undefined) {
+      this.blockOf.push(-1)
+      this.starts.push(0)
+      this.ends.push(0)
+      return
+    }
+    // A UTF-16 unit takes at most 3 bytes in UTF-8 (a surrogate pair, 2 units, takes 4).
+    const most = text.length * 3 + 1
+    if (this.#block === undefined || this.#block.length - this.#used < most) {
+      this.#block = Buffer.allocUnsafe(Math.max(BLOCK_BYTES, most))
+      this.blocks.push(this.#block)
+      this.#used = 0
+    }
+    this.blockOf.push(this.blocks.length - 1)
+    this.starts.push(this.#used)
+    this.#used += this.#block.write(text, this.#used)
+    this.#block[this.#used++] = NEWLINE
+    this.ends.push(this.#used)
+  }
+
+  /** The lines' indexes in seq order (a stable sort), or undefined when they came in seq order. */
+  order(): number[] | undefined {
+    const { seqs } = this
+    let ascending = true
+    for (let index = 1; index < seqs.length && ascending; index++)
+      ascending = seqs[index - 1]! <= seqs[index]!
+    if (ascending) return undefined
+    return seqs.map((_seq, index) => index).sort((left, right) => seqs[left]! - seqs[right]! || left - right)
+  }
+}
+
+/** What {@link SeqLines.finish} gives: the text in seq order, and what the seqs were. */
+export interface SeqLinesResult {
+  /** The lines' bytes, in seq order, as chunks of about a megabyte (or more). */
+  chunks: Buffer[]
+  /** Lines in the chunks. */
+  count: number
+  /** The newest seq of all lines, written or not; 0 when there are none. */
+  lastSeq: number
+  /** The seqs of the archived lines in the chunks, ascending. */
+  archivedSeqs: number[]
+}
+
+/**
+ * One line of text per item of a thread, added as a store hands the items over (in any order, an item
+ * in both the active log and the archive twice) and given back in seq order, a seq in both taken once,
+ * from the archive. The text is kept as UTF-8 bytes, so a long thread's lines cost the garbage
+ * collector nothing, and lines that came in order go out as the blocks they were written to.
+ */
+export class SeqLines {
+  readonly #active = new PlaceLines()
+  readonly #archive = new PlaceLines()
+
+  /** Adds the line of `seq`; `text` undefined counts the seq but writes no line for it. */
+  add(seq: number, archived: boolean, text: string | undefined): void {
+    ;(archived ? this.#archive : this.#active).add(seq, text)
+  }
+
+  /** The lines in seq order; adding after this is not allowed. */
+  finish(): SeqLinesResult {
+    const active = this.#active
+    const archive = this.#archive
+    const activeOrder = active.order()
+    const archiveOrder = archive.order()
+    const chunks = new ChunkGatherer()
+    const archivedSeqs: number[] = []
+    let count = 0
+    let lastSeq = 0
+    const take = (place: PlaceLines, index: number, archived: boolean) => {
+      const seq = place.seqs[index]!
+      if (seq > lastSeq) lastSeq = seq
+      const block = place.blockOf[index]!
+      if (block === -1) return
+      count++
+      if (archived) archivedSeqs.push(seq)
+      chunks.add(place.blocks[block]!, place.starts[index]!, place.ends[index]!)
+    }
+    let left = 0
+    let right = 0
+    const activeCount = active.seqs.length
+    const archiveCount = archive.seqs.length
+    while (left < activeCount || right < archiveCount) {
+      const activeIndex = left < activeCount ? (activeOrder?.[left] ?? left) : -1
+      const archiveIndex = right < archiveCount ? (archiveOrder?.[right] ?? right) : -1
+      const activeSeq = activeIndex === -1 ? Number.POSITIVE_INFINITY : active.seqs[activeIndex]!
+      const archiveSeq = archiveIndex === -1 ? Number.POSITIVE_INFINITY : archive.seqs[archiveIndex]!
+      if (activeSeq < archiveSeq) {
+        take(active, activeIndex, false)
+        left++
+        continue
+      }
+      if (activeSeq === archiveSeq) left++
+      take(archive, archiveIndex, true)
+      right++
+    }
+    return { chunks: chunks.finish(), count, lastSeq, archivedSeqs }
+  }
+}
+
+/**
+ * Byte ranges gathered into chunks for writing: ranges that follow each other in one block grow into
+ * one, a range of half a megabyte or more goes as it is, smaller ones are copied together into a chunk
+ * of a megabyte, so a thread whose lines came out of order is still a few large writes.
+ */
+class ChunkGatherer {
+  readonly #chunks: Buffer[] = []
+  /** The range growing: its block, start and end. */
+  #block: Buffer | undefined
+  #start = 0
+  #end = 0
+  #copy: Buffer | undefined
+  #copied = 0
+
+  add(block: Buffer, start: number, end: number): void {
+    if (block === this.#block && start === this.#end) {
+      this.#end = end
+      return
+    }
+    this.#flushRange()
+    this.#block = block
+    this.#start = start
+    this.#end = end
+  }
+
+  finish(): Buffer[] {
+    this.#flushRange()
+    this.#flushCopy()
+    return this.#chunks
+  }
+
+  #flushRange(): void {
+    const block = this.#block
+    if (block === undefined) return
+    this.#block = undefined
+    const length = this.#end - this.#start
+    if (length >= BLOCK_BYTES / 2) {
+      this.#flushCopy()
+      this.#chunks.push(block.subarray(this.#start, this.#end))
+      return
+    }
+    if (this.#copy === undefined || this.#copy.length - this.#copied < length) {
+      this.#flushCopy()
+      this.#copy = Buffer.allocUnsafe(BLOCK_BYTES)
+    }
+    this.#copied += block.copy(this.#copy, this.#copied, this.#start, this.#end)
+  }
+
+  #flushCopy(): void {
+    if (this.#copy !== undefined && this.#copied > 0) this.#chunks.push(this.#copy.subarray(0, this.#copied))
+    this.#copy = undefined
+    this.#copied = 0
+  }
+}
