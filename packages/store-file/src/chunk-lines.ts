@@ -18,12 +18,20 @@ const SEGMENT_BYTES = 256 * 1024
  *
  * A line's text is the same as `chunk.toString('utf8', start, newline)`: a newline byte is never part
  * of a UTF-8 sequence and always decodes to `\n` (an invalid sequence before it decodes to U+FFFD
- * either way), so the n-th `\n` of a segment's text is its n-th newline byte.
+ * either way), so the n-th `\n` of a segment's text is its n-th newline byte. A segment that decodes
+ * to as many characters as it has bytes decoded each byte to one character (no sequence gives more
+ * characters than bytes), so there its byte and text offsets are the same.
  */
 export class ChunkLines {
   #segment = ''
-  /** Byte offset in the chunk where the current segment ends (after a newline). */
+  /** Byte offsets in the chunk where the current segment starts and ends (after a newline). */
+  #segmentStart = 0
   #segmentEnd = 0
+  /**
+   * Whether each byte of the segment decoded to one character (as many characters as bytes: ASCII,
+   * nearly every log): then a byte offset is a text offset, and lines are found in the text alone.
+   */
+  #oneByteEach = false
   /** Where the next line starts in the segment's text. */
   #next = 0
 
@@ -33,28 +41,49 @@ export class ChunkLines {
   ) {}
 
   /**
+   * The byte offset of the first newline at or after byte `start`, where a line starts (each asked for
+   * in order, as {@link line}), or -1 when the chunk has none.
+   */
+  newlineAfter(start: number): number {
+    if (start >= this.#segmentEnd && !this.#load(start)) return -1
+    if (!this.#oneByteEach) return this.chunk.indexOf(NEWLINE, start)
+    return this.#segmentStart + this.#segment.indexOf('\n', start - this.#segmentStart)
+  }
+
+  /**
    * The text of the line from byte `start` to the newline at byte `newline`. Lines must be asked for
    * in order, each starting right after the previous one's newline (the first at 0).
    */
   line(start: number, newline: number): string {
-    if (start >= this.#segmentEnd) this.#load(start, newline)
+    if (start >= this.#segmentEnd) this.#load(start)
+    if (this.#oneByteEach) {
+      const at = start - this.#segmentStart
+      this.#next = newline + 1 - this.#segmentStart
+      return this.#segment.slice(at, this.#next - 1)
+    }
     const end = this.#segment.indexOf('\n', this.#next)
     const text = this.#segment.slice(this.#next, end)
     this.#next = end + 1
     return text
   }
 
-  /** Decodes whole lines from `start`: at least through `newline`, at most about `segmentBytes`. */
-  #load(start: number, newline: number) {
+  /**
+   * Decodes whole lines from `start`: at least its line, at most about `segmentBytes`; false when no
+   * newline follows `start`.
+   */
+  #load(start: number): boolean {
     const chunk = this.chunk
-    let end = newline + 1
     const limit = start + this.segmentBytes
-    if (limit > end) {
-      const last = limit >= chunk.length ? chunk.lastIndexOf(NEWLINE) : chunk.lastIndexOf(NEWLINE, limit - 1)
-      if (last + 1 > end) end = last + 1
-    }
+    let last = limit >= chunk.length ? chunk.lastIndexOf(NEWLINE) : chunk.lastIndexOf(NEWLINE, limit - 1)
+    // A line longer than a segment is decoded whole.
+    if (last < start) last = chunk.indexOf(NEWLINE, start)
+    if (last === -1) return false
+    const end = last + 1
     this.#segment = chunk.toString('utf8', start, end)
+    this.#segmentStart = start
     this.#segmentEnd = end
+    this.#oneByteEach = this.#segment.length === end - start
     this.#next = 0
+    return true
   }
 }

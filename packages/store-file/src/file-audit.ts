@@ -1,39 +1,26 @@
-import { readdir, readFile, stat } from 'node:fs/promises'
+import { type FileHandle, open, readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { assertThreadId, StrataError } from '@strata-memory/core'
 import {
   type AuditOptions,
   type AuditReport,
-  type AuditSource,
   auditWithRepair,
   checkAuditOptions,
   ThreadAuditor,
 } from '@strata-memory/core/store-kit'
-import { readPart } from './archive-files'
-import { ArchiveIndex } from './archive-index'
 import { contentFileName } from './content-files'
+import { readRange } from './durable-fs'
+import { archiveSize, auditArchive, type Sink } from './file-audit-archive'
 import type { FileContext } from './file-context'
 import { isMissing, storeFailed } from './file-errors'
 import { itemFromRecord, itemJsonFromLine, parseLogRecord, recordAsItem } from './line-format'
 import { parseChunk } from './log-file'
-import { ACTIVE_FILE, CONTENT_FOLDER, INDEX_FILE, LEGACY_ARCHIVE_FILE } from './thread-files'
+import { ACTIVE_FILE, CONTENT_FOLDER } from './thread-files'
 
 /** What the file store's repair mends, holding the thread's lock: the same as a write does first. */
 const REPAIRABLE = ['torn-tail', 'archive-pending'] as const
 
 const NEWLINE = 0x0a
-
-/**
- * Where one committed line was read, for the auditor: its record as parsed (the line's own keys, the
- * item under `item` when wrapped), its text (the item's JSON is cut from it), and its place.
- */
-export type Sink = (
-  source: AuditSource,
-  record: Record<string, unknown>,
-  text: string,
-  file: string,
-  line: number | undefined,
-) => void
 
 /** The byte offset in `bytes` where line `count + 1` starts (after `count` newlines). */
 function offsetAfterLines(bytes: Buffer, count: number): number {
@@ -71,6 +58,16 @@ export function auditLog(
   let previousSeq = 0
   /** How far the windows reach: always further than the last one (a batch longer than a window grows it). */
   let reach = 0
+  // The lines of the window handed over so far, and the last one's seq: a corrupt line stops the
+  // parse after them. One function for every window, so the parse calls one target.
+  let committed = 0
+  let lastSeq = 0
+  let windowStart = 1
+  const onLine = (record: Record<string, unknown>, text: string, seq: number) => {
+    sink('active', record, text, name, windowStart + committed)
+    committed++
+    lastSeq = seq
+  }
   while (position < bytes.length) {
     reach = Math.max(reach, position) + windowBytes
     let end = bytes.length
@@ -80,16 +77,9 @@ export function auditLog(
     }
     const final = end === bytes.length
     const chunk = bytes.subarray(position, end)
-    // The lines of the window handed over so far, and the last one's seq: a corrupt line stops the
-    // parse after them.
-    let committed = 0
-    let lastSeq = previousSeq
-    const windowStart = firstLine
-    const onLine = (record: Record<string, unknown>, text: string, seq: number) => {
-      sink('active', record, text, name, windowStart + committed)
-      committed++
-      lastSeq = seq
-    }
+    committed = 0
+    lastSeq = previousSeq
+    windowStart = firstLine
     try {
       const parsed = parseChunk(chunk, { path: name, firstLine, previousSeq, keepItems: false, onLine })
       const reason = parsed.pendingReason
@@ -149,75 +139,17 @@ export function auditLog(
   }
 }
 
-/**
- * Reads the archive with the store's own index (`ArchiveIndex`) and part reads (`readPart`): a torn
- * index tail or data no index line names (an archive interrupted before its commit), and a part that
- * does not hold what its index line says. Read-only: a fresh index, never the store's cached one.
- */
-async function auditArchive(
-  directory: string,
-  auditor: ThreadAuditor,
-  sink: Sink,
-  progress: (bytes: number) => void,
-): Promise<void> {
-  const index = new ArchiveIndex(directory)
-  try {
-    await index.refresh()
-  } catch (error) {
-    if (!StrataError.isInstance(error, 'STRATA_CORRUPT_LOG')) throw error
-    const { line, problem } = error.details as { line: number; problem: string }
-    auditor.report('corrupt-line', `${INDEX_FILE} line ${line} ${problem}.`, { file: INDEX_FILE, line })
-    return
-  }
-  const interrupted = 'an archive interrupted before its commit; the items are still in the active log'
-  if (index.pending !== undefined) {
-    auditor.report(
-      'torn-tail',
-      `${INDEX_FILE} ends with ${index.pending.length} bytes of ${interrupted} (${index.pending.reason}).`,
-      { file: INDEX_FILE },
-    )
-  }
-  if (index.legacyPending !== undefined) {
-    auditor.report(
-      'torn-tail',
-      `${LEGACY_ARCHIVE_FILE} ends with ${index.legacyPending.length} bytes without a final newline (${index.legacyPending.reason}).`,
-      { file: LEGACY_ARCHIVE_FILE },
-    )
-  }
-  if (index.hasLeftovers()) {
-    auditor.report(
-      'torn-tail',
-      `the archive's data files hold bytes no line of ${INDEX_FILE} names (${interrupted}).`,
-      {
-        file: index.nextData(0).file,
-      },
-    )
-  }
-  let done = 0
-  for (const part of index.allParts) {
-    try {
-      const { bytes, starts, ends } = await readPart(index, part)
-      for (let line = 0; line < starts.length; line++) {
-        const text = bytes.toString('utf8', starts[line], ends[line])
-        sink('archive', JSON.parse(text) as Record<string, unknown>, text, part.file, undefined)
-      }
-    } catch (error) {
-      if (!StrataError.isInstance(error, 'STRATA_CORRUPT_LOG')) throw error
-      const { problem } = error.details as { problem: string }
-      auditor.report('corrupt-line', `${part.file} ${problem}.`, { file: part.file })
-    }
-    done += part.bytes
-    progress(done)
-  }
-}
-
-/** The bytes of a file, or an empty buffer when there is none. */
+/** The bytes of a file (read at once), or an empty buffer when there is none. */
 async function bytesOf(path: string): Promise<Buffer> {
+  let handle: FileHandle | undefined
   try {
-    return await readFile(path)
+    handle = await open(path, 'r')
+    return await readRange(handle, 0, (await handle.stat()).size)
   } catch (error) {
     if (isMissing(error)) return Buffer.alloc(0)
     throw storeFailed('read', path, error)
+  } finally {
+    await handle?.close()
   }
 }
 
@@ -265,21 +197,6 @@ export function fileAudit({
     }
     return auditWithRepair(once, repair, () => locked(thread, () => mend(thread)))
   }
-}
-
-/** Bytes of the archive's files (index, data, a first-layout archive), for progress. */
-async function archiveSize(directory: string): Promise<number> {
-  const sizeOf = (path: string) =>
-    stat(path).then(
-      (stats) => stats.size,
-      () => 0,
-    )
-  const names = await readdir(join(directory, 'archive')).catch(() => [] as string[])
-  const sizes = await Promise.all([
-    sizeOf(join(directory, LEGACY_ARCHIVE_FILE)),
-    ...names.filter((name) => name !== 'index.jsonl').map((name) => sizeOf(join(directory, 'archive', name))),
-  ])
-  return sizes.reduce((sum, size) => sum + size, 0)
 }
 
 /** Which cited content ids have a record: in the thread's folder, else (a sub-agent sharing its parent's content) in another thread's. */

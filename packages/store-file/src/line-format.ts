@@ -208,33 +208,47 @@ export function withoutBatchEnd(line: string): string {
  * stand): the caller serialises the item.
  */
 export function itemJsonFromLine(line: string, record: Record<string, unknown>): string | undefined {
+  // Keys are looked up as properties, not with `Object.hasOwn`: a JSON record's absent key reads
+  // undefined, and a key read through the prototype (were one set there) fails a check below.
   const seq = record.seq
-  if (typeof seq !== 'number' || hasOwn(record, 'item') || hasOwn(record, 'turnId')) return undefined
+  if (typeof seq !== 'number' || record.item !== undefined || record.turnId !== undefined) return undefined
   const head = `{"seq":${seq},`
   if (!line.startsWith(head) || line.charCodeAt(line.length - 1) !== 125 /* } */) return undefined
   let end = line.length - 1
   // The line ends `,"batch_end":M}` when the record has one: a suffix a value inside the line cannot end
   // with (a string's quotes are escaped, an object or array closes first).
-  if (hasOwn(record, 'batch_end')) {
-    const suffix = `${BATCH_END_KEY}${record.batch_end as number}`
+  const batchEnd = record.batch_end
+  if (batchEnd !== undefined) {
+    const suffix = `${BATCH_END_KEY}${batchEnd as number}`
     if (!line.endsWith(suffix, end)) return undefined
     end -= suffix.length
   }
-  if (record.type !== 'message' && hasOwn(record, 'content')) {
+  if (record.type !== 'message' && record.content !== undefined) {
     const suffix = `,"content":${JSON.stringify(record.content)}`
     if (!line.endsWith(suffix, end)) return undefined
     end -= suffix.length
   }
-  if (!hasOwn(record, 'turn_id')) return `{${line.slice(head.length, end)},"seq":${seq}}`
-  // While the keys before it hold no object, the line's first `"turn_id":` is the key's own.
-  for (const key in record) {
-    if (key === 'turn_id') break
-    const value = record[key]
-    if (typeof value === 'object' && value !== null) return undefined
-  }
+  if (record.turn_id === undefined) return `{${line.slice(head.length, end)},"seq":${seq}}`
   const turnIdAt = line.indexOf('"turn_id":', head.length - 1)
-  if (turnIdAt === -1 || turnIdAt >= end) return undefined
+  if (turnIdAt === -1 || turnIdAt >= end || !keyAtTop(line, head.length, turnIdAt, record)) return undefined
   return `{${line.slice(head.length, turnIdAt)}"turnId"${line.slice(turnIdAt + 9, end)},"seq":${seq}}`
+}
+
+/**
+ * Whether the `"turn_id":` at `at` is the record's own key, not one inside an object before it: true
+ * when no object or array opens before it (a string's quotes are escaped, so the text cannot stand
+ * in one), else when no key before `turn_id` holds an object.
+ */
+function keyAtTop(line: string, from: number, at: number, record: Record<string, unknown>): boolean {
+  const brace = line.indexOf('{', from)
+  const bracket = line.indexOf('[', from)
+  if ((brace === -1 || brace > at) && (bracket === -1 || bracket > at)) return true
+  for (const key in record) {
+    if (key === 'turn_id') return true
+    const value = record[key]
+    if (typeof value === 'object' && value !== null) return false
+  }
+  return false
 }
 
 const BATCH_END_KEY = ',"batch_end":'

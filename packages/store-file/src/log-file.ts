@@ -22,8 +22,6 @@ export interface PendingTail {
 /** How many bytes before the committed end are compared to tell an appended file from a replaced one. */
 const TAIL_CHECK_BYTES = 64
 
-const NEWLINE = 0x0a
-
 /**
  * The cached, validated content of one JSONL log file (`raw_traces.jsonl` or its archive): its lines
  * and their seqs, oldest first, and any pending tail. {@link refresh} brings it up to date with the
@@ -275,9 +273,17 @@ export function parseChunk(
     | undefined
 
   const texts = new ChunkLines(chunk)
+  /**
+   * Bytes after the last newline. A flag, not a comparison after the loop: code that an optimised
+   * loop reaches once, at its end, would have no type feedback and drop the optimised code each call.
+   */
+  let tornLine = false
   while (position < chunk.length) {
-    const newline = chunk.indexOf(NEWLINE, position)
-    if (newline === -1) break
+    const newline = texts.newlineAfter(position)
+    if (newline === -1) {
+      tornLine = true
+      break
+    }
     lineNumber += 1
     const lineStart = position
     const text = texts.line(position, newline)
@@ -347,6 +353,6 @@ export function parseChunk(
     }
   }
   const pendingReason: PendingReason | undefined =
-    batch !== undefined ? 'incomplete-batch' : position < chunk.length ? 'torn-line' : undefined
+    batch !== undefined ? 'incomplete-batch' : tornLine ? 'torn-line' : undefined
   return { items, lines, seqs, committedBytes, pendingReason }
 }

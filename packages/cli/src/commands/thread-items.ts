@@ -2,7 +2,7 @@ import type { ContentRecord, Item, JsonObject } from '@strata-memory/core'
 import type { AuditOptions } from '@strata-memory/core/store-kit'
 import { CliError } from '../cli/cli-error'
 import type { CommandContext } from '../cli/command-context'
-import { type SeqLinesResult, SeqLines } from '../output/seq-lines'
+import { SeqLines, type SeqLinesResult } from '../output/seq-lines'
 import { checkThreadId, requireThread, shownThreadId } from '../store/open-store'
 import { describeStoreTarget } from '../store/store-target'
 

@@ -31,7 +31,10 @@ describe('SeqLines', () => {
   it('gives the lines in seq order as a few large chunks, a seq in both places once, from the archive', () => {
     // As the file store hands them over: the active log, then the archive (its parts out of order),
     // seqs 2001–2100 in both (an interrupted archive).
-    const active = Array.from({ length: 8_000 }, (_value, index) => [2_001 + index, false] as [number, boolean])
+    const active = Array.from(
+      { length: 8_000 },
+      (_value, index) => [2_001 + index, false] as [number, boolean],
+    )
     const parts = [
       [1_001, 2_100],
       [1, 1_000],

@@ -6,25 +6,28 @@ const NEWLINE = 0x0a
 /**
  * One place's lines (the active log's or the archive's) in the order they came: each line's seq, and
  * its UTF-8 bytes in blocks of about a megabyte, each string encoded once, as it comes. Holding bytes
- * only, no string it was given stays alive.
+ * and numbers in typed arrays only, no string it was given stays alive and the garbage collector has
+ * nothing to copy.
  */
 class PlaceLines {
-  readonly seqs: number[] = []
-  /** The block each line is in, and where its bytes start and end there (the newline included). */
-  readonly blockOf: number[] = []
-  readonly starts: number[] = []
-  readonly ends: number[] = []
+  /** Lines added. */
+  count = 0
+  /** Each line's seq. */
+  seqs = new Float64Array(1024)
+  /** Each line's block (-1: no bytes), and where its bytes start and end there (the newline included). */
+  place = new Int32Array(3 * 1024)
   readonly blocks: Buffer[] = []
   #block: Buffer | undefined
   #used = 0
 
   /** A line of `seq`: `text` and a newline, or no bytes when `text` is undefined (a line not written). */
   add(seq: number, text: string | undefined): void {
-    this.seqs.push(seq)
+    const index = this.count++
+    if (index === this.seqs.length) this.#grow()
+    this.seqs[index] = seq
+    const at = 3 * index
     if (text === undefined) {
-      this.blockOf.push(-1)
-      this.starts.push(0)
-      this.ends.push(0)
+      this.place[at] = -1
       return
     }
     // A UTF-16 unit takes at most 3 bytes in UTF-8 (a surrogate pair, 2 units, takes 4).
@@ -34,21 +37,31 @@ class PlaceLines {
       this.blocks.push(this.#block)
       this.#used = 0
     }
-    this.blockOf.push(this.blocks.length - 1)
-    this.starts.push(this.#used)
+    this.place[at] = this.blocks.length - 1
+    this.place[at + 1] = this.#used
     this.#used += this.#block.write(text, this.#used)
     this.#block[this.#used++] = NEWLINE
-    this.ends.push(this.#used)
+    this.place[at + 2] = this.#used
+  }
+
+  #grow(): void {
+    const seqs = new Float64Array(this.seqs.length * 2)
+    seqs.set(this.seqs)
+    this.seqs = seqs
+    const place = new Int32Array(this.place.length * 2)
+    place.set(this.place)
+    this.place = place
   }
 
   /** The lines' indexes in seq order (a stable sort), or undefined when they came in seq order. */
   order(): number[] | undefined {
-    const { seqs } = this
+    const { seqs, count } = this
     let ascending = true
-    for (let index = 1; index < seqs.length && ascending; index++)
-      ascending = seqs[index - 1]! <= seqs[index]!
+    for (let index = 1; index < count && ascending; index++) ascending = seqs[index - 1]! <= seqs[index]!
     if (ascending) return undefined
-    return seqs.map((_seq, index) => index).sort((left, right) => seqs[left]! - seqs[right]! || left - right)
+    return Array.from({ length: count }, (_value, index) => index).sort(
+      (left, right) => seqs[left]! - seqs[right]! || left - right,
+    )
   }
 }
 
@@ -89,19 +102,19 @@ export class SeqLines {
     const archivedSeqs: number[] = []
     let count = 0
     let lastSeq = 0
-    const take = (place: PlaceLines, index: number, archived: boolean) => {
-      const seq = place.seqs[index]!
+    const take = (lines: PlaceLines, index: number, archived: boolean) => {
+      const seq = lines.seqs[index]!
       if (seq > lastSeq) lastSeq = seq
-      const block = place.blockOf[index]!
+      const block = lines.place[3 * index]!
       if (block === -1) return
       count++
       if (archived) archivedSeqs.push(seq)
-      chunks.add(place.blocks[block]!, place.starts[index]!, place.ends[index]!)
+      chunks.add(lines.blocks[block]!, lines.place[3 * index + 1]!, lines.place[3 * index + 2]!)
     }
     let left = 0
     let right = 0
-    const activeCount = active.seqs.length
-    const archiveCount = archive.seqs.length
+    const activeCount = active.count
+    const archiveCount = archive.count
     while (left < activeCount || right < archiveCount) {
       const activeIndex = left < activeCount ? (activeOrder?.[left] ?? left) : -1
       const archiveIndex = right < archiveCount ? (archiveOrder?.[right] ?? right) : -1
