@@ -1,8 +1,9 @@
 import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { UnsequencedItem } from '@strata-memory/core'
 import { ThreadAuditor } from '@strata-memory/core/store-kit'
-import { makeItems } from '@strata-memory/core/testing'
+import { makeEveryItemType, makeItems } from '@strata-memory/core/testing'
 import { afterEach, describe, expect, it } from 'vitest'
 import { auditLog } from './file-audit'
 import { fileStore } from './file-store'
@@ -150,5 +151,42 @@ describe('fileStore audit', () => {
     const [done, total] = progress.at(-1)!
     expect(done).toBe(total)
     expect(total).toBeGreaterThan(0)
+  })
+
+  it("hands over each item's JSON as serialising the item read gives it: every type, wrapped lines, batches", async () => {
+    const { store } = await threadOf(2)
+    // An item with a key the line format uses is written in the wrapped form.
+    const wrapped = {
+      ...makeItems(1)[0]!,
+      batch_end: 'mine',
+      item: { nested: true },
+    } as unknown as UnsequencedItem
+    await store.append('t', [...makeEveryItemType(), wrapped], { expectedSeq: 2 })
+    const { lastSeq } = await store.head('t')
+    await store.archive('t', { seqs: [1, 3, 4] })
+    const json: [number, string][] = []
+    await store.audit('t', { onItemJson: (seq, _source, text) => json.push([seq, text]) })
+    const stored = [...(await store.readArchive('t')), ...(await store.read('t'))]
+    expect(json.sort((left, right) => left[0] - right[0])).toEqual(
+      stored.sort((left, right) => left.seq - right.seq).map((item) => [item.seq, JSON.stringify(item)]),
+    )
+    expect(json).toHaveLength(lastSeq)
+  })
+
+  it('reports an archived line that does not parse, and reads the rest of its part', async () => {
+    const { store, folder } = await threadOf(4)
+    await store.archive('t', { seqs: [1, 2, 3] })
+    const data = join(folder, 'archive', '000001.jsonl')
+    const lines = (await readFile(data, 'utf8')).split('\n')
+    // Same length, so the index still names the part's bytes; the line still starts with its seq.
+    lines[1] = `${lines[1]!.slice(0, 12)}${'x'.repeat(lines[1]!.length - 12)}`
+    await writeFile(data, lines.join('\n'))
+    const report = await store.audit('t')
+    expect(report.entries.map((entry) => [entry.code, entry.file])).toEqual([
+      ['corrupt-line', 'archive/000001.jsonl'],
+      ['seq-gap', undefined],
+    ])
+    expect(report.entries[0]!.message).toMatch(/\(seq 2\) is not a log line\.$/)
+    expect(report.items).toBe(3)
   })
 })
