@@ -51,6 +51,18 @@ describe('SeqLines', () => {
     expect(activeOnly).toEqual(expected(added, (isArchived) => !isArchived))
   })
 
+  it('gives the usual thread (each place in order, the archive below the active log) as its blocks', () => {
+    const place = (from: number, to: number, archived: boolean) =>
+      Array.from({ length: to - from + 1 }, (_value, index) => [from + index, archived] as [number, boolean])
+    const usual = [...place(2_001, 9_000, false), ...place(1, 2_000, true)]
+    for (const added of [usual, place(1, 3_000, false), place(1, 3_000, true)]) {
+      const { chunks, ...result } = run(added)
+      expect(result).toEqual(expected(added, () => true))
+      const { chunks: _chunks, ...activeOnly } = run(added, (isArchived) => !isArchived)
+      expect(activeOnly).toEqual(expected(added, (isArchived) => !isArchived))
+    }
+  })
+
   it('orders lines that come interleaved and shuffled, and an empty thread', () => {
     let state = 7
     const random = () => {

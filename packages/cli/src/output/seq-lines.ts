@@ -17,8 +17,15 @@ class PlaceLines {
   /** Each line's block (-1: no bytes), and where its bytes start and end there (the newline included). */
   place = new Int32Array(3 * 1024)
   readonly blocks: Buffer[] = []
+  /** Where the bytes of each block but the last end. */
+  readonly #blockEnds: number[] = []
   #block: Buffer | undefined
   #used = 0
+
+  /** The blocks, each cut to the bytes it holds. */
+  written(): Buffer[] {
+    return this.blocks.map((block, index) => block.subarray(0, this.#blockEnds[index] ?? this.#used))
+  }
 
   /** A line of `seq`: `text` and a newline, or no bytes when `text` is undefined (a line not written). */
   add(seq: number, text: string | undefined): void {
@@ -33,6 +40,7 @@ class PlaceLines {
     // A UTF-16 unit takes at most 3 bytes in UTF-8 (a surrogate pair, 2 units, takes 4).
     const most = text.length * 3 + 1
     if (this.#block === undefined || this.#block.length - this.#used < most) {
+      if (this.#block !== undefined) this.#blockEnds.push(this.#used)
       this.#block = Buffer.allocUnsafe(Math.max(BLOCK_BYTES, most))
       this.blocks.push(this.#block)
       this.#used = 0
@@ -98,6 +106,15 @@ export class SeqLines {
     const archive = this.#archive
     const activeOrder = active.order()
     const archiveOrder = archive.order()
+    // The usual thread: each place in order, the archive's seqs all below the active log's. Its lines
+    // go out as the blocks they were written to, archive first, with no line-by-line merge.
+    if (
+      activeOrder === undefined &&
+      archiveOrder === undefined &&
+      (active.count === 0 || archive.count === 0 || archive.seqs[archive.count - 1]! < active.seqs[0]!)
+    ) {
+      return inOrder([archive, active])
+    }
     const chunks = new ChunkGatherer()
     const archivedSeqs: number[] = []
     let count = 0
@@ -131,6 +148,25 @@ export class SeqLines {
     }
     return { chunks: chunks.finish(), count, lastSeq, archivedSeqs }
   }
+}
+
+/** The lines of places in seq order, one after the other (see {@link SeqLines.finish}); the last is active. */
+function inOrder(places: readonly PlaceLines[]): SeqLinesResult {
+  const chunks: Buffer[] = []
+  const archivedSeqs: number[] = []
+  let count = 0
+  let lastSeq = 0
+  places.forEach((lines, at) => {
+    const archived = at < places.length - 1
+    for (let index = 0; index < lines.count; index++) {
+      if (lines.place[3 * index] === -1) continue
+      count++
+      if (archived) archivedSeqs.push(lines.seqs[index]!)
+    }
+    if (lines.count > 0) lastSeq = Math.max(lastSeq, lines.seqs[lines.count - 1]!)
+    for (const block of lines.written()) if (block.length > 0) chunks.push(block)
+  })
+  return { chunks, count, lastSeq, archivedSeqs }
 }
 
 /**
