@@ -244,6 +244,8 @@ interface ChunkContext {
    * none (an audit) lets each line die young.
    */
   onLine?: (record: Record<string, unknown>, text: string, seq: number) => void
+  /** Bytes decoded at once (see `ChunkLines`). */
+  segmentBytes?: number
 }
 
 /**
@@ -252,7 +254,7 @@ interface ChunkContext {
  */
 export function parseChunk(
   chunk: Buffer,
-  { path, firstLine, previousSeq, keepItems, onLine }: ChunkContext,
+  { path, firstLine, previousSeq, keepItems, onLine, segmentBytes }: ChunkContext,
 ): ParsedChunk {
   const lines: string[] = []
   const seqs: number[] = []
@@ -272,7 +274,7 @@ export function parseChunk(
       }
     | undefined
 
-  const texts = new ChunkLines(chunk)
+  const texts = new ChunkLines(chunk, segmentBytes)
   /**
    * Bytes after the last newline. A flag, not a comparison after the loop: code that an optimised
    * loop reaches once, at its end, would have no type feedback and drop the optimised code each call.
