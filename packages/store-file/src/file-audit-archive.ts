@@ -30,7 +30,9 @@ const SPAN_BYTES = 16 * 1024 * 1024
  * The archive's parts with their bytes, in the index's order: parts that follow each other in one data
  * file are read together (up to {@link SPAN_BYTES}), each data file opened once.
  */
-async function* partsWithBytes(index: ArchiveIndex): AsyncGenerator<{ part: ArchivePart; bytes: Buffer }> {
+async function* partsWithBytes(
+  index: ArchiveIndex,
+): AsyncGenerator<{ part: ArchivePart; span: Buffer; at: number }> {
   const parts = index.allParts
   let handle: FileHandle | undefined
   let handleFile: string | undefined
@@ -61,10 +63,8 @@ async function* partsWithBytes(index: ArchiveIndex): AsyncGenerator<{ part: Arch
       } catch (error) {
         throw storeFailed('read', path, error)
       }
-      for (let at = first; at <= last; at++) {
-        const part = parts[at]!
-        yield { part, bytes: bytes.subarray(part.offset - offset, part.offset - offset + part.bytes) }
-      }
+      for (let at = first; at <= last; at++)
+        yield { part: parts[at]!, span: bytes, at: parts[at]!.offset - offset }
       first = last + 1
     }
   } finally {
@@ -118,31 +118,39 @@ export async function auditArchive(
     )
   }
   let done = 0
-  for await (const { part, bytes } of partsWithBytes(index)) {
+  // The lines of a span's parts, decoded together (from the first part on): a text of over a megabyte
+  // of ASCII is an external string, outside the heap. Started again after a part that fails its check.
+  let texts: { lines: ChunkLines; span: Buffer; at: number } | undefined
+  for await (const { part, span, at } of partsWithBytes(index)) {
     try {
-      auditPart(part, bytes, partLines(index, part, bytes), auditor, sink)
+      const lines = partLines(index, part, span.subarray(at, at + part.bytes))
+      if (texts?.span !== span) texts = { lines: new ChunkLines(span.subarray(at), SPAN_BYTES), span, at }
+      auditPart(part, lines, texts.lines, at - texts.at, auditor, sink)
     } catch (error) {
       if (!StrataError.isInstance(error, 'STRATA_CORRUPT_LOG')) throw error
       const { problem } = error.details as { problem: string }
       auditor.report('corrupt-line', `${part.file} ${problem}.`, { file: part.file })
+      texts = undefined
     }
     done += part.bytes
     progress(done)
   }
 }
 
-/** Each line of a part, checked: to `sink` when it is a log line, else a `corrupt-line`. */
+/**
+ * Each line of a part, checked: to `sink` when it is a log line, else a `corrupt-line`. `texts` reads
+ * the part's bytes from `base` on (lines asked in order: the part's follow those of the part before).
+ */
 function auditPart(
   part: ArchivePart,
-  bytes: Buffer,
   { seqs, starts, ends }: ReturnType<typeof partLines>,
+  texts: ChunkLines,
+  base: number,
   auditor: ThreadAuditor,
   sink: Sink,
 ): void {
-  // The part is whole lines, one after the other: decoded a segment at a time, not line by line.
-  const texts = new ChunkLines(bytes)
   for (let line = 0; line < starts.length; line++) {
-    const text = texts.line(starts[line]!, ends[line]!)
+    const text = texts.line(base + starts[line]!, base + ends[line]!)
     // A part's lines were found by their leading seq (`partLines`): a line may still not parse.
     let value: unknown
     try {

@@ -189,4 +189,34 @@ describe('fileStore audit', () => {
     expect(report.entries[0]!.message).toMatch(/\(seq 2\) is not a log line\.$/)
     expect(report.items).toBe(3)
   })
+
+  it('reads on after an archived part that fails its check, non-ASCII lines included', async () => {
+    const { store, folder } = await threadOf(0)
+    const items = makeItems(9).map((item, index) => ({
+      ...item,
+      content: [{ type: 'text', text: `Grüße — ${index} 🌳` }],
+    })) as UnsequencedItem[]
+    const stored = await store.append('t', items, { expectedSeq: 0 })
+    // Three parts side by side in one data file.
+    for (const seqs of [
+      [1, 2, 3],
+      [4, 5, 6],
+      [7, 8, 9],
+    ])
+      await store.archive('t', { seqs })
+    const data = join(folder, 'archive', '000001.jsonl')
+    const bytes = await readFile(data)
+    // The middle part loses a line break (same length): it no longer holds the lines its index names.
+    const second = bytes.indexOf('{"seq":5,')
+    bytes[second - 1] = 0x20
+    await writeFile(data, bytes)
+    const json = new Map<number, string>()
+    const report = await store.audit('t', { onItemJson: (seq, _source, text) => json.set(seq, text) })
+    expect(report.entries.map((entry) => [entry.code, entry.file ?? entry.seq])).toEqual([
+      ['corrupt-line', 'archive/000001.jsonl'],
+      ['seq-gap', 4],
+    ])
+    expect([...json.keys()].sort()).toEqual([1, 2, 3, 7, 8, 9])
+    for (const item of stored) if (json.has(item.seq)) expect(json.get(item.seq)).toBe(JSON.stringify(item))
+  })
 })
