@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { assertThreadId, StrataError } from '@strata-memory/core'
 import {
   type AuditOptions,
+  type AuditPlace,
   type AuditReport,
   auditWithRepair,
   checkAuditOptions,
@@ -183,9 +184,13 @@ export function fileAudit({
     const once = async (): Promise<AuditReport> => {
       const auditor = new ThreadAuditor(threadId, REPAIRABLE, { checks })
       // The auditor reads a record as it is (no item built): what it reads is the item's own.
+      // One place object for every line: the auditor copies what it keeps of it.
+      const where: AuditPlace = {}
       const sink: Sink = (source, record, text, file, line) => {
         const item = recordAsItem(record)
-        auditor.add(source, item, line === undefined ? { file } : { file, line })
+        where.file = file
+        where.line = line
+        auditor.add(source, item, where)
         if (onItemJson !== undefined) {
           const json = itemJsonFromLine(text, record) ?? JSON.stringify(itemFromRecord(record))
           onItemJson(item.seq, source, json)

@@ -104,7 +104,10 @@ export class ThreadAuditor {
     })
   }
 
-  /** One committed item as read from the active log or the archive. */
+  /**
+   * One committed item as read from the active log or the archive; `where` is read at once, not kept
+   * (a store may hand the same object over each time).
+   */
   add(source: AuditSource, item: Item, where: AuditPlace = {}): void {
     const { seq } = item
     if (seq >= this.#seen.length) {
