@@ -5,7 +5,7 @@ import { type Progress, progress } from '../output/progress'
 import { itemKind, itemText, seqRanges } from '../output/render-item'
 import { shownThreadId } from '../store/open-store'
 import type { ContentLine, StateLine, ThreadExportHeader } from './thread-export-format'
-import { readThreadLines } from './thread-items'
+import { readThreadLines } from './thread-lines'
 
 /**
  * `strata export <thread> [--format jsonl|markdown] [--archive]`: the active log (and with `--archive`
