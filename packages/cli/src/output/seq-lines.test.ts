@@ -85,7 +85,7 @@ describe('SeqLines', () => {
   it('holds lines larger than a block', () => {
     const lines = new SeqLines()
     const long = ['—'.repeat(400_000), '🌳'.repeat(600_000), 'x'.repeat(2_000_000)]
-    long.forEach((text, index) => lines.add(3 - index, index === 1, text))
+    for (const [index, text] of long.entries()) lines.add(3 - index, index === 1, text)
     const { chunks, count } = lines.finish()
     expect(count).toBe(3)
     expect(Buffer.concat(chunks).toString('utf8')).toBe(`${long.reverse().join('\n')}\n`)
