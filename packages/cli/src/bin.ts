@@ -1,7 +1,13 @@
 #!/usr/bin/env node
 import { spawnSync } from 'node:child_process'
+import module from 'node:module'
 import { VERSION } from './cli/version'
 import { needsTypeStripping } from './config/type-stripping'
+
+// Node keeps the compiled code of the modules a run loads (in the OS temp folder, or where
+// NODE_COMPILE_CACHE says; NODE_DISABLE_COMPILE_CACHE=1 turns it off): a command starts without
+// compiling core and the store again, as TypeScript's tsc does.
+module.enableCompileCache?.()
 
 const args = process.argv.slice(2)
 // `strata --version` (what commander prints for it) without loading the program.

@@ -20,7 +20,7 @@ import { itemFromLogLine, withoutBatchEnd } from './line-format'
 export async function readPart(
   index: ArchiveIndex,
   part: ArchivePart,
-): Promise<{ bytes: Buffer; seqs: number[]; starts: number[]; ends: number[] }> {
+): Promise<{ bytes: Buffer } & PartLines> {
   const path = join(index.directory, part.file)
   let handle: FileHandle | undefined
   let bytes: Buffer
@@ -32,6 +32,22 @@ export async function readPart(
   } finally {
     await handle?.close()
   }
+  return { bytes, ...partLines(index, part, bytes) }
+}
+
+/** Where a part's lines are in its bytes, and their seqs. */
+export interface PartLines {
+  seqs: number[]
+  starts: number[]
+  ends: number[]
+}
+
+/**
+ * The lines of a part's bytes (read by {@link readPart}, or with the parts beside it), checked against
+ * the index: whole lines, as many as it says, in its seqs; else `STRATA_CORRUPT_LOG`.
+ */
+export function partLines(index: ArchiveIndex, part: ArchivePart, bytes: Buffer): PartLines {
+  const path = join(index.directory, part.file)
   const problem = (what: string) =>
     corruptLog(
       path,
@@ -44,7 +60,6 @@ export async function readPart(
     throw problem(`holds ${lines.length} lines, not the ${part.count} the index names`)
   }
   return {
-    bytes,
     seqs: lines.map((line) => line.seq),
     starts: lines.map((line) => line.start),
     ends: lines.map((line) => line.end),

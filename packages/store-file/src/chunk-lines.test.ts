@@ -13,14 +13,17 @@ function perLine(chunk: Buffer): string[] {
   return lines
 }
 
+/** The lines as a log read finds them: each newline found by the chunk's lines, checked against the bytes. */
 function segmented(chunk: Buffer, segmentBytes: number): string[] {
   const texts = new ChunkLines(chunk, segmentBytes)
   const lines: string[] = []
   let position = 0
-  for (let newline = chunk.indexOf(0x0a); newline !== -1; newline = chunk.indexOf(0x0a, position)) {
+  for (let newline = texts.newlineAfter(0); newline !== -1; newline = texts.newlineAfter(position)) {
+    expect(newline).toBe(chunk.indexOf(0x0a, position))
     lines.push(texts.line(position, newline))
     position = newline + 1
   }
+  expect(chunk.indexOf(0x0a, position)).toBe(-1)
   return lines
 }
 
@@ -39,6 +42,11 @@ describe('chunk lines', () => {
         expect(segmented(cut, segment)).toEqual(perLine(cut))
       }),
     )
+  })
+
+  it('finds the newlines of a segment of lone invalid bytes, each one character, as of ASCII', () => {
+    const chunk = Buffer.from([0x80, 0x0a, 0xff, 0x41, 0x0a, 0xc3, 0x0a, 0x42, 0x0a])
+    expect(segmented(chunk, 64)).toEqual(perLine(chunk))
   })
 
   it('reads lines longer than a segment whole', () => {

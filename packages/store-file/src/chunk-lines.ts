@@ -7,8 +7,8 @@ const NEWLINE = 0x0a
  */
 const SEGMENT_BYTES = 256 * 1024
 
-/** A character outside ASCII: in a latin1 reading, a byte of a multi-byte UTF-8 sequence. */
-const NOT_ASCII = /[^\x00-\x7f]/
+/** A character outside ASCII in a latin1 reading (which holds no other): a byte of a multi-byte UTF-8 sequence. */
+const NOT_ASCII = /[\u0080-\u00ff]/
 
 /**
  * The text of a chunk's lines, read in order. Rather than one `toString` per line, the chunk is decoded
@@ -17,11 +17,11 @@ const NOT_ASCII = /[^\x00-\x7f]/
  * log allocates (and the garbage collector moves) half as much.
  *
  * The segment is read as latin1, one character a byte, so it is a one-byte string whatever the log
- * holds, and `JSON.parse` of an ASCII line gives one-byte strings. Decoded as UTF-8, one arrow or
- * accent anywhere in a segment (these logs have one every few kilobytes) made the whole segment
- * two-byte, and with it every string parsed from it: an open 100k-item thread held 2.4× the memory.
- * A line holding a byte outside ASCII is decoded as UTF-8 on its own, so its text is exactly
- * `chunk.toString('utf8', start, newline)`.
+ * holds, its byte and text offsets are the same (newlines are found in the text), and `JSON.parse` of
+ * an ASCII line gives one-byte strings. Decoded as UTF-8, one arrow or accent anywhere in a segment
+ * (these logs have one every few kilobytes) made the whole segment two-byte, and with it every string
+ * parsed from it: an open 100k-item thread held 2.4× the memory. A line holding a byte outside ASCII
+ * is decoded as UTF-8 on its own, so its text is exactly `chunk.toString('utf8', start, newline)`.
  */
 export class ChunkLines {
   #segment = ''
@@ -34,24 +34,40 @@ export class ChunkLines {
     private readonly segmentBytes = SEGMENT_BYTES,
   ) {}
 
-  /** The text of the line from byte `start` to the newline at byte `newline`, lines asked for in order. */
+  /**
+   * The byte offset of the first newline at or after byte `start`, where a line starts (each asked for
+   * in order, as {@link line}), or -1 when the chunk has none.
+   */
+  newlineAfter(start: number): number {
+    if (start >= this.#segmentEnd && !this.#load(start)) return -1
+    return this.#segmentStart + this.#segment.indexOf('\n', start - this.#segmentStart)
+  }
+
+  /**
+   * The text of the line from byte `start` to the newline at byte `newline`. Lines must be asked for
+   * in order, each starting right after the previous one's newline (the first at 0).
+   */
   line(start: number, newline: number): string {
-    if (start >= this.#segmentEnd || newline >= this.#segmentEnd) this.#load(start, newline)
+    if (start >= this.#segmentEnd) this.#load(start)
     const text = this.#segment.slice(start - this.#segmentStart, newline - this.#segmentStart)
     return NOT_ASCII.test(text) ? this.chunk.toString('utf8', start, newline) : text
   }
 
-  /** Decodes whole lines from `start`: at least through `newline`, at most about `segmentBytes`. */
-  #load(start: number, newline: number) {
+  /**
+   * Decodes whole lines from `start`: at least its line, at most about `segmentBytes`; false when no
+   * newline follows `start`.
+   */
+  #load(start: number): boolean {
     const chunk = this.chunk
-    let end = newline + 1
     const limit = start + this.segmentBytes
-    if (limit > end) {
-      const last = limit >= chunk.length ? chunk.lastIndexOf(NEWLINE) : chunk.lastIndexOf(NEWLINE, limit - 1)
-      if (last + 1 > end) end = last + 1
-    }
+    let last = limit >= chunk.length ? chunk.lastIndexOf(NEWLINE) : chunk.lastIndexOf(NEWLINE, limit - 1)
+    // A line longer than a segment is decoded whole.
+    if (last < start) last = chunk.indexOf(NEWLINE, start)
+    if (last === -1) return false
+    const end = last + 1
     this.#segment = chunk.toString('latin1', start, end)
     this.#segmentStart = start
     this.#segmentEnd = end
+    return true
   }
 }

@@ -133,11 +133,7 @@ export function itemFromLogLine(line: string): Item {
  * again: the item shares its objects.
  */
 export function itemFromRecord(record: Record<string, unknown>): Item {
-  if (hasOwn(record, 'item')) {
-    const item = record.item as Item
-    if (typeof item === 'object' && item !== null) wrappedItems.add(item)
-    return item
-  }
+  if (hasOwn(record, 'item')) return record.item as Item
   const keys = Object.keys(record)
   if (record.type === 'message' && isMessageLine(keys)) return messageFromRecord(record, keys)
   const item: Record<string, unknown> = {}
@@ -204,52 +200,55 @@ export function withoutBatchEnd(line: string): string {
 }
 
 /**
- * `JSON.stringify(item)` for the item a plain (not wrapped) line holds, cut from the line instead of
- * serialising the item again: the line is `{"seq":N,<the item's keys, turnId written turn_id>
- * [,"content":<text> for an item that is not a message][,"batch_end":M]}` and the item's JSON is
- * `{<the same keys, turnId>,"seq":N}`. Undefined where the line is not so (the wrapped form, a line
- * edited by hand, a key before `turn_id` holding an object, in which `"turn_id":` could also stand):
- * the caller serialises the item.
+ * `JSON.stringify(itemFromRecord(record))` for a plain (not wrapped) line and its parsed record, cut
+ * from the line instead of building and serialising the item: the line is `{"seq":N,<the item's keys,
+ * turnId written turn_id>[,"content":<text> for an item that is not a message][,"batch_end":M]}` and the
+ * item's JSON is `{<the same keys, turnId>,"seq":N}`. Undefined where the line is not so (the wrapped
+ * form, a line edited by hand, a key before `turn_id` holding an object, in which `"turn_id":` could also
+ * stand): the caller serialises the item.
  */
-export function itemJsonFromLine(line: string, item: Item): string | undefined {
-  const record = item as unknown as Record<string, unknown>
+export function itemJsonFromLine(line: string, record: Record<string, unknown>): string | undefined {
+  // Keys are looked up as properties, not with `Object.hasOwn`: a JSON record's absent key reads
+  // undefined, and a key read through the prototype (were one set there) fails a check below.
   const seq = record.seq
-  if (typeof seq !== 'number') return undefined
-  // The item of a wrapped line is the line's "item" value: no slice of the line is its JSON.
-  if (wrappedItems.has(item)) return undefined
+  if (typeof seq !== 'number' || record.item !== undefined || record.turnId !== undefined) return undefined
   const head = `{"seq":${seq},`
   if (!line.startsWith(head) || line.charCodeAt(line.length - 1) !== 125 /* } */) return undefined
-  let turnIdSeen = false
-  for (const key in record) {
-    if (key === 'turnId') {
-      turnIdSeen = true
-      break
-    }
-    if (key === 'turn_id' || key === 'content' || key === 'batch_end' || key === 'item') return undefined
-    const value = record[key]
-    if (typeof value === 'object' && value !== null) return undefined
-  }
   let end = line.length - 1
-  // A `,"batch_end":M` before the closing brace: digits, then the key (checked from the end, not scanned).
-  let digits = end
-  while (digits > 0 && line.charCodeAt(digits - 1) >= 48 && line.charCodeAt(digits - 1) <= 57) digits--
-  if (digits < end && line.startsWith(BATCH_END_KEY, digits - BATCH_END_KEY.length)) {
-    end = digits - BATCH_END_KEY.length
-  }
-  if (record.type !== 'message') {
-    const text = textOf(record)
-    if (text === null) return undefined
-    const suffix = `,"content":${JSON.stringify(text)}`
+  // The line ends `,"batch_end":M}` when the record has one: a suffix a value inside the line cannot end
+  // with (a string's quotes are escaped, an object or array closes first).
+  const batchEnd = record.batch_end
+  if (batchEnd !== undefined) {
+    const suffix = `${BATCH_END_KEY}${batchEnd as number}`
     if (!line.endsWith(suffix, end)) return undefined
     end -= suffix.length
   }
-  if (!turnIdSeen) return `{${line.slice(head.length, end)},"seq":${seq}}`
+  if (record.type !== 'message' && record.content !== undefined) {
+    const suffix = `,"content":${JSON.stringify(record.content)}`
+    if (!line.endsWith(suffix, end)) return undefined
+    end -= suffix.length
+  }
+  if (record.turn_id === undefined) return `{${line.slice(head.length, end)},"seq":${seq}}`
   const turnIdAt = line.indexOf('"turn_id":', head.length - 1)
-  if (turnIdAt === -1 || turnIdAt >= end) return undefined
+  if (turnIdAt === -1 || turnIdAt >= end || !keyAtTop(line, head.length, turnIdAt, record)) return undefined
   return `{${line.slice(head.length, turnIdAt)}"turnId"${line.slice(turnIdAt + 9, end)},"seq":${seq}}`
 }
 
-const BATCH_END_KEY = ',"batch_end":'
+/**
+ * Whether the `"turn_id":` at `at` is the record's own key, not one inside an object before it: true
+ * when no object or array opens before it (a string's quotes are escaped, so the text cannot stand
+ * in one), else when no key before `turn_id` holds an object.
+ */
+function keyAtTop(line: string, from: number, at: number, record: Record<string, unknown>): boolean {
+  const brace = line.indexOf('{', from)
+  const bracket = line.indexOf('[', from)
+  if ((brace === -1 || brace > at) && (bracket === -1 || bracket > at)) return true
+  for (const key in record) {
+    if (key === 'turn_id') return true
+    const value = record[key]
+    if (typeof value === 'object' && value !== null) return false
+  }
+  return false
+}
 
-/** Items read from a line in the wrapped form (see {@link itemJsonFromLine}). */
-const wrappedItems = new WeakSet<object>()
+const BATCH_END_KEY = ',"batch_end":'

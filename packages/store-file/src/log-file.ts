@@ -5,7 +5,7 @@ import { ChunkLines } from './chunk-lines'
 import { readRange } from './durable-fs'
 import { corruptLog, isMissing, storeFailed } from './file-errors'
 import { type FileVersion, sameFile, versionOf } from './file-version'
-import { itemFromRecord, parseLogRecord, recordAsItem } from './line-format'
+import { itemFromRecord, parseLogRecord } from './line-format'
 
 /** Why the end of a log file is not (yet) part of the log. */
 export type PendingReason = 'torn-line' | 'unparseable-last-line' | 'incomplete-batch'
@@ -21,8 +21,6 @@ export interface PendingTail {
 
 /** How many bytes before the committed end are compared to tell an appended file from a replaced one. */
 const TAIL_CHECK_BYTES = 64
-
-const NEWLINE = 0x0a
 
 /**
  * The cached, validated content of one JSONL log file (`raw_traces.jsonl` or its archive): its lines
@@ -300,7 +298,9 @@ export class LogFile {
 interface ParsedChunk {
   /** The item of each committed line, in order, when the context asks to keep them (else empty). */
   items: Item[]
+  /** The text of each committed line, in order (empty with an `onLine`). */
   lines: string[]
+  /** The seq of each committed line, in order. */
   seqs: number[]
   /** Bytes of the chunk that are committed lines. */
   committedBytes: number
@@ -316,11 +316,14 @@ interface ChunkContext {
   /** Whether to build each line's item (a whole load, which a read takes them from). */
   keepItems: boolean
   /**
-   * With `keepItems`: keep each line's parsed record instead (the item itself for a wrapped line),
-   * unchanged: its `seq`, `type`, `role`, `content` and `covers` are the item's, its `turn_id` is not
-   * renamed. For a reader of those fields only (an audit), which then builds no item.
+   * Each committed line handed over as it commits (a batch's lines once its last line is read), parsed:
+   * the record as the line holds it (its `turn_id` not renamed, the item under `item` when wrapped),
+   * and its text. Then no line or item is kept (`lines` and `items` stay empty): a reader that keeps
+   * none (an audit) lets each line die young.
    */
-  records?: boolean
+  onLine?: (record: Record<string, unknown>, text: string, seq: number) => void
+  /** Bytes decoded at once (see `ChunkLines`). */
+  segmentBytes?: number
 }
 
 /**
@@ -329,10 +332,8 @@ interface ChunkContext {
  */
 export function parseChunk(
   chunk: Buffer,
-  { path, firstLine, previousSeq, keepItems, records = false }: ChunkContext,
+  { path, firstLine, previousSeq, keepItems, onLine, segmentBytes }: ChunkContext,
 ): ParsedChunk {
-  const keep = (value: unknown): Item =>
-    (records ? recordAsItem : itemFromRecord)(value as Record<string, unknown>)
   const lines: string[] = []
   const seqs: number[] = []
   const items: Item[] = []
@@ -347,14 +348,22 @@ export function parseChunk(
         firstLine: number
         lines: string[]
         seqs: number[]
-        items: Item[]
+        values: unknown[]
       }
     | undefined
 
-  const texts = new ChunkLines(chunk)
+  const texts = new ChunkLines(chunk, segmentBytes)
+  /**
+   * Bytes after the last newline. A flag, not a comparison after the loop: code that an optimised
+   * loop reaches once, at its end, would have no type feedback and drop the optimised code each call.
+   */
+  let tornLine = false
   while (position < chunk.length) {
-    const newline = chunk.indexOf(NEWLINE, position)
-    if (newline === -1) break
+    const newline = texts.newlineAfter(position)
+    if (newline === -1) {
+      tornLine = true
+      break
+    }
     lineNumber += 1
     const lineStart = position
     const text = texts.line(position, newline)
@@ -393,29 +402,37 @@ export function parseChunk(
       throw corruptLog(path, lineNumber, `has batch_end ${batchEnd} below its seq ${seq}`)
     }
     if (batch === undefined && batchEnd !== undefined && batchEnd > seq) {
-      batch = { start: lineStart, end: batchEnd, firstLine: lineNumber, lines: [], seqs: [], items: [] }
+      batch = { start: lineStart, end: batchEnd, firstLine: lineNumber, lines: [], seqs: [], values: [] }
     }
     if (batch === undefined) {
-      lines.push(text)
       seqs.push(seq)
-      if (keepItems) items.push(keep(value))
+      if (onLine !== undefined) onLine(value as Record<string, unknown>, text, seq)
+      else {
+        lines.push(text)
+        if (keepItems) items.push(itemFromRecord(value as Record<string, unknown>))
+      }
       committedBytes = position
       continue
     }
     batch.lines.push(text)
     batch.seqs.push(seq)
-    if (keepItems) batch.items.push(keep(value))
+    if (keepItems || onLine !== undefined) batch.values.push(value)
     if (seq === batch.end) {
       for (let index = 0; index < batch.lines.length; index += 1) {
-        lines.push(batch.lines[index]!)
-        seqs.push(batch.seqs[index]!)
-        if (keepItems) items.push(batch.items[index]!)
+        const batchSeq = batch.seqs[index]!
+        seqs.push(batchSeq)
+        const record = batch.values[index] as Record<string, unknown>
+        if (onLine !== undefined) onLine(record, batch.lines[index]!, batchSeq)
+        else {
+          lines.push(batch.lines[index]!)
+          if (keepItems) items.push(itemFromRecord(record))
+        }
       }
       batch = undefined
       committedBytes = position
     }
   }
   const pendingReason: PendingReason | undefined =
-    batch !== undefined ? 'incomplete-batch' : position < chunk.length ? 'torn-line' : undefined
+    batch !== undefined ? 'incomplete-batch' : tornLine ? 'torn-line' : undefined
   return { items, lines, seqs, committedBytes, pendingReason }
 }

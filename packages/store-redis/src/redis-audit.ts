@@ -66,10 +66,10 @@ export function redisAudit(
 
   return async (threadId, options) => {
     assertThreadId(threadId)
-    const { repair, onItem, onProgress } = checkAuditOptions(options)
+    const { repair, checks, onItem, onItemJson, onProgress } = checkAuditOptions(options)
     const keys = threadKeys(prefix, threadId)
     const once = async (): Promise<AuditReport> => {
-      const auditor = new ThreadAuditor(threadId)
+      const auditor = new ThreadAuditor(threadId, [], { checks })
       const plan = await archivedRuns(threadId, keys.log, keys.archived)
       if (plan === undefined) {
         auditor.report('corrupt-line', `${keys.log}[0] is not the log header.`, { file: keys.log, line: 0 })
@@ -105,6 +105,7 @@ export function redisAudit(
           const source = isArchived(seq) ? 'archive' : 'active'
           auditor.add(source, item as Item, where)
           onItem?.(item as Item, source, () => JSON.stringify(item))
+          onItemJson?.(seq, source, JSON.stringify(item))
         })
         onProgress?.(end, last)
       }

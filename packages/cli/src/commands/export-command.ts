@@ -1,12 +1,11 @@
 import type { Item } from '@strata-memory/core'
 import { CliError } from '../cli/cli-error'
 import type { CommandContext } from '../cli/command-context'
-import { ByteBlocks } from '../output/byte-blocks'
 import { type Progress, progress } from '../output/progress'
 import { itemKind, itemText, seqRanges } from '../output/render-item'
 import { shownThreadId } from '../store/open-store'
 import type { ContentLine, StateLine, ThreadExportHeader } from './thread-export-format'
-import { readThreadItems } from './thread-items'
+import { readThreadLines } from './thread-lines'
 
 /**
  * `strata export <thread> [--format jsonl|markdown] [--archive]`: the active log (and with `--archive`
@@ -24,29 +23,19 @@ export async function exportCommand(
   }
   const withArchive = options.archive === true
   let bar: Progress | undefined
-  const { entries, records, state } = await readThreadItems(context, threadId, {
+  // The items are read (and rendered) first, the header (which names the last seq and the archived
+  // ranges) then goes before them: a corrupt line found on the way fails the export before anything
+  // is written.
+  const { lines, records, state } = await readThreadLines(context, threadId, {
+    line: format === 'jsonl' ? 'json' : markdownItem,
+    withArchive,
     progress: (done, total) => {
       bar ??= progress({ total, label: 'export', enabled: !context.output.json })
       bar.update(done)
     },
   })
-  // The items are rendered first, the header (which names the last seq and the archived ranges) then
-  // goes before them: a corrupt line found on the way fails the export before anything is written.
-  const rendered = new ByteBlocks()
-  let lastSeq = 0
-  let count = 0
-  const archivedSeqs: number[] = []
-  for (const entry of entries) {
-    if (entry.seq > lastSeq) lastSeq = entry.seq
-    if (entry.archived) {
-      if (!withArchive) continue
-      archivedSeqs.push(entry.seq)
-    }
-    count++
-    rendered.add(format === 'jsonl' ? `${entry.json()}\n` : markdownItem(entry.item(), entry.archived))
-  }
-  const chunks = rendered.finish()
   bar?.stop()
+  const { chunks, count, lastSeq, archivedSeqs } = lines
   const output = context.output
   if (format === 'jsonl') {
     const { store } = await context.store()
@@ -81,7 +70,8 @@ export async function exportCommand(
   return 0
 }
 
+/** An item's section of the Markdown export (its line: the export ends each with a newline). */
 function markdownItem(item: Item, archived: boolean): string {
   const scope = item.type === 'message' && item.scope ? ` — ${item.scope.title}` : ''
-  return `\n## #${item.seq} · ${item.level} · ${itemKind(item)}${scope}${archived ? ' (archived)' : ''}\n\n${itemText(item)}\n`
+  return `\n## #${item.seq} · ${item.level} · ${itemKind(item)}${scope}${archived ? ' (archived)' : ''}\n\n${itemText(item)}`
 }

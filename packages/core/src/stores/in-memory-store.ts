@@ -239,9 +239,9 @@ export function inMemoryStore({
 
     async audit(threadId: string, options?: AuditOptions): Promise<AuditReport> {
       assertThreadId(threadId)
-      const { onItem } = checkAuditOptions(options)
+      const { onItem, onItemJson, checks } = checkAuditOptions(options)
       // Nothing here can tear or be left half done: what an audit finds is in the items themselves.
-      const auditor = new ThreadAuditor(threadId)
+      const auditor = new ThreadAuditor(threadId, [], { checks })
       const thread = threads.get(threadId)
       if (thread === undefined) return auditor.result()
       for (const [source, items] of [
@@ -250,6 +250,7 @@ export function inMemoryStore({
       ] as const) {
         for (const item of items) {
           auditor.add(source, item)
+          onItemJson?.(item.seq, source, JSON.stringify(item))
           if (onItem === undefined) continue
           const copy = copyItem(item)
           onItem(copy, source, () => JSON.stringify(copy))

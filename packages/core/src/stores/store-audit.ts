@@ -66,6 +66,14 @@ export interface AuditOptions {
    * audit is read-only: it changes nothing, not even what a read of the store would repair.
    */
   repair?: boolean
+  /**
+   * `'format'`: only what reading the store's format finds (`torn-tail`, `corrupt-line`, `seq-order`),
+   * without the checks across items (seq gaps, items in both places, unfinished compactions, tool calls
+   * and results, cited content): a walk of the items (`onItem`, `onItemJson`) that costs what a read
+   * costs, for a reader such as an export that needs no more. `report.items` is counted either way.
+   * @default 'all'
+   */
+  checks?: 'all' | 'format'
   /** Progress of the read, in units of the store's choosing (bytes, items). */
   onProgress?: (done: number, total: number) => void
   /**
@@ -75,6 +83,13 @@ export interface AuditOptions {
    * cut it from its own text rather than serialise the item again.
    */
   onItem?: (item: Item, source: AuditSource, json: () => string) => void
+  /**
+   * Each committed item's JSON as read, with its seq, as `onItem` hands items over (in no particular
+   * order, an item in both places twice): the text `JSON.stringify(item)` gives, without the item. For
+   * a reader that only copies items (an export): a store that keeps items as JSON cuts it from its own
+   * text and builds no item.
+   */
+  onItemJson?: (seq: number, source: AuditSource, json: string) => void
 }
 
 /** What {@link StoreAuditMethods.audit} found. */

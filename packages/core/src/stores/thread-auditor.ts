@@ -5,24 +5,32 @@ import { isPlainObject } from './store-arguments'
 import type { AuditCode, AuditEntry, AuditOptions, AuditReport, AuditSource } from './store-audit'
 
 /** Validates the options of `audit` (`STRATA_INVALID_OPTIONS`); returns them with defaults. */
-export function checkAuditOptions(options: unknown): AuditOptions & { repair: boolean } {
-  if (options === undefined) return { repair: false }
+export function checkAuditOptions(
+  options: unknown,
+): AuditOptions & { repair: boolean; checks: NonNullable<AuditOptions['checks']> } {
+  if (options === undefined) return { repair: false, checks: 'all' }
   if (!isPlainObject(options)) {
     return invalidOptions('audit: options must be an object like { repair: true }.', {})
   }
-  const { repair = false, onProgress, onItem } = options as AuditOptions
+  const { repair = false, checks = 'all', onProgress, onItem, onItemJson } = options as AuditOptions
   if (typeof repair !== 'boolean') {
     invalidOptions(`audit: repair must be true or false, got ${String(repair)}.`, { repair })
+  }
+  if (checks !== 'all' && checks !== 'format') {
+    invalidOptions(`audit: checks must be 'all' or 'format', got ${String(checks)}.`, {
+      checks: String(checks),
+    })
   }
   for (const [name, value] of [
     ['onProgress', onProgress],
     ['onItem', onItem],
+    ['onItemJson', onItemJson],
   ] as const) {
     if (value !== undefined && typeof value !== 'function') {
       invalidOptions(`audit: ${name} must be a function when given.`, { [name]: String(value) })
     }
   }
-  return { ...(options as AuditOptions), repair }
+  return { ...(options as AuditOptions), repair, checks }
 }
 
 /** Where in a store an entry was read: a file (or key) and its 1-based line (or list index). */
@@ -50,7 +58,8 @@ const rangesText = (seqs: readonly number[]): string =>
  * gaps across both, summaries whose covered items are still active, tool calls without results and
  * results without calls, and the content ids citations name. It keeps one byte per seq and the open
  * tool calls, no items. A store reports what its format finds (`torn-tail`, `corrupt-line`,
- * `seq-order`) with {@link report}; `repairable` names the codes its repair mends.
+ * `seq-order`) with {@link report}; `repairable` names the codes its repair mends. With `checks:
+ * 'format'` (the audit's option) it only counts the items: the store's reports are all there is.
  */
 export class ThreadAuditor {
   readonly threadId: string
@@ -71,9 +80,17 @@ export class ThreadAuditor {
   /** The newest seq of a user or assistant message: a call in it may still be waiting for its result. */
   #newestTurnSeq = 0
 
-  constructor(threadId: string, repairable: Iterable<AuditCode> = []) {
+  /** Whether only the store's own reports are wanted (`checks: 'format'`): then items are only counted. */
+  readonly #formatOnly: boolean
+
+  constructor(
+    threadId: string,
+    repairable: Iterable<AuditCode> = [],
+    { checks = 'all' }: Pick<AuditOptions, 'checks'> = {},
+  ) {
     this.threadId = threadId
     this.#repairable = new Set(repairable)
+    this.#formatOnly = checks === 'format'
   }
 
   /** Records a problem found while reading. */
@@ -87,7 +104,10 @@ export class ThreadAuditor {
     })
   }
 
-  /** One committed item as read from the active log or the archive. */
+  /**
+   * One committed item as read from the active log or the archive; `where` is read at once, not kept
+   * (a store may hand the same object over each time).
+   */
   add(source: AuditSource, item: Item, where: AuditPlace = {}): void {
     const { seq } = item
     if (seq >= this.#seen.length) {
@@ -105,6 +125,7 @@ export class ThreadAuditor {
     }
     this.items++
     if (seq > this.#maxSeq) this.#maxSeq = seq
+    if (this.#formatOnly) return
     if (item.type === 'summary' && source === 'active' && Array.isArray(item.covers))
       this.#covers.push({ seq, runs: item.covers })
     if (item.type !== 'message') return
@@ -131,6 +152,7 @@ export class ThreadAuditor {
 
   /** Ends the reading: items in both (one entry: one interrupted archive), seq gaps, unfinished compactions and unpaired tool calls. */
   finish(): AuditEntry[] {
+    if (this.#formatOnly) return this.entries
     if (this.#inBoth.length > 0) {
       const inBoth = this.#inBoth.sort((left, right) => left.seq - right.seq)
       const first = inBoth[0]!

@@ -75,11 +75,25 @@ export function describeAuditConformance(suite: AuditConformanceSuite): void {
       expect(seen.sort((left, right) => left[0] - right[0])).toEqual(
         items.map((item) => [item.seq, item.seq <= 3 ? 'archive' : 'active']),
       )
+      // The items' JSON alone, as serialising what the store reads gives it.
+      const json: [number, string, string][] = []
+      const jsonReport = await store().audit(threadId, {
+        onItemJson: (seq, source, text) => json.push([seq, source, text]),
+      })
+      expect(jsonReport).toEqual(report)
+      const stored = [...(await store().readArchive(threadId)), ...(await store().read(threadId))]
+      expect(json.sort((left, right) => left[0] - right[0])).toEqual(
+        stored.map((item) => [item.seq, item.seq <= 3 ? 'archive' : 'active', JSON.stringify(item)]),
+      )
       expect(await audit(suite.newThreadId())).toEqual(
         expect.objectContaining({ items: 0, entries: [], repaired: [] }),
       )
       await expectStrataError(
         () => store().audit(threadId, { repair: 'yes' as unknown as boolean }),
+        'STRATA_INVALID_OPTIONS',
+      )
+      await expectStrataError(
+        () => store().audit(threadId, { checks: 'some' as 'all' }),
         'STRATA_INVALID_OPTIONS',
       )
       await expectStrataError(() => store().audit('bad/id'), 'STRATA_INVALID_THREAD_ID')
@@ -112,6 +126,13 @@ export function describeAuditConformance(suite: AuditConformanceSuite): void {
         }),
         expect.objectContaining({ code: 'orphan-tool-result', seq: 3, repairable: false }),
       ])
+      // Only what reading the format finds: the checks across items are left out, the items counted.
+      expect(await store().audit(threadId, { checks: 'format' })).toEqual({
+        threadId,
+        items: 4,
+        entries: [],
+        repaired: [],
+      })
       // Repair mends only what the store can: these stay, and nothing changed.
       const repaired = await audit(threadId, true)
       expect(repaired.repaired).toEqual([])
@@ -163,8 +184,9 @@ export function describeAuditConformance(suite: AuditConformanceSuite): void {
       const first = await audit(threadId)
       expect(first.entries).toEqual([expect.objectContaining({ code: 'torn-tail', repairable: true })])
       expect(first.items).toBe(3)
-      // Read-only: a second audit finds the same.
+      // Read-only: a second audit finds the same; one of the format only too (a torn tail is the format's).
       expect((await audit(threadId)).entries).toEqual(first.entries)
+      expect((await store().audit(threadId, { checks: 'format' })).entries).toEqual(first.entries)
       const repaired = await audit(threadId, true)
       expect(codes(repaired.repaired)).toEqual(['torn-tail'])
       expect(repaired.entries).toEqual([])
