@@ -19,6 +19,8 @@ export interface PendingTail {
   reason: PendingReason
 }
 
+const NEWLINE = 0x0a
+
 /** How many bytes before the committed end are compared to tell an appended file from a replaced one. */
 const TAIL_CHECK_BYTES = 64
 

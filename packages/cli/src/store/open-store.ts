@@ -142,9 +142,11 @@ export function shownThreadId(storeThreadId: string): string {
 
 /**
  * The store thread id of the id a user typed: the app's own id (`user:42/chat:7`, what LangGraph or
- * Mastra was given) is mapped as the adapters map it (`toStoreThreadId`); a store id is itself.
+ * Mastra was given) is mapped as the adapters map it (`toStoreThreadId`); a store id is itself, a
+ * mapped one (`_.user_3A42`, as `strata threads` shows it) too.
  */
 export async function storeThreadIdOf(threadId: string): Promise<string> {
+  if (isValidThreadId(threadId)) return threadId
   try {
     const storeThreadId = await toStoreThreadId(threadId)
     if (storeThreadId !== threadId) typedIds.set(storeThreadId, threadId)

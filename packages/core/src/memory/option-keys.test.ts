@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { StrataError } from '../errors'
 import { inMemoryStore } from '../stores'
-import { createMemory } from './create-memory'
+import { createMemory, type MemoryOptions } from './create-memory'
+import { MEMORY_OPTION_KEYS } from './option-keys'
+
+/** True when two key unions are the same: the check knows every key of `MemoryOptions` and no other. */
+type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+const optionKeysMatch: SameKeys<keyof typeof MEMORY_OPTION_KEYS, keyof MemoryOptions> = true
 
 /** The refusal `createMemory(options)` throws. */
 function refusal(options: object): StrataError<'STRATA_INVALID_OPTIONS'> {
@@ -15,6 +20,11 @@ function refusal(options: object): StrataError<'STRATA_INVALID_OPTIONS'> {
 }
 
 describe('createMemory refuses options it does not know', () => {
+  it('knows every key of MemoryOptions (a type error when one is added to the type only)', () => {
+    expect(optionKeysMatch).toBe(true)
+    expect(Object.keys(MEMORY_OPTION_KEYS)).toContain('compaction')
+  })
+
   it('a key known elsewhere names where it belongs', () => {
     const error = refusal({ budget: { inputTokens: 8_000 } })
     expect(error.message).toMatch(

@@ -6,16 +6,17 @@ import type { ContentOptions } from '../content/content-options'
 import { invalidOptions } from '../errors'
 import type { ResourceOptions } from '../resources/resource-options'
 import type { TelemetryOptions } from '../telemetry/telemetry-tracer'
-import type { MemoryOptions } from './create-memory'
 
 // The keys `createMemory` knows, at each place of its options. A misspelt or misplaced key
 // (`createMemory({ budget })` for `compaction: { budget }`) would otherwise be ignored without a word,
 // leaving the app without the behaviour it asked for. Each list is checked against its type: a key
-// added to an options type and not here fails the type check.
+// added to an options type and not here fails the type check (`MemoryOptions`'s in the test, which
+// imports create-memory.ts without a circle).
 
 type Keys<T> = Record<keyof T, true>
 
-const MEMORY = {
+/** The keys of `MemoryOptions` (`option-keys.test.ts` checks them against the type). */
+export const MEMORY_OPTION_KEYS = {
   store: true,
   levels: true,
   summarizer: true,
@@ -28,7 +29,7 @@ const MEMORY = {
   telemetry: true,
   resources: true,
   embedder: true,
-} satisfies Keys<MemoryOptions>
+} as const
 
 const COMPACTION = {
   autoTransitions: true,
@@ -74,7 +75,7 @@ const TELEMETRY = { tracer: true } satisfies Keys<TelemetryOptions>
 
 /** Each checked place of the options: its path as a message names it, and its keys. */
 const PLACES: readonly { path: string[]; keys: Record<string, true> }[] = [
-  { path: [], keys: MEMORY },
+  { path: [], keys: MEMORY_OPTION_KEYS },
   { path: ['compaction'], keys: COMPACTION },
   { path: ['compaction', 'budget'], keys: BUDGET },
   { path: ['compaction', 'waterfall'], keys: WATERFALL },
