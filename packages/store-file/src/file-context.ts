@@ -9,6 +9,7 @@ import { storeFailed } from './file-errors'
 import type { FileStoreEvent, ResolvedFileStoreOptions } from './file-store-options'
 import { withoutBatchEnd } from './line-format'
 import type { LogFile } from './log-file'
+import { retryStale } from './log-lines'
 import { ACTIVE_FILE, ThreadFiles, type ThreadView } from './thread-files'
 import { tornTailMover } from './torn-tail'
 
@@ -83,13 +84,15 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
     appendHandles.drop(file.path)
     try {
       await writeFileAtomic(file.path, chunks, durable)
-      file.replaced(clean, seqs, chunks, await stat(file.path))
+      file.replaced(seqs, chunks, await stat(file.path))
     } catch (error) {
       throw storeFailed('rewrite', file.path, error)
     }
   }
 
-  const repair = async (thread: ThreadFiles): Promise<void> => {
+  const repair = (thread: ThreadFiles): Promise<void> => retryStale(() => repairOnce(thread))
+
+  const repairOnce = async (thread: ThreadFiles): Promise<void> => {
     const { active, archive } = thread
     await active.refresh()
     await archive.refresh()
@@ -112,7 +115,7 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
     }
     const view = thread.view()
     if (view.overlap.length > 0) {
-      await replaceLog(thread.active, [...view.activeLines], [...view.activeSeqs])
+      await replaceLog(thread.active, view.activeLines(), [...view.activeSeqs])
       onEvent({
         type: 'archive-repaired',
         threadId: thread.threadId,
