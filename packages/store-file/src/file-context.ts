@@ -4,10 +4,10 @@ import { StrataError } from '@strata-memory/core'
 import { AppendHandles } from './append-handles'
 import { migrateLegacy, trimArchiveData } from './archive-files'
 import { directoryLocks } from './directory-locks'
-import { linesToChunks, writeFileAtomic } from './durable-fs'
+import { writeFileAtomic } from './durable-fs'
 import { storeFailed } from './file-errors'
 import type { FileStoreEvent, ResolvedFileStoreOptions } from './file-store-options'
-import { withoutBatchEnd } from './line-format'
+import { logChunks } from './log-chunks'
 import type { LogFile } from './log-file'
 import { retryStale } from './log-lines'
 import { ACTIVE_FILE, ThreadFiles, type ThreadView } from './thread-files'
@@ -47,8 +47,11 @@ export interface FileContext {
   snapshot(thread: ThreadFiles): Promise<ThreadView>
   /** Holding the lock: brings both files up to date and repairs what a crash left behind. */
   repair(thread: ThreadFiles): Promise<void>
-  /** Holding the lock: replaces the active log with `lines` atomically, a chunk of lines at a time. */
-  replaceLog(file: LogFile, lines: string[], seqs: number[]): Promise<void>
+  /**
+   * Holding the lock: replaces the active log with `lines` (each one's bytes with its newline, as
+   * `ThreadView.activeBlock` gives them) atomically, a chunk of lines at a time.
+   */
+  replaceLog(file: LogFile, lines: readonly Buffer[], seqs: readonly number[]): Promise<void>
 }
 
 /** The shared part of one file store. */
@@ -77,9 +80,12 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
 
   const moveTornTail = tornTailMover(durable, onEvent)
 
-  const replaceLog = async (file: LogFile, lines: string[], seqs: number[]): Promise<void> => {
-    const clean = lines.map(withoutBatchEnd)
-    const chunks = linesToChunks(clean)
+  const replaceLog = async (
+    file: LogFile,
+    lines: readonly Buffer[],
+    seqs: readonly number[],
+  ): Promise<void> => {
+    const chunks = logChunks(lines)
     // The file at the path is about to be another: a handle on the old one would hold its space.
     appendHandles.drop(file.path)
     try {
@@ -115,7 +121,12 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
     }
     const view = thread.view()
     if (view.overlap.length > 0) {
-      await replaceLog(thread.active, view.activeLines(), [...view.activeSeqs])
+      const block = view.activeBlock()
+      await replaceLog(
+        thread.active,
+        view.activeSeqs.map((_, index) => block.bytesOf(index)),
+        view.activeSeqs,
+      )
       onEvent({
         type: 'archive-repaired',
         threadId: thread.threadId,

@@ -192,15 +192,20 @@ export function fileLog(
           await repair(thread)
           const view = thread.view()
           if (expectedSeq !== undefined) checkSeq(threadId, expectedSeq, view.lastSeq)
-          const kept = { lines: [] as string[], seqs: [] as number[] }
+          const kept = { lines: [] as Buffer[], seqs: [] as number[] }
           const moved = { lines: [] as string[], seqs: [] as number[] }
           if (!view.activeSeqs.some((seq) => wanted.has(seq))) return { kept, moved }
-          // The text of every active line: the moved ones go to the archive, the rest to the new log.
-          const lines = view.activeLines()
+          // Every active line at once: the moved ones' text goes to the archive, the kept ones' bytes
+          // to the new log as they are.
+          const block = view.activeBlock()
           view.activeSeqs.forEach((seq, index) => {
-            const target = wanted.has(seq) ? moved : kept
-            target.lines.push(lines[index]!)
-            target.seqs.push(seq)
+            if (wanted.has(seq)) {
+              moved.lines.push(block.textOf(index))
+              moved.seqs.push(seq)
+            } else {
+              kept.lines.push(block.bytesOf(index))
+              kept.seqs.push(seq)
+            }
           })
           return { kept, moved }
         })

@@ -6,6 +6,7 @@ import { readRange } from './durable-fs'
 import { corruptLog, isMissing, storeFailed } from './file-errors'
 import { type FileVersion, sameFile, versionOf } from './file-version'
 import { itemFromRecord, parseLogRecord, recordAsItem } from './line-format'
+import { lastBytes } from './log-chunks'
 import { LogLines } from './log-lines'
 
 /** Why the end of a log file is not (yet) part of the log. */
@@ -209,7 +210,7 @@ export class LogFile {
     }
     lines.push(seqs, ends, 0)
     lines.committedBytes = base
-    lines.tailCheck = Buffer.concat(chunks.slice(-2)).subarray(-TAIL_CHECK_BYTES)
+    lines.tailCheck = lastBytes(chunks, TAIL_CHECK_BYTES)
     this.#lines = lines
     this.revision += 1
     this.pending = undefined

@@ -40,11 +40,9 @@ const SECOND = new Date(1_700_000_000_000)
 describe('lines read back from the log', () => {
   it('reads items a first read took again from the file, ranges and all', async () => {
     const dir = await temporaryDirectory()
-    const written = await fileStore({ dir }).append(
-      't',
-      ['a', 'bé', 'c → d', 'e'].map(message),
-      { expectedSeq: 0 },
-    )
+    const written = await fileStore({ dir }).append('t', ['a', 'bé', 'c → d', 'e'].map(message), {
+      expectedSeq: 0,
+    })
     const reader = fileStore({ dir })
     expect(await reader.read('t')).toStrictEqual(written)
     expect(await reader.read('t')).toStrictEqual(written)

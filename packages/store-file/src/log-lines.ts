@@ -65,19 +65,33 @@ export class LogLines {
   /** The text of the lines at `indexes` (ascending), read from the file in one read. */
   read(indexes: readonly number[]): string[] {
     if (indexes.length === 0) return []
-    const first = indexes[0]!
-    const from = first === 0 ? 0 : this.ends[first - 1]! + 1
-    const to = this.ends[indexes.at(-1)!]! + 1
-    const bytes = this.#readChecked(from, to)
+    const from = this.#startOf(indexes[0]!)
+    const bytes = this.#readLines(indexes[0]!, indexes.at(-1)!)
     const texts = new ChunkLines(bytes)
     const lines: string[] = []
-    for (const index of indexes) {
-      const start = index === 0 ? 0 : this.ends[index - 1]! + 1
-      const newline = this.ends[index]!
-      if (bytes[newline - from] !== NEWLINE) this.#stale()
-      lines.push(texts.line(start - from, newline - from))
-    }
+    for (const index of indexes) lines.push(texts.line(this.#startOf(index) - from, this.ends[index]! - from))
     return lines
+  }
+
+  /** Lines `first` to `last` read from the file in one read, for their bytes or their text. */
+  block(first: number, last: number): LineBlock {
+    if (last < first) return new LineBlock(Buffer.alloc(0), 0, this)
+    return new LineBlock(this.#readLines(first, last), this.#startOf(first), this)
+  }
+
+  /** Where line `index` starts in the file. */
+  #startOf(index: number): number {
+    return index === 0 ? 0 : this.ends[index - 1]! + 1
+  }
+
+  /** The bytes of lines `first` to `last`, each checked to end where it did. */
+  #readLines(first: number, last: number): Buffer {
+    const from = this.#startOf(first)
+    const bytes = this.#readChecked(from, this.ends[last]! + 1)
+    for (let index = first; index <= last; index += 1) {
+      if (bytes[this.ends[index]! - from] !== NEWLINE) this.#stale()
+    }
+    return bytes
   }
 
   /** Bytes `from` to `to` of the file, when it is still this version (else {@link StaleLines}). */
@@ -105,6 +119,30 @@ export class LogLines {
   #stale(): never {
     this.onStale(this)
     throw new StaleLines(this.path)
+  }
+}
+
+/** Lines read from the file at once (see {@link LogLines.block}). */
+export class LineBlock {
+  constructor(
+    private readonly bytes: Buffer,
+    /** Where the block starts in the file. */
+    private readonly from: number,
+    private readonly lines: LogLines,
+  ) {}
+
+  /** The bytes of line `index` with its newline: a view of the block, not a copy. */
+  bytesOf(index: number): Buffer {
+    const ends = this.lines.ends
+    const start = index === 0 ? 0 : ends[index - 1]! + 1
+    return this.bytes.subarray(start - this.from, ends[index]! + 1 - this.from)
+  }
+
+  /** The text of line `index`. */
+  textOf(index: number): string {
+    const ends = this.lines.ends
+    const start = index === 0 ? 0 : ends[index - 1]! + 1
+    return this.bytes.toString('utf8', start - this.from, ends[index]! - this.from)
   }
 }
 

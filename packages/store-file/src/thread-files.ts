@@ -24,6 +24,8 @@ export interface ThreadView {
   activeLines(start?: number, end?: number): string[]
   /** The items of the active lines from `start` to `end`: those a cold load parsed, else read as `activeLines`. */
   activeItems(start: number, end: number): Item[]
+  /** Every active line read at once, as `activeLines`, for each one's bytes (with its newline) or text, by index into `activeSeqs`. */
+  activeBlock(): { bytesOf(index: number): Buffer; textOf(index: number): string }
   /** How many items the archive holds (from its index: no archived line is read). */
   archivedCount: number
   /** The highest seq ever assigned: the newest line of either file (the archive keeps every line it got). */
@@ -94,6 +96,14 @@ export class ThreadFiles {
         const indexes: number[] = []
         for (let index = start; index < end; index += 1) indexes.push(lineIndex(index))
         return lines.read(indexes)
+      },
+      activeBlock() {
+        const block =
+          seqs.length === 0 ? lines.block(0, -1) : lines.block(lineIndex(0), lineIndex(seqs.length - 1))
+        return {
+          bytesOf: (index) => block.bytesOf(lineIndex(index)),
+          textOf: (index) => block.textOf(lineIndex(index)),
+        }
       },
       activeItems(start, end) {
         const missing: number[] = []
