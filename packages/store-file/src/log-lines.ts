@@ -35,8 +35,8 @@ export class LogLines {
 
   constructor(
     readonly path: string,
-    /** Which file (device and inode); undefined while it has no committed line. */
-    public identity: { dev: number; ino: number } | undefined,
+    /** Which file (device and inode); undefined for a missing file, which has no lines to read. */
+    readonly identity: { dev: number; ino: number } | undefined,
     /** Called when the file turned out not to be this version any more. */
     private readonly onStale: (lines: LogLines) => void,
   ) {}
