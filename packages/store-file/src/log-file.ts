@@ -185,8 +185,14 @@ export class LogFile {
    */
   appended(seqs: readonly number[], written: Buffer, stats: Stats, start: number): void {
     const version = versionOf(stats)
+    if (this.#lines.committedBytes !== start) {
+      // The cache was reset while the append ran (its lines turned out stale): it knows nothing of
+      // the lines before these, so the next refresh reads the file whole.
+      this.reset()
+      return
+    }
     // A log the append made: its lines are those of the new file.
-    if (this.#lines.committedBytes === 0) this.#lines = this.#newLines(version)
+    if (start === 0) this.#lines = this.#newLines(version)
     const lines = this.#lines
     lines.items = []
     lines.push(seqs, newlinesOf(written), start)
