@@ -15,20 +15,16 @@ interface OpenLog {
   handle: FileHandle
   dev: number
   ino: number
-  /** The cache whose lines appended through the handle may still be on disk only (see LogFile). */
-  file: LogFile
 }
 
 /**
- * The active logs a store appended to last, kept open (read and append), so that the next append to
- * the same thread is one write and one fsync, with no open and close around them, and so that the
- * lines an append wrote can be read back through the handle when they are needed (see LogFile).
+ * The active logs a store appended to last, kept open (`O_APPEND`), so that the next append to the
+ * same thread is one write and one fsync, with no open and close around them.
  *
  * A handle is used only for the very file now at its path: the caller passes its cache, refreshed
  * holding the thread's lock, and a handle on another inode (the log was replaced by an archive, or
  * the thread deleted, by this process or another) is closed instead. While the handle is open its
- * inode cannot be freed, so the same device and inode are the same file. Before a handle is closed,
- * the cache that appended through it reads its lines back.
+ * inode cannot be freed, so the same device and inode are the same file.
  */
 export class AppendHandles {
   private readonly logs = new Map<string, OpenLog>()
@@ -44,29 +40,23 @@ export class AppendHandles {
       this.drop(file.path)
       return undefined
     }
-    // Another cache of the same path (the thread's files were dropped and made again) appended last.
-    if (log.file !== file) settleQuietly(log.file)
     this.logs.delete(file.path)
     return log.handle
   }
 
   /** Keeps `handle` (open on the file `version` describes, just appended to by `file`), or closes it. */
   async keep(file: LogFile, handle: FileHandle, version: FileVersion): Promise<void> {
-    if (!KEEPS_LOGS_OPEN || this.closed) {
-      file.settle()
-      return handle.close()
-    }
+    if (!KEEPS_LOGS_OPEN || this.closed) return handle.close()
     this.drop(file.path)
-    this.logs.set(file.path, { handle, dev: version.dev, ino: version.ino, file })
+    this.logs.set(file.path, { handle, dev: version.dev, ino: version.ino })
     if (this.logs.size > OPEN_LOGS) this.drop(this.logs.keys().next().value!)
   }
 
-  /** Closes the handle kept for `path`, if any, once its cache has read its lines. */
+  /** Closes the handle kept for `path`, if any: its file is about to be replaced or removed. */
   drop(path: string): void {
     const log = this.logs.get(path)
     if (log === undefined) return
     this.logs.delete(path)
-    settleQuietly(log.file)
     closeQuietly(log.handle)
   }
 
@@ -75,13 +65,6 @@ export class AppendHandles {
     this.closed = true
     for (const path of [...this.logs.keys()]) this.drop(path)
   }
-}
-
-/** Reads a cache's lines back; one that cannot has reset itself and reads its file again when next refreshed. */
-function settleQuietly(file: LogFile): void {
-  try {
-    file.settle()
-  } catch {}
 }
 
 /** A close loses nothing (every append's write was complete, and synced with `fsync`); a failure is no one's concern. */

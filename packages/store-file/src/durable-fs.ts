@@ -73,28 +73,6 @@ export async function writeFileAtomic(
   if (durable) await syncDirectory(dirname(path))
 }
 
-/** Bytes per chunk of {@link linesToChunks}: far below the longest string V8 can make. */
-const CHUNK_BYTES = 8 * 1024 * 1024
-
-/**
- * Lines (without newlines) as the bytes of a file, one buffer per run of lines of about
- * `CHUNK_BYTES`, each line followed by a newline: no string or buffer of the whole file.
- */
-export function linesToChunks(lines: readonly string[]): Buffer[] {
-  const chunks: Buffer[] = []
-  let start = 0
-  let length = 0
-  for (let index = 0; index < lines.length; index++) {
-    length += lines[index]!.length + 1
-    if (length >= CHUNK_BYTES || index === lines.length - 1) {
-      chunks.push(Buffer.from(`${lines.slice(start, index + 1).join('\n')}\n`))
-      start = index + 1
-      length = 0
-    }
-  }
-  return chunks
-}
-
 /**
  * Appends `data` to `path` in one write and syncs it; when the file is new, syncs its folder too so
  * that the file's name survives a power loss.

@@ -4,11 +4,12 @@ import { StrataError } from '@strata-memory/core'
 import { AppendHandles } from './append-handles'
 import { migrateLegacy, trimArchiveData } from './archive-files'
 import { directoryLocks } from './directory-locks'
-import { linesToChunks, writeFileAtomic } from './durable-fs'
+import { writeFileAtomic } from './durable-fs'
 import { storeFailed } from './file-errors'
 import type { FileStoreEvent, ResolvedFileStoreOptions } from './file-store-options'
-import { withoutBatchEnd } from './line-format'
+import { logChunks } from './log-chunks'
 import type { LogFile } from './log-file'
+import { retryStale } from './log-lines'
 import { ACTIVE_FILE, ThreadFiles, type ThreadView } from './thread-files'
 import { tornTailMover } from './torn-tail'
 
@@ -46,8 +47,11 @@ export interface FileContext {
   snapshot(thread: ThreadFiles): Promise<ThreadView>
   /** Holding the lock: brings both files up to date and repairs what a crash left behind. */
   repair(thread: ThreadFiles): Promise<void>
-  /** Holding the lock: replaces the active log with `lines` atomically, a chunk of lines at a time. */
-  replaceLog(file: LogFile, lines: string[], seqs: number[]): Promise<void>
+  /**
+   * Holding the lock: replaces the active log with `lines` (each one's bytes with its newline, as
+   * `ThreadView.activeBlock` gives them) atomically, a chunk of lines at a time.
+   */
+  replaceLog(file: LogFile, lines: readonly Buffer[], seqs: readonly number[]): Promise<void>
 }
 
 /** The shared part of one file store. */
@@ -76,20 +80,25 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
 
   const moveTornTail = tornTailMover(durable, onEvent)
 
-  const replaceLog = async (file: LogFile, lines: string[], seqs: number[]): Promise<void> => {
-    const clean = lines.map(withoutBatchEnd)
-    const chunks = linesToChunks(clean)
+  const replaceLog = async (
+    file: LogFile,
+    lines: readonly Buffer[],
+    seqs: readonly number[],
+  ): Promise<void> => {
+    const chunks = logChunks(lines)
     // The file at the path is about to be another: a handle on the old one would hold its space.
     appendHandles.drop(file.path)
     try {
       await writeFileAtomic(file.path, chunks, durable)
-      file.replaced(clean, seqs, chunks, await stat(file.path))
+      file.replaced(seqs, chunks, await stat(file.path))
     } catch (error) {
       throw storeFailed('rewrite', file.path, error)
     }
   }
 
-  const repair = async (thread: ThreadFiles): Promise<void> => {
+  const repair = (thread: ThreadFiles): Promise<void> => retryStale(() => repairOnce(thread))
+
+  const repairOnce = async (thread: ThreadFiles): Promise<void> => {
     const { active, archive } = thread
     await active.refresh()
     await archive.refresh()
@@ -112,7 +121,12 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
     }
     const view = thread.view()
     if (view.overlap.length > 0) {
-      await replaceLog(thread.active, [...view.activeLines], [...view.activeSeqs])
+      const block = view.activeBlock()
+      await replaceLog(
+        thread.active,
+        view.activeSeqs.map((_, index) => block.bytesOf(index)),
+        view.activeSeqs,
+      )
       onEvent({
         type: 'archive-repaired',
         threadId: thread.threadId,

@@ -23,8 +23,8 @@ import { syncDirectory, writeFully } from './durable-fs'
 import type { FileContext } from './file-context'
 import { storeFailed } from './file-errors'
 import { versionOf } from './file-version'
-import { itemFromLogLine, prepareLogLine, sequenceLogLine } from './line-format'
-import type { LogFile } from './log-file'
+import { prepareLogLine, sequenceLogLine } from './line-format'
+import { retryStale } from './log-lines'
 import { writeMirrors } from './mirrors'
 import { storedResend } from './resent-append'
 import type { ThreadFiles } from './thread-files'
@@ -64,8 +64,7 @@ export function fileLog(
     const data = Buffer.from(`${lines.join('\n')}\n`)
     let handle = appendHandles.take(file)
     try {
-      // Read too: the lines are read back through it when they are needed (see LogFile).
-      handle ??= await open(file.path, 'a+')
+      handle ??= await open(file.path, 'a')
       try {
         await writeFully(handle, data)
         if (durable) await handle.sync()
@@ -80,7 +79,7 @@ export function fileLog(
         await syncDirectory(agentsDirectory)
         await syncDirectory(settings.dir)
       }
-      file.appended(seqs, data, stats, { handle, start: sizeBefore })
+      file.appended(seqs, data, stats, sizeBefore)
       const kept = handle
       handle = undefined
       await appendHandles.keep(file, kept, versionOf(stats))
@@ -90,22 +89,6 @@ export function fileLog(
     } finally {
       await handle?.close()
     }
-  }
-
-  const readLines = (
-    seqs: readonly number[],
-    lines: readonly string[],
-    options: ReadOptions,
-    file: LogFile,
-  ): Item[] => {
-    const [start, end] = seqRangeIndexes(seqs, options)
-    const items: Item[] = []
-    // The file's own lines (not a copy filtered after an interrupted archive): their items line up.
-    const parsed = lines === file.lines
-    for (let index = start; index < end; index += 1) {
-      items.push((parsed ? file.takeItem(index) : undefined) ?? itemFromLogLine(lines[index]!))
-    }
-    return items
   }
 
   return {
@@ -125,27 +108,32 @@ export function fileLog(
       // then fails before a new thread's folder is made. Otherwise the check under the lock suffices.
       // The very same append already stored (a re-send after a lost reply or a time-out) is returned.
       if (prepared.length === 0 || (thread.active.missing && thread.archive.missing)) {
-        const view = await snapshot(thread)
-        const resent =
-          view.lastSeq === expectedSeq
-            ? undefined
-            : await storedResend(view, prepared, expectedSeq, (seq) => archivedLine(thread.archive, seq))
+        const { resent, lastSeq } = await retryStale(async () => {
+          const view = await snapshot(thread)
+          return {
+            lastSeq: view.lastSeq,
+            resent:
+              view.lastSeq === expectedSeq
+                ? undefined
+                : await storedResend(view, prepared, expectedSeq, (seq) => archivedLine(thread.archive, seq)),
+          }
+        })
         if (resent !== undefined) return resent
-        checkSeq(threadId, expectedSeq, view.lastSeq)
+        checkSeq(threadId, expectedSeq, lastSeq)
         if (prepared.length === 0) return []
       }
       return locked(thread, async () => {
         // The lease is checked under the lock every write takes: no other owner's write slips between.
         await fence(thread, options, 'append')
-        await repair(thread)
-        const { lastSeq } = thread.view()
-        const resent =
-          lastSeq === expectedSeq
+        const resent = await retryStale(async () => {
+          await repair(thread)
+          const view = thread.view()
+          return view.lastSeq === expectedSeq
             ? undefined
-            : await storedResend(thread.view(), prepared, expectedSeq, (seq) =>
-                archivedLine(thread.archive, seq),
-              )
+            : storedResend(view, prepared, expectedSeq, (seq) => archivedLine(thread.archive, seq))
+        })
         if (resent !== undefined) return resent
+        const { lastSeq } = thread.view()
         checkSeq(threadId, expectedSeq, lastSeq)
         const batchEnd = prepared.length > 1 ? lastSeq + prepared.length : undefined
         const seqs = prepared.map((_, index) => lastSeq + index + 1)
@@ -173,8 +161,11 @@ export function fileLog(
       assertThreadId(threadId)
       checkReadOptions(options, 'read')
       const thread = threadFiles(threadId)
-      const view = await snapshot(thread)
-      return readLines(view.activeSeqs, view.activeLines, options, thread.active)
+      return retryStale(async () => {
+        const view = await snapshot(thread)
+        const [start, end] = seqRangeIndexes(view.activeSeqs, options)
+        return view.activeItems(start, end)
+      })
     },
 
     async head(threadId: string): Promise<ThreadHead> {
@@ -197,15 +188,26 @@ export function fileLog(
       if (!ahead.activeSeqs.some((seq) => wanted.has(seq))) return 0
       return locked(thread, async () => {
         await fence(thread, options, 'archive')
-        await repair(thread)
-        const view = thread.view()
-        if (expectedSeq !== undefined) checkSeq(threadId, expectedSeq, view.lastSeq)
-        const kept = { lines: [] as string[], seqs: [] as number[] }
-        const moved = { lines: [] as string[], seqs: [] as number[] }
-        view.activeSeqs.forEach((seq, index) => {
-          const target = wanted.has(seq) ? moved : kept
-          target.lines.push(view.activeLines[index]!)
-          target.seqs.push(seq)
+        const { kept, moved } = await retryStale(async () => {
+          await repair(thread)
+          const view = thread.view()
+          if (expectedSeq !== undefined) checkSeq(threadId, expectedSeq, view.lastSeq)
+          const kept = { lines: [] as Buffer[], seqs: [] as number[] }
+          const moved = { lines: [] as string[], seqs: [] as number[] }
+          if (!view.activeSeqs.some((seq) => wanted.has(seq))) return { kept, moved }
+          // Every active line at once: the moved ones' text goes to the archive, the kept ones' bytes
+          // to the new log as they are.
+          const block = view.activeBlock()
+          view.activeSeqs.forEach((seq, index) => {
+            if (wanted.has(seq)) {
+              moved.lines.push(block.textOf(index))
+              moved.seqs.push(seq)
+            } else {
+              kept.lines.push(block.bytesOf(index))
+              kept.seqs.push(seq)
+            }
+          })
+          return { kept, moved }
         })
         if (moved.seqs.length === 0) return 0
         // Archive first (appended, committed by its index line), active log second: after a crash in

@@ -1,4 +1,4 @@
-import { readSync, type Stats, statSync } from 'node:fs'
+import { type Stats, statSync } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
 import type { Item } from '@strata-memory/core'
 import { ChunkLines } from './chunk-lines'
@@ -6,6 +6,8 @@ import { readRange } from './durable-fs'
 import { corruptLog, isMissing, storeFailed } from './file-errors'
 import { type FileVersion, sameFile, versionOf } from './file-version'
 import { itemFromRecord, parseLogRecord } from './line-format'
+import { lastBytes } from './log-chunks'
+import { LogLines } from './log-lines'
 
 /** Why the end of a log file is not (yet) part of the log. */
 export type PendingReason = 'torn-line' | 'unparseable-last-line' | 'incomplete-batch'
@@ -25,94 +27,41 @@ const NEWLINE = 0x0a
 const TAIL_CHECK_BYTES = 64
 
 /**
- * The cached, validated content of one JSONL log file (`raw_traces.jsonl` or its archive): its lines
- * and their seqs, oldest first, and any pending tail. {@link refresh} brings it up to date with the
- * disk cheaply: nothing is read when the size and mtime are unchanged, and only the new bytes when the
- * file grew by appends (another process's writes included).
+ * The cached, validated content of one JSONL log file (`raw_traces.jsonl` or its archive): its lines'
+ * seqs and where they are (see {@link LogLines}: the text stays on disk), oldest first, and any
+ * pending tail. {@link refresh} brings it up to date with the disk cheaply: nothing is read when the
+ * size and mtime are unchanged, and only the new bytes when the file grew by appends (another
+ * process's writes included).
  *
  * A line is committed when it ends with a newline, parses, and — for a multi-item append — every line
  * of its batch is there. The one exception a crash can cause is at the end of the file (a torn tail);
  * anywhere else an unreadable line is `STRATA_CORRUPT_LOG`, and the cache is left as it was.
  */
 export class LogFile {
-  /** Committed lines, oldest first, exactly as on disk (see {@link lines}). */
-  #lines: string[] = []
-  /**
-   * Where the lines of this process's appends since the lines were last asked for are: bytes
-   * `start` to `end` of the file `handle` is open on. They stay on disk (in the page cache) until a
-   * read needs them, so a process that only appends holds none of its lines in memory: holding them
-   * cost 100-item appends a quarter of their CPU. The handle is the one `AppendHandles` keeps, which
-   * calls {@link settle} before it closes it.
-   */
-  #unread: { handle: FileHandle; start: number; end: number } | undefined
-  /** The seq of each committed line; strictly increasing. */
-  seqs: number[] = []
+  /** The committed lines of the file as last seen; replaced by a new one when the file is. */
+  #lines: LogLines
   pending: PendingTail | undefined
   /** Changes whenever the committed content changes, so derived views can be cached. */
   revision = 0
-  /**
-   * The item of each line the last whole load read, until a read takes it (`takeItem`): a cold read
-   * then parses each line once, not once to check it and again to build the item, and the parsed line
-   * is dropped at once (only the item lives on). Dropped when the lines change otherwise, so a process
-   * that only appends does not keep them.
-   */
-  private items: (Item | undefined)[] = []
   private version: FileVersion | undefined
-  private committedBytes = 0
-  private tailCheck: Buffer = Buffer.alloc(0)
 
-  constructor(readonly path: string) {}
+  constructor(readonly path: string) {
+    this.#lines = this.#newLines(undefined)
+  }
 
-  /** Committed lines, oldest first, exactly as on disk. */
-  get lines(): string[] {
-    if (this.#unread !== undefined) this.settle()
+  /** Where the committed lines are, and the items of the last whole load (see LogLines). */
+  get lines(): LogLines {
     return this.#lines
   }
 
-  /**
-   * The lines as they are now, made only when the function is called. A view taken before the lines
-   * were replaced keeps the old ones (as when the view held the array itself), with the lines appended
-   * before the replacement, as when appends pushed onto that array.
-   */
-  linesLater(): () => readonly string[] {
-    const lines = this.#lines
-    return () => (lines === this.#lines ? this.lines : lines)
-  }
-
-  /** Reads the lines of this process's appends that are still on disk only (see `#unread`). */
-  settle(): void {
-    const unread = this.#unread
-    if (unread === undefined) return
-    this.#unread = undefined
-    const bytes = Buffer.allocUnsafe(unread.end - unread.start)
-    try {
-      for (let filled = 0; filled < bytes.length; ) {
-        const read = readSync(unread.handle.fd, bytes, filled, bytes.length - filled, unread.start + filled)
-        if (read === 0) throw new Error(`the file ends before byte ${unread.end}`)
-        filled += read
-      }
-    } catch (error) {
-      // The lines are lost to this cache: the next refresh reads the file again.
-      this.reset()
-      throw storeFailed('read', this.path, error)
-    }
-    const texts = new ChunkLines(bytes)
-    for (let start = 0; start < bytes.length; ) {
-      const newline = bytes.indexOf(NEWLINE, start)
-      this.#lines.push(texts.line(start, newline))
-      start = newline + 1
-    }
-  }
-
-  /** Replaces the lines; those still on disk go into the old array first (see linesLater). */
-  #replaceLines(lines: string[]): void {
-    if (this.#unread !== undefined) this.settle()
-    this.#lines = lines
+  /** The seq of each committed line; strictly increasing. */
+  get seqs(): readonly number[] {
+    return this.#lines.seqs
   }
 
   /** The newest committed seq, 0 when empty. */
   get lastSeq(): number {
-    return this.seqs.at(-1) ?? 0
+    return this.#lines.seqs.at(-1) ?? 0
   }
 
   /** The file's size as last seen: the committed bytes plus any pending ones. */
@@ -130,6 +79,14 @@ export class LogFile {
     return this.version === undefined
   }
 
+  #newLines(stats: FileVersion | undefined): LogLines {
+    const identity = stats === undefined ? undefined : { dev: stats.dev, ino: stats.ino }
+    return new LogLines(this.path, identity, (stale) => {
+      // Read again in whole at the next refresh, unless the cache has moved on already.
+      if (stale === this.#lines) this.reset()
+    })
+  }
+
   /** Brings the cache up to date with the file on disk; throws `STRATA_CORRUPT_LOG` for a bad line. */
   async refresh(): Promise<void> {
     let current: FileVersion
@@ -139,7 +96,7 @@ export class LogFile {
       current = versionOf(statSync(this.path))
     } catch (error) {
       if (!isMissing(error)) throw storeFailed('read', this.path, error)
-      if (this.version !== undefined || this.seqs.length > 0) this.reset()
+      if (this.version !== undefined || this.#lines.seqs.length > 0) this.reset()
       return
     }
     const cached = this.version
@@ -170,11 +127,12 @@ export class LogFile {
 
   private async load(handle: FileHandle): Promise<void> {
     const stats = versionOf(await handle.stat())
-    const start = this.committedBytes - this.tailCheck.length
-    if (sameFile(this.version, stats) && stats.size >= this.committedBytes && this.committedBytes > 0) {
+    const { committedBytes, tailCheck } = this.#lines
+    const start = committedBytes - tailCheck.length
+    if (sameFile(this.version, stats) && stats.size >= committedBytes && committedBytes > 0) {
       const bytes = await readRange(handle, start, stats.size - start)
-      if (bytes.subarray(0, this.tailCheck.length).equals(this.tailCheck)) {
-        this.absorb(bytes.subarray(this.tailCheck.length), stats, false)
+      if (bytes.subarray(0, tailCheck.length).equals(tailCheck)) {
+        this.absorb(bytes.subarray(tailCheck.length), stats, false)
         return
       }
     }
@@ -184,34 +142,29 @@ export class LogFile {
 
   /** Parses `bytes` (the whole file, or what follows the committed part) into the cache. */
   private absorb(bytes: Buffer, stats: FileVersion, whole: boolean): void {
-    const base = whole ? 0 : this.committedBytes
+    const base = whole ? 0 : this.#lines.committedBytes
     const parsed = parseChunk(bytes, {
       path: this.path,
-      firstLine: whole ? 1 : this.seqs.length + 1,
+      firstLine: whole ? 1 : this.#lines.seqs.length + 1,
       previousSeq: whole ? 0 : this.lastSeq,
       keepItems: whole,
+      keepLines: false,
     })
     // Parsing succeeded: only now does the cache change.
-    if (whole) {
-      this.#replaceLines(parsed.lines)
-      this.seqs = parsed.seqs
-      this.items = parsed.items
-    } else {
-      this.items = []
-      for (let index = 0; index < parsed.lines.length; index += 1) {
-        this.lines.push(parsed.lines[index]!)
-        this.seqs.push(parsed.seqs[index]!)
-      }
-    }
-    if (whole || parsed.lines.length > 0) this.revision += 1
-    this.committedBytes = base + parsed.committedBytes
+    const lines = whole ? this.#newLines(stats) : this.#lines
+    lines.push(parsed.seqs, parsed.ends, base)
+    lines.items = parsed.items
+    this.#lines = lines
+    if (whole || parsed.seqs.length > 0) this.revision += 1
+    const previousCheck = lines.tailCheck
+    lines.committedBytes = base + parsed.committedBytes
     const committedInChunk = parsed.committedBytes
     if (committedInChunk >= TAIL_CHECK_BYTES || whole) {
-      this.tailCheck = Buffer.from(
+      lines.tailCheck = Buffer.from(
         bytes.subarray(Math.max(0, committedInChunk - TAIL_CHECK_BYTES), committedInChunk),
       )
     } else {
-      this.tailCheck = Buffer.concat([this.tailCheck, bytes.subarray(0, committedInChunk)]).subarray(
+      lines.tailCheck = Buffer.concat([previousCheck, bytes.subarray(0, committedInChunk)]).subarray(
         -TAIL_CHECK_BYTES,
       )
     }
@@ -219,58 +172,55 @@ export class LogFile {
       parsed.pendingReason === undefined
         ? undefined
         : {
-            offset: this.committedBytes,
-            length: stats.size - this.committedBytes,
+            offset: lines.committedBytes,
+            length: stats.size - lines.committedBytes,
             reason: parsed.pendingReason,
           }
     this.version = stats
   }
 
-  /** The item of line `index`, once: later calls (and lines appended since a load) get undefined. */
-  takeItem(index: number): Item | undefined {
-    const item = this.items[index]
-    if (item !== undefined) this.items[index] = undefined
-    return item
-  }
-
   /**
-   * Records lines this process appended (holding the lock) through `handle`, so the next refresh
-   * reads nothing: their seqs, and where their bytes (`written`, from byte `start`) are, read when
-   * the lines are needed.
+   * Records lines this process appended (holding the lock, right after a refresh): their seqs, and
+   * where their bytes (`written`, from byte `start`) are, so the next refresh reads nothing.
    */
-  appended(
-    seqs: readonly number[],
-    written: Buffer,
-    stats: Stats,
-    { handle, start }: { handle: FileHandle; start: number },
-  ): void {
-    this.items = []
-    for (let index = 0; index < seqs.length; index += 1) this.seqs.push(seqs[index]!)
-    const unread = this.#unread
-    if (unread !== undefined && unread.handle === handle && unread.end === start) {
-      unread.end += written.length
-    } else {
-      this.settle()
-      this.#unread = { handle, start, end: start + written.length }
+  appended(seqs: readonly number[], written: Buffer, stats: Stats, start: number): void {
+    const version = versionOf(stats)
+    if (this.#lines.committedBytes !== start) {
+      // The cache was reset while the append ran (its lines turned out stale): it knows nothing of
+      // the lines before these, so the next refresh reads the file whole.
+      this.reset()
+      return
     }
+    // A log the append made: its lines are those of the new file.
+    if (start === 0) this.#lines = this.#newLines(version)
+    const lines = this.#lines
+    lines.items = []
+    lines.push(seqs, newlinesOf(written), start)
     this.revision += 1
-    this.committedBytes += written.length
-    this.tailCheck = Buffer.concat([this.tailCheck, written.subarray(-TAIL_CHECK_BYTES)]).subarray(
+    lines.committedBytes += written.length
+    lines.tailCheck = Buffer.concat([lines.tailCheck, written.subarray(-TAIL_CHECK_BYTES)]).subarray(
       -TAIL_CHECK_BYTES,
     )
-    this.version = versionOf(stats)
+    this.version = version
   }
 
-  /** Records that the file was replaced with `chunks` (holding the lock). */
-  replaced(lines: string[], seqs: number[], chunks: readonly Buffer[], stats: Stats): void {
-    this.items = []
-    this.#replaceLines(lines)
-    this.seqs = seqs
+  /** Records that the file was replaced with `chunks` (lines of `seqs`, holding the lock). */
+  replaced(seqs: readonly number[], chunks: readonly Buffer[], stats: Stats): void {
+    const version = versionOf(stats)
+    const lines = this.#newLines(version)
+    let base = 0
+    const ends: number[] = []
+    for (const chunk of chunks) {
+      for (const end of newlinesOf(chunk)) ends.push(base + end)
+      base += chunk.length
+    }
+    lines.push(seqs, ends, 0)
+    lines.committedBytes = base
+    lines.tailCheck = lastBytes(chunks, TAIL_CHECK_BYTES)
+    this.#lines = lines
     this.revision += 1
-    this.committedBytes = chunks.reduce((sum, chunk) => sum + chunk.length, 0)
-    this.tailCheck = Buffer.concat(chunks.slice(-2)).subarray(-TAIL_CHECK_BYTES)
     this.pending = undefined
-    this.version = versionOf(stats)
+    this.version = version
   }
 
   /** Records that the pending tail was cut off (holding the lock). */
@@ -279,31 +229,33 @@ export class LogFile {
     this.version = versionOf(stats)
   }
 
-  /** Forgets everything: the file is gone. */
+  /** Forgets everything: the file is gone, or not the one the cache describes. */
   reset(): void {
-    this.items = []
-    try {
-      this.#replaceLines([])
-    } catch {
-      // settle() could not read the lines (it reset the cache itself): the cache starts over anyway.
-      this.#lines = []
-    }
-    this.seqs = []
+    this.#lines = this.#newLines(undefined)
     this.pending = undefined
     this.revision += 1
     this.version = undefined
-    this.committedBytes = 0
-    this.tailCheck = Buffer.alloc(0)
   }
+}
+
+/** The offset of each newline in `bytes`. */
+function newlinesOf(bytes: Buffer): number[] {
+  const ends: number[] = []
+  for (let newline = bytes.indexOf(NEWLINE); newline !== -1; newline = bytes.indexOf(NEWLINE, newline + 1)) {
+    ends.push(newline)
+  }
+  return ends
 }
 
 interface ParsedChunk {
   /** The item of each committed line, in order, when the context asks to keep them (else empty). */
   items: Item[]
-  /** The text of each committed line, in order (empty with an `onLine`). */
+  /** The text of each committed line, in order (empty with an `onLine`, or without `keepLines`). */
   lines: string[]
   /** The seq of each committed line, in order. */
   seqs: number[]
+  /** The offset of each committed line's newline in the chunk. */
+  ends: number[]
   /** Bytes of the chunk that are committed lines. */
   committedBytes: number
   pendingReason: PendingReason | undefined
@@ -326,6 +278,8 @@ interface ChunkContext {
   onLine?: (record: Record<string, unknown>, text: string, seq: number) => void
   /** Bytes decoded at once (see `ChunkLines`). */
   segmentBytes?: number
+  /** Whether to keep each line's text (true unless set false: a cache keeps only where lines are). */
+  keepLines?: boolean
 }
 
 /**
@@ -334,10 +288,11 @@ interface ChunkContext {
  */
 export function parseChunk(
   chunk: Buffer,
-  { path, firstLine, previousSeq, keepItems, onLine, segmentBytes }: ChunkContext,
+  { path, firstLine, previousSeq, keepItems, onLine, segmentBytes, keepLines = true }: ChunkContext,
 ): ParsedChunk {
   const lines: string[] = []
   const seqs: number[] = []
+  const ends: number[] = []
   const items: Item[] = []
   let committedBytes = 0
   let position = 0
@@ -351,6 +306,7 @@ export function parseChunk(
         lines: string[]
         seqs: number[]
         values: unknown[]
+        ends: number[]
       }
     | undefined
 
@@ -380,6 +336,7 @@ export function parseChunk(
           items,
           lines,
           seqs,
+          ends,
           committedBytes,
           pendingReason: batch === undefined ? 'unparseable-last-line' : 'incomplete-batch',
         }
@@ -404,29 +361,40 @@ export function parseChunk(
       throw corruptLog(path, lineNumber, `has batch_end ${batchEnd} below its seq ${seq}`)
     }
     if (batch === undefined && batchEnd !== undefined && batchEnd > seq) {
-      batch = { start: lineStart, end: batchEnd, firstLine: lineNumber, lines: [], seqs: [], values: [] }
+      batch = {
+        start: lineStart,
+        end: batchEnd,
+        firstLine: lineNumber,
+        lines: [],
+        seqs: [],
+        values: [],
+        ends: [],
+      }
     }
     if (batch === undefined) {
       seqs.push(seq)
+      ends.push(newline)
       if (onLine !== undefined) onLine(value as Record<string, unknown>, text, seq)
       else {
-        lines.push(text)
+        if (keepLines) lines.push(text)
         if (keepItems) items.push(itemFromRecord(value as Record<string, unknown>))
       }
       committedBytes = position
       continue
     }
-    batch.lines.push(text)
+    if (keepLines || onLine !== undefined) batch.lines.push(text)
     batch.seqs.push(seq)
+    batch.ends.push(newline)
     if (keepItems || onLine !== undefined) batch.values.push(value)
     if (seq === batch.end) {
-      for (let index = 0; index < batch.lines.length; index += 1) {
+      for (let index = 0; index < batch.seqs.length; index += 1) {
         const batchSeq = batch.seqs[index]!
         seqs.push(batchSeq)
+        ends.push(batch.ends[index]!)
         const record = batch.values[index] as Record<string, unknown>
         if (onLine !== undefined) onLine(record, batch.lines[index]!, batchSeq)
         else {
-          lines.push(batch.lines[index]!)
+          if (keepLines) lines.push(batch.lines[index]!)
           if (keepItems) items.push(itemFromRecord(record))
         }
       }
@@ -436,5 +404,5 @@ export function parseChunk(
   }
   const pendingReason: PendingReason | undefined =
     batch !== undefined ? 'incomplete-batch' : tornLine ? 'torn-line' : undefined
-  return { items, lines, seqs, committedBytes, pendingReason }
+  return { items, lines, seqs, ends, committedBytes, pendingReason }
 }

@@ -1,12 +1,14 @@
 import type { Item } from '@strata-memory/core'
-import { seqLowerBound } from '@strata-memory/core/store-kit'
+import { seqLowerBound, seqUpperBound } from '@strata-memory/core/store-kit'
 import { itemFromLogLine, type PreparedLine, sequenceLogLine, withoutBatchEnd } from './line-format'
 import type { ThreadView } from './thread-files'
 
-/** The stored line of `seq` in the active log, if any. */
-function activeLineOf(view: ThreadView, seq: number): string | undefined {
-  const index = seqLowerBound(view.activeSeqs, seq)
-  return view.activeSeqs[index] === seq ? view.activeLines[index] : undefined
+/** The stored lines of seqs `from` to `to` in the active log, read at once (see ThreadView.activeLines). */
+function activeLinesOf(view: ThreadView, from: number, to: number): Map<number, string> {
+  const start = seqLowerBound(view.activeSeqs, from)
+  const end = seqUpperBound(view.activeSeqs, to)
+  const lines = view.activeLines(start, end)
+  return new Map(lines.map((line, index) => [view.activeSeqs[start + index]!, line]))
 }
 
 /**
@@ -23,10 +25,11 @@ export async function storedResend(
   const count = prepared.length
   if (count === 0 || view.lastSeq < expectedSeq + count) return undefined
   const batchEnd = count > 1 ? expectedSeq + count : undefined
+  const active = activeLinesOf(view, expectedSeq + 1, expectedSeq + count)
   const items: Item[] = []
   for (let index = 0; index < count; index++) {
     const seq = expectedSeq + index + 1
-    const line = activeLineOf(view, seq) ?? (await archivedLine(seq))
+    const line = active.get(seq) ?? (await archivedLine(seq))
     const sent = sequenceLogLine(prepared[index]!, seq, batchEnd)
     if (line === undefined || withoutBatchEnd(line) !== withoutBatchEnd(sent)) return undefined
     items.push(itemFromLogLine(line))

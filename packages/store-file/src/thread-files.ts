@@ -1,6 +1,8 @@
 import { join } from 'node:path'
-import { seqUpperBound } from '@strata-memory/core/store-kit'
+import type { Item } from '@strata-memory/core'
+import { seqLowerBound, seqUpperBound } from '@strata-memory/core/store-kit'
 import { ArchiveIndex } from './archive-index'
+import { itemFromLogLine } from './line-format'
 import { LogFile } from './log-file'
 
 /** File names inside `<dir>/agents/<threadId>/`. */
@@ -12,9 +14,18 @@ export const CORRUPT_SUFFIX = '.corrupt'
 
 /** What a thread holds, as of the last refresh of its two log files. */
 export interface ThreadView {
-  /** Seqs and lines of the active log, without items that are also in the archive. */
+  /** Seqs of the active log, without items that are also in the archive. */
   activeSeqs: readonly number[]
-  activeLines: readonly string[]
+  /**
+   * The text of the active lines from `start` to `end` (indexes into `activeSeqs`), read from the
+   * file now: call it before any await after the view was taken. Throws `StaleLines` when the file
+   * is no longer the one the view shows (see LogLines; `retryStale` runs the operation again).
+   */
+  activeLines(start?: number, end?: number): string[]
+  /** The items of the active lines from `start` to `end`: those a cold load parsed, else read as `activeLines`. */
+  activeItems(start: number, end: number): Item[]
+  /** Every active line read at once, as `activeLines`, for each one's bytes (with its newline) or text, by index into `activeSeqs`. */
+  activeBlock(): { bytesOf(index: number): Buffer; textOf(index: number): string }
   /** How many items the archive holds (from its index: no archived line is read). */
   archivedCount: number
   /** The highest seq ever assigned: the newest line of either file (the archive keeps every line it got). */
@@ -57,8 +68,7 @@ export class ThreadFiles {
       return cached.view
     }
     let activeSeqs = active.seqs
-    let activeLines: readonly string[] | undefined
-    const activeLinesLater = active.linesLater()
+    const lines = active.lines
     const overlap: number[] = []
     const archiveLast = archive.lastSeq
     // Usually the oldest items are archived, so no active seq is at or below the archive's newest.
@@ -71,16 +81,42 @@ export class ThreadFiles {
       }
       if (overlap.length > 0) {
         const archived = new Set(overlap)
-        const keep = activeSeqs.map((seq) => !archived.has(seq))
-        activeSeqs = activeSeqs.filter((_, index) => keep[index])
-        activeLines = active.lines.filter((_, index) => keep[index])
+        activeSeqs = activeSeqs.filter((seq) => !archived.has(seq))
       }
     }
+    const seqs = activeSeqs
+    // The line of the file that holds activeSeqs[index] (after an interrupted archive, not the same index).
+    const lineIndex =
+      overlap.length === 0
+        ? (index: number) => index
+        : (index: number) => seqLowerBound(lines.seqs, seqs[index]!)
     const view: ThreadView = {
       activeSeqs,
-      // Made only when asked for: an append needs the seqs, not the text (see LogFile.lines).
-      get activeLines() {
-        return activeLines ?? activeLinesLater()
+      activeLines(start = 0, end = seqs.length) {
+        const indexes: number[] = []
+        for (let index = start; index < end; index += 1) indexes.push(lineIndex(index))
+        return lines.read(indexes)
+      },
+      activeBlock() {
+        const block =
+          seqs.length === 0 ? lines.block(0, -1) : lines.block(lineIndex(0), lineIndex(seqs.length - 1))
+        return {
+          bytesOf: (index) => block.bytesOf(lineIndex(index)),
+          textOf: (index) => block.textOf(lineIndex(index)),
+        }
+      },
+      activeItems(start, end) {
+        const missing: number[] = []
+        for (let index = start; index < end; index += 1) {
+          if (!lines.hasItem(lineIndex(index))) missing.push(lineIndex(index))
+        }
+        const texts = lines.read(missing)
+        const items: Item[] = []
+        let next = 0
+        for (let index = start; index < end; index += 1) {
+          items.push(lines.takeItem(lineIndex(index)) ?? itemFromLogLine(texts[next++]!))
+        }
+        return items
       },
       archivedCount: archive.count,
       lastSeq: Math.max(active.lastSeq, archiveLast),
