@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { type Benchmark, type BenchRow, median, rowOf, withTarget } from './harness.ts'
+import { runNode } from './node-process.ts'
 
 const STRATA_BIN = join(
   dirname(createRequire(import.meta.url).resolve('@strata-memory/cli/package.json')),
@@ -11,23 +11,7 @@ const SAMPLES = 21
 /** Issue 30: `strata --version` wall time against `node -e 0`. */
 const TARGET = 1.5
 
-/** Runs a node process to its end and resolves with its wall time in ms; fails on a non-zero exit. */
-function wall(args: readonly string[]): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now()
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] })
-    let stderr = ''
-    child.stderr?.on('data', (chunk) => {
-      stderr += chunk
-    })
-    child.on('error', reject)
-    child.on('exit', (code) =>
-      code === 0
-        ? resolve(performance.now() - started)
-        : reject(new Error(`node ${args.join(' ')} exited ${code}: ${stderr}`)),
-    )
-  })
-}
+const wall = async (args: readonly string[]) => (await runNode(args)).wallMs
 
 /**
  * How long the CLI takes to start: `strata --version` and `strata --help` (each loads only what it

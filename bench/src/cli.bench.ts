@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process'
-import { mkdtempSync, openSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -9,6 +8,7 @@ import { redisStore } from '@strata-memory/store-redis'
 import { createClient, type RedisClientType } from 'redis'
 import { writeBenchThread } from './cli-thread.ts'
 import { type Benchmark, type BenchRow, median, rowOf } from './harness.ts'
+import { runNode } from './node-process.ts'
 import { startRedis } from './stores-redis-append.ts'
 
 const ITEMS = 100_000
@@ -22,29 +22,14 @@ const STRATA_BIN = join(
 )
 const BASELINE_SCRIPT = fileURLToPath(new URL('./cli-read-baseline.mjs', import.meta.url))
 const CPU_PROBE = fileURLToPath(new URL('./cli-cpu-probe.mjs', import.meta.url))
-const devNull = openSync('/dev/null', 'w')
 
 /**
- * Runs a node process to its end, its stdout to /dev/null; fails on a non-zero exit. Resolves with the
- * process's own CPU time in ms (user + system, from the probe it is started with).
+ * Runs a node process to its end (see `runNode`). Resolves with the process's own CPU time in ms (user
+ * + system, from the probe it is started with).
  */
-function run(args: readonly string[]): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', CPU_PROBE, ...args], {
-      stdio: ['ignore', devNull, 'pipe'],
-      env: { ...process.env, NO_COLOR: '1' },
-    })
-    let stderr = ''
-    child.stderr?.on('data', (chunk) => {
-      stderr += chunk
-    })
-    child.on('error', reject)
-    child.on('exit', (code) =>
-      code === 0
-        ? resolve(Number(/__cpu_us (\d+)\s*$/.exec(stderr)?.[1] ?? Number.NaN) / 1000)
-        : reject(new Error(`node ${args.join(' ')} exited ${code}: ${stderr}`)),
-    )
-  })
+async function run(args: readonly string[]): Promise<number> {
+  const { stderr } = await runNode(['--import', CPU_PROBE, ...args], { ...process.env, NO_COLOR: '1' })
+  return Number(/__cpu_us (\d+)\s*$/.exec(stderr)?.[1] ?? Number.NaN) / 1000
 }
 
 /** Few samples: each is a whole process reading 100 000 items. */
