@@ -300,6 +300,7 @@ describe('the public surface of @strata-memory/core', () => {
       'MessageItemOverrides',
       'StoreConformanceOptions',
       'StoreReads',
+      'StoreWrites',
       'StoredThread',
       'TestEmbedder',
       'TestEmbedderOptions',

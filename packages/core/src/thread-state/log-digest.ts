@@ -28,22 +28,22 @@ export const DIGEST_STATE_KEY = 'logDigest'
 
 /**
  * What opening a thread needs of every item up to `throughSeq`, archived ones included, so an open
- * reads the active log and the state, never the archive. Everything here is a function of the items up
+ * reads the active log and the digest (its slot, or the state), never the archive. Everything here is a function of the items up
  * to `throughSeq` alone — which items are archived does not enter it — and items never change once
  * written, so a digest stays true for ever (until the thread is deleted, state, slots and all): writers
  * in several processes may store digests at different seqs in any order, and each is right — so is one
  * left in the state beside a newer one in the slot (the slot's is used).
  *
- * Why in a slot (or the state) and self-healing rather than written with each archive: the archive is moved by
- * compaction (another part's code), a rewind, and a compaction's cut-short archive finished by a later
- * write; a digest carried by the items those write would leave the active log with them. Instead an
+ * Why in a slot (or the state) and self-healing rather than written with each archive: the archive is
+ * moved by compaction (another part's code), a rewind, and a compaction's cut-short archive finished by
+ * a later write; a digest carried by the items those write would leave the active log with them. Instead an
  * open checks the digest against the store's counters: seqs are consecutive (the store contract), so
  * the archive holds `throughSeq − (active items up to it)` items up to `throughSeq`, and
  * `head().archivedCount` minus that is what was archived above it — usually none, since the thread
  * stores a new digest after each archive; those few are read (`readArchive({ fromSeq })`, a page at a
  * time) and the next write stores a digest that covers them. A thread without a usable digest (a
- * thread from before digests, a store whose digest write failed, a slot that does not parse) is
- * replayed whole once, the same way.
+ * thread from before digests, a store whose digest write failed, a slot that does not parse or that
+ * expired before its thread) is replayed whole once, the same way.
  */
 export interface LogDigest<L extends string = string> {
   version: 1
