@@ -8,12 +8,13 @@ import { DIGEST_SLOT, DIGEST_STATE_KEY } from './log-digest'
 
 const options = { compaction: { budget: { inputTokens: 3_000 } } } as const
 
-/** A thread of `turns` agent turns, compacted: most of it archived. */
+/** `turns` agent turns from turn `from`, compacted: most of the thread archived. */
 async function archivedThread(
   thread: Awaited<ReturnType<ReturnType<typeof createMemory>['thread']>>,
   turns = 30,
+  from = 1,
 ) {
-  for (let turn = 1; turn <= turns; turn++) await thread.append(agentTurn(turn))
+  for (let turn = from; turn < from + turns; turn++) await thread.append(agentTurn(turn))
   await thread.compact({ force: true })
   await thread.settled()
 }
@@ -72,5 +73,36 @@ describe('the log digest in its slot', () => {
     await thread.markFailed({ reason: 'provider down' }).catch(() => undefined)
     expect((await store.getState('kept'))?.[DIGEST_STATE_KEY]).toBeUndefined()
     expect(await store.getSlot('kept', DIGEST_SLOT)).toMatchObject({ version: 1 })
+  })
+})
+
+describe('a digest stored while a thread opens', () => {
+  it('newer than the counters the open read: the open reads the log again, not the archive', async () => {
+    const store = inMemoryStore()
+    const writer = await createMemory({ ...options, store }).thread('racing')
+    await archivedThread(writer)
+    let raced = false
+    // Another process appends and archives between this open's `head` and its digest read.
+    const racing = storeWithOverrides(
+      store,
+      new Map([
+        [
+          'head',
+          async (threadId: string) => {
+            const head = await store.head(threadId)
+            if (!raced) {
+              raced = true
+              await archivedThread(writer, 12, 31)
+            }
+            return head
+          },
+        ],
+      ]),
+    )
+    const { store: counted, reads } = countingStore(racing)
+    const thread = await createMemory({ ...options, store: counted }).thread('racing')
+    expect(raced).toBe(true)
+    expect(reads.readArchive).toBe(0)
+    expect((await thread.status()).items).toEqual((await writer.status()).items)
   })
 })

@@ -36,13 +36,20 @@ export function loadThreadLog<L extends string>(
     // The active log first, then the counters: a store that reads its files for every call (the file
     // store) then serves `head` from what it just read; an archive that grows in between is counted
     // as more than was read, which only makes the open read the archive above the digest.
-    const active = await store.read(threadId)
-    const head = await store.head(threadId)
+    let active = await store.read(threadId)
+    let head = await store.head(threadId)
     const read: ArchiveRangeReader = (range) => store.readArchive(threadId, range)
+    // Read after the counters, and only for a thread with an archive (it grows with the archive).
     const digest =
       head.archivedCount === 0
         ? undefined
         : await readDigest<L>(store, threadId, counter, () => options.state ?? store.getState(threadId))
+    if (digest !== undefined && digest.throughSeq > head.lastSeq) {
+      // Stored after the counters were read (another writer appended and archived meanwhile): the
+      // log is read again, once, rather than the whole archive replayed.
+      active = await store.read(threadId)
+      head = await store.head(threadId)
+    }
     let log: ThreadLog<L>
     let path: 'active' | 'digest' | 'replay'
     let start = 0
