@@ -186,6 +186,7 @@ export type {
   StoreFlags,
   StoreLeaseMethods,
   StoreResourceMethods,
+  StoreSlotMethods,
   StoreSpecificationVersion,
   StrataStore,
   StrataStoreBase,

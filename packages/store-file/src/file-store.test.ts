@@ -50,6 +50,7 @@ describeStoreConformance(
   },
   {
     audit: true,
+    slots: true,
     // What a crash or a broken disk leaves in the files, made as it would be.
     auditDamage: {
       tornTail: (store, threadId) => appendFile(activeLog(store, threadId), '{"seq":99,"id":"torn","ty'),

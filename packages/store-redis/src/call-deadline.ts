@@ -7,6 +7,7 @@ const READS = new Set([
   'head',
   'readArchive',
   'getState',
+  'getSlot',
   'listThreads',
   'getContent',
   'queryContent',

@@ -478,3 +478,27 @@ redis.call('HSET', KEYS[2], header, ARGV[1])
 redis.call('EXPIRE', KEYS[2], ARGV[2])
 return 1
 `)
+
+/**
+ * KEYS: the thread's six keys, then its slots hash (`<prefix>:{<threadId>}:slots`). ARGV: ttlSeconds,
+ * the slot name, the value's JSON ('' removes the slot), the lease owner ('' for none). With a ttl, the
+ * slots hash gets it along with the thread's keys, so it never outlives the log (later writes extend
+ * the others only: a slot may expire first, which costs its reader a rebuild, never a stale value).
+ */
+export const SET_SLOT_SCRIPT = script(`
+local ttl = tonumber(ARGV[1])
+local bad = check({}, ttl)
+if bad then return bad end
+local actual = redis.call('TYPE', KEYS[7])['ok']
+if actual ~= 'none' and actual ~= 'hash' then return corrupt(7, 'a ' .. actual .. ' where a hash belongs') end
+local busy = check_lease(ARGV[4])
+if busy then return busy end
+if ARGV[3] == '' then
+  redis.call('HDEL', KEYS[7], ARGV[2])
+else
+  redis.call('HSET', KEYS[7], ARGV[2], ARGV[3])
+  if ttl > 0 then redis.call('EXPIRE', KEYS[7], ttl) end
+end
+refresh_ttl(ttl)
+return {'ok'}
+`)

@@ -40,6 +40,7 @@ describeStoreConformance(
   },
   {
     audit: true,
+    slots: true,
     // Every write is one atomic script: a Redis log is never torn or half archived, so only a lost
     // item (an element overwritten by another program) can be made here.
     auditDamage: {
@@ -193,6 +194,7 @@ describe('redisStore', () => {
         leases: true,
         resources: true,
         audit: true,
+        slots: true,
       })
       await own.append('t', makeItems(1), { expectedSeq: 0 })
       expect(own.flags.persistent).toBe(false)
@@ -228,6 +230,22 @@ describe('redisStore', () => {
         await write()
         for (const ttl of await ttls()) expect(ttl, name).toBeGreaterThan(290)
       }
+    })
+
+    it('gives the slots hash the ttl with the thread keys on a slot write, so it never outlives the log', async () => {
+      const prefix = newPrefix()
+      const store = open({ prefix, ttlSeconds: 300 })
+      await fullThread(store, 't')
+      const family = (await keysUnder(prefix)).filter((key) => key.includes('{t}'))
+      await Promise.all(family.map((key) => admin.expire(key, 20)))
+      await store.setSlot('t', 'log-digest', { a: 1 })
+      const slots = `${prefix}:{t}:slots`
+      expect(await admin.type(slots)).toBe('hash')
+      expect(await admin.ttl(slots)).toBeGreaterThan(290)
+      for (const key of family) expect(await admin.ttl(key), key).toBeGreaterThan(290)
+      // Later writes extend the thread's keys only: the slots hash expires first, never after them.
+      await store.setState('t', { level: 'project' })
+      expect(await admin.ttl(`${prefix}:{t}:log`)).toBeGreaterThanOrEqual(await admin.ttl(slots))
     })
 
     it('sets no ttl by default', async () => {
@@ -280,6 +298,25 @@ describe('redisStore', () => {
         }
       })
     }
+
+    it('refuses a slot write on a foreign slots key, and reads a foreign or unparseable slot as STRATA_CORRUPT_LOG', async () => {
+      const prefix = newPrefix()
+      const store = open({ prefix, ttlSeconds: 600 })
+      await fullThread(store, 't')
+      const key = `${prefix}:{t}:slots`
+      await admin.rPush(key, ['not', 'ours'])
+      const before = await snapshot(prefix)
+      const error = await expectCode(() => store.setSlot('t', 'log-digest', { a: 1 }), 'STRATA_CORRUPT_LOG')
+      expect(error.details.key).toBe(key)
+      expect(await snapshot(prefix)).toEqual(before)
+      await expectCode(() => store.getSlot('t', 'log-digest'), 'STRATA_CORRUPT_LOG')
+      await admin.del(key)
+      await admin.hSet(key, { 'log-digest': '{not json', other: '[1]' })
+      for (const name of ['log-digest', 'other']) {
+        const read = await expectCode(() => store.getSlot('t', name), 'STRATA_CORRUPT_LOG')
+        expect(read.details.key).toBe(key)
+      }
+    })
 
     it('reports a wrong type or unparseable value on read as STRATA_CORRUPT_LOG naming the key', async () => {
       const prefix = newPrefix()

@@ -2,6 +2,7 @@ import {
   invalidOptions,
   type StoreLeaseMethods,
   type StoreResourceMethods,
+  type StoreSlotMethods,
   type StrataStore,
 } from '@strata-memory/core'
 import type { StoreAuditMethods } from '@strata-memory/core/store-kit'
@@ -17,6 +18,7 @@ import { redisLease } from './redis-lease'
 import { redisLog } from './redis-log'
 import { persistenceCheck, type RedisPersistence } from './redis-persistence'
 import { redisResources } from './redis-resources'
+import { redisSlots } from './redis-slots'
 import { redisThreads } from './redis-threads'
 import { threadEpochs } from './thread-epochs'
 import { checkPrefix, registryKey } from './thread-keys'
@@ -80,7 +82,7 @@ export interface RedisStoreOptions {
 }
 
 /**
- * A {@link StrataStore} on Redis with the lease and resources (store contract `v2`), with `close()`
+ * A {@link StrataStore} on Redis with the lease, resources and slots (store contract `v2`), with `close()`
  * always present.
  */
 export interface RedisStore extends StrataStore {
@@ -102,6 +104,8 @@ export interface RedisStore extends StrataStore {
   releaseLease: StoreLeaseMethods['releaseLease']
   readLease: StoreLeaseMethods['readLease']
   audit: StoreAuditMethods['audit']
+  getSlot: StoreSlotMethods['getSlot']
+  setSlot: StoreSlotMethods['setSlot']
   /**
    * The server's persistence as the store found it on its first call (asked now if no call was made
    * yet): `on`, `off`, `unknown` (CONFIG GET refused) or `declared` (the `persistent` option). Until it
@@ -161,7 +165,14 @@ export function redisStore(options: RedisStoreOptions = {}): RedisStore {
   const context = redisContext(connection, { prefix, ttlSeconds })
   const { forgetThread, ...resourceMethods } = redisResources(context)
   const epochs = threadEpochs(context)
-  const flags = { persistent: persistent === true, shared: true, leases: true, resources: true, audit: true }
+  const flags = {
+    persistent: persistent === true,
+    shared: true,
+    leases: true,
+    resources: true,
+    audit: true,
+    slots: true,
+  }
   const { ensure, persistence } = persistenceCheck(connection, registryKey(prefix), flags, persistent)
 
   const store: RedisStore = {
@@ -173,6 +184,7 @@ export function redisStore(options: RedisStoreOptions = {}): RedisStore {
     ...redisLog(context, epochs),
     ...redisContent(context),
     ...redisThreads(context, { forgetThread, epochs }),
+    ...redisSlots(context),
     ...resourceMethods,
     audit: redisAudit(context),
     persistence,

@@ -9,6 +9,7 @@ import { checkState, isPlainObject, leaseOfWrite } from '@strata-memory/core/sto
 import { PRUNE_REGISTRY_SCRIPT, SET_STATE_SCRIPT, TOMBSTONE_SCRIPT } from './lua-scripts'
 import type { RedisContext } from './redis-context'
 import { busyError, corruptError, storeError } from './redis-errors'
+import { slotsKey } from './redis-slots'
 import { threadResourceKeys } from './resource-keys'
 import type { ThreadEpochs } from './thread-epochs'
 import { TOMBSTONE_TTL_SECONDS, threadKeyList, threadKeys, tombstoneKey } from './thread-keys'
@@ -67,7 +68,7 @@ export function redisThreads(
       return listed.filter((threadId) => threadId !== undefined).sort()
     },
 
-    /** Removes the thread's keys, its lease, binding and vectors included, and its resource index entry. */
+    /** Removes the thread's keys, its lease, slots, binding and vectors included, and its resource index entry. */
     async deleteThread(threadId: string): Promise<void> {
       assertThreadId(threadId)
       const keys = threadKeys(prefix, threadId)
@@ -89,7 +90,11 @@ export function redisThreads(
       } catch (error) {
         throw storeError(error, prefix, tombstone, 'EVALSHA', threadId)
       }
-      await send(keys.log, ['DEL', ...threadKeyList(keys), binding, vectors], threadId)
+      await send(
+        keys.log,
+        ['DEL', ...threadKeyList(keys), slotsKey(prefix, threadId), binding, vectors],
+        threadId,
+      )
       epochs.forget(threadId)
     },
   }

@@ -293,7 +293,7 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
   const open = async (threadId: string, binding: ContentBinding): Promise<Thread<L>> => {
     const stored = store.getState(threadId)
     const [log, state, resourceId] = await Promise.all([
-      // The state holds the log's digest: read once, for both.
+      // The state may hold the log's digest (a store without slots): read once, for both.
       loadThreadLog<L>(store, threadId, tokenCounter, { state: stored, tracer: deps.tracer }),
       stored,
       // A thread bound in the store is its resource's, whether or not this open names it.

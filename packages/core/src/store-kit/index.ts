@@ -2,7 +2,7 @@
  * `@strata-memory/core/store-kit`: what a store author needs beside the {@link StrataStore} contract
  * (exported from the root entry): the argument checks every store shares, so each raises the same typed
  * error, the content-query semantics, the orders and cursors of the resource methods, the seq searches
- * of a log kept as an array of seqs, and the audit capability's types and shared checks
+ * of a log kept as an array of seqs, the slot checks, and the audit capability's types and shared checks
  * ({@link ThreadAuditor}). An app that only uses stores never imports this.
  */
 
@@ -40,6 +40,7 @@ export {
   workingMemoryConflictError,
 } from '../stores/resource-arguments'
 export { seqLowerBound, seqRangeIndexes, seqUpperBound } from '../stores/seq-bounds'
+export { checkSlotName, checkSlotValue } from '../stores/slot-arguments'
 export {
   checkAppendArguments,
   checkArchiveOptions,

@@ -7,7 +7,7 @@ import type { ContentRecord } from './store'
 
 // Its threads live in process memory that only its own methods change: no torn tail, lost item or
 // half-done archive can happen, so the audit's damage cases are skipped (no auditDamage).
-describeStoreConformance('inMemoryStore', () => inMemoryStore(), { audit: true })
+describeStoreConformance('inMemoryStore', () => inMemoryStore(), { audit: true, slots: true })
 
 // A store may leave out the optional content capability; the suite then checks it has none of it.
 describeStoreConformance(
@@ -54,6 +54,7 @@ describe('inMemoryStore', () => {
       leases: true,
       resources: true,
       audit: true,
+      slots: true,
     })
   })
 

@@ -8,6 +8,7 @@ import {
 import { indexAfterSeq, indexFromSeq } from '../items/seq-search'
 import { inMemoryResources } from './in-memory-resources'
 import { checkLeaseOptions, checkLeaseOwner, leaseOfWrite, threadBusyError } from './lease-arguments'
+import { checkSlotName, checkSlotValue } from './slot-arguments'
 import type {
   AppendOptions,
   ArchiveOptions,
@@ -19,6 +20,7 @@ import type {
   ReadOptions,
   StoreLeaseMethods,
   StoreResourceMethods,
+  StoreSlotMethods,
   StrataStore,
   ThreadHead,
 } from './store'
@@ -76,12 +78,14 @@ interface ThreadData {
  */
 export function inMemoryStore({
   clock = Date.now,
-}: InMemoryStoreOptions = {}): StrataStore & StoreLeaseMethods & StoreResourceMethods {
+}: InMemoryStoreOptions = {}): StrataStore & StoreLeaseMethods & StoreResourceMethods & StoreSlotMethods {
   const threads = new Map<string, ThreadData>()
   /** Resources, bindings and vectors: none of them makes a thread listed. */
   const { forgetThread, ...resourceMethods } = inMemoryResources(clock)
   /** Leases live beside the threads: a thread with only a lease holds no data and is not listed. */
   const leases = new Map<string, Lease>()
+  /** Slots (thread id → name → value) live beside the threads too: they do not make a thread listed. */
+  const slots = new Map<string, Map<string, JsonObject>>()
 
   /** The thread's lease that has not lapsed (a lapsed one is dropped). */
   const liveLease = (threadId: string): Lease | undefined => {
@@ -118,7 +122,7 @@ export function inMemoryStore({
   return {
     specificationVersion: 'v2',
     name: 'memory',
-    flags: { persistent: false, shared: false, leases: true, resources: true, audit: true },
+    flags: { persistent: false, shared: false, leases: true, resources: true, audit: true, slots: true },
     ...resourceMethods,
 
     async append(
@@ -217,6 +221,30 @@ export function inMemoryStore({
       opened(threadId).state = copy(state)
     },
 
+    async getSlot(threadId: string, name: string): Promise<JsonObject | undefined> {
+      assertThreadId(threadId)
+      checkSlotName(name, 'getSlot')
+      const value = slots.get(threadId)?.get(name)
+      return value === undefined ? undefined : copy(value)
+    },
+
+    async setSlot(
+      threadId: string,
+      name: string,
+      value: JsonObject | undefined,
+      options?: LeaseWriteOptions,
+    ): Promise<void> {
+      assertThreadId(threadId)
+      checkSlotName(name, 'setSlot')
+      checkSlotValue(value)
+      fence(threadId, options, 'setSlot')
+      const thread = slots.get(threadId)
+      if (value !== undefined) {
+        if (thread === undefined) slots.set(threadId, new Map([[name, copy(value)]]))
+        else thread.set(name, copy(value))
+      } else if (thread?.delete(name) && thread.size === 0) slots.delete(threadId)
+    },
+
     async listThreads(): Promise<string[]> {
       const ids: string[] = []
       for (const [threadId, thread] of threads) {
@@ -234,6 +262,7 @@ export function inMemoryStore({
       assertThreadId(threadId)
       threads.delete(threadId)
       leases.delete(threadId)
+      slots.delete(threadId)
       forgetThread(threadId)
     },
 

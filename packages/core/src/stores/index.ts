@@ -15,6 +15,7 @@ export type {
   StoreFlags,
   StoreLeaseMethods,
   StoreResourceMethods,
+  StoreSlotMethods,
   StoreSpecificationVersion,
   StrataStore,
   StrataStoreBase,
@@ -22,4 +23,4 @@ export type {
   VectorRecord,
   VersionedValue,
 } from './store'
-export { STORE_SPECIFICATION_VERSION } from './store'
+export { SLOT_NAME_PATTERN, STORE_SPECIFICATION_VERSION } from './store'

@@ -3,6 +3,7 @@ import { StrataError } from '../errors'
 import { createMemory } from '../memory'
 import { inMemoryStore } from './in-memory-store'
 import type { StrataStore, StrataStoreBase } from './store'
+import { hasSlotMethods } from './store-check'
 
 /** The in-memory store without its content methods: the minimum a store must have. */
 function storeWithoutContent(): StrataStoreBase {
@@ -106,8 +107,8 @@ describe('createMemory checks the store it is given', () => {
     ).toBe(true)
   })
 
-  it('refuses a store whose flags.leases or flags.resources is declared but not a boolean', () => {
-    for (const flag of ['leases', 'resources']) {
+  it('refuses a store whose flags.leases, resources, audit or slots is declared but not a boolean', () => {
+    for (const flag of ['leases', 'resources', 'audit', 'slots']) {
       const store = inMemoryStore()
       const error = caught(() =>
         createMemory({ store: { ...store, flags: { ...store.flags, [flag]: 'yes' } } }),
@@ -115,7 +116,20 @@ describe('createMemory checks the store it is given', () => {
       expect(StrataError.isInstance(error, 'STRATA_INVALID_OPTIONS')).toBe(true)
       expect((error as Error).message).toContain(`flags.${flag} must be a boolean when present`)
     }
-    expect(inMemoryStore().flags).toMatchObject({ leases: true, resources: true })
+    expect(inMemoryStore().flags).toMatchObject({ leases: true, resources: true, audit: true, slots: true })
+  })
+
+  it('takes a store that declares flags.slots without the slot methods as one without slots: the digest goes in the state', async () => {
+    const { getSlot: _get, setSlot: _set, ...store } = inMemoryStore()
+    expect(hasSlotMethods(store)).toBe(false)
+    expect(hasSlotMethods(inMemoryStore())).toBe(true)
+    expect(hasSlotMethods({ ...inMemoryStore(), flags: { persistent: false, shared: false } })).toBe(false)
+    const thread = await createMemory({ store }).thread('no-slots')
+    for (let turn = 1; turn <= 6; turn++) await thread.append({ role: 'user', content: `message ${turn}` })
+    await thread.rewind({ afterSeq: 2 })
+    await thread.settled()
+    expect((await store.head('no-slots')).archivedCount).toBeGreaterThan(0)
+    expect((await store.getState('no-slots'))?.logDigest).toMatchObject({ version: 1 })
   })
 
   it('refuses a store without content methods while the content channel is on', () => {

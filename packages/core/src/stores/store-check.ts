@@ -4,6 +4,7 @@ import {
   type StoreContentMethods,
   type StoreLeaseMethods,
   type StoreResourceMethods,
+  type StoreSlotMethods,
   type StoreSpecificationVersion,
   type StrataStore,
   type StrataStoreBase,
@@ -49,6 +50,9 @@ export const RESOURCE_METHODS = [
   'putVectors',
   'readVectors',
 ] as const
+
+/** The methods of the slot capability (contract `v2`, declared with `flags.slots`). */
+export const SLOT_METHODS = ['getSlot', 'setSlot'] as const
 
 /** The contract versions core takes, newest first. */
 const ACCEPTED_VERSIONS: readonly StoreSpecificationVersion[] = [STORE_SPECIFICATION_VERSION, 'v1']
@@ -106,6 +110,14 @@ export function resourceMethods(store: StrataStoreBase, action: string): StoreRe
   })
 }
 
+/**
+ * True when the store declares the slot capability (`flags.slots`) and has its methods; a store
+ * without them keeps core's derived data (the log digest) in the thread's state.
+ */
+export function hasSlotMethods(store: StrataStoreBase): store is StrataStoreBase & StoreSlotMethods {
+  return store.flags.slots === true && SLOT_METHODS.every((method) => typeof store[method] === 'function')
+}
+
 /** True when the store implements every content method (the optional content capability). */
 export function hasContentMethods(store: StrataStoreBase): store is StrataStore {
   return CONTENT_METHODS.every((method) => typeof store[method] === 'function')
@@ -152,7 +164,7 @@ export function checkStore(
       `createMemory(): the ${name} store must declare flags { persistent: boolean, shared: boolean }.`,
     )
   }
-  for (const flag of ['leases', 'resources', 'audit'] as const) {
+  for (const flag of ['leases', 'resources', 'audit', 'slots'] as const) {
     if (flags[flag] !== undefined && typeof flags[flag] !== 'boolean') {
       invalidOptions(`createMemory(): the ${name} store's flags.${flag} must be a boolean when present.`)
     }

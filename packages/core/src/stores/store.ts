@@ -37,6 +37,11 @@ export interface StoreFlags {
    * `strata verify` calls. Absent means false.
    */
   audit?: boolean
+  /**
+   * Contract `v2`: the store implements {@link StoreSlotMethods} (named JSON values of a thread kept
+   * apart from its state). Absent means false: core then keeps what it would put there in the state.
+   */
+  slots?: boolean
 }
 
 /** Options of {@link StoreLeaseMethods.acquireLease} and {@link StoreLeaseMethods.renewLease}. */
@@ -62,10 +67,10 @@ export interface LeaseGrant {
  * `flags.leases`. A lease lapses `ttlMs` after it was last taken or renewed, so a holder that dies
  * (and stops renewing) frees the thread; a store that can tell that the holder is gone (the file store
  * on one host) may free it sooner. While a thread has a lease that has not lapsed, the store refuses
- * every `append`, `archive` and `setState` of that thread whose `lease` option is not the holder's
- * with `STRATA_THREAD_BUSY`, writing nothing: writes without the option included. A write carrying a
- * lease that has lapsed, with no other holder since, goes through like a write without one. Reads,
- * content records and `deleteThread` (which removes the lease too) are never refused.
+ * every `append`, `archive`, `setState` and `setSlot` of that thread whose `lease` option is not the
+ * holder's with `STRATA_THREAD_BUSY`, writing nothing: writes without the option included. A write
+ * carrying a lease that has lapsed, with no other holder since, goes through like a write without one.
+ * Reads, content records and `deleteThread` (which removes the lease too) are never refused.
  */
 export interface StoreLeaseMethods {
   /**
@@ -100,6 +105,38 @@ export interface LeaseWriteOptions {
    */
   lease?: string
 }
+
+/**
+ * Slots: named JSON objects of a thread kept apart from its state, an optional capability of a `v2`
+ * store, declared with `flags.slots`. Core keeps derived data there that only an open needs (the
+ * thread's log digest, which grows with the archive), so that the state, read and written whole on
+ * ordinary requests, stays small. A slot is read and written whole, on its own: writing one never
+ * reads or rewrites the state or another slot. Slot names follow {@link SLOT_NAME_PATTERN}
+ * (`STRATA_INVALID_OPTIONS` otherwise). Slots are no thread data of their own: a thread with only
+ * slots is not listed; `deleteThread` removes them. They hold what an open can rebuild, so an export
+ * or audit may leave them out. Redis Cluster: in the thread's hash slot.
+ */
+export interface StoreSlotMethods {
+  /** The slot's value, or undefined when never written (or removed). */
+  getSlot(threadId: string, name: string): Promise<JsonObject | undefined>
+  /**
+   * Replaces the slot's value, atomically (a reader sees the old value or the new one, whole);
+   * `undefined` removes it. `options.lease`: fenced like `setState` (see {@link LeaseWriteOptions}).
+   */
+  setSlot(
+    threadId: string,
+    name: string,
+    value: JsonObject | undefined,
+    options?: LeaseWriteOptions,
+  ): Promise<void>
+}
+
+/**
+ * What a slot name may hold: a lower-case letter, then lower-case letters, digits and dashes, 1–64 in
+ * all, so that it is safe as a file name on any file system (no two names differ by case alone) and in
+ * a Redis key or field.
+ */
+export const SLOT_NAME_PATTERN = /^[a-z][a-z0-9-]{0,63}$/
 
 /**
  * The content channel's methods, an optional capability of a store. A store without them works with
@@ -321,7 +358,8 @@ export interface StrataStoreBase
   extends Partial<StoreContentMethods>,
     Partial<StoreLeaseMethods>,
     Partial<StoreResourceMethods>,
-    Partial<StoreAuditMethods> {
+    Partial<StoreAuditMethods>,
+    Partial<StoreSlotMethods> {
   /**
    * The version of this contract the store implements: `'v2'` (or `'v1'`, which core still takes for
    * everything but the lease). `createMemory` refuses a store that declares none or another one

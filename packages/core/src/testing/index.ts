@@ -21,6 +21,7 @@ export {
   countingStore,
   describeThreadOpen,
   type StoreReads,
+  type StoreWrites,
   storeWithoutDigest,
   threadReading,
 } from './thread-open-suite'

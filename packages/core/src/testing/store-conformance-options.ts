@@ -33,6 +33,11 @@ export interface StoreConformanceOptions {
    */
   audit?: boolean
   /**
+   * Whether the store implements the slot capability (contract `v2`, `flags.slots`). Left out, the slot
+   * cases run when the store declares it; given, the suite also checks the store declares it.
+   */
+  slots?: boolean
+  /**
    * How to damage a thread below the store's interface (a torn tail, a lost item, an interrupted
    * archive), for the audit cases: each case whose damage is not given is skipped.
    */

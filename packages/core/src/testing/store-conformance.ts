@@ -18,6 +18,7 @@ import {
 import { describeLeaseConformance } from './store-conformance-lease'
 import type { StoreConformanceOptions } from './store-conformance-options'
 import { describeResourceConformance } from './store-conformance-resource'
+import { describeSlotConformance } from './store-conformance-slots'
 
 /** Every thread the suite creates starts with this, so that runs sharing one database never collide. */
 const THREAD_PREFIX = 'strata-conformance-'
@@ -40,6 +41,7 @@ export function describeStoreConformance(
     leases = true,
     resources,
     audit,
+    slots,
     auditDamage = {},
   }: StoreConformanceOptions = {},
 ): void {
@@ -111,6 +113,8 @@ export function describeStoreConformance(
       resources,
       idPrefix: `${THREAD_PREFIX}${run}-`,
     })
+
+    describeSlotConformance({ store: () => store, newThreadId, threadWithItems, content, slots })
 
     describeAuditConformance({
       store: () => store,

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest'
 import type { MessageInput } from '../items'
 import { createMemory, type Thread } from '../memory'
 import type { StrataStore } from '../stores'
+import { hasSlotMethods } from '../stores/store-check'
 import { storeWithOverrides } from '../stores/store-overrides'
+import { DIGEST_SLOT, DIGEST_STATE_KEY } from '../thread-state/log-digest'
 import { useSuiteStore } from './suite-store'
 
 /** The calls a store wrapper saw, and the archived items they returned. */
@@ -13,13 +15,36 @@ export interface StoreReads {
   activeItems: number
 }
 
+/** The state and slot writes a store wrapper saw, and their size as JSON. */
+export interface StoreWrites {
+  setState: number
+  /** Characters of the states written, as JSON. */
+  stateBytes: number
+  setSlot: number
+  /** Characters of the slot values written, as JSON. */
+  slotBytes: number
+}
+
 /**
  * `store` with its reads counted (`readArchive` calls and the items they returned; the same of
- * `read`), everything else the store's own.
+ * `read`) and its state and slot writes (calls and characters), everything else the store's own.
  */
-export function countingStore(store: StrataStore): { store: StrataStore; reads: StoreReads } {
+export function countingStore(store: StrataStore): {
+  store: StrataStore
+  reads: StoreReads
+  writes: StoreWrites
+} {
   const reads: StoreReads = { readArchive: 0, archivedItems: 0, read: 0, activeItems: 0 }
+  const writes: StoreWrites = { setState: 0, stateBytes: 0, setSlot: 0, slotBytes: 0 }
   const overrides = new Map<PropertyKey, unknown>([
+    [
+      'setState',
+      async (...args: Parameters<StrataStore['setState']>) => {
+        await store.setState(...args)
+        writes.setState++
+        writes.stateBytes += JSON.stringify(args[1]).length
+      },
+    ],
     [
       'readArchive',
       async (...args: Parameters<StrataStore['readArchive']>) => {
@@ -39,28 +64,64 @@ export function countingStore(store: StrataStore): { store: StrataStore; reads: 
       },
     ],
   ])
-  return { store: storeWithOverrides(store, overrides), reads }
+  const { setSlot } = store
+  if (typeof setSlot === 'function') {
+    overrides.set('setSlot', async (...args: Parameters<NonNullable<StrataStore['setSlot']>>) => {
+      await setSlot.apply(store, args)
+      writes.setSlot++
+      writes.slotBytes += JSON.stringify(args[2] ?? null).length
+    })
+  }
+  return { store: storeWithOverrides(store, overrides), reads, writes }
 }
 
 /**
- * `store` as a thread written before log digests looks: its state without the digest, so an open
- * replays the archive (the fallback every older thread takes once).
+ * `store` as a thread written before log digests looks: its state without the digest, and no digest
+ * slot, so an open replays the archive (the fallback every older thread takes once).
  */
 export function storeWithoutDigest(store: StrataStore): StrataStore {
-  return storeWithOverrides(
-    store,
-    new Map([
-      [
-        'getState',
-        async (threadId: string) => {
-          const state = await store.getState(threadId)
-          if (state === undefined) return undefined
-          const { logDigest: _, ...rest } = state
-          return rest
-        },
-      ],
-    ]),
-  )
+  const overrides = new Map<PropertyKey, unknown>([
+    [
+      'getState',
+      async (threadId: string) => {
+        const state = await store.getState(threadId)
+        if (state === undefined) return undefined
+        const { [DIGEST_STATE_KEY]: _, ...rest } = state
+        return rest
+      },
+    ],
+  ])
+  const { getSlot } = store
+  if (typeof getSlot === 'function') {
+    overrides.set('getSlot', async (threadId: string, name: string) =>
+      name === DIGEST_SLOT ? undefined : getSlot.call(store, threadId, name),
+    )
+  }
+  return storeWithOverrides(store, overrides)
+}
+
+/**
+ * Removes the thread's stored digest (its slot, and the state's key), as a thread written before log
+ * digests has none.
+ */
+export async function dropDigest(store: StrataStore, threadId: string): Promise<void> {
+  if (hasSlotMethods(store)) await store.setSlot(threadId, DIGEST_SLOT, undefined)
+  const state = await store.getState(threadId)
+  if (state === undefined) return
+  const { [DIGEST_STATE_KEY]: _, ...rest } = state
+  await store.setState(threadId, rest)
+}
+
+/**
+ * Moves the thread's digest from its slot into its state, as a store with slots finds a thread written
+ * by a release before slots.
+ */
+export async function digestInState(store: StrataStore, threadId: string): Promise<void> {
+  if (!hasSlotMethods(store)) return
+  const digest = await store.getSlot(threadId, DIGEST_SLOT)
+  if (digest === undefined) throw new Error(`thread '${threadId}' has no digest slot`)
+  await store.setSlot(threadId, DIGEST_SLOT, undefined)
+  await store.setState(threadId, { ...(await store.getState(threadId)), [DIGEST_STATE_KEY]: digest })
 }
 
 /** A turn of an agent: a request, a tool call and its result, an answer. */
@@ -110,6 +171,7 @@ export async function threadReading(thread: Thread) {
  */
 export function describeThreadOpen(name: string, factory: () => StrataStore | Promise<StrataStore>): void {
   describe(`a thread's open reads no archive: ${name}`, () => {
+    // Memories end with `settled()`: `close()` would close the suite's store too (a Redis store is done then).
     const suite = useSuiteStore(factory)
     const turns = 120
     /** Writing the long thread takes seconds on a file store under load. */
@@ -125,7 +187,7 @@ export function describeThreadOpen(name: string, factory: () => StrataStore | Pr
         if (turn % 10 === 0) await thread.compact({ force: true })
       }
       await thread.compact({ force: true })
-      await memory.close()
+      await memory.settled()
       const head = await suite.store.head(threadId)
       expect(head.archivedCount).toBeGreaterThan(turns * 3)
       return head
@@ -141,7 +203,7 @@ export function describeThreadOpen(name: string, factory: () => StrataStore | Pr
         const read = await threadReading(thread)
         await thread.append({ role: 'user', content: 'a new request', id: 'fresh-id' })
         await thread.append(agentTurn(turns + 1).slice(1))
-        await memory.close()
+        await memory.settled()
         expect(reads.readArchive).toBe(0)
         expect(reads.archivedItems).toBe(0)
 
@@ -150,7 +212,7 @@ export function describeThreadOpen(name: string, factory: () => StrataStore | Pr
         const before = await createMemory(options()).thread('long')
         expect(await threadReading(await replayed.thread('long'))).toEqual(await threadReading(before))
         expect(read.items.archived).toBeGreaterThan(turns * 3)
-        await replayed.close()
+        await replayed.settled()
       },
       timeout,
     )
@@ -199,9 +261,7 @@ export function describeThreadOpen(name: string, factory: () => StrataStore | Pr
       'opens a thread from before log digests by reading its archive once, a page at a time',
       async () => {
         const head = await longThread('old')
-        const old = storeWithoutDigest(suite.store)
-        const written = await old.getState('old')
-        await suite.store.setState('old', written ?? {})
+        await dropDigest(suite.store, 'old')
         const first = countingStore(suite.store)
         const memory = createMemory({ ...options(), store: first.store })
         const thread = await memory.thread('old')
@@ -211,10 +271,70 @@ export function describeThreadOpen(name: string, factory: () => StrataStore | Pr
         expect(reading.items.archived).toBe(head.archivedCount)
         // The next write stores the digest; later opens read no archive.
         await thread.append({ role: 'user', content: 'next', id: 'after-upgrade' })
-        await memory.close()
+        await memory.settled()
         const second = countingStore(suite.store)
         const reopened = await createMemory({ ...options(), store: second.store }).thread('old')
         expect((await threadReading(reopened)).items.archived).toBe(head.archivedCount)
+        expect(second.reads.readArchive).toBe(0)
+      },
+      timeout,
+    )
+
+    it(
+      'a usage report writes a state without the digest (on a store with slots), and opens still read no archive',
+      async () => {
+        await longThread('usage')
+        const slots = hasSlotMethods(suite.store)
+        const { store, writes } = countingStore(suite.store)
+        const memory = createMemory({ ...options(), store })
+        const thread = await memory.thread('usage')
+        await thread.reportUsage({ inputTokens: 1_234 })
+        await thread.reportUsage({ inputTokens: 1_300, outputTokens: 20 })
+        await memory.settled()
+        expect(writes.setState).toBe(2)
+        expect(writes.setSlot).toBe(0)
+        const state = (await suite.store.getState('usage'))!
+        expect(state.lastUsage).toMatchObject({ inputTokens: 1_300 })
+        const digest = slots ? await suite.store.getSlot!('usage', DIGEST_SLOT) : state[DIGEST_STATE_KEY]
+        const digestBytes = JSON.stringify(digest).length
+        // The digest of a few hundred archived items is kilobytes; a state without it a few hundred bytes.
+        expect(digestBytes).toBeGreaterThan(2_000)
+        if (slots) {
+          expect(state[DIGEST_STATE_KEY]).toBeUndefined()
+          expect(writes.stateBytes).toBeLessThan(digestBytes / 2)
+        } else {
+          expect(writes.stateBytes).toBeGreaterThan(2 * digestBytes)
+        }
+        const reopened = countingStore(suite.store)
+        const again = await createMemory({ ...options(), store: reopened.store }).thread('usage')
+        expect((await threadReading(again)).items.archived).toBeGreaterThan(turns * 3)
+        expect(reopened.reads.readArchive).toBe(0)
+      },
+      timeout,
+    )
+
+    it(
+      "a thread written before slots opens from its state's digest; the next state write moves it to the slot",
+      async ({ skip }) => {
+        if (!hasSlotMethods(suite.store)) skip()
+        await longThread('legacy')
+        const slotted = await suite.store.getSlot!('legacy', DIGEST_SLOT)
+        await digestInState(suite.store, 'legacy')
+        const first = countingStore(suite.store)
+        const memory = createMemory({ ...options(), store: first.store })
+        const thread = await memory.thread('legacy')
+        expect(first.reads.readArchive).toBe(0)
+        await thread.reportUsage({ inputTokens: 500 })
+        expect((await suite.store.getState('legacy'))?.[DIGEST_STATE_KEY]).toBeUndefined()
+        expect(await suite.store.getSlot!('legacy', DIGEST_SLOT)).toEqual(slotted)
+        // Moved once: the next write carries a small state and no slot.
+        const movedBytes = first.writes.stateBytes
+        await thread.reportUsage({ inputTokens: 600 })
+        expect(first.writes.setSlot).toBe(1)
+        expect(first.writes.stateBytes - movedBytes).toBeLessThan(JSON.stringify(slotted).length / 2)
+        await memory.settled()
+        const second = countingStore(suite.store)
+        await threadReading(await createMemory({ ...options(), store: second.store }).thread('legacy'))
         expect(second.reads.readArchive).toBe(0)
       },
       timeout,

@@ -151,7 +151,7 @@ export class ThreadHolds {
   }
 
   /**
-   * The store as this thread object writes to it: `append`, `archive` and `setState` of this thread
+   * The store as this thread object writes to it: `append`, `archive`, `setState` and `setSlot` of this thread
    * carry the hold's owner token while a hold is granted, so that the store tells the holder's writes
    * from others'. Without a hold, a content record for this thread is not written while another owner
    * holds the thread (the append that would cite it is refused anyway). Everything else is the store's.
@@ -176,7 +176,16 @@ export class ThreadHolds {
       setState: (id: string, state: JsonObject, options?: LeaseWriteOptions) =>
         base.setState(id, state, withLease(id, options ?? {})),
     }
-    // Only where the store has content methods: a view must not make a store look as if it had them.
+    // Only where the store has them: a view must not make a store look as if it had slots or content.
+    const { setSlot } = base
+    if (typeof setSlot === 'function') {
+      overrides.setSlot = (
+        id: string,
+        name: string,
+        value: JsonObject | undefined,
+        options?: LeaseWriteOptions,
+      ) => setSlot.call(base, id, name, value, withLease(id, options ?? {}))
+    }
     if (typeof base.putContent === 'function') {
       overrides.putContent = async (id: string, record: ContentRecord) => {
         if (id === threadId && this.lease === undefined) {

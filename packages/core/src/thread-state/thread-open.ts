@@ -4,21 +4,24 @@ import { readArchivePages } from '../stores/archive-pages'
 import type { StrataStoreBase } from '../stores/store'
 import { type TelemetryTracer, traced } from '../telemetry'
 import type { TokenCounter } from '../tokens'
+import { readDigest } from './digest-slot'
 import type { ArchiveRangeReader } from './item-index'
-import { digestOf } from './log-digest'
 import { ThreadLog } from './thread-log'
 
 /** Options of {@link loadThreadLog}. */
 export interface LoadOptions {
-  /** The thread's state, when the caller reads it anyway (it holds the digest); read here otherwise. */
+  /**
+   * The thread's state, when the caller reads it anyway (it holds the digest on a store without slots,
+   * and on a thread written before them); read here otherwise, only when needed.
+   */
   state?: Promise<JsonObject | undefined> | JsonObject | undefined
   /** Reports the open as a `strata.thread.open` span. */
   tracer?: TelemetryTracer | undefined
 }
 
 /**
- * Opens a thread's log from the active log and the state: the digest the state holds (see `LogDigest`)
- * stands for every item up to its seq, so none of the archive is read, except items archived above the
+ * Opens a thread's log from the active log and the digest (see `LogDigest`: in its slot, or the state),
+ * which stands for every item up to its seq, so none of the archive is read, except items archived above the
  * digest's seq (read a page at a time) and, for a thread without a usable digest, the whole archive once,
  * a page at a time. Items are taken in seq order (archived and active items interleave), so scopes,
  * turns and totals come out as a replay of everything would give them.
@@ -30,14 +33,23 @@ export function loadThreadLog<L extends string>(
   options: LoadOptions = {},
 ): Promise<ThreadLog<L>> {
   return traced(options.tracer, 'strata.thread.open', { 'strata.thread.id': threadId }, async (span) => {
-    const state = options.state ?? store.getState(threadId)
     // The active log first, then the counters: a store that reads its files for every call (the file
     // store) then serves `head` from what it just read; an archive that grows in between is counted
     // as more than was read, which only makes the open read the archive above the digest.
-    const active = await store.read(threadId)
-    const head = await store.head(threadId)
+    let active = await store.read(threadId)
+    let head = await store.head(threadId)
     const read: ArchiveRangeReader = (range) => store.readArchive(threadId, range)
-    const digest = head.archivedCount === 0 ? undefined : digestOf<L>(await state, counter)
+    // Read after the counters, and only for a thread with an archive (it grows with the archive).
+    const digest =
+      head.archivedCount === 0
+        ? undefined
+        : await readDigest<L>(store, threadId, counter, () => options.state ?? store.getState(threadId))
+    if (digest !== undefined && digest.throughSeq > head.lastSeq) {
+      // Stored after the counters were read (another writer appended and archived meanwhile): the
+      // log is read again, once, rather than the whole archive replayed.
+      active = await store.read(threadId)
+      head = await store.head(threadId)
+    }
     let log: ThreadLog<L>
     let path: 'active' | 'digest' | 'replay'
     let start = 0

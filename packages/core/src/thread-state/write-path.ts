@@ -1,6 +1,8 @@
 import { StrataError } from '../errors'
 import type { Item, JsonObject, UnsequencedItem } from '../items'
-import { DIGEST_STATE_KEY, storedDigest } from './log-digest'
+import { isPlainObject } from '../stores/store-arguments'
+import { hasSlotMethods } from '../stores/store-check'
+import { DIGEST_SLOT, DIGEST_STATE_KEY, storedDigest } from './log-digest'
 import { type ThreadLog, withPartTokens } from './thread-log'
 import { loadThreadLog } from './thread-open'
 import type { ThreadState } from './thread-state'
@@ -36,6 +38,8 @@ export class WritePath<L extends string> {
   #queue: Promise<unknown> = Promise.resolve()
   /** The digest store queued after an archive, while it runs. */
   #digest: Promise<void> | undefined
+  /** Set once the stored state is known to hold no digest, on a store with slots (where it has none). */
+  #stateDigestGone = false
 
   constructor(state: ThreadState<L>) {
     this.#state = state
@@ -142,16 +146,24 @@ export class WritePath<L extends string> {
 
   /**
    * Stores the log's digest when the store holds archived items the stored one does not describe
-   * (see `LogDigest`), so the next open reads none of the archive. A failure leaves the thread as it
-   * was: the digest is a shortcut, and an open without it reads the archive above the last one.
+   * (see `LogDigest`), so the next open reads none of the archive: in its slot on a store with slots,
+   * else in the state. A failure leaves the thread as it was: the digest is a shortcut, and an open
+   * without it reads the archive above the last one.
    */
   async storeDigest(): Promise<void> {
     const log = this.#state.log
     if (!log.digestDue) return
     log.digestDue = false
     const digest = log.digest()
+    const { store } = this.#state.deps
     try {
-      await this.updateState({ [DIGEST_STATE_KEY]: storedDigest(digest) })
+      if (hasSlotMethods(store)) {
+        await store.setSlot(this.#state.id, DIGEST_SLOT, storedDigest(digest))
+        // One an older release left in the state goes now (else at the next state write).
+        if (!this.#stateDigestGone) await this.updateState({}).catch(() => undefined)
+      } else {
+        await this.updateState({ [DIGEST_STATE_KEY]: storedDigest(digest) })
+      }
     } catch {
       log.digestDue = true
       return
@@ -159,10 +171,39 @@ export class WritePath<L extends string> {
     log.index.adopt(digest.filter, digest.throughSeq)
   }
 
-  /** Merges `patch` into the thread's stored state. */
+  /**
+   * Merges `patch` into the thread's stored state. On a store with slots, a digest the state still
+   * holds (a thread written before slots) leaves it here, moved to the slot when that has none, so
+   * the state every later write carries is small; it is written only when something changed.
+   */
   async updateState(patch: JsonObject) {
     const { store } = this.#state.deps
     const stored = (await store.getState(this.#state.id)) ?? {}
-    await store.setState(this.#state.id, { ...stored, ...patch })
+    const next: JsonObject = { ...stored, ...patch }
+    let changed = Object.keys(patch).length > 0
+    const slots = hasSlotMethods(store)
+    if (slots && DIGEST_STATE_KEY in next && (await this.#moveStateDigest(next[DIGEST_STATE_KEY]))) {
+      delete next[DIGEST_STATE_KEY]
+      changed = true
+    }
+    if (changed) await store.setState(this.#state.id, next)
+    if (slots) this.#stateDigestGone = !(DIGEST_STATE_KEY in next)
+  }
+
+  /**
+   * Puts a digest the state holds in the slot, unless the slot holds one already (both are true, see
+   * `LogDigest`; opens use the slot's). False, leaving it in the state, when the slot could not be
+   * read or written: the next state write tries again.
+   */
+  async #moveStateDigest(digest: unknown): Promise<boolean> {
+    const store = this.#state.deps.store
+    if (!hasSlotMethods(store)) return false
+    try {
+      if (isPlainObject(digest) && (await store.getSlot(this.#state.id, DIGEST_SLOT)) === undefined)
+        await store.setSlot(this.#state.id, DIGEST_SLOT, digest as JsonObject)
+      return true
+    } catch {
+      return false
+    }
   }
 }

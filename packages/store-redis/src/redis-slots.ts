@@ -1,0 +1,70 @@
+import {
+  assertThreadId,
+  type JsonObject,
+  type LeaseWriteOptions,
+  type StoreSlotMethods,
+} from '@strata-memory/core'
+import { checkSlotName, checkSlotValue, isPlainObject, leaseOfWrite } from '@strata-memory/core/store-kit'
+import { SET_SLOT_SCRIPT } from './lua-scripts'
+import type { RedisContext } from './redis-context'
+import { busyError, corruptError, storeError } from './redis-errors'
+import { threadKeyList, threadKeys } from './thread-keys'
+
+/**
+ * The HASH of a thread's slots (slot name → the value's JSON), in the thread's hash slot. It is not
+ * among the keys `listThreads` looks at: slots are no thread data of their own.
+ */
+export function slotsKey(prefix: string, threadId: string): string {
+  return `${prefix}:{${threadId}}:slots`
+}
+
+/**
+ * The Redis store's slots (store contract `v2`, `flags.slots`): one field of the thread's slots hash
+ * each, read with one `HGET`, written by a script that checks the lease like `setState` and gives the
+ * hash the thread's ttl.
+ */
+export function redisSlots(context: RedisContext): StoreSlotMethods {
+  const { connection, prefix, ttl, send, scriptReply, checkOpen, parseJson } = context
+
+  return {
+    async getSlot(threadId: string, name: string): Promise<JsonObject | undefined> {
+      assertThreadId(threadId)
+      checkSlotName(name, 'getSlot')
+      const key = slotsKey(prefix, threadId)
+      const value = await send(key, ['HGET', key, name], threadId)
+      if (value === null || value === undefined) return undefined
+      const parsed = parseJson(value, key, threadId)
+      if (!isPlainObject(parsed))
+        throw corruptError(prefix, key, `slot '${name}' holding JSON that is not an object`, threadId)
+      return parsed as JsonObject
+    },
+
+    async setSlot(
+      threadId: string,
+      name: string,
+      value: JsonObject | undefined,
+      options?: LeaseWriteOptions,
+    ): Promise<void> {
+      assertThreadId(threadId)
+      checkSlotName(name, 'setSlot')
+      checkSlotValue(value)
+      const lease = leaseOfWrite(options, 'setSlot') ?? ''
+      const key = slotsKey(prefix, threadId)
+      const keys = [...threadKeyList(threadKeys(prefix, threadId)), key]
+      checkOpen()
+      let reply: unknown
+      try {
+        reply = await connection.evaluate(SET_SLOT_SCRIPT, keys, [
+          ttl,
+          name,
+          value === undefined ? '' : JSON.stringify(value),
+          lease,
+        ])
+      } catch (error) {
+        throw storeError(error, prefix, key, 'EVALSHA', threadId)
+      }
+      const [status, remaining] = scriptReply(reply, threadId)
+      if (status === 'busy') throw busyError(threadId, Number(remaining))
+    },
+  }
+}
