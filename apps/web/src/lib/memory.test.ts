@@ -29,6 +29,7 @@ describe('the store of the app', () => {
       leases: true,
       resources: true,
       audit: true,
+      slots: true,
     })
   })
 
