@@ -1,6 +1,7 @@
 import { assertThreadId, type StoreLeaseMethods } from '@strata-memory/core'
 import { checkLeaseOptions, checkLeaseOwner } from '@strata-memory/core/store-kit'
-import { ACQUIRE_LEASE_SCRIPT, type LuaScript, RELEASE_LEASE_SCRIPT, RENEW_LEASE_SCRIPT } from './lua-scripts'
+import { ACQUIRE_LEASE_SCRIPT, RELEASE_LEASE_SCRIPT, RENEW_LEASE_SCRIPT } from './lease-scripts'
+import type { LuaScript } from './lua-scripts'
 import type { RedisContext } from './redis-context'
 import { busyError, storeError } from './redis-errors'
 import { threadKeys } from './thread-keys'

@@ -1,9 +1,4 @@
-import { createHash } from 'node:crypto'
-import type { LuaScript } from './lua-scripts'
-
-function luaScript(source: string): LuaScript {
-  return { source, sha1: createHash('sha1').update(source).digest('hex') }
-}
+import { luaScript } from './lua-scripts'
 
 /*
  * The resource scripts. Each runs on the keys of one slot: a thread's binding, or one resource's keys
