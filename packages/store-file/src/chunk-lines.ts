@@ -1,3 +1,5 @@
+import { isAscii } from 'node:buffer'
+
 const NEWLINE = 0x0a
 
 /**
@@ -7,8 +9,11 @@ const NEWLINE = 0x0a
  */
 const SEGMENT_BYTES = 256 * 1024
 
-/** A character outside ASCII in a latin1 reading (which holds no other): a byte of a multi-byte UTF-8 sequence. */
-const NOT_ASCII = /[\u0080-\u00ff]/
+/**
+ * A character outside ASCII in a latin1 reading (which holds no other): a byte of a multi-byte UTF-8
+ * sequence. Global: searched from a position (`lastIndex`).
+ */
+const NOT_ASCII = /[\u0080-\u00ff]/g
 
 /**
  * The text of a chunk's lines, read in order. Rather than one `toString` per line, the chunk is decoded
@@ -28,6 +33,12 @@ export class ChunkLines {
   /** Byte offsets in the chunk where the current segment starts and ends (after a newline). */
   #segmentStart = 0
   #segmentEnd = 0
+  /**
+   * The offset in the segment of its first character outside ASCII at or after the last line asked
+   * for (the segment's length when none): a line before it is ASCII, so the segment is searched once
+   * in all rather than each line on its own.
+   */
+  #nextNotAscii = 0
 
   constructor(
     private readonly chunk: Buffer,
@@ -49,8 +60,20 @@ export class ChunkLines {
    */
   line(start: number, newline: number): string {
     if (start >= this.#segmentEnd) this.#load(start)
-    const text = this.#segment.slice(start - this.#segmentStart, newline - this.#segmentStart)
-    return NOT_ASCII.test(text) ? this.chunk.toString('utf8', start, newline) : text
+    const from = start - this.#segmentStart
+    const to = newline - this.#segmentStart
+    if (this.#nextNotAscii >= to) return this.#segment.slice(from, to)
+    if (this.#nextNotAscii < from) this.#nextNotAscii = this.#searchNotAscii(from)
+    if (this.#nextNotAscii >= to) return this.#segment.slice(from, to)
+    this.#nextNotAscii = this.#searchNotAscii(to)
+    return this.chunk.toString('utf8', start, newline)
+  }
+
+  /** The offset of the segment's first character outside ASCII at or after `from`, or its length. */
+  #searchNotAscii(from: number): number {
+    NOT_ASCII.lastIndex = from
+    const found = NOT_ASCII.exec(this.#segment)
+    return found === null ? this.#segment.length : found.index
   }
 
   /**
@@ -68,6 +91,8 @@ export class ChunkLines {
     this.#segment = chunk.toString('latin1', start, end)
     this.#segmentStart = start
     this.#segmentEnd = end
+    // Most segments are all ASCII: one fast check of the bytes spares the search.
+    this.#nextNotAscii = isAscii(chunk.subarray(start, end)) ? this.#segment.length : this.#searchNotAscii(0)
     return true
   }
 }
