@@ -319,7 +319,13 @@ export function strataMiddleware<L extends string = string>(
           ...(alongside === undefined ? {} : { alongside }),
         })
         const result = withoutStrataOptions(
-          { ...params, prompt: [...callSystem, ...toProviderPrompt(context.messages)] },
+          {
+            ...params,
+            prompt:
+              callSystem.length === 0
+                ? toProviderPrompt(context.messages)
+                : [...callSystem, ...toProviderPrompt(context.messages)],
+          },
           call,
         )
         // The SDK calls wrapGenerate or wrapStream with these params right after: they release it.
