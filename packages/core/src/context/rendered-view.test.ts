@@ -63,7 +63,7 @@ function itemOf(entry: Drawn, seq: number): Item {
         ...base,
         type: 'transition',
         fromLevel: 'task',
-        reason: 'explicit',
+        reason: 'task-complete',
         agentFacingMessage: `[ACTIONS]: <${seq} task actions filtered for brevity>`,
         userFacingMessage: null,
         range: { fromSeq: 1, toSeq: seq },

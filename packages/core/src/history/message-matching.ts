@@ -253,9 +253,21 @@ export class IncomingConversation<T extends { role: string }> {
    */
   lastAlignment: { tail: readonly StoredPattern[]; key: string; result: unknown } | undefined
 
-  constructor(incoming: readonly T[], toComparable: (message: T, index: number) => ComparableMessage) {
+  /** The message as it is before `toComparable` checks it, when that is a plain `{ role, content: parts }`. */
+  readonly #unchecked: ((message: T, index: number) => ComparableMessage | undefined) | undefined
+
+  /**
+   * `unchecked`: the message before `toComparable` checks and normalizes it, or undefined when it needs
+   * that (see {@link matches}): a message equal part for part to a stored one is valid as it is.
+   */
+  constructor(
+    incoming: readonly T[],
+    toComparable: (message: T, index: number) => ComparableMessage,
+    unchecked?: (message: T, index: number) => ComparableMessage | undefined,
+  ) {
     this.#incoming = incoming
     this.#toComparable = toComparable
+    this.#unchecked = unchecked
     this.#next = incoming.length - 1
   }
 
@@ -298,8 +310,13 @@ export class IncomingConversation<T extends { role: string }> {
   /** Whether the incoming message at `index` is the stored message `pattern` stands for. */
   matches(index: number, pattern: StoredPattern): boolean {
     if (this.#incoming[index]!.role !== pattern.role) return false
+    // A re-sent message is usually the stored one part for part: no fingerprint needed to say so, nor
+    // (before it is mapped) the checks a message to store needs: the stored one passed them.
+    if (pattern.content !== undefined && !this.#mapped.has(index) && this.#unchecked !== undefined) {
+      const unchecked = this.#unchecked(this.#incoming[index]!, index)
+      if (unchecked?.role === pattern.role && sameParts(pattern.content, unchecked.content)) return true
+    }
     const mapped = this.#map(index)
-    // A re-sent message is usually the stored one part for part: no fingerprint needed to say so.
     if (pattern.content !== undefined && sameParts(pattern.content, mapped.comparable.content)) return true
     mapped.fingerprint ??= messageFingerprint(mapped.comparable)
     return matches(pattern, mapped.comparable, mapped.fingerprint)
