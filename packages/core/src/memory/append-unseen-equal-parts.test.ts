@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { StrataError } from '../errors'
-import type { MessageInput } from '../items'
+import type { JsonObject, MessageInput } from '../items'
 import { createMemory } from './create-memory'
 
-const call = (input: Record<string, unknown>): MessageInput => ({
+const call = (input: JsonObject): MessageInput => ({
   role: 'assistant',
   content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'search', input }],
 })
-const result = (output: Record<string, unknown>): MessageInput => ({
+const result = (output: JsonObject): MessageInput => ({
   role: 'tool',
   content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'search', output }],
 })
