@@ -73,7 +73,11 @@ function kept(
  */
 export function handOutView(rendered: RenderedView, out: ContextMessage[]) {
   for (const message of rendered.messages) {
-    out.push({ ...message, content: copyParts(message.content) })
+    // Built field by field, in the order the rendered one has them: a spread of messages of two
+    // shapes (with a kind and without) is several times slower.
+    const copy: ContextMessage = { role: message.role, content: copyParts(message.content) }
+    if (message.kind !== undefined) copy.kind = message.kind
+    out.push(copy)
   }
 }
 
