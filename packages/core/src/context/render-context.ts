@@ -85,6 +85,8 @@ export function shownMemoryItems(memoryItems: readonly Item[]): Item[] {
  */
 function renderMemorySlots(memoryItems: readonly Item[]): ContextMessage[] {
   const messages: ContextMessage[] = []
+  // A thread without summaries or facts (most, and every call of a young one) fills no slot.
+  if (memoryItems.length === 0) return messages
   const longTerm = latest(memoryItems, 'long-term')
   if (longTerm) messages.push(own('system', 'memory', `[MEMORY:LONG-TERM]\n${longTerm.text}`))
   const shortTerm = latest(memoryItems, 'short-term')

@@ -280,6 +280,16 @@ export class IncomingConversation<T extends { role: string }> {
     return this.#fromEnd[back]
   }
 
+  /** Whether one of the `depth` newest conversation messages has the role (as the framework gives it). */
+  holdsRole(role: string, depth: number): boolean {
+    for (let back = 0; back < depth; back++) {
+      const index = this.fromEnd(back)
+      if (index === undefined) return false
+      if (this.#incoming[index]!.role === role) return true
+    }
+    return false
+  }
+
   /** How many conversation messages the list holds (walks all of it). */
   get length(): number {
     this.fromEnd(Number.POSITIVE_INFINITY)

@@ -300,10 +300,14 @@ function resendsAnAnswer<T extends { role: string }>(
   tail: readonly StoredPattern[],
   messages: IncomingConversation<T>,
 ): boolean {
+  const depth = tail.length * 2
+  // Only an assistant message can be an answer: a list of new messages (a user's message) holds none,
+  // and the stored answers need not be gathered.
+  if (!messages.holdsRole('assistant', depth)) return false
   const answers = new Set<string>()
   for (const pattern of tail) if (pattern.answer !== undefined) answers.add(pattern.answer)
   if (answers.size === 0) return false
-  for (let back = 0; back < tail.length * 2; back++) {
+  for (let back = 0; back < depth; back++) {
     const index = messages.fromEnd(back)
     if (index === undefined) return false
     const answer = messages.answer(index)
