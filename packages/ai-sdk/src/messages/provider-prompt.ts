@@ -20,6 +20,11 @@ type ProviderPart = Exclude<LanguageModelV4Message, { role: 'system' }>['content
 
 /** One provider part as core's part, with what core has no field for in `meta.aiSdk`. */
 function toCorePart(part: ProviderPart): MessagePart | undefined {
+  // Most parts carry no provider options: nothing to keep in meta.
+  if (part.providerOptions === undefined) {
+    if (part.type === 'text' || part.type === 'reasoning') return { type: part.type, text: part.text }
+    if (part.type === 'tool-call') return toolCallPart(part, {})
+  }
   const base = options(part.providerOptions)
   switch (part.type) {
     case 'text':
