@@ -20,6 +20,11 @@ type ProviderPart = Exclude<LanguageModelV4Message, { role: 'system' }>['content
 
 /** One provider part as core's part, with what core has no field for in `meta.aiSdk`. */
 function toCorePart(part: ProviderPart): MessagePart | undefined {
+  // Most parts carry no provider options: nothing to keep in meta.
+  if (part.providerOptions === undefined) {
+    if (part.type === 'text' || part.type === 'reasoning') return { type: part.type, text: part.text }
+    if (part.type === 'tool-call') return toolCallPart(part, {})
+  }
   const base = options(part.providerOptions)
   switch (part.type) {
     case 'text':
@@ -101,44 +106,74 @@ export function fromProviderPrompt(prompt: LanguageModelV4Prompt): SplitPrompt {
   return { system, messages }
 }
 
+/**
+ * `value` with a copy of the provider options, when there are any: the context's parts are frozen, and
+ * the options a middleware after this one may change are its own. Set last, as the parts always had it.
+ */
+function withOptions<T extends object>(value: T, providerOptions: JsonObject | undefined): T {
+  if (providerOptions !== undefined)
+    (value as { providerOptions?: SharedV4ProviderOptions }).providerOptions = jsonCopy(
+      providerOptions,
+    ) as SharedV4ProviderOptions
+  return value
+}
+
 function toProviderPart(part: MessagePart): ProviderPart {
   const meta = readMeta(part)
-  const providerOptions = meta.providerOptions as SharedV4ProviderOptions | undefined
-  // The context's parts are frozen: the options a middleware after this one may change are its own.
-  const extra = providerOptions === undefined ? {} : { providerOptions: jsonCopy(providerOptions) }
+  const providerOptions = meta.providerOptions
   switch (part.type) {
     case 'text':
       if (meta.part === 'custom') {
-        return { type: 'custom', kind: String(meta.custom?.kind) as `${string}.${string}`, ...extra }
+        return withOptions(
+          { type: 'custom', kind: String(meta.custom?.kind) as `${string}.${string}` },
+          providerOptions,
+        )
       }
-      return { type: 'text', text: part.text, ...extra }
+      return withOptions({ type: 'text', text: part.text }, providerOptions)
     case 'reasoning':
-      return { type: 'reasoning', text: part.text, ...extra }
+      return withOptions({ type: 'reasoning', text: part.text }, providerOptions)
     case 'file': {
       const data = providerFileData(part, meta)
       if (meta.part === 'reasoning-file') {
-        return {
-          type: 'reasoning-file',
-          mediaType: part.mediaType,
-          data: data as Extract<SharedV4FileData, { type: 'data' | 'url' }>,
-          ...extra,
-        }
+        return withOptions(
+          {
+            type: 'reasoning-file',
+            mediaType: part.mediaType,
+            data: data as Extract<SharedV4FileData, { type: 'data' | 'url' }>,
+          },
+          providerOptions,
+        )
       }
-      const file: LanguageModelV4FilePart = { type: 'file', mediaType: part.mediaType, data, ...extra }
+      const file: LanguageModelV4FilePart = withOptions(
+        { type: 'file', mediaType: part.mediaType, data },
+        providerOptions,
+      )
       if (part.filename !== undefined) file.filename = part.filename
       return file
     }
     case 'tool-call':
-      return { ...providerToolCall(part, part.providerExecuted ?? meta.providerExecuted), ...extra }
+      return withOptions(
+        providerToolCall(part, part.providerExecuted ?? meta.providerExecuted),
+        providerOptions,
+      )
     case 'tool-result':
-      return {
-        type: 'tool-result',
-        toolCallId: part.toolCallId,
-        toolName: part.toolName,
-        output: providerOutput(part, meta),
-        ...extra,
-      } satisfies LanguageModelV4ToolResultPart
+      return withOptions(
+        {
+          type: 'tool-result',
+          toolCallId: part.toolCallId,
+          toolName: part.toolName,
+          output: providerOutput(part, meta),
+        } satisfies LanguageModelV4ToolResultPart,
+        providerOptions,
+      )
   }
+}
+
+/** The provider parts of a message's parts. */
+function toProviderParts(content: readonly MessagePart[]): ProviderPart[] {
+  const parts: ProviderPart[] = []
+  for (const part of content) parts.push(toProviderPart(part))
+  return parts
 }
 
 type AssistantMessage = Extract<LanguageModelV4Message, { role: 'assistant' }>
@@ -152,38 +187,27 @@ export function toProviderPrompt(messages: readonly ContextMessage[]): LanguageM
   for (const message of messages) {
     const first = message.content[0]
     const messageOptions = first === undefined ? undefined : readMeta(first).messageProviderOptions
-    const extra =
-      messageOptions === undefined
-        ? {}
-        : { providerOptions: jsonCopy(messageOptions) as SharedV4ProviderOptions }
-    switch (message.role) {
-      case 'system':
-        prompt.push({ role: 'system', content: partsText(message.content), ...extra })
-        break
-      case 'user':
-        prompt.push({
-          role: 'user',
-          content: message.content.map(toProviderPart) as unknown as Extract<
-            LanguageModelV4Message,
-            { role: 'user' }
-          >['content'],
-          ...extra,
-        })
-        break
-      case 'assistant':
-        prompt.push({
-          role: 'assistant',
-          content: message.content.map(toProviderPart) as AssistantMessage['content'],
-          ...extra,
-        })
-        break
-      default:
-        prompt.push({
-          role: 'tool',
-          content: message.content.map(toProviderPart) as LanguageModelV4ToolResultPart[],
-          ...extra,
-        })
-    }
+    prompt.push(withOptions(providerMessage(message), messageOptions))
   }
   return prompt
+}
+
+/** A context message as the provider's message, without the message's own provider options. */
+function providerMessage(message: ContextMessage): LanguageModelV4Message {
+  switch (message.role) {
+    case 'system':
+      return { role: 'system', content: partsText(message.content) }
+    case 'user':
+      return {
+        role: 'user',
+        content: toProviderParts(message.content) as Extract<
+          LanguageModelV4Message,
+          { role: 'user' }
+        >['content'],
+      }
+    case 'assistant':
+      return { role: 'assistant', content: toProviderParts(message.content) as AssistantMessage['content'] }
+    default:
+      return { role: 'tool', content: toProviderParts(message.content) as LanguageModelV4ToolResultPart[] }
+  }
 }

@@ -116,27 +116,29 @@ type NonSystemMessage = Exclude<LanguageModelV4Message, { role: 'system' }>
  */
 function splitPrompt(prompt: LanguageModelV4Prompt) {
   const system: LanguageModelV4Message[] = []
-  const conversation: NonSystemMessage[] = []
   for (const message of prompt) {
     if (message.role === 'system') {
       system.push(message)
       continue
     }
-    if (message.role === 'tool') {
-      const approval = message.content.find((part) => part.type === 'tool-approval-response')
-      if (approval !== undefined) {
-        throw new StrataError({
-          code: 'STRATA_INVALID_MESSAGE',
-          message:
-            `The prompt holds an approval (${approval.approvalId}) for a provider-executed tool call, which ` +
-            'strataMiddleware cannot store: turn approval off for provider-executed tools, or use tools the ' +
-            'SDK executes with needsApproval (supported).',
-          details: { approvalId: approval.approvalId },
-        })
-      }
+    if (message.role !== 'tool') continue
+    for (const part of message.content) {
+      if (part.type !== 'tool-approval-response') continue
+      throw new StrataError({
+        code: 'STRATA_INVALID_MESSAGE',
+        message:
+          `The prompt holds an approval (${part.approvalId}) for a provider-executed tool call, which ` +
+          'strataMiddleware cannot store: turn approval off for provider-executed tools, or use tools the ' +
+          'SDK executes with needsApproval (supported).',
+        details: { approvalId: part.approvalId },
+      })
     }
-    conversation.push(message)
   }
+  // A list of its own (the thread keeps the list it last matched, by identity), copied whole when the
+  // prompt holds no system message, as most do.
+  const conversation = (
+    system.length === 0 ? prompt.slice() : prompt.filter((message) => message.role !== 'system')
+  ) as NonSystemMessage[]
   return { system, conversation }
 }
 
@@ -319,7 +321,13 @@ export function strataMiddleware<L extends string = string>(
           ...(alongside === undefined ? {} : { alongside }),
         })
         const result = withoutStrataOptions(
-          { ...params, prompt: [...callSystem, ...toProviderPrompt(context.messages)] },
+          {
+            ...params,
+            prompt:
+              callSystem.length === 0
+                ? toProviderPrompt(context.messages)
+                : [...callSystem, ...toProviderPrompt(context.messages)],
+          },
           call,
         )
         // The SDK calls wrapGenerate or wrapStream with these params right after: they release it.

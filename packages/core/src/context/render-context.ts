@@ -85,6 +85,8 @@ export function shownMemoryItems(memoryItems: readonly Item[]): Item[] {
  */
 function renderMemorySlots(memoryItems: readonly Item[]): ContextMessage[] {
   const messages: ContextMessage[] = []
+  // A thread without summaries or facts (most, and every call of a young one) fills no slot.
+  if (memoryItems.length === 0) return messages
   const longTerm = latest(memoryItems, 'long-term')
   if (longTerm) messages.push(own('system', 'memory', `[MEMORY:LONG-TERM]\n${longTerm.text}`))
   const shortTerm = latest(memoryItems, 'short-term')
@@ -119,14 +121,19 @@ function renderMemorySlots(memoryItems: readonly Item[]): ContextMessage[] {
  *   result in a tool message, whatever message it was stored in.
  * Results whose call is not in the view (or already answered) are left out.
  */
-interface Pairing {
+export interface Pairing {
   inPlace: Set<ToolResultPart>
   following: Map<ToolCallPart, ToolResultPart>
+  /** The calls still open (no result yet) at the end of the walk, by id. */
+  open: Map<string, ToolCallPart>
+  /** Whether a result answered a call of the `open` map the walk started from. */
+  answeredEarlier: boolean
 }
 
-function pairResults(view: readonly Item[]): Pairing {
-  const pairing: Pairing = { inPlace: new Set(), following: new Map() }
-  const open = new Map<string, ToolCallPart>()
+/** See {@link Pairing}; `open`: the calls an earlier part of the view left open (the map is walked on). */
+export function pairResults(view: readonly Item[], open = new Map<string, ToolCallPart>()): Pairing {
+  const earlier = open.size === 0 ? undefined : new Set(open.values())
+  const pairing: Pairing = { inPlace: new Set(), following: new Map(), open, answeredEarlier: false }
   for (const item of view) {
     if (item.type !== 'message') continue
     for (const part of item.content) {
@@ -139,6 +146,7 @@ function pairResults(view: readonly Item[]): Pairing {
       const call = open.get(part.toolCallId)
       if (call === undefined) continue
       open.delete(part.toolCallId)
+      if (earlier?.has(call) === true) pairing.answeredEarlier = true
       if (item.role === 'assistant' && call.providerExecuted === true) pairing.inPlace.add(part)
       else pairing.following.set(call, part)
     }
@@ -184,27 +192,40 @@ function renderMessage(item: MessageItem, pairing: Pairing, out: ContextMessage[
  * Pure and deterministic: the same input gives a byte-identical result.
  */
 export function renderContext({ system, pinned, memoryItems, view }: RenderContextInput): ContextMessage[] {
+  const messages = renderHead({ system, pinned, memoryItems })
+  renderView(view, pairResults(view), messages)
+  return messages
+}
+
+/** The messages {@link renderContext} puts before the view: the system prompt and the memory slots. */
+export function renderHead({
+  system,
+  pinned,
+  memoryItems,
+}: Omit<RenderContextInput, 'view'>): ContextMessage[] {
   const messages: ContextMessage[] = []
   if (system !== undefined && system.length > 0) messages.push(own('system', 'system', system))
   for (const slot of pinned ?? []) messages.push(own('system', 'memory', slot))
   messages.push(...renderMemorySlots(memoryItems))
+  return messages
+}
 
-  const pairing = pairResults(view)
+/** The view's messages, pushed to `out`, each tool call placed as `pairing` decides (see {@link pairResults}). */
+export function renderView(view: readonly Item[], pairing: Pairing, out: ContextMessage[]) {
   for (const item of view) {
     switch (item.type) {
       case 'message':
-        renderMessage(item, pairing, messages)
+        renderMessage(item, pairing, out)
         break
       case 'transition':
-        messages.push(own('user', 'transition', item.agentFacingMessage))
+        out.push(own('user', 'transition', item.agentFacingMessage))
         break
       case 'summary':
-        messages.push(own('user', 'summary', `[SUMMARY]: ${item.text}`))
+        out.push(own('user', 'summary', `[SUMMARY]: ${item.text}`))
         break
       case 'fact':
-        messages.push(own('user', 'fact', `[FACT]: ${item.text}`))
+        out.push(own('user', 'fact', `[FACT]: ${item.text}`))
         break
     }
   }
-  return messages
 }

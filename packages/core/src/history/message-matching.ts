@@ -122,6 +122,8 @@ export function messageFingerprint(message: ComparableMessage): string {
 export interface StoredPattern {
   fingerprint: string
   role: string
+  /** The stored message's parts (frozen): an incoming message with the same parts matches without a fingerprint. */
+  content?: readonly MessagePart[]
   pieces?: Piece[]
   /**
    * What a client that keeps only the text of a conversation still holds of the message: its pieces
@@ -154,6 +156,7 @@ export function storedPatternOf(item: MessageItem): StoredPattern {
   let pattern = storedPatterns.get(item)
   if (pattern === undefined) {
     pattern = patternOf(item)
+    if (pattern.fingerprint !== '') pattern.content = item.content
     storedPatterns.set(item, pattern)
   }
   return pattern
@@ -184,6 +187,40 @@ function patternOf(message: ComparableMessage): StoredPattern {
 
 const hasToolCall = (message: ComparableMessage) => message.content.some((part) => part.type === 'tool-call')
 
+/**
+ * Whether two JSON values are equal, keys in any order and keys whose value is undefined left out: what
+ * {@link canonical} compares, without building the strings. Equal here means equal fingerprints; a
+ * value it calls different (a number that is not JSON, say) is left to the fingerprint.
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false
+    for (let index = 0; index < a.length; index++) if (!sameJson(a[index], b[index])) return false
+    return true
+  }
+  if (Array.isArray(b)) return false
+  const left = a as Record<string, unknown>
+  const right = b as Record<string, unknown>
+  let keys = 0
+  for (const key of Object.keys(left)) {
+    if (left[key] === undefined) continue
+    keys++
+    if (!sameJson(left[key], right[key])) return false
+  }
+  for (const key of Object.keys(right)) if (right[key] !== undefined) keys--
+  return keys === 0
+}
+
+/** Whether two lists of parts are the same JSON: then the messages' fingerprints are equal too. */
+function sameParts(stored: readonly MessagePart[], incoming: readonly MessagePart[]): boolean {
+  if (stored.length !== incoming.length) return false
+  for (let index = 0; index < stored.length; index++)
+    if (!sameJson(stored[index], incoming[index])) return false
+  return true
+}
+
 function matches(stored: StoredPattern, incoming: ComparableMessage, fingerprint: string): boolean {
   if (stored.pieces === undefined) return stored.fingerprint === fingerprint
   if (stored.role !== incoming.role) return false
@@ -209,11 +246,28 @@ export class IncomingConversation<T extends { role: string }> {
   readonly #fromEnd: number[] = []
   /** Where the backward walk goes on: the next index to look at. */
   #next: number
-  readonly #mapped = new Map<number, { comparable: ComparableMessage; fingerprint: string }>()
+  readonly #mapped = new Map<number, { comparable: ComparableMessage; fingerprint?: string }>()
+  /**
+   * The last alignment of this list with a stored tail, by the tail's patterns (see `alignTail`): an
+   * adapter asks `divergence()` and then `appendUnseen()` about the same list and the same tail.
+   */
+  lastAlignment: { tail: readonly StoredPattern[]; key: string; result: unknown } | undefined
 
-  constructor(incoming: readonly T[], toComparable: (message: T, index: number) => ComparableMessage) {
+  /** The message as it is before `toComparable` checks it, when that is a plain `{ role, content: parts }`. */
+  readonly #unchecked: ((message: T, index: number) => ComparableMessage | undefined) | undefined
+
+  /**
+   * `unchecked`: the message before `toComparable` checks and normalizes it, or undefined when it needs
+   * that (see {@link matches}): a message equal part for part to a stored one is valid as it is.
+   */
+  constructor(
+    incoming: readonly T[],
+    toComparable: (message: T, index: number) => ComparableMessage,
+    unchecked?: (message: T, index: number) => ComparableMessage | undefined,
+  ) {
     this.#incoming = incoming
     this.#toComparable = toComparable
+    this.#unchecked = unchecked
     this.#next = incoming.length - 1
   }
 
@@ -224,6 +278,16 @@ export class IncomingConversation<T extends { role: string }> {
       if (this.#incoming[index]!.role !== 'system') this.#fromEnd.push(index)
     }
     return this.#fromEnd[back]
+  }
+
+  /** Whether one of the `depth` newest conversation messages has the role (as the framework gives it). */
+  holdsRole(role: string, depth: number): boolean {
+    for (let back = 0; back < depth; back++) {
+      const index = this.fromEnd(back)
+      if (index === undefined) return false
+      if (this.#incoming[index]!.role === role) return true
+    }
+    return false
   }
 
   /** How many conversation messages the list holds (walks all of it). */
@@ -256,8 +320,16 @@ export class IncomingConversation<T extends { role: string }> {
   /** Whether the incoming message at `index` is the stored message `pattern` stands for. */
   matches(index: number, pattern: StoredPattern): boolean {
     if (this.#incoming[index]!.role !== pattern.role) return false
-    const { comparable, fingerprint } = this.#map(index)
-    return matches(pattern, comparable, fingerprint)
+    // A re-sent message is usually the stored one part for part: no fingerprint needed to say so, nor
+    // (before it is mapped) the checks a message to store needs: the stored one passed them.
+    if (pattern.content !== undefined && !this.#mapped.has(index) && this.#unchecked !== undefined) {
+      const unchecked = this.#unchecked(this.#incoming[index]!, index)
+      if (unchecked?.role === pattern.role && sameParts(pattern.content, unchecked.content)) return true
+    }
+    const mapped = this.#map(index)
+    if (pattern.content !== undefined && sameParts(pattern.content, mapped.comparable.content)) return true
+    mapped.fingerprint ??= messageFingerprint(mapped.comparable)
+    return matches(pattern, mapped.comparable, mapped.fingerprint)
   }
 
   /**
@@ -291,8 +363,7 @@ export class IncomingConversation<T extends { role: string }> {
   #map(index: number) {
     let mapped = this.#mapped.get(index)
     if (mapped === undefined) {
-      const comparable = this.#toComparable(this.#incoming[index]!, index)
-      mapped = { comparable, fingerprint: messageFingerprint(comparable) }
+      mapped = { comparable: this.#toComparable(this.#incoming[index]!, index) }
       this.#mapped.set(index, mapped)
     }
     return mapped

@@ -222,6 +222,29 @@ export function alignTail<T extends { role: string }>(
   { exact = false }: { exact?: boolean } = {},
 ): TailAlignment {
   const tail = storedTail(stored, window)
+  // The same list against the same stored tail (the patterns of the same frozen items) aligns the same.
+  const key = `${history}:${window}:${exact}`
+  const last = messages.lastAlignment
+  if (last !== undefined && last.key === key && sameTail(last.tail, tail)) {
+    const result = last.result as TailAlignment
+    return { ...result, indexes: [...result.indexes] }
+  }
+  const result = alignWithTail(tail, messages, history, exact)
+  messages.lastAlignment = { tail, key, result: { ...result, indexes: [...result.indexes] } }
+  return result
+}
+
+/** Whether two stored tails are the patterns of the same items (a pattern is kept per frozen item). */
+const sameTail = (a: readonly StoredPattern[], b: readonly StoredPattern[]) =>
+  a.length === b.length && a.every((pattern, index) => pattern === b[index])
+
+/** {@link alignTail} on the stored tail. */
+function alignWithTail<T extends { role: string }>(
+  tail: readonly StoredPattern[],
+  messages: IncomingConversation<T>,
+  history: HistoryMode,
+  exact: boolean,
+): TailAlignment {
   if (tail.length === 0 || messages.fromEnd(0) === undefined) {
     return {
       indexes: messages.last(messages.length),
@@ -277,10 +300,14 @@ function resendsAnAnswer<T extends { role: string }>(
   tail: readonly StoredPattern[],
   messages: IncomingConversation<T>,
 ): boolean {
+  const depth = tail.length * 2
+  // Only an assistant message can be an answer: a list of new messages (a user's message) holds none,
+  // and the stored answers need not be gathered.
+  if (!messages.holdsRole('assistant', depth)) return false
   const answers = new Set<string>()
   for (const pattern of tail) if (pattern.answer !== undefined) answers.add(pattern.answer)
   if (answers.size === 0) return false
-  for (let back = 0; back < tail.length * 2; back++) {
+  for (let back = 0; back < depth; back++) {
     const index = messages.fromEnd(back)
     if (index === undefined) return false
     const answer = messages.answer(index)

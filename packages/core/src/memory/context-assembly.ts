@@ -2,9 +2,11 @@ import { mergeFacts, renderSnapshot, snapshotTurns } from '../compaction'
 import type { CompactionPolicies } from '../compaction/compaction-policies'
 import type { CompactionState } from '../compaction/policy-registry'
 import { briefPart, partSource } from '../content/content-reference'
-import { type ContextMessage, type ContextStats, renderContext } from '../context'
+import type { ContextMessage, ContextStats } from '../context'
 import { fitToBudget } from '../context/budget-fit'
 import { cutPart } from '../context/cut-part'
+import { renderHead } from '../context/render-context'
+import { handOutView, type RenderedView, renderedView } from '../context/rendered-view'
 import { invalidOptions, StrataError } from '../errors'
 import type { FactItem, Item, MessagePart, NormalizedMessage } from '../items'
 import { jsonCopy } from '../items/json'
@@ -26,6 +28,8 @@ export class ContextAssembly<L extends string> {
   readonly #resource: ThreadResourceLink | undefined
   /** The tokens of the last context built, for `reportUsage`. */
   lastContextTokens: number | undefined
+  /** The view the last context without a budget rendered, which the next one extends (see `renderedView`). */
+  #rendered: RenderedView | undefined
 
   constructor(
     state: CompactionState<L>,
@@ -103,15 +107,23 @@ export class ContextAssembly<L extends string> {
         | { messages: ContextMessage[]; omitted: number }
         | { messages: ContextMessage[]; omitted: number; tokens: number }
       if (budget === undefined) {
-        fitted = {
-          messages: renderContext({
-            ...(options.system === undefined ? {} : { system: options.system }),
-            pinned,
-            memoryItems: state.log.memoryItems,
-            view,
-          }),
-          omitted: 0,
-        }
+        // Only what the view added since the last context is rendered (the rest is reused): the same
+        // messages `renderContext` gives, handed out as it hands them out.
+        const head = renderHead({
+          ...(options.system === undefined ? {} : { system: options.system }),
+          pinned,
+          memoryItems: state.log.memoryItems,
+        })
+        const rendered = renderedView(view, this.#rendered, (message) => {
+          for (const part of message.content) if (!Object.isFrozen(part)) deepFreeze(part)
+          return state.countTokens(message)
+        })
+        this.#rendered = rendered
+        let tokens = rendered.tokens
+        for (const message of head) tokens += state.countTokens(message)
+        const messages = handOut(head)
+        handOutView(rendered, messages)
+        fitted = { messages, omitted: 0, tokens }
       } else {
         // The slots never push out what the context must keep whole (the request, the scopes'
         // openings): the recalls leave first, then the working memory.
@@ -137,6 +149,7 @@ export class ContextAssembly<L extends string> {
             pinnedTokens = tokensOf(pinned)
           }
         }
+        handOut(fitted.messages)
       }
       const { messages } = fitted
       // A fitted context was counted as it was built.
@@ -168,7 +181,7 @@ export class ContextAssembly<L extends string> {
         this.#policies.afterContext({ systemTokens: systemTokens + alongsideTokens })
       }
       deps.events.emit('context', { threadId: state.id, level: target, stats })
-      return { messages: handOut(messages), stats }
+      return { messages, stats }
     })
   }
 

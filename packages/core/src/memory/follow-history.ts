@@ -55,7 +55,7 @@ async function followDivergence<T extends { role: string }>(
   toMessage: ((message: T) => MessageInput) | undefined,
   fit: AppendFitOptions | undefined,
 ): Promise<void> {
-  if (history === 'new' || messages.length === 0) return
+  if (history === 'new' || messages.length === 0 || (history === 'auto' && loneRequest(messages))) return
   const divergence = await thread.divergence(messages, { history, ...(toMessage ? { toMessage } : {}) })
   const refuse = (why: string, details: Record<string, unknown> = {}, cause?: unknown): never => {
     throw new StrataError({
@@ -92,6 +92,24 @@ async function followDivergence<T extends { role: string }>(
       error,
     )
   }
+}
+
+/**
+ * Whether the list holds one conversation message and it is not an answer: what the persistence
+ * recipe sends on every call. In `'auto'` such a list has no point to rewind to whatever the thread
+ * holds (see `divergencePoint`: it cannot match more of the stored tail than one message, nor re-send
+ * an answer), so the thread is not asked; `appendUnseen` tells a re-send from a new message.
+ */
+function loneRequest(messages: readonly { role: string }[]): boolean {
+  // Anything else (not a list) is the thread's to refuse.
+  if (!Array.isArray(messages)) return false
+  let conversation: { role: string } | undefined
+  for (const message of messages) {
+    if (message.role === 'system') continue
+    if (conversation !== undefined) return false
+    conversation = message
+  }
+  return conversation !== undefined && conversation.role !== 'assistant'
 }
 
 /**

@@ -2,7 +2,7 @@ import type { CompactionPolicies } from '../compaction/compaction-policies'
 import type { PolicyItems } from '../compaction/compaction-policy'
 import type { CompactionState } from '../compaction/policy-registry'
 import { invalidOptions, StrataError } from '../errors'
-import { IncomingConversation, isConversation } from '../history/message-matching'
+import { type ComparableMessage, IncomingConversation, isConversation } from '../history/message-matching'
 import { alignTail, checkMatchingOptions, DEFAULT_WINDOW } from '../history/unseen-messages'
 import {
   type MessageInput,
@@ -135,12 +135,21 @@ export class MessageAppend<L extends string> {
     if (recent?.list === incoming && recent.length === incoming.length && recent.toMessage === toMessage) {
       return recent.conversation as unknown as IncomingConversation<T>
     }
-    const conversation = new IncomingConversation(incoming, (message: T, index) =>
+    // Each message mapped once, whether it is only compared or also checked for storing.
+    const inputs = new Map<number, MessageInput>()
+    const inputOf = (message: T, index: number) => {
+      let input = inputs.get(index)
+      if (input === undefined) {
+        input = toMessage === undefined ? (message as unknown as MessageInput) : toMessage(message)
+        inputs.set(index, input)
+      }
+      return input
+    }
+    const conversation = new IncomingConversation(
+      incoming,
       // Adapters map their framework's messages to core's themselves: outputs are core's plain JSON.
-      normalizeMessage(toMessage === undefined ? (message as unknown as MessageInput) : toMessage(message), {
-        index,
-        format: 'core',
-      }),
+      (message: T, index) => normalizeMessage(inputOf(message, index), { index, format: 'core' }),
+      (message: T, index) => unchecked(inputOf(message, index)),
     )
     this.#recentIncoming = {
       list: incoming,
@@ -222,4 +231,15 @@ export class MessageAppend<L extends string> {
       return state.newMessageItem(message, level, turnId)
     }) as UnsequencedItem<L>[]
   }
+}
+
+/**
+ * A message input that `normalizeMessage` would take as it is when its parts are valid: a list of parts,
+ * no id, timestamp or metadata to check. Compared with a stored message part for part, it needs no
+ * check (see `IncomingConversation.matches`); anything else is checked as before.
+ */
+function unchecked(input: MessageInput): ComparableMessage | undefined {
+  const { role, content, id, ts, meta } = input as Partial<NormalizedMessage> & { content?: unknown }
+  if (id !== undefined || ts !== undefined || meta !== undefined || !Array.isArray(content)) return undefined
+  return { role: role as ComparableMessage['role'], content }
 }

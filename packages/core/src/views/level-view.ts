@@ -23,6 +23,11 @@ export function levelView<L extends string>(
   for (let index = items.length - 1; index >= 0; index--) {
     const item = items[index]!
     if (isContextMemoryItem(item)) continue
+    // Most items of a view are of its level: kept without looking their rank up (names are unique).
+    if (item.level === level) {
+      kept.push(item)
+      continue
+    }
     const rank = ranks.get(item.level)
     if (rank === undefined) ladder.assert(item.level)
     if (rank === target) kept.push(item)
