@@ -21,10 +21,10 @@ function script(body: string): LuaScript {
 
 /*
  * The thread scripts but the append script (which has keys and inline checks of its own, see
- * APPEND_SCRIPT) receive the thread's six keys (see ThreadKeys) in this order: log (list), archived
- * (string: a bitmap), ids (hash), content (hash), state (string), lease (string). Before writing, every
- * script checks that each key it uses (the first five when it refreshes a ttl, which touches each of
- * them but the lease, which keeps its own expiry) is absent or ours:
+ * APPEND_SCRIPT) receive the thread's seven keys (see ThreadKeys) in this order: log (list), archived
+ * (string: a bitmap), ids (hash), content (hash), state (string), lease (string), slots (hash). Before
+ * writing, every script checks that each key it uses (all but the lease when it refreshes a ttl, which
+ * touches each of them but the lease, which keeps its own expiry) is absent or ours:
  * of our type, for the log a list that starts with our header, for the id index one whose seq counter
  * agrees with the log. Otherwise it replies `corrupt`, the key and what it holds, having written
  * nothing. Replies are flat arrays led by a status: ok, stored, conflict, duplicate, corrupt (a
@@ -34,7 +34,7 @@ function script(body: string): LuaScript {
  * same HMGET as the ids; it always equals the log's length − 1.
  */
 const PROLOGUE = `
-local TYPES = {'list', 'string', 'hash', 'hash', 'string', 'string'}
+local TYPES = {'list', 'string', 'hash', 'hash', 'string', 'string', 'hash'}
 local HEADER = '${LOG_HEADER}'
 local CHUNK = 500
 local function corrupt(index, what)
@@ -70,10 +70,12 @@ local function check_last(value, exists)
   if last > 0 and not exists then return corrupt(1, 'no log for a thread at seq ' .. value), 0 end
   return nil, last
 end
--- Checks the keys in used (all five when ttl > 0); returns a corrupt reply or nil, then the last seq
--- (read when the log is in used).
+-- The keys a ttl refresh touches: all but the lease (KEYS[6]), which keeps its own expiry.
+local TTL_KEYS = {1, 2, 3, 4, 5, 7}
+-- Checks the keys in used (all of TTL_KEYS when ttl > 0); returns a corrupt reply or nil, then the
+-- last seq (read when the log is in used).
 local function check(used, ttl)
-  if ttl > 0 then used = {1, 2, 3, 4, 5} end
+  if ttl > 0 then used = TTL_KEYS end
   local last = 0
   for _, index in ipairs(used) do
     local bad, header
@@ -96,7 +98,7 @@ local function check(used, ttl)
 end
 local function refresh_ttl(ttl)
   if ttl > 0 then
-    for index = 1, 5 do redis.call('EXPIRE', KEYS[index], ttl) end
+    for _, index in ipairs(TTL_KEYS) do redis.call('EXPIRE', KEYS[index], ttl) end
   end
 end
 -- The lease (KEYS[6]): nil when a write carrying \`owner\` ('' for none) may go on; else a reply:
@@ -112,8 +114,8 @@ end
 /**
  * Checks and indexes an append, and writes its items in one of two ways.
  *
- * KEYS: log, ids, lease; with a ttl also archived, content, state (the refresh touches every key but
- * the lease, so every key is checked); for the transaction path the gate last. ARGV: expectedSeq; the
+ * KEYS: log, ids, lease; with a ttl also archived, content, state, slots (the refresh touches every
+ * key but the lease, so every key is checked); for the transaction path the gate last. ARGV: expectedSeq; the
  * lease owner the append carries ('' for none); ttlSeconds, only when KEYS has the ttl's keys; the header's random epoch, only when expectedSeq is 0 (no other append can
  * start a log); id_1 … id_count; then for the script path member_1 … member_count. The client
  * serialises member_i with seq_i = expectedSeq + i, right only if the thread is at expectedSeq, which
@@ -150,10 +152,10 @@ export const APPEND_SCRIPT = luaScript(`
 local gate
 local ttl = 0
 local IDS = 3
-if #KEYS >= 6 then
+if #KEYS >= 7 then
   ttl = tonumber(ARGV[3])
   IDS = 4
-  gate = KEYS[7]
+  gate = KEYS[8]
 else
   gate = KEYS[4]
 end
@@ -177,8 +179,8 @@ if header then
   end
 end
 if ttl > 0 then
-  local TYPES = {'list', 'hash', 'string', 'string', 'hash', 'string'}
-  for index = 4, 6 do
+  local TYPES = {'list', 'hash', 'string', 'string', 'hash', 'string', 'hash'}
+  for index = 4, 7 do
     local actual = redis.call('TYPE', KEYS[index])['ok']
     if actual ~= 'none' and actual ~= TYPES[index] then
       return {'corrupt', KEYS[index], 'a ' .. actual .. ' where a ' .. TYPES[index] .. ' belongs'}
@@ -452,24 +454,21 @@ return 1
 `)
 
 /**
- * KEYS: the thread's six keys, then its slots hash (`<prefix>:{<threadId>}:slots`). ARGV: ttlSeconds,
- * the slot name, the value's JSON ('' removes the slot), the lease owner ('' for none). With a ttl, the
- * slots hash gets it along with the thread's keys, so it never outlives the log (later writes extend
- * the others only: a slot may expire first, which costs its reader a rebuild, never a stale value).
+ * ARGV: ttlSeconds, the slot name, the value's JSON ('' removes the slot), the lease owner ('' for
+ * none). Sets or removes the slot in the slots hash (KEYS[7]). Like every write, it refreshes the ttl of
+ * all the thread's keys but the lease, the slots hash's included, so that the hash and the log expire
+ * together.
  */
 export const SET_SLOT_SCRIPT = script(`
 local ttl = tonumber(ARGV[1])
-local bad = check({}, ttl)
+local bad = check({7}, ttl)
 if bad then return bad end
-local actual = redis.call('TYPE', KEYS[7])['ok']
-if actual ~= 'none' and actual ~= 'hash' then return corrupt(7, 'a ' .. actual .. ' where a hash belongs') end
 local busy = check_lease(ARGV[4])
 if busy then return busy end
 if ARGV[3] == '' then
   redis.call('HDEL', KEYS[7], ARGV[2])
 else
   redis.call('HSET', KEYS[7], ARGV[2], ARGV[3])
-  if ttl > 0 then redis.call('EXPIRE', KEYS[7], ttl) end
 end
 refresh_ttl(ttl)
 return {'ok'}
