@@ -115,12 +115,14 @@ end
  * Checks and indexes an append, and writes its items in one of two ways.
  *
  * KEYS: log, ids, lease; with a ttl also archived, content, state, slots (the refresh touches every
- * key but the lease, so every key is checked); for the transaction path the gate last. ARGV: expectedSeq; the
- * lease owner the append carries ('' for none); ttlSeconds, only when KEYS has the ttl's keys; the header's random epoch, only when expectedSeq is 0 (no other append can
- * start a log); id_1 … id_count; then for the script path member_1 … member_count. The client
+ * key but the lease, so every key is checked); for the transaction path the gate last. ARGV:
+ * expectedSeq; the lease owner the append carries ('' for none); ttlSeconds, only when KEYS has the
+ * ttl's keys; the header's random epoch, only when expectedSeq is 0 (no other append can start a log);
+ * id_1, seq_1, … id_count, seq_count; then for the script path member_1 … member_count. The client
  * serialises member_i with seq_i = expectedSeq + i, right only if the thread is at expectedSeq, which
- * is checked here. (Arguments an append does not need are left out rather than sent empty: each one
- * costs the server a Lua string and a table slot on every call.)
+ * is checked here; then the (id, seq) pairs go to HSET as they came, with no Lua string or table made
+ * for them (a fifth of the script's time for 100 items). (Arguments an append does not need are left
+ * out rather than sent empty: each one costs the server a Lua string and a table slot on every call.)
  *
  * Small appends carry their members and the script pushes them. Larger ones come as the first command
  * of a transaction (MULTI, this script, `RPUSHX gate member_1 … member_count`, `RENAME gate log`,
@@ -164,8 +166,8 @@ if ARGV[1] == '0' then
   epoch = ARGV[IDS]
   IDS = IDS + 1
 end
-local count = #ARGV - IDS + 1
-if not gate then count = count / 2 end
+local count = (#ARGV - IDS + 1) / 2
+if not gate then count = (#ARGV - IDS + 1) / 3 end
 
 local header = redis.pcall('LINDEX', KEYS[1], '0')
 if header then
@@ -188,13 +190,16 @@ if ttl > 0 then
   end
 end
 
--- The seq counter (field '') and the ids, CHUNK at a time: unpack has a limit.
+-- The seq counter (field '') and the ids (ARGV[IDS + 2 * index - 2]), CHUNK at a time: unpack has a
+-- limit.
 local CHUNK = 500
 local head
 if count == 1 then
   head = redis.pcall('HMGET', KEYS[2], '', ARGV[IDS])
 else
-  head = redis.pcall('HMGET', KEYS[2], '', unpack(ARGV, IDS, IDS + math.min(count, CHUNK) - 1))
+  local fields = {''}
+  for index = 1, math.min(count, CHUNK) do fields[index + 1] = ARGV[IDS + 2 * index - 2] end
+  head = redis.pcall('HMGET', KEYS[2], unpack(fields))
 end
 if head.err then
   local actual = redis.call('TYPE', KEYS[2])['ok']
@@ -219,8 +224,9 @@ for index = 2, #head do
   if head[index] then found = found + 1 end
 end
 for start = CHUNK + 1, count, CHUNK do
-  local stop = math.min(start + CHUNK - 1, count)
-  local chunk = redis.call('HMGET', KEYS[2], unpack(ARGV, IDS + start - 1, IDS + stop - 1))
+  local fields = {}
+  for index = start, math.min(start + CHUNK - 1, count) do fields[#fields + 1] = ARGV[IDS + 2 * index - 2] end
+  local chunk = redis.call('HMGET', KEYS[2], unpack(fields))
   for offset = 1, #chunk do
     head[start + offset] = chunk[offset]
     if chunk[offset] then found = found + 1 end
@@ -229,7 +235,7 @@ end
 if found > 0 then
   if found < count then
     for index = 1, count do
-      if head[1 + index] then return {'duplicate', ARGV[IDS + index - 1]} end
+      if head[1 + index] then return {'duplicate', ARGV[IDS + 2 * index - 2]} end
     end
   end
   local reply = {'stored'}
@@ -251,27 +257,21 @@ if (value or '0') ~= ARGV[1] and last ~= tonumber(ARGV[1]) then
 end
 if count == 0 then return 'ok' end
 
+-- The thread is at expectedSeq: the seqs the client sent are the ones the items get, and the last
+-- is the new counter.
+local SEQ_LAST = ARGV[IDS + 2 * count - 1]
 if count == 1 then
-  local seq = string.format('%d', last + 1)
-  redis.call('HSET', KEYS[2], '', seq, ARGV[IDS], seq)
+  redis.call('HSET', KEYS[2], '', SEQ_LAST, ARGV[IDS], SEQ_LAST)
 else
-  for start = 1, count, CHUNK do
+  redis.call('HSET', KEYS[2], '', SEQ_LAST, unpack(ARGV, IDS, IDS + 2 * math.min(count, CHUNK) - 1))
+  for start = CHUNK + 1, count, CHUNK do
     local stop = math.min(start + CHUNK - 1, count)
-    local indexed = {}
-    if start == 1 then
-      indexed[1] = ''
-      indexed[2] = string.format('%d', last + count)
-    end
-    for index = start, stop do
-      indexed[#indexed + 1] = ARGV[IDS + index - 1]
-      indexed[#indexed + 1] = string.format('%d', last + index)
-    end
-    redis.call('HSET', KEYS[2], unpack(indexed))
+    redis.call('HSET', KEYS[2], unpack(ARGV, IDS + 2 * start - 2, IDS + 2 * stop - 1))
   end
 end
 if not gate then
   if not header then redis.call('RPUSH', KEYS[1], '${LOG_HEADER}' .. epoch) end
-  local MEMBERS = IDS + count
+  local MEMBERS = IDS + 2 * count
   if count == 1 then
     redis.call('RPUSH', KEYS[1], ARGV[MEMBERS])
   else

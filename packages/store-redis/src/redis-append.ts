@@ -127,15 +127,16 @@ export function redisAppend(
     for (let index = 0; index < count; index++) size += members[index]!.length
     let writing: Promise<string[] | 'ok'>
     if (size > DIRECT_APPEND_MAX_CHARS) {
-      for (let index = 0; index < count; index++) args.push(items[index]!.id)
+      for (let index = 0; index < count; index++) args.push(items[index]!.id, String(expectedSeq + index + 1))
       const gate = gateKey(prefix, threadId, randomUUID())
       writing = appendThroughGate(threadId, [...keys, gate], args, members, expectedSeq)
     } else {
-      // The whole EVALSHA in one array: keys, ARGV, the ids, the members.
+      // The whole EVALSHA in one array: keys, ARGV, the (id, seq) pairs, the members.
       const command = ['EVALSHA', APPEND_SCRIPT.sha1, String(keys.length)]
       for (const key of keys) command.push(key)
       for (const arg of args) command.push(arg)
-      for (let index = 0; index < count; index++) command.push(items[index]!.id)
+      for (let index = 0; index < count; index++)
+        command.push(items[index]!.id, String(expectedSeq + index + 1))
       for (let index = 0; index < count; index++) command.push(members[index]!)
       writing = appendDirect(threadId, command)
     }
