@@ -111,11 +111,14 @@ export function redisConnection(
   }
 
   /**
-   * Runs `operation`, again after a dropped connection once the client is back. The usual case, a
-   * connected client and a reply, costs no more than the operation's own promise: the retry loop is
-   * entered only after a failure.
+   * Runs `operation`, again after a dropped connection once the client is back; `otherwise` gets the
+   * failure left after that. The usual case, a connected client and a reply, costs no more than the
+   * operation's own promise: the retry loop is entered only after a failure.
    */
-  const withRetries = <T>(operation: () => Promise<T>): Promise<T> => {
+  const withRetries = <T>(
+    operation: () => Promise<T>,
+    otherwise?: (error: unknown) => Promise<T>,
+  ): Promise<T> => {
     const opening = ready()
     let first: Promise<T>
     try {
@@ -123,7 +126,11 @@ export function redisConnection(
     } catch (error) {
       first = Promise.reject(error)
     }
-    return first.catch((error: unknown) => retryAfter(error, operation))
+    // `otherwise` takes what the retries could not mend, in the same catch: no promise of its own on
+    // the usual path.
+    return first.catch((error: unknown) =>
+      otherwise === undefined ? retryAfter(error, operation) : retryAfter(error, operation).catch(otherwise),
+    )
   }
 
   const retryAfter = async <T>(failure: unknown, operation: () => Promise<T>): Promise<T> => {
@@ -171,12 +178,15 @@ export function redisConnection(
 
   const evaluateCommand = (script: LuaScript, command: string[]): Promise<unknown> => {
     // The first key routes the command (on a cluster); EVALSHA first, EVAL with the source when the
-    // server does not know the script.
+    // server does not know the script (a reply of the server, which withRetries never retries).
     const key = command[3]!
-    return send(key, command).catch((error: unknown) => {
-      if (!isErrorReply(error) || !error.message.startsWith('NOSCRIPT')) throw error
-      return send(key, ['EVAL', script.source, ...command.slice(2)])
-    })
+    return withRetries(
+      () => raw(key, command),
+      (error: unknown) => {
+        if (!isErrorReply(error) || !error.message.startsWith('NOSCRIPT')) throw error
+        return send(key, ['EVAL', script.source, ...command.slice(2)])
+      },
+    )
   }
 
   return {
