@@ -233,8 +233,9 @@ const benchmark: Benchmark = {
         )
         if (batch === 1) {
           // The floor for any append checked by a script: EVALSHA of a script that does nothing, with the
-          // arguments the store sends for a one-item append without a ttl (the log and id-index keys,
-          // expectedSeq, the id and the item's JSON with its seq), and the store's bare `ok` reply.
+          // arguments the store sends for a one-item append without a ttl (the log, id-index and lease
+          // keys; expectedSeq, the lease owner, the id and its seq, the item's JSON with its seq), and the
+          // store's bare `ok` reply.
           const sha = String(await client.sendCommand(['SCRIPT', 'LOAD', "return 'ok'"]))
           let floorSeq = 0
           const emptyScript = async () => {
@@ -243,11 +244,14 @@ const benchmark: Benchmark = {
             await client.sendCommand([
               'EVALSHA',
               sha,
-              '2',
+              '3',
               'floor:{t}:log',
               'floor:{t}:ids',
+              'floor:{t}:lease',
               String(floorSeq),
+              '',
               payload.id,
+              String(floorSeq + 1),
               JSON.stringify({ ...payload, seq: floorSeq + 1 }),
             ])
           }

@@ -13,7 +13,7 @@
  * never more lenient than `assertSerializable`, only faster where the answer is plainly yes.
  */
 export function copyItem(item: object): Record<string, unknown> | undefined {
-  const copy = copyObject(item as Record<string, unknown>, 0, true)
+  const copy = spreadObject(item as Record<string, unknown>, 0, true)
   return copy === UNUSUAL ? undefined : (copy as Record<string, unknown>)
 }
 
@@ -21,6 +21,57 @@ export function copyItem(item: object): Record<string, unknown> | undefined {
 const MAX_DEPTH = 64
 
 const UNUSUAL: unique symbol = Symbol('unusual')
+
+/**
+ * The usual object, copied with a spread (one native copy of its properties, about a third faster
+ * than setting them one by one: this runs for every object of every appended item) and its values
+ * checked in place. An object with symbol keys (a spread copies them, JSON does not), an `undefined`
+ * value or at the top a `seq` (both dropped from the copy) is copied property by property instead.
+ */
+function spreadObject(
+  object: Record<string, unknown>,
+  depth: number,
+  top: boolean,
+): Record<string, unknown> | typeof UNUSUAL {
+  const prototype = Object.getPrototypeOf(object)
+  if (prototype !== Object.prototype && prototype !== null) return UNUSUAL
+  if (Object.getOwnPropertySymbols(object).length > 0) return copyObject(object, depth, top)
+  const copy: Record<string, unknown> = { ...object }
+  // for…in reads the keys from the copy's map without making an array as Object.keys does. It also
+  // sees enumerable keys someone added to Object.prototype: where the copy would change, Object.hasOwn
+  // tells those apart (they are left to copyObject, which sees own keys only).
+  for (const key in copy) {
+    if (top && key === 'seq') return copyObject(object, depth, top)
+    const value = copy[key]
+    switch (typeof value) {
+      case 'string':
+      case 'boolean':
+        continue
+      case 'number':
+        if (!Number.isFinite(value))
+          return Object.hasOwn(copy, key) ? UNUSUAL : copyObject(object, depth, top)
+        // JSON writes -0 as 0.
+        if (value === 0 && Object.hasOwn(copy, key)) copy[key] = 0
+        continue
+      case 'object': {
+        if (value === null) continue
+        if (!Object.hasOwn(copy, key)) return copyObject(object, depth, top)
+        if (depth >= MAX_DEPTH) return UNUSUAL
+        const element = Array.isArray(value)
+          ? copyArray(value, depth + 1)
+          : spreadObject(value as Record<string, unknown>, depth + 1, false)
+        if (element === UNUSUAL) return UNUSUAL
+        copy[key] = element
+        continue
+      }
+      case 'undefined':
+        return copyObject(object, depth, top)
+      default:
+        return UNUSUAL
+    }
+  }
+  return copy
+}
 
 function copyValue(value: unknown, depth: number): unknown {
   switch (typeof value) {
@@ -35,7 +86,7 @@ function copyValue(value: unknown, depth: number): unknown {
       if (depth >= MAX_DEPTH) return UNUSUAL
       return Array.isArray(value)
         ? copyArray(value, depth + 1)
-        : copyObject(value as Record<string, unknown>, depth + 1, false)
+        : spreadObject(value as Record<string, unknown>, depth + 1, false)
     default:
       // undefined (only reached inside arrays, where it is not allowed), bigint, function, symbol.
       return UNUSUAL

@@ -33,19 +33,18 @@ export function redisAppend(
   const { connection, prefix, ttlSeconds, ttl, checkOpen, scriptReply, register } = context
 
   /**
-   * Appends in one EVALSHA of APPEND_SCRIPT that carries the members; loads the script with EVAL
-   * when the server does not know it. A failed command is a Strata error; the reply is `'ok'` or the
-   * script's other replies as strings.
+   * Appends in one EVALSHA of APPEND_SCRIPT that carries the members (`command`, built whole by the
+   * caller); loads the script with EVAL when the server does not know it. A failed command is a Strata
+   * error; the reply is `'ok'` or the script's other replies as strings.
    */
-  const appendDirect = async (threadId: string, keys: string[], args: string[]): Promise<string[] | 'ok'> => {
+  const appendDirect = (threadId: string, command: string[]): Promise<string[] | 'ok'> => {
     checkOpen()
-    let reply: unknown
-    try {
-      reply = await connection.evaluate(APPEND_SCRIPT, keys, args)
-    } catch (error) {
-      throw storeError(error, prefix, keys[0]!, 'EVALSHA', threadId)
-    }
-    return Array.isArray(reply) ? scriptReply(reply, threadId) : 'ok'
+    return connection.evaluateCommand(APPEND_SCRIPT, command).then(
+      (reply) => (Array.isArray(reply) ? scriptReply(reply, threadId) : 'ok'),
+      (error: unknown) => {
+        throw storeError(error, prefix, command[3]!, 'EVALSHA', threadId)
+      },
+    )
   }
 
   /**
@@ -123,17 +122,23 @@ export function redisAppend(
     if (ttlSeconds !== undefined) args.push(ttl)
     const epoch = expectedSeq === 0 ? randomUUID() : undefined
     if (epoch !== undefined) args.push(epoch)
-    for (let index = 0; index < count; index++) args.push(items[index]!.id)
     // Up to DIRECT_APPEND_MAX_CHARS of JSON the script carries the items; above, the transaction.
     let size = 0
     for (let index = 0; index < count; index++) size += members[index]!.length
     let writing: Promise<string[] | 'ok'>
     if (size > DIRECT_APPEND_MAX_CHARS) {
+      for (let index = 0; index < count; index++) args.push(items[index]!.id, String(expectedSeq + index + 1))
       const gate = gateKey(prefix, threadId, randomUUID())
       writing = appendThroughGate(threadId, [...keys, gate], args, members, expectedSeq)
     } else {
-      for (let index = 0; index < count; index++) args.push(members[index]!)
-      writing = appendDirect(threadId, keys, args)
+      // The whole EVALSHA in one array: keys, ARGV, the (id, seq) pairs, the members.
+      const command = ['EVALSHA', APPEND_SCRIPT.sha1, String(keys.length)]
+      for (const key of keys) command.push(key)
+      for (const arg of args) command.push(arg)
+      for (let index = 0; index < count; index++)
+        command.push(items[index]!.id, String(expectedSeq + index + 1))
+      for (let index = 0; index < count; index++) command.push(members[index]!)
+      writing = appendDirect(threadId, command)
     }
     // Only an append at expectedSeq 0 can create the thread (or re-create it after a delete or
     // expiry); it registers the thread first, in the same round trip, so the registry lists every

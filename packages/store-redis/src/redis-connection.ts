@@ -48,6 +48,11 @@ export interface RedisConnection {
   transaction(key: string, commands: string[][]): Promise<unknown[]>
   /** Runs a script with EVALSHA, loading it with EVAL when the server does not know it yet. */
   evaluate(script: LuaScript, keys: string[], args: string[]): Promise<unknown>
+  /**
+   * The same for a command already built as `['EVALSHA', script.sha1, numkeys, ...keys, ...args]`, so
+   * that a caller with many arguments fills one array instead of two.
+   */
+  evaluateCommand(script: LuaScript, command: string[]): Promise<unknown>
   /** Closes the client if the store created it; a client passed in is left to its owner. */
   close(): Promise<void>
 }
@@ -106,11 +111,14 @@ export function redisConnection(
   }
 
   /**
-   * Runs `operation`, again after a dropped connection once the client is back. The usual case, a
-   * connected client and a reply, costs no more than the operation's own promise: the retry loop is
-   * entered only after a failure.
+   * Runs `operation`, again after a dropped connection once the client is back; `otherwise` gets the
+   * failure left after that. The usual case, a connected client and a reply, costs no more than the
+   * operation's own promise: the retry loop is entered only after a failure.
    */
-  const withRetries = <T>(operation: () => Promise<T>): Promise<T> => {
+  const withRetries = <T>(
+    operation: () => Promise<T>,
+    otherwise?: (error: unknown) => Promise<T>,
+  ): Promise<T> => {
     const opening = ready()
     let first: Promise<T>
     try {
@@ -118,7 +126,11 @@ export function redisConnection(
     } catch (error) {
       first = Promise.reject(error)
     }
-    return first.catch((error: unknown) => retryAfter(error, operation))
+    // `otherwise` takes what the retries could not mend, in the same catch: no promise of its own on
+    // the usual path.
+    return first.catch((error: unknown) =>
+      otherwise === undefined ? retryAfter(error, operation) : retryAfter(error, operation).catch(otherwise),
+    )
   }
 
   const retryAfter = async <T>(failure: unknown, operation: () => Promise<T>): Promise<T> => {
@@ -164,18 +176,28 @@ export function redisConnection(
     }
   }
 
+  const evaluateCommand = (script: LuaScript, command: string[]): Promise<unknown> => {
+    // The first key routes the command (on a cluster); EVALSHA first, EVAL with the source when the
+    // server does not know the script (a reply of the server, which withRetries never retries).
+    const key = command[3]!
+    return withRetries(
+      () => raw(key, command),
+      (error: unknown) => {
+        if (!isErrorReply(error) || !error.message.startsWith('NOSCRIPT')) throw error
+        return send(key, ['EVAL', script.source, ...command.slice(2)])
+      },
+    )
+  }
+
   return {
     send,
     transaction: (key, commands) => withRetries(() => exec(key, commands)),
     evaluate(script, keys, args) {
-      // One array, filled in place (an append of 100 items has 500 arguments): EVALSHA first.
       const command = ['EVALSHA', script.sha1, String(keys.length), ...keys]
       for (const arg of args) command.push(arg)
-      return send(keys[0]!, command).catch((error: unknown) => {
-        if (!isErrorReply(error) || !error.message.startsWith('NOSCRIPT')) throw error
-        return send(keys[0]!, ['EVAL', script.source, ...command.slice(2)])
-      })
+      return evaluateCommand(script, command)
     },
+    evaluateCommand,
     async close() {
       closed = true
       if (!owned) return

@@ -11,17 +11,9 @@ import { busyError, corruptError, storeError } from './redis-errors'
 import { threadKeyList, threadKeys } from './thread-keys'
 
 /**
- * The HASH of a thread's slots (slot name → the value's JSON), in the thread's hash slot. It is not
- * among the keys `listThreads` looks at: slots are no thread data of their own.
- */
-export function slotsKey(prefix: string, threadId: string): string {
-  return `${prefix}:{${threadId}}:slots`
-}
-
-/**
  * The Redis store's slots (store contract `v2`, `flags.slots`): one field of the thread's slots hash
- * each, read with one `HGET`, written by a script that checks the lease like `setState` and gives the
- * hash the thread's ttl.
+ * each (see ThreadKeys), read with one `HGET`, written by a script that checks the lease like
+ * `setState`. With a ttl, every write to the thread refreshes the hash's with the other keys'.
  */
 export function redisSlots(context: RedisContext): StoreSlotMethods {
   const { connection, prefix, ttl, send, scriptReply, checkOpen, parseJson } = context
@@ -30,7 +22,7 @@ export function redisSlots(context: RedisContext): StoreSlotMethods {
     async getSlot(threadId: string, name: string): Promise<JsonObject | undefined> {
       assertThreadId(threadId)
       checkSlotName(name, 'getSlot')
-      const key = slotsKey(prefix, threadId)
+      const key = threadKeys(prefix, threadId).slots
       const value = await send(key, ['HGET', key, name], threadId)
       if (value === null || value === undefined) return undefined
       const parsed = parseJson(value, key, threadId)
@@ -49,19 +41,18 @@ export function redisSlots(context: RedisContext): StoreSlotMethods {
       checkSlotName(name, 'setSlot')
       checkSlotValue(value)
       const lease = leaseOfWrite(options, 'setSlot') ?? ''
-      const key = slotsKey(prefix, threadId)
-      const keys = [...threadKeyList(threadKeys(prefix, threadId)), key]
+      const keys = threadKeys(prefix, threadId)
       checkOpen()
       let reply: unknown
       try {
-        reply = await connection.evaluate(SET_SLOT_SCRIPT, keys, [
+        reply = await connection.evaluate(SET_SLOT_SCRIPT, threadKeyList(keys), [
           ttl,
           name,
           value === undefined ? '' : JSON.stringify(value),
           lease,
         ])
       } catch (error) {
-        throw storeError(error, prefix, key, 'EVALSHA', threadId)
+        throw storeError(error, prefix, keys.slots, 'EVALSHA', threadId)
       }
       const [status, remaining] = scriptReply(reply, threadId)
       if (status === 'busy') throw busyError(threadId, Number(remaining))

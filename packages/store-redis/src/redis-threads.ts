@@ -9,7 +9,6 @@ import { checkState, isPlainObject, leaseOfWrite } from '@strata-memory/core/sto
 import { PRUNE_REGISTRY_SCRIPT, SET_STATE_SCRIPT, TOMBSTONE_SCRIPT } from './lua-scripts'
 import type { RedisContext } from './redis-context'
 import { busyError, corruptError, storeError } from './redis-errors'
-import { slotsKey } from './redis-slots'
 import { threadResourceKeys } from './resource-keys'
 import type { ThreadEpochs } from './thread-epochs'
 import { TOMBSTONE_TTL_SECONDS, threadKeyList, threadKeys, tombstoneKey } from './thread-keys'
@@ -90,11 +89,7 @@ export function redisThreads(
       } catch (error) {
         throw storeError(error, prefix, tombstone, 'EVALSHA', threadId)
       }
-      await send(
-        keys.log,
-        ['DEL', ...threadKeyList(keys), slotsKey(prefix, threadId), binding, vectors],
-        threadId,
-      )
+      await send(keys.log, ['DEL', ...threadKeyList(keys), binding, vectors], threadId)
       epochs.forget(threadId)
     },
   }

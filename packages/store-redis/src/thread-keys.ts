@@ -25,10 +25,17 @@ export interface ThreadKeys {
    * request holds the thread. Never touched by the thread's ttl: the lease keeps its own expiry.
    */
   lease: string
+  /**
+   * HASH: slot name → the value's JSON (store slots, `flags.slots`). No thread data of its own
+   * (`listThreads` does not look at it), but it gets the thread's ttl with the other keys on every
+   * write, so that it expires with the log, neither before (core would replay the whole log to rebuild
+   * its digest) nor after.
+   */
+  slots: string
 }
 
 /** The key names of {@link ThreadKeys}, in script order. */
-export const THREAD_KEY_NAMES = ['log', 'archived', 'ids', 'content', 'state', 'lease'] as const
+export const THREAD_KEY_NAMES = ['log', 'archived', 'ids', 'content', 'state', 'lease', 'slots'] as const
 
 /** The keys of `threadId` under `prefix`: `<prefix>:{<threadId>}:<name>`. */
 export function threadKeys(prefix: string, threadId: string): ThreadKeys {
@@ -40,17 +47,27 @@ export function threadKeys(prefix: string, threadId: string): ThreadKeys {
     content: `${base}content`,
     state: `${base}state`,
     lease: `${base}lease`,
+    slots: `${base}slots`,
   }
 }
 
 /**
  * The keys APPEND_SCRIPT receives, in its order: the log, the id index and the lease, which are all an
- * append uses, and with a ttl also archived, content and state, since the ttl refresh touches them too.
+ * append uses, and with a ttl also archived, content, state and slots, since the ttl refresh touches
+ * them too.
  */
 export function appendKeys(prefix: string, threadId: string, withTtl: boolean): string[] {
   const base = `${prefix}:{${threadId}}:`
   return withTtl
-    ? [`${base}log`, `${base}ids`, `${base}lease`, `${base}archived`, `${base}content`, `${base}state`]
+    ? [
+        `${base}log`,
+        `${base}ids`,
+        `${base}lease`,
+        `${base}archived`,
+        `${base}content`,
+        `${base}state`,
+        `${base}slots`,
+      ]
     : [`${base}log`, `${base}ids`, `${base}lease`]
 }
 
