@@ -137,6 +137,22 @@ describe('tokenEstimator', () => {
     }
   })
 
+  it('never undercounts o200k_base on runs of spaces, newlines or tabs of any length up to 3,000', () => {
+    // o200k_base's longest whitespace tokens are 128 spaces and 16 newlines: longer runs cost more.
+    // A run between words, at the start or the end, alone: each placement tokenizes differently.
+    for (const whitespace of [' ', '\n', '\t', '\r\n']) {
+      for (let length = 1; length <= 3000; length += length < 300 ? 1 : 7) {
+        const run = whitespace.repeat(length)
+        for (const text of [`a${run}}`, `${run}x`, `{${run}`, run]) {
+          const counted = estimator.count(text)
+          if (counted < o200k.count(text)) expect({ whitespace, length, text, counted }).toBeUndefined()
+        }
+      }
+    }
+    expect(o200k.count(' '.repeat(1000))).toBe(9)
+    expect(o200k.count('\n'.repeat(1000))).toBe(63)
+  })
+
   it('is named estimator, counts empty text as 0 and is deterministic', () => {
     expect(estimator.name).toBe('estimator')
     expect(estimator.count('')).toBe(0)

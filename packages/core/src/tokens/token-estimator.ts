@@ -132,10 +132,12 @@ const DIGIT_GROUP = 1
 const DIGIT_AFTER_LETTER = 0.65625
 const SPACE_BEFORE_DIGIT = 1
 const SECOND_SPACE = 1.046875
-const FURTHER_SPACE = 0
+// The vocabularies' longest whitespace tokens: o200k_base's hold up to 128 spaces or 16 `\n`, so a
+// longer run costs a token more for each such length (1,000 spaces are 9 tokens, 1,000 newlines 63).
+const LONGEST_SPACE_TOKEN = 128
+const LONGEST_NEWLINE_TOKEN = 16
 const NEWLINE = 1
 const NEWLINE_AFTER_PUNCTUATION = 0.65625
-const FURTHER_NEWLINE = 0
 // Bare `\r` runs (old Mac line ends) have no long tokens of their own.
 const FURTHER_CARRIAGE_RETURN = 1
 // Mixed `\r\n` runs: the vocabularies hold shorter runs of them than of `\n`.
@@ -311,12 +313,13 @@ function estimateCost(text: string): number {
           // A single space joins the word after it; a longer run leaves all but its last space behind.
           spaces = previous === SPACE ? spaces + 1 : 1
           if (spaces === 2) total += SECOND_SPACE
-          else if (spaces > 2) total += FURTHER_SPACE
+          else if (spaces > 2 && spaces % LONGEST_SPACE_TOKEN === 1) total += 1
           break
         case LINE_BREAK:
           if (previous !== LINE_BREAK) total += previous === PUNCTUATION ? NEWLINE_AFTER_PUNCTUATION : NEWLINE
           else if (code !== previousCode) total += FURTHER_MIXED_LINE_BREAK
-          else total += code === 10 ? FURTHER_NEWLINE : FURTHER_CARRIAGE_RETURN
+          else if (code !== 10) total += FURTHER_CARRIAGE_RETURN
+          else if (run % LONGEST_NEWLINE_TOKEN === 0) total += 1
           break
         case TAB_CHARACTER:
           total += previous === TAB_CHARACTER ? FURTHER_TAB : previous === SPACE ? TAB_AFTER_SPACE : TAB
