@@ -3,6 +3,8 @@
 // imports (each side loads only what it uses; node's start-up is left out) to the end of the work.
 //   node scale-child.ts open    <target> <threadId>           cold open + first context()
 //   node scale-child.ts bare    <target> <threadId>           bare read of the same log, every line parsed
+//   node scale-child.ts keep    <target> <threadId>           the bare read keeping every parsed line (a floor
+//                                                             for an open that holds every item in memory)
 //   node scale-child.ts compact <target> <threadId> <budget>  first budget compaction until settled
 //   node scale-child.ts generate <size>                       writes the cached fixture of that size
 // <target>: `file:<dir>` (a file store's dir) or `redis:<url>#<prefix>`.
@@ -22,14 +24,21 @@ if (mode === 'generate') {
 }
 const isFile = target.startsWith('file:')
 // Strata's side loads core and its store; the bare side only the redis client (or nothing).
-const strata = mode === 'bare' ? undefined : await import('@strata-memory/core')
-const stores =
-  mode === 'bare'
-    ? undefined
-    : isFile
-      ? { file: await import('@strata-memory/store-file') }
-      : { redis: await import('@strata-memory/store-redis') }
-const { createClient } = mode === 'bare' && !isFile ? await import('redis') : { createClient: undefined }
+const bare = mode === 'bare' || mode === 'keep'
+/** What the `keep` mode holds on to until the end. */
+const kept: unknown[] = []
+const parsedLine = (text: string): boolean => {
+  const value = JSON.parse(text) as unknown
+  if (mode === 'keep') kept.push(value)
+  return value !== null
+}
+const strata = bare ? undefined : await import('@strata-memory/core')
+const stores = bare
+  ? undefined
+  : isFile
+    ? { file: await import('@strata-memory/store-file') }
+    : { redis: await import('@strata-memory/store-redis') }
+const { createClient } = bare && !isFile ? await import('redis') : { createClient: undefined }
 const started = performance.now()
 
 function storeOf(spec: string): StrataStore {
@@ -45,8 +54,7 @@ function bareFile(folder: string): number {
     const path = join(folder, entry.name)
     if (entry.isDirectory() && entry.name !== 'content') parsed += bareFile(path)
     else if (entry.isFile() && entry.name.endsWith('.jsonl')) {
-      for (const line of readFileSync(path, 'utf8').split('\n'))
-        if (line !== '' && JSON.parse(line) !== null) parsed++
+      for (const line of readFileSync(path, 'utf8').split('\n')) if (line !== '' && parsedLine(line)) parsed++
     }
   }
   return parsed
@@ -62,8 +70,7 @@ async function bareRedis(spec: string): Promise<number> {
   let parsed = 0
   // Element 0 is the store's header.
   for (let start = 1; start < length; start += 5_000) {
-    for (const entry of await client.lRange(key, start, start + 4_999))
-      if (JSON.parse(entry) !== null) parsed++
+    for (const entry of await client.lRange(key, start, start + 4_999)) if (parsedLine(entry)) parsed++
   }
   await client.close()
   return parsed
@@ -118,8 +125,8 @@ async function compact(): Promise<Record<string, unknown>> {
 let result: Record<string, unknown>
 if (mode === 'open') result = await open()
 else if (mode === 'compact') result = await compact()
-else if (mode === 'bare') {
+else if (bare) {
   const items = isFile ? bareFile(join(target.slice(5), 'agents', threadId)) : await bareRedis(target)
-  result = { ms: performance.now() - started, items }
+  result = { ms: performance.now() - started, items, kept: kept.length }
 } else throw new Error(`scale-child: unknown mode ${mode}`)
 process.stdout.write(`${JSON.stringify({ ...result, maxRssBytes: process.resourceUsage().maxRSS * 1024 })}\n`)

@@ -27,6 +27,12 @@ const NEWLINE = 0x0a
 const TAIL_CHECK_BYTES = 64
 
 /**
+ * Bytes of a log read at once by a whole load: many 256 KiB segments (see ChunkLines), and a small
+ * part of a long log, which is never held whole.
+ */
+const PIECE_BYTES = 4 * 1024 * 1024
+
+/**
  * The cached, validated content of one JSONL log file (`raw_traces.jsonl` or its archive): its lines'
  * seqs and where they are (see {@link LogLines}: the text stays on disk), oldest first, and any
  * pending tail. {@link refresh} brings it up to date with the disk cheaply: nothing is read when the
@@ -45,7 +51,11 @@ export class LogFile {
   revision = 0
   private version: FileVersion | undefined
 
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    /** Bytes a whole load reads at once (tests set it small). */
+    private readonly pieceBytes = PIECE_BYTES,
+  ) {
     this.#lines = this.#newLines(undefined)
   }
 
@@ -136,8 +146,76 @@ export class LogFile {
         return
       }
     }
-    const bytes = await readRange(handle, 0, stats.size)
-    this.absorb(bytes, stats, true)
+    await this.#loadWhole(handle, stats)
+  }
+
+  /**
+   * Reads the whole file a piece at a time into one reused buffer, each piece's committed lines parsed
+   * before the next is read: a long log is never held whole in memory at once (it was, as one buffer
+   * as large as the file, until the next full garbage collection). Bytes that are not committed at a
+   * piece's end (a line or a batch the piece cuts) go to the front of the buffer and are parsed again
+   * with the next piece, so lines and batches commit as a parse of the whole file commits them.
+   */
+  async #loadWhole(handle: FileHandle, stats: FileVersion): Promise<void> {
+    const lines = this.#newLines(stats)
+    const items: Item[] = []
+    let buffer = Buffer.allocUnsafe(Math.min(this.pieceBytes, stats.size))
+    /** Bytes at the buffer's start carried over from the last piece; they start at file offset `base`. */
+    let carried = 0
+    let base = 0
+    let read = 0
+    let pendingReason: PendingReason | undefined
+    let tailCheck = Buffer.alloc(0)
+    while (read < stats.size) {
+      // A batch or a line that fills half the buffer uncommitted doubles it: each byte is parsed again
+      // a bounded number of times however long the batch.
+      if (carried > buffer.length / 2) {
+        const larger = Buffer.allocUnsafe(Math.min(buffer.length * 2, carried + stats.size - read))
+        buffer.copy(larger, 0, 0, carried)
+        buffer = larger
+      }
+      const wanted = Math.min(buffer.length - carried, stats.size - read)
+      const got = await readInto(handle, buffer, carried, wanted, read)
+      read += got
+      const piece = buffer.subarray(0, carried + got)
+      const last = got < wanted || read >= stats.size
+      const parsed = parseChunk(piece, {
+        path: this.path,
+        firstLine: lines.seqs.length + 1,
+        previousSeq: lines.seqs.at(-1) ?? 0,
+        keepItems: true,
+        keepLines: false,
+      })
+      lines.push(parsed.seqs, parsed.ends, base)
+      for (const item of parsed.items) items.push(item)
+      const committed = parsed.committedBytes
+      if (committed > 0) {
+        tailCheck = Buffer.concat([
+          tailCheck,
+          piece.subarray(Math.max(0, committed - TAIL_CHECK_BYTES), committed),
+        ]).subarray(-TAIL_CHECK_BYTES)
+      }
+      base += committed
+      if (last) {
+        pendingReason = parsed.pendingReason
+        // The file was shorter than its stat said (cut meanwhile): what is there is what was read.
+        if (read < stats.size) stats = { ...stats, size: read }
+        break
+      }
+      carried = piece.length - committed
+      piece.copy(buffer, 0, committed)
+    }
+    // Parsing succeeded: only now does the cache change.
+    lines.items = items
+    lines.committedBytes = base
+    lines.tailCheck = Buffer.from(tailCheck)
+    this.#lines = lines
+    this.revision += 1
+    this.pending =
+      pendingReason === undefined
+        ? undefined
+        : { offset: base, length: stats.size - base, reason: pendingReason }
+    this.version = stats
   }
 
   /** Parses `bytes` (the whole file, or what follows the committed part) into the cache. */
@@ -236,6 +314,23 @@ export class LogFile {
     this.revision += 1
     this.version = undefined
   }
+}
+
+/** Reads up to `length` bytes at `position` into `buffer` from `offset`; how many it read (fewer at the end). */
+async function readInto(
+  handle: FileHandle,
+  buffer: Buffer,
+  offset: number,
+  length: number,
+  position: number,
+): Promise<number> {
+  let filled = 0
+  while (filled < length) {
+    const { bytesRead } = await handle.read(buffer, offset + filled, length - filled, position + filled)
+    if (bytesRead === 0) break
+    filled += bytesRead
+  }
+  return filled
 }
 
 /** The offset of each newline in `bytes`. */

@@ -20,12 +20,19 @@ describe('frozen items', () => {
       fc.record({ kind: fc.constant('push' as const), frozen: fc.boolean() }),
       fc.record({ kind: fc.constant('freeze' as const), from: fc.nat(30) }),
       fc.record({ kind: fc.constant('remove' as const), every: fc.integer({ min: 2, max: 5 }) }),
+      fc.record({
+        kind: fc.constant('view' as const),
+        from: fc.nat(30),
+        every: fc.integer({ min: 1, max: 7 }),
+      }),
     )
     fc.assert(
       fc.property(fc.array(operation, { maxLength: 40 }), (operations) => {
         const items = new FrozenItems<Entry>()
         // The model: the items a read asked to freeze (or pushed frozen), which must stay frozen.
         const mustBeFrozen = new Set<Entry>()
+        // Items a view's freeze may have frozen with it (those after the view's first item).
+        const mayBeFrozen = new Set<Entry>()
         let next = 0
         for (const step of operations) {
           if (step.kind === 'push') {
@@ -38,6 +45,12 @@ describe('frozen items', () => {
           } else if (step.kind === 'freeze') {
             items.freezeFrom(step.from)
             for (const item of items.all.slice(step.from)) mustBeFrozen.add(item)
+          } else if (step.kind === 'view') {
+            const range = items.all.slice(step.from)
+            const view = range.filter((_, index) => index % step.every === 0)
+            items.freezeView(view, step.from)
+            for (const item of view) mustBeFrozen.add(item)
+            for (const item of range) mayBeFrozen.add(item)
           } else {
             const removed = items.removeWhere((item) => item.id % step.every === 0)
             expect(removed.every((item) => item.id % step.every === 0)).toBe(true)
@@ -46,12 +59,24 @@ describe('frozen items', () => {
           expect(items.all.map((item) => item.id)).toEqual(
             [...items.all.map((item) => item.id)].sort((a, b) => a - b),
           )
-          for (const item of items.all) expect(deeplyFrozen(item)).toBe(mustBeFrozen.has(item))
+          for (const item of items.all) {
+            if (mustBeFrozen.has(item)) expect(deeplyFrozen(item)).toBe(true)
+            else if (!mayBeFrozen.has(item)) expect(Object.isFrozen(item)).toBe(false)
+          }
         }
         items.freezeFrom(0)
         expect(items.all.every(deeplyFrozen)).toBe(true)
       }),
     )
+  })
+
+  it("freezes a sparse view's own items only, and a dense view's whole range", () => {
+    const items = new FrozenItems<Entry>()
+    for (let id = 0; id < 10; id++) items.push(entry(id), false)
+    items.freezeView([items.all[2]!, items.all[6]!], 2)
+    expect(items.all.map(deeplyFrozen)).toEqual([0, 0, 1, 0, 0, 0, 1, 0, 0, 0].map(Boolean))
+    items.freezeView([items.all[7]!, items.all[8]!], 7)
+    expect(items.all.map(deeplyFrozen)).toEqual([0, 0, 1, 0, 0, 0, 1, 1, 1, 1].map(Boolean))
   })
 
   it('leaves items before the asked index unfrozen', () => {

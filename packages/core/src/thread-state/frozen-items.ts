@@ -29,6 +29,19 @@ export class FrozenItems<T extends object> {
     }
   }
 
+  /**
+   * Deep-freezes the items of `view`, a subset of the items from index `from` on. A view that holds
+   * most of them freezes them all ({@link freezeFrom}); a sparse one (the broadest level's view of a
+   * long thread that opened many scopes: a seventh of its items) only its own, which a later call
+   * finds frozen already. A first context of a 100k-item thread froze all 100k items for 13k shown.
+   */
+  freezeView(view: readonly T[], from: number) {
+    const start = Math.max(from, this.#prefix)
+    if (start >= this.#suffix) return
+    if (view.length * 2 >= this.#suffix - start) this.freezeFrom(from)
+    else for (const item of view) deepFreeze(item)
+  }
+
   /** Removes the items `drop` holds for, keeping the order of the rest; returns the removed ones. */
   removeWhere(drop: (item: T) => boolean): T[] {
     const all = this.all

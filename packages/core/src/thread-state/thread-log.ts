@@ -127,7 +127,7 @@ export class ThreadLog<L extends string> {
 
   /** Freezes the items of a view of this log (its own items, oldest first) before it is handed out. */
   handOut(view: Item<L>[]): Item<L>[] {
-    if (view.length > 0) this.#active.freezeFrom(indexAfterSeq(this.#active.all, view[0]!.seq - 1))
+    if (view.length > 0) this.#active.freezeView(view, indexAfterSeq(this.#active.all, view[0]!.seq - 1))
     return view
   }
 

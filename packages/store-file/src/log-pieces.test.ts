@@ -1,0 +1,92 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { LogFile } from './log-file'
+
+const directories: string[] = []
+afterEach(async () => {
+  for (const directory of directories.splice(0)) await rm(directory, { recursive: true, force: true })
+})
+
+async function logPath(text: string): Promise<string> {
+  const directory = await mkdtemp(join(tmpdir(), 'strata-log-pieces-'))
+  directories.push(directory)
+  const path = join(directory, 'raw_traces.jsonl')
+  await writeFile(path, text)
+  return path
+}
+
+/** A message line of seq `seq`, its text `size` characters long (some outside ASCII), maybe in a batch. */
+function line(seq: number, size: number, batchEnd?: number): string {
+  const text = `${seq} → ${'é'.repeat(seq % 3)}${'x'.repeat(size)}`
+  const record = {
+    seq,
+    id: `m${seq}`,
+    ts: 1,
+    level: 'global',
+    turn_id: 'turn_0001',
+    type: 'message',
+    role: 'user',
+    content: [{ type: 'text', text }],
+    ...(batchEnd === undefined ? {} : { batch_end: batchEnd }),
+  }
+  return `${JSON.stringify(record)}\n`
+}
+
+/** Lines of varied lengths, single ones and batches of 2 to 40 lines (some longer than a small piece). */
+function logText(): string {
+  let text = ''
+  let seq = 1
+  for (let group = 0; seq <= 600; group++) {
+    const size = group % 2 === 0 ? 1 : group % 5 === 0 ? 40 : 2 + (group % 7)
+    const end = Math.min(seq + size - 1, 600)
+    const batch = end > seq
+    for (; seq <= end; seq++) text += line(seq, (seq * 37) % 300, batch ? end : undefined)
+  }
+  return text
+}
+
+/** What a load leaves in the cache, for comparing loads read in pieces of different sizes. */
+async function loaded(path: string, pieceBytes: number) {
+  const file = new LogFile(path, pieceBytes)
+  await file.refresh()
+  const { seqs, ends, items, committedBytes, tailCheck } = file.lines
+  return { seqs, ends, items, committedBytes, tailCheck: tailCheck.toString('hex'), pending: file.pending }
+}
+
+const PIECES = [64, 1000, 4096, 65_536]
+
+describe('a whole log read in pieces', () => {
+  it('commits the same lines, batches and items whatever the piece size', async () => {
+    const path = await logPath(logText())
+    const whole = await loaded(path, 1 << 30)
+    expect(whole.seqs).toHaveLength(600)
+    for (const pieceBytes of PIECES) expect(await loaded(path, pieceBytes)).toStrictEqual(whole)
+  })
+
+  it('leaves the same pending tail: a torn line, or a batch cut short', async () => {
+    const text = logText()
+    for (const tail of ['{"seq":601,"id":"m', line(601, 5, 603) + line(602, 900, 603)]) {
+      const path = await logPath(text + tail)
+      const whole = await loaded(path, 1 << 30)
+      expect(whole.seqs).toHaveLength(600)
+      expect(whole.pending?.length).toBe(Buffer.byteLength(tail))
+      for (const pieceBytes of PIECES) expect(await loaded(path, pieceBytes)).toStrictEqual(whole)
+    }
+  })
+
+  it('refuses a bad line inside the log with the same line number, however the pieces cut it', async () => {
+    const lines = logText().split('\n')
+    lines[300] = '{"seq": not json'
+    const path = await logPath(lines.join('\n'))
+    const refusal = (pieceBytes: number) => new LogFile(path, pieceBytes).refresh().catch((error) => error)
+    const expected = await refusal(1 << 30)
+    expect(expected).toMatchObject({ code: 'STRATA_CORRUPT_LOG' })
+    expect(String(expected.message)).toContain('line 301')
+    for (const pieceBytes of PIECES) {
+      const error = await refusal(pieceBytes)
+      expect(error).toMatchObject({ code: 'STRATA_CORRUPT_LOG', message: expected.message })
+    }
+  })
+})
