@@ -96,7 +96,14 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
     }
   }
 
-  const repair = (thread: ThreadFiles): Promise<void> => retryStale(() => repairOnce(thread))
+  const repair = async (thread: ThreadFiles): Promise<void> => {
+    // This store's lease, refreshed under it and unchanged: nothing on disk differs from the cache.
+    const held = thread.held
+    if (held?.trusted()) return
+    await retryStale(() => repairOnce(thread))
+    // Repaired holding the lock, after the lease was written: the cache is the thread on disk.
+    if (held !== undefined && thread.held === held) held.refreshed = true
+  }
 
   const repairOnce = async (thread: ThreadFiles): Promise<void> => {
     const { active, archive } = thread
@@ -143,6 +150,8 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
    * archive finished and corruption reported.
    */
   const snapshot = async (thread: ThreadFiles): Promise<ThreadView> => {
+    const held = thread.held
+    if (held?.trusted()) return thread.view()
     let settled = true
     try {
       // Active log first, archive second: an archive commits to the archive before it replaces the
@@ -159,7 +168,11 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
       if (!StrataError.isInstance(error, 'STRATA_CORRUPT_LOG')) throw error
       settled = false
     }
-    if (settled && thread.archive.legacyParts.length === 0) return thread.view()
+    if (settled && thread.archive.legacyParts.length === 0) {
+      // Refreshed whole after this store's lease was written (see HeldLease).
+      if (held !== undefined && thread.held === held) held.refreshed = true
+      return thread.view()
+    }
     const repaired = locked(thread, async () => {
       await repair(thread)
       return thread.view()

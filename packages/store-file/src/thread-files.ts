@@ -2,6 +2,8 @@ import { join } from 'node:path'
 import type { Item } from '@strata-memory/core'
 import { seqLowerBound, seqUpperBound } from '@strata-memory/core/store-kit'
 import { ArchiveIndex } from './archive-index'
+import type { FileVersion } from './file-version'
+import type { HeldLease } from './held-lease'
 import { itemFromLogLine } from './line-format'
 import { LogFile } from './log-file'
 
@@ -38,6 +40,10 @@ export interface ThreadView {
 export class ThreadFiles {
   readonly active: LogFile
   readonly archive: ArchiveIndex
+  /** The lease this store wrote on the thread and holds, if any (see HeldLease). */
+  held: HeldLease | undefined
+  /** `state.json` as this store last read or wrote it: read again only when its stat differs. */
+  stateSeen: { version: FileVersion; text: string } | undefined
   private cached: { activeRevision: number; archiveRevision: number; view: ThreadView } | undefined
 
   constructor(
