@@ -45,7 +45,7 @@ export interface FileContext {
    * items in both files, a line that does not parse) is looked at again, and repaired, holding the lock.
    */
   snapshot(thread: ThreadFiles): Promise<ThreadView>
-  /** Holding the lock: brings both files up to date and repairs what a crash left behind. */
+  /** Holding the lock (taken by `locked`): brings both files up to date and repairs what a crash left behind. */
   repair(thread: ThreadFiles): Promise<void>
   /**
    * Holding the lock: replaces the active log with `lines` (each one's bytes with its newline, as
@@ -76,7 +76,10 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
 
   const lockedDirectory = directoryLocks(settings, resourcesDirectory)
   const locked = <T>(thread: ThreadFiles, action: () => Promise<T>): Promise<T> =>
-    lockedDirectory(thread.directory, action)
+    lockedDirectory(thread.directory, () => {
+      thread.lockHolds++
+      return action()
+    })
 
   const moveTornTail = tornTailMover(durable, onEvent)
 
@@ -99,7 +102,7 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
   const repair = async (thread: ThreadFiles): Promise<void> => {
     // This store's lease, refreshed under it and unchanged: nothing on disk differs from the cache.
     const held = thread.held
-    if (held?.trusted()) return
+    if (held?.trusted(thread.lockHolds)) return
     await retryStale(() => repairOnce(thread))
     // Repaired holding the lock, after the lease was written: the cache is the thread on disk.
     if (held !== undefined && thread.held === held) held.refreshed = true

@@ -1,5 +1,4 @@
-import { closeSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs'
-import { unlink } from 'node:fs/promises'
+import { readFileSync, statSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import {
   assertThreadId,
@@ -14,7 +13,7 @@ import {
   leaseOfWrite,
   threadBusyError,
 } from '@strata-memory/core/store-kit'
-import { temporaryPathFor } from './durable-fs'
+import { replaceFileSync } from './durable-fs'
 import { isMissing, storeFailed } from './file-errors'
 import { type FileVersion, sameVersion, versionOf } from './file-version'
 import { HeldLease } from './held-lease'
@@ -100,28 +99,16 @@ export function fileLease(context: FileLeaseContext): StoreLeaseMethods & {
   }
 
   /**
-   * Holding the thread's lock: replaces the lease file with `record` (a temporary file renamed over
-   * it; not synced: after a power cut every holder is gone anyway). Synchronous, as the lock's own
-   * file: four tiny metadata calls, less than four round trips through the thread pool.
+   * Holding the thread's lock: replaces the lease file with `record` (renamed over it, synchronously,
+   * as the lock's own file; not synced: after a power cut every holder is gone anyway).
    */
   const replaceLease = (thread: ThreadFiles, record: LeaseRecord): FileVersion => {
     const path = leasePath(thread)
-    const temporary = temporaryPathFor(path)
     try {
-      const descriptor = openSync(temporary, 'w')
-      try {
-        writeSync(descriptor, `${JSON.stringify(record)}\n`)
-      } finally {
-        closeSync(descriptor)
-      }
-      const version = versionOf(statSync(temporary))
-      renameSync(temporary, path)
+      const version = replaceFileSync(path, `${JSON.stringify(record)}\n`)
       remember(thread, version, record)
       return version
     } catch (error) {
-      try {
-        unlinkSync(temporary)
-      } catch {}
       throw storeFailed('write the lease', path, error)
     }
   }
@@ -133,10 +120,10 @@ export function fileLease(context: FileLeaseContext): StoreLeaseMethods & {
     return { expiresAt: record.expiresAt }
   }
 
-  const removeLease = async (thread: ThreadFiles): Promise<void> => {
+  const removeLease = (thread: ThreadFiles): void => {
     thread.held = undefined
     try {
-      await unlink(leasePath(thread))
+      unlinkSync(leasePath(thread))
     } catch (error) {
       if (!isMissing(error)) throw storeFailed('remove the lease', leasePath(thread), error)
     }
@@ -156,7 +143,9 @@ export function fileLease(context: FileLeaseContext): StoreLeaseMethods & {
       if (record.owner !== lease) throw threadBusyError(thread.threadId, record.expiresAt)
       // A write under a lease another store wrote (its owner token passed on): the lease file is
       // replaced first, so the store that wrote it sees the change and refreshes (see HeldLease).
-      if (thread.held?.isFile(version) !== true) replaceLease(thread, record)
+      const held = thread.held
+      if (held?.isFile(version) === true) held.seenInHold = thread.lockHolds
+      else replaceLease(thread, record)
     },
 
     async acquireLease(threadId, options) {
@@ -187,7 +176,7 @@ export function fileLease(context: FileLeaseContext): StoreLeaseMethods & {
       return locked(thread, async () => {
         const held = liveLease(thread)?.record
         if (held?.owner !== owner) return false
-        await removeLease(thread)
+        removeLease(thread)
         return true
       })
     },

@@ -11,7 +11,7 @@ import {
 } from '@strata-memory/core'
 import { checkState } from '@strata-memory/core/store-kit'
 import { isContentFileName } from './content-files'
-import { writeFileAtomic } from './durable-fs'
+import { replaceFileSync, writeFileAtomic } from './durable-fs'
 import type { FileContext } from './file-context'
 import { isMissing, storeFailed } from './file-errors'
 import { sameVersion, versionOf } from './file-version'
@@ -90,13 +90,18 @@ export function fileThreads(
       const path = thread.statePath
       await locked(thread, async () => {
         await fence(thread, options, 'setState')
-        // The state it holds already (a stat that matches what this store last read or wrote): no write.
-        if (readState(thread) === text) return
+        // The state it holds already (the text this store last read or wrote, and a stat that shows
+        // the file is still that one): no write.
+        if (thread.stateSeen?.text === text && readState(thread) === text) return
         try {
           // No mkdir: the thread's lock file, in this folder, made it.
-          await writeFileAtomic(path, text, durable)
-          // Replaced by rename under the lock: this stat is of the file just written.
-          thread.stateSeen = { version: versionOf(statSync(path)), text }
+          if (durable) {
+            await writeFileAtomic(path, text, durable)
+            // Replaced by rename under the lock: this stat is of the file just written.
+            thread.stateSeen = { version: versionOf(statSync(path)), text }
+          } else {
+            thread.stateSeen = { version: replaceFileSync(path, text), text }
+          }
         } catch (error) {
           thread.stateSeen = undefined
           throw storeFailed('write', path, error)

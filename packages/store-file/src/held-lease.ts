@@ -33,9 +33,18 @@ export class HeldLease {
     return current !== undefined && sameVersion(this.version, current)
   }
 
-  /** True when the cache may be used as it is: refreshed under this lease, the lease live and its file unchanged. */
-  trusted(): boolean {
+  /** The thread lock's hold (ThreadFiles.lockHolds) in which the lease file was last seen unchanged. */
+  seenInHold: number | undefined
+
+  /**
+   * True when the cache may be used as it is: refreshed under this lease, the lease live and its file
+   * unchanged. `hold`: the thread lock's hold the caller runs in, if it holds it; a lease file seen
+   * unchanged in that same hold (by the write's lease check) needs no second stat, as every change
+   * of the file is made holding that lock.
+   */
+  trusted(hold?: number): boolean {
     if (!this.refreshed || Date.now() >= this.expiresAt - EXPIRY_MARGIN_MS) return false
+    if (hold !== undefined && this.seenInHold === hold) return true
     const stats = statSync(this.path, { throwIfNoEntry: false })
     if (stats !== undefined && this.isFile(versionOf(stats))) return true
     this.refreshed = false

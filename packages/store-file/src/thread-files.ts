@@ -44,6 +44,8 @@ export class ThreadFiles {
   held: HeldLease | undefined
   /** `state.json` as this store last read or wrote it: read again only when its stat differs. */
   stateSeen: { version: FileVersion; text: string } | undefined
+  /** Counts this store's holds of the thread's lock: the current one's number while it is held. */
+  lockHolds = 0
   private cached: { activeRevision: number; archiveRevision: number; view: ThreadView } | undefined
 
   constructor(
