@@ -5,6 +5,13 @@ import { basename, dirname, join } from 'node:path'
 import { errorCode } from './file-errors'
 import { type FileVersion, versionOf } from './file-version'
 
+/** Writes all of `data` at the descriptor's position, synchronously (see writeFully). */
+export function writeFullySync(descriptor: number, data: Buffer): void {
+  for (let written = 0; written < data.length; ) {
+    written += writeSync(descriptor, data, written, data.length - written)
+  }
+}
+
 /** Writes all of `data` at the handle's position (appends for a handle opened with `a`). */
 export async function writeFully(handle: FileHandle, data: Buffer): Promise<void> {
   let written = 0
@@ -88,10 +95,7 @@ export function replaceFileSync(path: string, text: string): FileVersion {
     const descriptor = openSync(temporary, 'w')
     let version: FileVersion
     try {
-      const data = Buffer.from(text)
-      for (let written = 0; written < data.length; ) {
-        written += writeSync(descriptor, data, written, data.length - written)
-      }
+      writeFullySync(descriptor, Buffer.from(text))
       version = versionOf(fstatSync(descriptor))
     } finally {
       closeSync(descriptor)

@@ -22,8 +22,8 @@ const item = (text: string): UnsequencedItem => ({
   content: [{ type: 'text', text }],
 })
 
-const texts = (items: readonly { content: unknown }[]) =>
-  items.map((entry) => (entry.content as { text: string }[])[0]!.text)
+const texts = (items: readonly object[]) =>
+  items.map((entry) => (entry as { content: { text: string }[] }).content[0]!.text)
 
 /** A line as the store writes it, appended behind the store's back (no lock, no lease check). */
 const lineOf = (seq: number, text: string) => `${JSON.stringify({ ...item(text), seq })}\n`
