@@ -7,6 +7,7 @@ import { directoryLocks } from './directory-locks'
 import { writeFileAtomic } from './durable-fs'
 import { storeFailed } from './file-errors'
 import type { FileStoreEvent, ResolvedFileStoreOptions } from './file-store-options'
+import type { HeldLease } from './held-lease'
 import { logChunks } from './log-chunks'
 import type { LogFile } from './log-file'
 import { retryStale } from './log-lines'
@@ -99,13 +100,23 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
     }
   }
 
+  /**
+   * After a whole refresh that began with `held` the thread's lease (so after it was written) and
+   * `resets` its cache's resets: the cache is the thread on disk, unless the lease changed or the cache
+   * forgot everything meanwhile (then the next whole refresh says so).
+   */
+  const trustFrom = (thread: ThreadFiles, held: HeldLease | undefined, resets: number) => {
+    if (held !== undefined && thread.held === held && thread.resets === resets) held.refreshedAt = resets
+  }
+
   const repair = async (thread: ThreadFiles): Promise<void> => {
     // This store's lease, refreshed under it and unchanged: nothing on disk differs from the cache.
     const held = thread.held
-    if (held?.trusted(thread.lockHolds)) return
+    const resets = thread.resets
+    if (held?.trusted(resets, thread.lockHolds)) return
     await retryStale(() => repairOnce(thread))
     // Repaired holding the lock, after the lease was written: the cache is the thread on disk.
-    if (held !== undefined && thread.held === held) held.refreshed = true
+    trustFrom(thread, held, resets)
   }
 
   const repairOnce = async (thread: ThreadFiles): Promise<void> => {
@@ -154,7 +165,8 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
    */
   const snapshot = async (thread: ThreadFiles): Promise<ThreadView> => {
     const held = thread.held
-    if (held?.trusted()) return thread.view()
+    const resets = thread.resets
+    if (held?.trusted(resets)) return thread.view()
     let settled = true
     try {
       // Active log first, archive second: an archive commits to the archive before it replaces the
@@ -173,7 +185,7 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
     }
     if (settled && thread.archive.legacyParts.length === 0) {
       // Refreshed whole after this store's lease was written (see HeldLease).
-      if (held !== undefined && thread.held === held) held.refreshed = true
+      trustFrom(thread, held, resets)
       return thread.view()
     }
     const repaired = locked(thread, async () => {

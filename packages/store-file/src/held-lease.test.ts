@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { appendFileSync, existsSync, statSync } from 'node:fs'
+import { appendFileSync, existsSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -67,6 +67,20 @@ describe('a lease this store holds stands for the stats of the thread files', ()
     expect((await store.head('t')).lastSeq).toBe(2)
     await store.acquireLease('t', { owner: 'request-2', ttlMs: 30_000 })
     expect(texts(await store.read('t'))).toEqual(['a', 'behind'])
+  })
+
+  it('a cache that found its lines stale and forgot them is read whole again, lease or not', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'strata-held-'))
+    const store = fileStore({ dir, fsync: false })
+    await store.append('t', [item('a')], { expectedSeq: 0 })
+    await store.acquireLease('t', { owner: 'one', ttlMs: 30_000 })
+    await store.append('t', [item('b')], { expectedSeq: 1, lease: 'one' })
+    // Breaks the rules on purpose: another log renamed over this one while the lease is held. Reading
+    // the appended line finds the file replaced; the cache forgets it, and may not be trusted as empty.
+    const path = join(dir, 'agents', 't', 'raw_traces.jsonl')
+    writeFileSync(`${path}.new`, lineOf(1, 'x') + lineOf(2, 'y') + lineOf(3, 'z'))
+    renameSync(`${path}.new`, path)
+    expect(texts(await store.read('t'))).toEqual(['x', 'y', 'z'])
   })
 
   it("another process's append between two leases is seen by the next one, and refused during one", async () => {

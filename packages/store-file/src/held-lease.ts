@@ -18,8 +18,12 @@ const EXPIRY_MARGIN_MS = 1_000
  * file replaces the stats of the log's files.
  */
 export class HeldLease {
-  /** True once a whole refresh, begun after this lease was written, found the thread settled. */
-  refreshed = false
+  /**
+   * The thread's cache resets (ThreadFiles.resets) when a whole refresh, begun after this lease was
+   * written, found the thread settled; undefined before. A reset since (lines found stale, a failed
+   * append) means the cache is no longer the thread: trust ends until the next whole refresh.
+   */
+  refreshedAt: number | undefined
 
   constructor(
     readonly path: string,
@@ -37,17 +41,17 @@ export class HeldLease {
   seenInHold: number | undefined
 
   /**
-   * True when the cache may be used as it is: refreshed under this lease, the lease live and its file
-   * unchanged. `hold`: the thread lock's hold the caller runs in, if it holds it; a lease file seen
+   * True when the cache may be used as it is: refreshed under this lease and not reset since (`resets`:
+   * ThreadFiles.resets now), the lease live and its file unchanged. `hold`: the thread lock's hold the caller runs in, if it holds it; a lease file seen
    * unchanged in that same hold (by the write's lease check) needs no second stat, as every change
    * of the file is made holding that lock.
    */
-  trusted(hold?: number): boolean {
-    if (!this.refreshed || Date.now() >= this.expiresAt - EXPIRY_MARGIN_MS) return false
+  trusted(resets: number, hold?: number): boolean {
+    if (this.refreshedAt !== resets || Date.now() >= this.expiresAt - EXPIRY_MARGIN_MS) return false
     if (hold !== undefined && this.seenInHold === hold) return true
     const stats = statSync(this.path, { throwIfNoEntry: false })
     if (stats !== undefined && this.isFile(versionOf(stats))) return true
-    this.refreshed = false
+    this.refreshedAt = undefined
     return false
   }
 }

@@ -56,6 +56,11 @@ export class ThreadFiles {
     this.archive = new ArchiveIndex(directory)
   }
 
+  /** Changes whenever the cache of either log file forgot everything and must be read whole again. */
+  get resets(): number {
+    return this.active.resets + this.archive.resets
+  }
+
   get statePath(): string {
     return join(this.directory, STATE_FILE)
   }
