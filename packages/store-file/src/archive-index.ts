@@ -49,6 +49,8 @@ export class ArchiveIndex {
   runs = new SeqRuns()
   /** Changes whenever the archived set changes. */
   revision = 0
+  /** Counts the times the cache of the index forgot everything (see HeldLease). */
+  resets = 0
   /** True while every part starts after the previous one ends: reads can stop early. */
   ordered = true
   /** Bytes of the index file that are committed lines. */
@@ -279,6 +281,7 @@ export class ArchiveIndex {
   }
 
   private resetIndex(): void {
+    this.resets++
     this.parts = []
     this.batch = undefined
     this.pending = undefined

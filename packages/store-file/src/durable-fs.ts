@@ -1,7 +1,16 @@
 import { randomBytes } from 'node:crypto'
+import { closeSync, fstatSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs'
 import { type FileHandle, open, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { errorCode } from './file-errors'
+import { type FileVersion, versionOf } from './file-version'
+
+/** Writes all of `data` at the descriptor's position, synchronously (see writeFully). */
+export function writeFullySync(descriptor: number, data: Buffer): void {
+  for (let written = 0; written < data.length; ) {
+    written += writeSync(descriptor, data, written, data.length - written)
+  }
+}
 
 /** Writes all of `data` at the handle's position (appends for a handle opened with `a`). */
 export async function writeFully(handle: FileHandle, data: Buffer): Promise<void> {
@@ -71,6 +80,34 @@ export async function writeFileAtomic(
     throw error
   }
   if (durable) await syncDirectory(dirname(path))
+}
+
+/**
+ * Replaces `path` with `text` atomically, as {@link writeFileAtomic} does but not synced and in one
+ * synchronous step: for a small file whose loss in a power cut loses nothing (a lease) or that the
+ * store writes unsynced anyway (`fsync: false`). Four metadata calls of microseconds each cost less
+ * than four round trips through the thread pool. Returns the new file's version (it keeps its inode,
+ * size and mtime through the rename), so no stat of `path` is needed to know it.
+ */
+export function replaceFileSync(path: string, text: string): FileVersion {
+  const temporary = temporaryPathFor(path)
+  try {
+    const descriptor = openSync(temporary, 'w')
+    let version: FileVersion
+    try {
+      writeFullySync(descriptor, Buffer.from(text))
+      version = versionOf(fstatSync(descriptor))
+    } finally {
+      closeSync(descriptor)
+    }
+    renameSync(temporary, path)
+    return version
+  } catch (error) {
+    try {
+      unlinkSync(temporary)
+    } catch {}
+    throw error
+  }
 }
 
 /**

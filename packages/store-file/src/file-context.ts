@@ -7,6 +7,7 @@ import { directoryLocks } from './directory-locks'
 import { writeFileAtomic } from './durable-fs'
 import { storeFailed } from './file-errors'
 import type { FileStoreEvent, ResolvedFileStoreOptions } from './file-store-options'
+import type { HeldLease } from './held-lease'
 import { logChunks } from './log-chunks'
 import type { LogFile } from './log-file'
 import { retryStale } from './log-lines'
@@ -45,7 +46,7 @@ export interface FileContext {
    * items in both files, a line that does not parse) is looked at again, and repaired, holding the lock.
    */
   snapshot(thread: ThreadFiles): Promise<ThreadView>
-  /** Holding the lock: brings both files up to date and repairs what a crash left behind. */
+  /** Holding the lock (taken by `locked`): brings both files up to date and repairs what a crash left behind. */
   repair(thread: ThreadFiles): Promise<void>
   /**
    * Holding the lock: replaces the active log with `lines` (each one's bytes with its newline, as
@@ -76,7 +77,10 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
 
   const lockedDirectory = directoryLocks(settings, resourcesDirectory)
   const locked = <T>(thread: ThreadFiles, action: () => Promise<T>): Promise<T> =>
-    lockedDirectory(thread.directory, action)
+    lockedDirectory(thread.directory, () => {
+      thread.lockHolds++
+      return action()
+    })
 
   const moveTornTail = tornTailMover(durable, onEvent)
 
@@ -96,7 +100,24 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
     }
   }
 
-  const repair = (thread: ThreadFiles): Promise<void> => retryStale(() => repairOnce(thread))
+  /**
+   * After a whole refresh that began with `held` the thread's lease (so after it was written) and
+   * `resets` its cache's resets: the cache is the thread on disk, unless the lease changed or the cache
+   * forgot everything meanwhile (then the next whole refresh says so).
+   */
+  const trustFrom = (thread: ThreadFiles, held: HeldLease | undefined, resets: number) => {
+    if (held !== undefined && thread.held === held && thread.resets === resets) held.refreshedAt = resets
+  }
+
+  const repair = async (thread: ThreadFiles): Promise<void> => {
+    // This store's lease, refreshed under it and unchanged: nothing on disk differs from the cache.
+    const held = thread.held
+    const resets = thread.resets
+    if (held?.trusted(resets, thread.lockHolds)) return
+    await retryStale(() => repairOnce(thread))
+    // Repaired holding the lock, after the lease was written: the cache is the thread on disk.
+    trustFrom(thread, held, resets)
+  }
 
   const repairOnce = async (thread: ThreadFiles): Promise<void> => {
     const { active, archive } = thread
@@ -143,6 +164,9 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
    * archive finished and corruption reported.
    */
   const snapshot = async (thread: ThreadFiles): Promise<ThreadView> => {
+    const held = thread.held
+    const resets = thread.resets
+    if (held?.trusted(resets)) return thread.view()
     let settled = true
     try {
       // Active log first, archive second: an archive commits to the archive before it replaces the
@@ -159,7 +183,11 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
       if (!StrataError.isInstance(error, 'STRATA_CORRUPT_LOG')) throw error
       settled = false
     }
-    if (settled && thread.archive.legacyParts.length === 0) return thread.view()
+    if (settled && thread.archive.legacyParts.length === 0) {
+      // Refreshed whole after this store's lease was written (see HeldLease).
+      trustFrom(thread, held, resets)
+      return thread.view()
+    }
     const repaired = locked(thread, async () => {
       await repair(thread)
       return thread.view()

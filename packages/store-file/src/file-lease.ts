@@ -1,5 +1,4 @@
-import { readFileSync, statSync } from 'node:fs'
-import { unlink } from 'node:fs/promises'
+import { readFileSync, statSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import {
   assertThreadId,
@@ -14,13 +13,18 @@ import {
   leaseOfWrite,
   threadBusyError,
 } from '@strata-memory/core/store-kit'
-import { writeFileAtomic } from './durable-fs'
+import { replaceFileSync } from './durable-fs'
 import { isMissing, storeFailed } from './file-errors'
+import { type FileVersion, sameVersion, versionOf } from './file-version'
+import { HeldLease } from './held-lease'
 import type { ThreadFiles } from './thread-files'
 import { HOST, holderGone } from './thread-lock'
 
 /** The lease file's name inside the thread folder. */
 const LEASE_FILE = '.lease'
+
+/** Lease files whose last read is kept (the least recently read are dropped beyond this). */
+const REMEMBERED_LEASES = 256
 
 /** What the lease file holds, one JSON object: the owner and how to tell that its lease is over. */
 interface LeaseRecord {
@@ -55,41 +59,71 @@ export function fileLease(context: FileLeaseContext): StoreLeaseMethods & {
   const { threadFiles, locked } = context
   const leasePath = (thread: ThreadFiles) => join(thread.directory, LEASE_FILE)
 
-  /**
-   * The thread's live lease, or undefined (none, lapsed, its holder gone, or unreadable). Read
-   * synchronously, as the lock is taken: every append checks it, and a missing or tiny file is
-   * answered in microseconds, less than a round trip through the thread pool. A thread without a
-   * lease (most) costs one stat that makes no exception: an exception's stack costs more than the stat.
-   */
-  const liveLease = async (thread: ThreadFiles): Promise<LeaseRecord | undefined> => {
-    let text: string
-    try {
-      if (statSync(leasePath(thread), { throwIfNoEntry: false }) === undefined) return undefined
-      text = readFileSync(leasePath(thread), 'utf8')
-    } catch (error) {
-      if (isMissing(error)) return undefined
-      throw storeFailed('read the lease', leasePath(thread), error)
-    }
-    const record = parseLease(text)
-    if (record === undefined || record.expiresAt <= Date.now()) return undefined
-    if (holderGone(record)) return undefined
-    return record
+  /** The lease file as last read, by thread folder: read again only when its stat changed. */
+  const lastRead = new Map<string, { version: FileVersion; record: LeaseRecord | undefined }>()
+  const remember = (thread: ThreadFiles, version: FileVersion, record: LeaseRecord | undefined) => {
+    lastRead.delete(thread.directory)
+    if (lastRead.size >= REMEMBERED_LEASES) lastRead.delete(lastRead.keys().next().value!)
+    lastRead.set(thread.directory, { version, record })
   }
 
-  const writeLease = async (thread: ThreadFiles, { owner, ttlMs }: LeaseOptions): Promise<LeaseGrant> => {
-    const record: LeaseRecord = { owner, pid: process.pid, hostname: HOST, expiresAt: Date.now() + ttlMs }
+  /**
+   * The thread's live lease and its file's stat, or undefined (none, lapsed, its holder gone, or
+   * unreadable). Read synchronously, as the lock is taken: every write checks it, and a missing or
+   * tiny file is answered in microseconds, less than a round trip through the thread pool. A thread
+   * without a lease (most) costs one stat that makes no exception (an exception's stack costs more);
+   * a lease whose file has the stat it had when last read (every change replaces it by rename, so a
+   * changed lease is another inode) costs that one stat too.
+   */
+  const liveLease = (thread: ThreadFiles): { record: LeaseRecord; version: FileVersion } | undefined => {
+    const path = leasePath(thread)
+    let version: FileVersion
+    let record: LeaseRecord | undefined
     try {
-      // Not synced: after a power cut every holder is gone anyway.
-      await writeFileAtomic(leasePath(thread), `${JSON.stringify(record)}\n`, false)
+      const stats = statSync(path, { throwIfNoEntry: false })
+      if (stats === undefined) return undefined
+      version = versionOf(stats)
+      const seen = lastRead.get(thread.directory)
+      if (seen !== undefined && sameVersion(seen.version, version)) record = seen.record
+      else {
+        record = parseLease(readFileSync(path, 'utf8'))
+        remember(thread, version, record)
+      }
     } catch (error) {
-      throw storeFailed('write the lease', leasePath(thread), error)
+      if (isMissing(error)) return undefined
+      throw storeFailed('read the lease', path, error)
     }
+    if (record === undefined || record.expiresAt <= Date.now()) return undefined
+    if (holderGone(record)) return undefined
+    return { record, version }
+  }
+
+  /**
+   * Holding the thread's lock: replaces the lease file with `record` (renamed over it, synchronously,
+   * as the lock's own file; not synced: after a power cut every holder is gone anyway).
+   */
+  const replaceLease = (thread: ThreadFiles, record: LeaseRecord): FileVersion => {
+    const path = leasePath(thread)
+    try {
+      const version = replaceFileSync(path, `${JSON.stringify(record)}\n`)
+      remember(thread, version, record)
+      return version
+    } catch (error) {
+      throw storeFailed('write the lease', path, error)
+    }
+  }
+
+  const writeLease = (thread: ThreadFiles, { owner, ttlMs }: LeaseOptions): LeaseGrant => {
+    const record: LeaseRecord = { owner, pid: process.pid, hostname: HOST, expiresAt: Date.now() + ttlMs }
+    // No other store wrote between this write and the next refresh of this store (see HeldLease).
+    thread.held = new HeldLease(leasePath(thread), replaceLease(thread, record), record.expiresAt)
     return { expiresAt: record.expiresAt }
   }
 
-  const removeLease = async (thread: ThreadFiles): Promise<void> => {
+  const removeLease = (thread: ThreadFiles): void => {
+    thread.held = undefined
     try {
-      await unlink(leasePath(thread))
+      unlinkSync(leasePath(thread))
     } catch (error) {
       if (!isMissing(error)) throw storeFailed('remove the lease', leasePath(thread), error)
     }
@@ -103,15 +137,22 @@ export function fileLease(context: FileLeaseContext): StoreLeaseMethods & {
   return {
     async fence(thread, options, method) {
       const lease = leaseOfWrite(options, method)
-      const held = await liveLease(thread)
-      if (held !== undefined && held.owner !== lease) throw threadBusyError(thread.threadId, held.expiresAt)
+      const live = liveLease(thread)
+      if (live === undefined) return
+      const { record, version } = live
+      if (record.owner !== lease) throw threadBusyError(thread.threadId, record.expiresAt)
+      // A write under a lease another store wrote (its owner token passed on): the lease file is
+      // replaced first, so the store that wrote it sees the change and refreshes (see HeldLease).
+      const held = thread.held
+      if (held?.isFile(version) === true) held.seenInHold = thread.lockHolds
+      else replaceLease(thread, record)
     },
 
     async acquireLease(threadId, options) {
       const thread = opened(threadId)
       const checked = checkLeaseOptions(options, 'acquireLease')
       return locked(thread, async () => {
-        const held = await liveLease(thread)
+        const held = liveLease(thread)?.record
         if (held !== undefined && held.owner !== checked.owner)
           throw threadBusyError(threadId, held.expiresAt)
         return writeLease(thread, checked)
@@ -122,8 +163,10 @@ export function fileLease(context: FileLeaseContext): StoreLeaseMethods & {
       const thread = opened(threadId)
       const checked = checkLeaseOptions(options, 'renewLease')
       return locked(thread, async () => {
-        const held = await liveLease(thread)
-        return held?.owner === checked.owner ? writeLease(thread, checked) : undefined
+        const held = liveLease(thread)?.record
+        if (held?.owner === checked.owner) return writeLease(thread, checked)
+        thread.held = undefined
+        return undefined
       })
     },
 
@@ -131,15 +174,15 @@ export function fileLease(context: FileLeaseContext): StoreLeaseMethods & {
       const thread = opened(threadId)
       const owner = checkLeaseOwner(options, 'releaseLease')
       return locked(thread, async () => {
-        const held = await liveLease(thread)
+        const held = liveLease(thread)?.record
         if (held?.owner !== owner) return false
-        await removeLease(thread)
+        removeLease(thread)
         return true
       })
     },
 
     async readLease(threadId) {
-      const held = await liveLease(opened(threadId))
+      const held = liveLease(opened(threadId))?.record
       return held === undefined ? undefined : { expiresAt: held.expiresAt }
     },
   }

@@ -19,7 +19,7 @@ import {
   seqRangeIndexes,
 } from '@strata-memory/core/store-kit'
 import { appendToArchive, archivedLine, readArchivePage } from './archive-files'
-import { syncDirectory, writeFully } from './durable-fs'
+import { syncDirectory, writeFully, writeFullySync } from './durable-fs'
 import type { FileContext } from './file-context'
 import { storeFailed } from './file-errors'
 import { versionOf } from './file-version'
@@ -28,6 +28,9 @@ import { retryStale } from './log-lines'
 import { writeMirrors } from './mirrors'
 import { storedResend } from './resent-append'
 import type { ThreadFiles } from './thread-files'
+
+/** Appends up to this many bytes are written without the thread pool. */
+const SYNC_WRITE_BYTES = 64 * 1024
 
 /** The lease check every write makes under the thread's lock (see `fileLease`). */
 type Fence = (thread: ThreadFiles, options: { lease?: string } | undefined, method: string) => Promise<void>
@@ -66,7 +69,10 @@ export function fileLog(
     try {
       handle ??= await open(file.path, 'a')
       try {
-        await writeFully(handle, data)
+        // A short append is written synchronously, as the lock's file: one call of microseconds costs
+        // less than a round trip through the thread pool. A long one goes through the pool.
+        if (data.length <= SYNC_WRITE_BYTES) writeFullySync(handle.fd, data)
+        else await writeFully(handle, data)
         if (durable) await handle.sync()
       } catch (error) {
         // All or nothing: what was written of a failed append is cut off again.

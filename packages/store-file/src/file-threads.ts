@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { readFileSync, statSync } from 'node:fs'
+import { readdir, rename, rm, stat } from 'node:fs/promises'
+import { join } from 'node:path'
 import {
   assertThreadId,
   isValidThreadId,
@@ -10,10 +11,11 @@ import {
 } from '@strata-memory/core'
 import { checkState } from '@strata-memory/core/store-kit'
 import { isContentFileName } from './content-files'
-import { writeFileAtomic } from './durable-fs'
+import { replaceFileSync, writeFileAtomic } from './durable-fs'
 import type { FileContext } from './file-context'
 import { isMissing, storeFailed } from './file-errors'
-import { readJsonObject } from './json-file'
+import { sameVersion, versionOf } from './file-version'
+import { parseJsonObject } from './json-file'
 import { ACTIVE_FILE, INDEX_FILE, LEGACY_ARCHIVE_FILE, STATE_FILE, type ThreadFiles } from './thread-files'
 
 /** What the thread methods need of the lease and the resources: the write check and the unbinding. */
@@ -38,6 +40,31 @@ async function hasData(directory: string): Promise<boolean> {
   return names.some(isContentFileName)
 }
 
+/**
+ * The text of a thread's `state.json`, undefined when there is none. Read synchronously (a small file,
+ * as the lease's), and only when its stat differs from the version this store last read or wrote:
+ * every write replaces it by rename, so a changed file is another inode.
+ */
+function readState(thread: ThreadFiles): string | undefined {
+  const path = thread.statePath
+  try {
+    const stats = statSync(path, { throwIfNoEntry: false })
+    if (stats === undefined) {
+      thread.stateSeen = undefined
+      return undefined
+    }
+    const version = versionOf(stats)
+    const seen = thread.stateSeen
+    if (seen !== undefined && sameVersion(seen.version, version)) return seen.text
+    const text = readFileSync(path, 'utf8')
+    thread.stateSeen = { version, text }
+    return text
+  } catch (error) {
+    if (isMissing(error)) return undefined
+    throw storeFailed('read', path, error)
+  }
+}
+
 /** The file store's thread state (`state.json`), the thread list (the `agents/` folder) and deletion. */
 export function fileThreads(
   context: FileContext,
@@ -48,7 +75,11 @@ export function fileThreads(
   return {
     async getState(threadId: string): Promise<JsonObject | undefined> {
       assertThreadId(threadId)
-      return (await readJsonObject(threadFiles(threadId).statePath, 'state.json')) as JsonObject | undefined
+      const thread = threadFiles(threadId)
+      const text = readState(thread)
+      return text === undefined
+        ? undefined
+        : (parseJsonObject(text, thread.statePath, STATE_FILE) as JsonObject)
     },
 
     async setState(threadId: string, state: JsonObject, options?: LeaseWriteOptions): Promise<void> {
@@ -59,10 +90,20 @@ export function fileThreads(
       const path = thread.statePath
       await locked(thread, async () => {
         await fence(thread, options, 'setState')
+        // The state it holds already (the text this store last read or wrote, and a stat that shows
+        // the file is still that one): no write.
+        if (thread.stateSeen?.text === text && readState(thread) === text) return
         try {
-          await mkdir(dirname(path), { recursive: true })
-          await writeFileAtomic(path, text, durable)
+          // No mkdir: the thread's lock file, in this folder, made it.
+          if (durable) {
+            await writeFileAtomic(path, text, durable)
+            // Replaced by rename under the lock: this stat is of the file just written.
+            thread.stateSeen = { version: versionOf(statSync(path)), text }
+          } else {
+            thread.stateSeen = { version: replaceFileSync(path, text), text }
+          }
         } catch (error) {
+          thread.stateSeen = undefined
           throw storeFailed('write', path, error)
         }
       })

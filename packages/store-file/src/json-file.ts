@@ -18,6 +18,11 @@ export async function readJsonObject(
     if (isMissing(error)) return undefined
     throw storeFailed('read', path, error)
   }
+  return parseJsonObject(text, path, what)
+}
+
+/** Parses the text of a file that holds one JSON object (see readJsonObject). */
+export function parseJsonObject(text: string, path: string, what: string): Record<string, unknown> {
   let value: unknown
   try {
     value = JSON.parse(text)

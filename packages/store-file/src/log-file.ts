@@ -49,6 +49,8 @@ export class LogFile {
   pending: PendingTail | undefined
   /** Changes whenever the committed content changes, so derived views can be cached. */
   revision = 0
+  /** Counts the times the cache forgot everything (see HeldLease): it must be read whole again. */
+  resets = 0
   private version: FileVersion | undefined
 
   constructor(
@@ -309,6 +311,7 @@ export class LogFile {
 
   /** Forgets everything: the file is gone, or not the one the cache describes. */
   reset(): void {
+    this.resets += 1
     this.#lines = this.#newLines(undefined)
     this.pending = undefined
     this.revision += 1

@@ -2,6 +2,8 @@ import { join } from 'node:path'
 import type { Item } from '@strata-memory/core'
 import { seqLowerBound, seqUpperBound } from '@strata-memory/core/store-kit'
 import { ArchiveIndex } from './archive-index'
+import type { FileVersion } from './file-version'
+import type { HeldLease } from './held-lease'
 import { itemFromLogLine } from './line-format'
 import { LogFile } from './log-file'
 
@@ -38,6 +40,12 @@ export interface ThreadView {
 export class ThreadFiles {
   readonly active: LogFile
   readonly archive: ArchiveIndex
+  /** The lease this store wrote on the thread and holds, if any (see HeldLease). */
+  held: HeldLease | undefined
+  /** `state.json` as this store last read or wrote it: read again only when its stat differs. */
+  stateSeen: { version: FileVersion; text: string } | undefined
+  /** Counts this store's holds of the thread's lock: the current one's number while it is held. */
+  lockHolds = 0
   private cached: { activeRevision: number; archiveRevision: number; view: ThreadView } | undefined
 
   constructor(
@@ -46,6 +54,11 @@ export class ThreadFiles {
   ) {
     this.active = new LogFile(join(directory, ACTIVE_FILE))
     this.archive = new ArchiveIndex(directory)
+  }
+
+  /** Changes whenever the cache of either log file forgot everything and must be read whole again. */
+  get resets(): number {
+    return this.active.resets + this.archive.resets
   }
 
   get statePath(): string {
