@@ -15,9 +15,8 @@ import { deepFreeze } from '../thread-state/frozen-items'
 import { turnIdOf } from '../thread-state/thread-log'
 import type { WritePath } from '../thread-state/write-path'
 import type { TokenCounter } from '../tokens'
-import { counterIdentity, countMessageTokens } from '../tokens'
+import { countMessageTokens } from '../tokens'
 import { levelView, type ToolInteraction, toolInteractions } from '../views'
-import { StoredPartCounts } from './stored-part-counts'
 import type { ThreadResourceLink } from './thread-resource'
 import type { AppendFitOptions, ContextOptions, ThreadContext } from './thread-types'
 
@@ -31,9 +30,6 @@ export class ContextAssembly<L extends string> {
   lastContextTokens: number | undefined
   /** The view the last context without a budget rendered, which the next one extends (see `renderedView`). */
   #rendered: RenderedView | undefined
-  /** The part counts stored with the log's messages, taken in by the first context (see `StoredPartCounts`). */
-  readonly #stored: StoredPartCounts
-  #storedTaken = false
 
   constructor(
     state: CompactionState<L>,
@@ -45,12 +41,7 @@ export class ContextAssembly<L extends string> {
     this.#writes = writes
     this.#policies = policies
     this.#resource = resource
-    this.#stored = new StoredPartCounts(counterIdentity(state.deps.tokenCounter))
   }
-
-  /** The tokens of a context's message: stored counts where the part is the stored one, else counted. */
-  #count = (message: { content: readonly MessagePart[] }): number =>
-    this.#stored.count(message, (rest) => this.#state.countTokens(rest))
 
   /** Reads what other writers stored first, then runs `read` in the thread's exclusive section. */
   #fresh<T>(read: () => T | Promise<T>): Promise<T> {
@@ -97,11 +88,6 @@ export class ContextAssembly<L extends string> {
       // Frozen once (each item the first time a context shows it): the context's parts are then the
       // log's own, handed out without a copy, and what is worked out per item is cached.
       const logView = state.log.handOut(state.contextView(target))
-      // A cold open's first context would otherwise count every part of its view again.
-      if (!this.#storedTaken) {
-        this.#storedTaken = true
-        this.#stored.take(logView)
-      }
       // The content channel shows results the model has not answered yet in full, the rest as citations.
       const fullView = await state.content.expand(logView, state.log.unfrozenItems)
       // The policies may narrow the view (the automatic transitions keep the newest closed scopes).
@@ -130,11 +116,11 @@ export class ContextAssembly<L extends string> {
         })
         const rendered = renderedView(view, this.#rendered, (message) => {
           for (const part of message.content) if (!Object.isFrozen(part)) deepFreeze(part)
-          return this.#count(message)
+          return state.countTokens(message)
         })
         this.#rendered = rendered
         let tokens = rendered.tokens
-        for (const message of head) tokens += this.#count(message)
+        for (const message of head) tokens += state.countTokens(message)
         const messages = handOut(head)
         handOutView(rendered, messages)
         fitted = { messages, omitted: 0, tokens }
@@ -168,7 +154,9 @@ export class ContextAssembly<L extends string> {
       const { messages } = fitted
       // A fitted context was counted as it was built.
       const contextTokens =
-        'tokens' in fitted ? fitted.tokens : messages.reduce((sum, message) => sum + this.#count(message), 0)
+        'tokens' in fitted
+          ? fitted.tokens
+          : messages.reduce((sum, message) => sum + state.countTokens(message), 0)
       const totalTokens = state.log.rawTokens + systemTokens + pinnedTokens
       const savedTokens = Math.max(0, totalTokens - contextTokens)
       const stats: ContextStats = {
@@ -206,7 +194,8 @@ export class ContextAssembly<L extends string> {
   ): number {
     const keep = keptIds(logView)
     let keptTokens = 0
-    for (const item of view) if (keep.has(item.id) && item.type === 'message') keptTokens += this.#count(item)
+    for (const item of view)
+      if (keep.has(item.id) && item.type === 'message') keptTokens += this.#state.countTokens(item)
     return budget - systemTokens - keptTokens
   }
 
@@ -246,7 +235,7 @@ export class ContextAssembly<L extends string> {
       keep: keptIds(logView),
       // What is sent alongside the context takes its share of the budget first.
       budget: Math.max(0, budget - alongsideTokens),
-      countMessage: this.#count,
+      countMessage: (message) => state.countTokens(message),
       shrink: (item, maxTokens, brief) => shrunkItem(item, maxTokens, brief, counter, logItem(item)),
       sourceId: (item, part) => partSource(part, logItem(item)).id,
     })

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import type { Item, MessageItem, UnsequencedItem } from '../items'
+import type { Item, JsonObject, MessageItem, UnsequencedItem } from '../items'
 import { inMemoryStore } from '../stores'
-import { parseDigest } from '../thread-state/log-digest'
+import { agentTurn, countingStore } from '../testing/thread-open-suite'
+import { DIGEST_SLOT, parseDigest, storedDigest } from '../thread-state/log-digest'
 import { ThreadLog } from '../thread-state/thread-log'
 import { counterIdentity, type TokenCounter, tokenEstimator } from '../tokens'
 import { createMemory } from './create-memory'
@@ -146,22 +147,37 @@ describe("a counter's identity: its name and version", () => {
     expect((await totals(store, versioned)).totalTokens).toBeLessThan(3 * 50)
   })
 
-  it('a context counts the stored parts it shows unchanged with their stored counts', async () => {
-    const thread = await createMemory({ store: await textThread('estimator@2', 1_000) }).thread('t')
-    const { stats } = await thread.context({ level: 'global' })
-    expect(stats.contextTokens).toBe(3 * (1_000 + 4))
-  })
-
-  it("uses a digest only of the same identity: the old estimator's is not used, a custom counter's is", () => {
-    const digest = new ThreadLog(tokenEstimator()).digest()
-    expect(digest.counter).toBe('estimator@2')
-    const stored = JSON.parse(JSON.stringify({ ...digest, filter: digest.filter.toJSON() }))
+  it("uses a digest only of the same identity: the old estimator's is replayed and replaced, a custom counter's is used", () => {
+    const stored = storedDigest(new ThreadLog(tokenEstimator()).digest())
+    expect(stored.counter).toBe('estimator@2')
     expect(parseDigest(stored, tokenEstimator())).toBeDefined()
     expect(parseDigest({ ...stored, counter: 'estimator' }, tokenEstimator())).toBeUndefined()
     expect(parseDigest(stored, tokenEstimator({ multiplier: 2 }))).toBeUndefined()
-    const custom = JSON.parse(JSON.stringify({ ...new ThreadLog(characters).digest(), filter: [] }))
-    custom.filter = new ThreadLog(characters).digest().filter.toJSON()
+    const custom = storedDigest(new ThreadLog(characters).digest())
     expect(custom.counter).toBe('characters')
     expect(parseDigest(custom, characters)).toBeDefined()
+  })
+
+  it('an open replays a thread whose digest the un-versioned estimator stored, and the next write stores one of this version', async () => {
+    const store = inMemoryStore()
+    const options = { store, compaction: { budget: { inputTokens: 3_000 } } } as const
+    const thread = await createMemory(options).thread('d')
+    for (let turn = 1; turn <= 30; turn++) await thread.append(agentTurn(turn))
+    await thread.compact({ force: true })
+    await thread.settled()
+    const archived = (await store.head('d')).archivedCount
+    expect(archived).toBeGreaterThan(0)
+    const digest = (await store.getSlot('d', DIGEST_SLOT)) as JsonObject
+    expect(digest.counter).toBe('estimator@2')
+    // As the estimator before versions wrote it: the same digest under its bare name.
+    await store.setSlot('d', DIGEST_SLOT, { ...digest, counter: 'estimator' })
+    const old = countingStore(store)
+    const reopened = await createMemory({ ...options, store: old.store }).thread('d')
+    expect(old.reads.archivedItems).toBe(archived)
+    await reopened.append({ role: 'user', content: 'next' })
+    expect(((await store.getSlot('d', DIGEST_SLOT)) as JsonObject).counter).toBe('estimator@2')
+    const fresh = countingStore(store)
+    await createMemory({ ...options, store: fresh.store }).thread('d')
+    expect(fresh.reads.archivedItems).toBe(0)
   })
 })

@@ -356,28 +356,18 @@ const rawPartTokens = (part: MessagePart, counter: TokenCounter) =>
  * this identity ({@link counterIdentity}: the same name and version) and are whole (one non-negative
  * count per part); otherwise undefined, and the caller counts.
  */
-export function storedPartTokens(item: MessageItem, identity: string): number | undefined {
-  const parts = storedParts(item, identity)
-  if (parts === undefined) return undefined
-  let total = 0
-  for (const count of parts) total += count
-  return total
-}
-
-/**
- * The part counts core stored with a message (see {@link storedPartTokens}), or undefined: a context
- * counts the parts it shows unchanged by them (`StoredPartCounts`).
- */
-export function storedParts(item: MessageItem, identity: string): readonly number[] | undefined {
+function storedPartTokens(item: MessageItem, identity: string): number | undefined {
   const tokens = item.tokens
   if (tokens === undefined || tokens === null || typeof tokens !== 'object') return undefined
   const { parts } = tokens
   if (tokens.counter !== identity || !Array.isArray(parts) || parts.length !== item.content.length)
     return undefined
+  let total = 0
   for (const count of parts) {
     if (typeof count !== 'number' || !Number.isFinite(count) || count < 0) return undefined
+    total += count
   }
-  return parts
+  return total
 }
 
 /**
