@@ -36,15 +36,16 @@ export interface MessageItem<L extends string = string> extends ItemBase<L> {
   scope?: ScopeOpening
   /**
    * Written by core with the item: each part's tokens as the thread's totals count them (an offloaded
-   * part as what was appended), by the named counter. A thread opened with the same counter trusts
-   * them instead of counting the log again; absent or from another counter, the parts are counted.
+   * part as what was appended), by the counter named. A thread opened with a counter of the same name
+   * and version trusts them instead of counting the log again; absent or from another counter (or
+   * version), the parts are counted.
    */
   tokens?: PartTokens
 }
 
 /** Token counts of a message's parts by one counter ({@link MessageItem.tokens}). */
 export interface PartTokens {
-  /** The `name` of the token counter that counted. */
+  /** The identity of the token counter that counted: its `name`, and `@version` when it has one. */
   counter: string
   /** One count per part, in `content` order. */
   parts: number[]

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import type { Item, MessageItem, UnsequencedItem } from '../items'
+import type { Item, JsonObject, MessageItem, UnsequencedItem } from '../items'
 import { inMemoryStore } from '../stores'
-import type { TokenCounter } from '../tokens'
+import { agentTurn, countingStore } from '../testing/thread-open-suite'
+import { DIGEST_SLOT, parseDigest, storedDigest } from '../thread-state/log-digest'
+import { ThreadLog } from '../thread-state/thread-log'
+import { counterIdentity, type TokenCounter, tokenEstimator } from '../tokens'
 import { createMemory } from './create-memory'
 
 const characters: TokenCounter = { name: 'characters', count: (text) => text.length }
@@ -54,13 +57,13 @@ async function totals(store: ReturnType<typeof inMemoryStore>, tokenCounter?: To
 }
 
 describe('token counts stored with messages', () => {
-  it("stores each part's count and the counter's name with every message, and nothing on other items", async () => {
+  it("stores each part's count and the counter's name and version with every message, and nothing on other items", async () => {
     const store = await writeThread()
     const items = await store.read('t')
     const messages = items.filter((item): item is MessageItem => item.type === 'message')
     expect(messages.length).toBeGreaterThan(3)
     for (const message of messages) {
-      expect(message.tokens?.counter).toBe('estimator')
+      expect(message.tokens?.counter).toBe('estimator@2')
       expect(message.tokens?.parts).toHaveLength(message.content.length)
       for (const count of message.tokens!.parts) expect(count).toBeGreaterThan(0)
     }
@@ -93,11 +96,88 @@ describe('token counts stored with messages', () => {
     expect(await totals(mismatched)).toEqual(await totals(written))
     // Counts that fit are trusted as they are: the open does not count what was stored.
     const trusted = await copyThread(await written.read('t'), (item) => {
-      if (item.type === 'message') (item as MessageItem).tokens = { counter: 'estimator', parts: [1_000] }
+      if (item.type === 'message') (item as MessageItem).tokens = { counter: 'estimator@2', parts: [1_000] }
       return item
     })
     const messages = (await written.read('t')).filter((item) => item.type === 'message')
     expect(messages.every((item) => item.type === 'message' && item.content.length === 1)).toBe(true)
     expect((await totals(trusted)).totalTokens).toBe(messages.length * (1_000 + 4))
+  })
+})
+
+/** Text messages only, each with stored counts of `parts: [count]` by `counter`. */
+async function textThread(counter: string, count: number) {
+  const written = inMemoryStore()
+  const thread = await createMemory({ store: written }).thread('t')
+  await thread.append([
+    { role: 'user', content: 'Plan the launch page, please.' },
+    { role: 'assistant', content: 'First the hero, then the pricing table.' },
+    { role: 'user', content: 'Go ahead.' },
+  ])
+  return copyThread(await written.read('t'), (item) => {
+    if (item.type === 'message') (item as MessageItem).tokens = { counter, parts: [count] }
+    return item
+  })
+}
+
+describe("a counter's identity: its name and version", () => {
+  it('names the estimator by its version, and its multiplier; a counter without a version by its name', () => {
+    expect(tokenEstimator().name).toBe('estimator')
+    expect(counterIdentity(tokenEstimator())).toBe('estimator@2')
+    expect(counterIdentity(tokenEstimator({ multiplier: 1.5 }))).toBe('estimator@2x1.5')
+    expect(counterIdentity(characters)).toBe('characters')
+  })
+
+  it("counts again what the un-versioned estimator stored (an earlier algorithm's counts), totals and context alike", async () => {
+    const fresh = await totals(await textThread('estimator@2', 1_000))
+    expect(fresh.totalTokens).toBe(3 * (1_000 + 4))
+    const old = await textThread('estimator', 1_000)
+    const recounted = await totals(old)
+    expect(recounted.totalTokens).toBeLessThan(3 * 30)
+    const thread = await createMemory({ store: old }).thread('t')
+    const { stats } = await thread.context({ level: 'global' })
+    expect(stats.contextTokens).toBe(recounted.totalTokens)
+  })
+
+  it("trusts a custom counter's counts without a version under its name, as before versions", async () => {
+    const store = await textThread('characters', 1_000)
+    expect((await totals(store, characters)).totalTokens).toBe(3 * (1_000 + 4))
+    // Another version of the same name is another counter.
+    const versioned = { ...characters, version: '2' }
+    expect((await totals(store, versioned)).totalTokens).toBeLessThan(3 * 50)
+  })
+
+  it("uses a digest only of the same identity: the old estimator's is replayed and replaced, a custom counter's is used", () => {
+    const stored = storedDigest(new ThreadLog(tokenEstimator()).digest())
+    expect(stored.counter).toBe('estimator@2')
+    expect(parseDigest(stored, tokenEstimator())).toBeDefined()
+    expect(parseDigest({ ...stored, counter: 'estimator' }, tokenEstimator())).toBeUndefined()
+    expect(parseDigest(stored, tokenEstimator({ multiplier: 2 }))).toBeUndefined()
+    const custom = storedDigest(new ThreadLog(characters).digest())
+    expect(custom.counter).toBe('characters')
+    expect(parseDigest(custom, characters)).toBeDefined()
+  })
+
+  it('an open replays a thread whose digest the un-versioned estimator stored, and the next write stores one of this version', async () => {
+    const store = inMemoryStore()
+    const options = { store, compaction: { budget: { inputTokens: 3_000 } } } as const
+    const thread = await createMemory(options).thread('d')
+    for (let turn = 1; turn <= 30; turn++) await thread.append(agentTurn(turn))
+    await thread.compact({ force: true })
+    await thread.settled()
+    const archived = (await store.head('d')).archivedCount
+    expect(archived).toBeGreaterThan(0)
+    const digest = (await store.getSlot('d', DIGEST_SLOT)) as JsonObject
+    expect(digest.counter).toBe('estimator@2')
+    // As the estimator before versions wrote it: the same digest under its bare name.
+    await store.setSlot('d', DIGEST_SLOT, { ...digest, counter: 'estimator' })
+    const old = countingStore(store)
+    const reopened = await createMemory({ ...options, store: old.store }).thread('d')
+    expect(old.reads.archivedItems).toBe(archived)
+    await reopened.append({ role: 'user', content: 'next' })
+    expect(((await store.getSlot('d', DIGEST_SLOT)) as JsonObject).counter).toBe('estimator@2')
+    const fresh = countingStore(store)
+    await createMemory({ ...options, store: fresh.store }).thread('d')
+    expect(fresh.reads.archivedItems).toBe(0)
   })
 })

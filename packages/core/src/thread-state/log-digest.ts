@@ -1,5 +1,5 @@
 import type { JsonObject } from '../items'
-import type { TokenCounter } from '../tokens'
+import { counterIdentity, type TokenCounter } from '../tokens'
 import { ArchiveFilter } from './archive-filter'
 
 /** A scope opened by `enter` and not yet closed. */
@@ -48,7 +48,11 @@ export const DIGEST_STATE_KEY = 'logDigest'
 export interface LogDigest<L extends string = string> {
   version: 1
   throughSeq: number
-  /** The token counter `rawTokens` was counted with: another counter's digest is not used. */
+  /**
+   * The identity of the token counter `rawTokens` was counted with (`counterIdentity`: its name and
+   * version): a digest of another counter, or of another version of it, is not used (the log is
+   * replayed and a new digest stored).
+   */
   counter: string
   /** The highest turn of the items. */
   turn: number
@@ -92,7 +96,7 @@ export function parseDigest<L extends string>(
     scopes,
     filter,
   } = value as Record<string, unknown>
-  if (version !== 1 || counterName !== counter.name) return undefined
+  if (version !== 1 || counterName !== counterIdentity(counter)) return undefined
   if (!isCount(throughSeq) || !isCount(turn) || typeof rawTokens !== 'number' || !Number.isFinite(rawTokens))
     return undefined
   if (!Array.isArray(scopes) || !scopes.every(isScope)) return undefined

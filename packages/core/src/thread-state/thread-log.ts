@@ -3,7 +3,7 @@ import type { Item, MessageItem, MessagePart, SummaryItem, UnsequencedItem } fro
 import { indexAfterSeq } from '../items/seq-search'
 import { startsTurn, turnNumber } from '../items/turns'
 import type { TokenCounter } from '../tokens'
-import { countPartTokens, MESSAGE_OVERHEAD_TOKENS } from '../tokens'
+import { counterIdentity, countPartTokens, MESSAGE_OVERHEAD_TOKENS } from '../tokens'
 import { isContextMemoryItem } from '../views'
 import { deepFreeze, FrozenItems } from './frozen-items'
 import { type ArchiveRangeReader, type IndexStart, ItemIndex } from './item-index'
@@ -64,11 +64,15 @@ export class ThreadLog<L extends string> {
    * @param read reads archived items of a seq range, for the append checks the digest cannot settle.
    * @param start what a stored digest says of the items up to its seq.
    */
+  /** The counter's {@link counterIdentity}, which stored counts and the digest record. */
+  readonly #identity: string
+
   constructor(
     private readonly counter: TokenCounter,
     read?: ArchiveRangeReader,
     start?: { digest: LogDigest<L> } & IndexStart,
   ) {
+    this.#identity = counterIdentity(counter)
     this.index = new ItemIndex<L>(() => this.#active.all, read, start)
     if (start !== undefined) {
       const { digest } = start
@@ -87,7 +91,7 @@ export class ThreadLog<L extends string> {
     return {
       version: 1,
       throughSeq: this.lastSeq,
-      counter: this.counter.name,
+      counter: this.#identity,
       turn: this.turn,
       rawTokens: this.rawTokens,
       scopes: this.scopes.map((scope) => ({ ...scope })),
@@ -315,7 +319,7 @@ export class ThreadLog<L extends string> {
     if (!counted) return
     // An offloaded part counts as what was appended, not as the citation that stands in for it.
     this.rawTokens += MESSAGE_OVERHEAD_TOKENS
-    const stored = storedPartTokens(item, this.counter)
+    const stored = storedPartTokens(item, this.#identity)
     if (stored !== undefined) this.rawTokens += stored
     else for (const part of item.content) this.rawTokens += rawPartTokens(part, this.counter)
     const opening = item.scope
@@ -348,14 +352,15 @@ const rawPartTokens = (part: MessagePart, counter: TokenCounter) =>
   referenceOf(part)?.tokens ?? countPartTokens(part, counter)
 
 /**
- * The sum of the part counts core stored with a message, when they were counted by this counter and
- * are whole (one non-negative count per part); otherwise undefined, and the caller counts.
+ * The sum of the part counts core stored with a message, when they were counted by the counter of
+ * this identity ({@link counterIdentity}: the same name and version) and are whole (one non-negative
+ * count per part); otherwise undefined, and the caller counts.
  */
-function storedPartTokens(item: MessageItem, counter: TokenCounter): number | undefined {
+function storedPartTokens(item: MessageItem, identity: string): number | undefined {
   const tokens = item.tokens
   if (tokens === undefined || tokens === null || typeof tokens !== 'object') return undefined
   const { parts } = tokens
-  if (tokens.counter !== counter.name || !Array.isArray(parts) || parts.length !== item.content.length)
+  if (tokens.counter !== identity || !Array.isArray(parts) || parts.length !== item.content.length)
     return undefined
   let total = 0
   for (const count of parts) {
@@ -373,6 +378,9 @@ export function withPartTokens<I extends UnsequencedItem<string>>(item: I, count
   if (item.type !== 'message') return item
   return {
     ...item,
-    tokens: { counter: counter.name, parts: item.content.map((part) => rawPartTokens(part, counter)) },
+    tokens: {
+      counter: counterIdentity(counter),
+      parts: item.content.map((part) => rawPartTokens(part, counter)),
+    },
   }
 }

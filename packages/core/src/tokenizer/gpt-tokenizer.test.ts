@@ -1,6 +1,7 @@
 import { encode as encodeCl100k } from 'gpt-tokenizer/encoding/cl100k_base'
 import { encode as encodeO200k } from 'gpt-tokenizer/encoding/o200k_base'
 import { describe, expect, it } from 'vitest'
+import { counterIdentity } from '../tokens'
 import { gptTokenizer } from './gpt-tokenizer'
 
 const samples = [
@@ -22,6 +23,12 @@ describe('gptTokenizer', () => {
       expect(cl100k.count(text)).toBe(encodeCl100k(text, asText).length)
     }
     expect(o200k.count('Hello, world!')).toBeGreaterThan(1)
+  })
+
+  it('is named by its encoding, which its identity (with the version) carries into stored counts', () => {
+    expect(gptTokenizer().name).toBe('o200k_base')
+    expect(counterIdentity(gptTokenizer())).toBe('o200k_base@1')
+    expect(counterIdentity(gptTokenizer({ encoding: 'cl100k_base' }))).toBe('cl100k_base@1')
   })
 
   it('counts special-token strings as text instead of throwing', () => {

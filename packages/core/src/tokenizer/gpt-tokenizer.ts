@@ -22,6 +22,9 @@ const counters: Record<GptEncodingName, typeof countO200k> = {
 // Text in a conversation is data, not control: special-token strings like "<|endoftext|>" count as text.
 const asText = { disallowedSpecial: new Set<string>() }
 
+/** Raised when the counts of an encoding change (how special-token strings count, say). */
+const GPT_TOKENIZER_VERSION = '1'
+
 /**
  * An exact offline token counter on the `gpt-tokenizer` package (an optional peer dependency: install
  * it beside core). Its tables ship inside the npm package; nothing is downloaded.
@@ -39,5 +42,6 @@ export function gptTokenizer({ encoding = 'o200k_base' }: GptTokenizerOptions = 
       { encoding },
     )
   }
-  return { name: encoding, count: (text) => count(text, asText) }
+  // The name is the encoding; the version stands for how text is counted (special tokens as text).
+  return { name: encoding, version: GPT_TOKENIZER_VERSION, count: (text) => count(text, asText) }
 }

@@ -3,5 +3,5 @@ export {
   countPartTokens,
   MESSAGE_OVERHEAD_TOKENS,
 } from './count-message'
-export type { TokenCounter } from './token-counter'
+export { counterIdentity, type TokenCounter } from './token-counter'
 export { type TokenEstimatorOptions, tokenEstimator } from './token-estimator'

@@ -82,10 +82,18 @@ export function tokenEstimator({ multiplier = 1 }: TokenEstimatorOptions = {}): 
   }
   return {
     name: 'estimator',
+    // The multiplier changes every count, so it is part of the version.
+    version: multiplier === 1 ? ESTIMATOR_VERSION : `${ESTIMATOR_VERSION}x${multiplier}`,
     count: (text) =>
       text.length === 0 ? 0 : Math.ceil((estimateCost(text) + Math.min(HEADROOM, text.length)) * multiplier),
   }
 }
+
+/**
+ * The estimator's algorithm: raised whenever a text's count changes, so that counts stored by an
+ * earlier one are counted again. 2: long runs of spaces and line breaks cost more. (1 had no version.)
+ */
+const ESTIMATOR_VERSION = '2'
 
 // Every cost is a multiple of 1/64, so that sums are exact in floating point and the rounding at the
 // end never depends on the order of additions.
