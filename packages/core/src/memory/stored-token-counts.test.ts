@@ -128,15 +128,20 @@ describe("a counter's identity: its name and version", () => {
     expect(counterIdentity(characters)).toBe('characters')
   })
 
-  it("counts again what the un-versioned estimator stored (an earlier algorithm's counts), totals and context alike", async () => {
+  it("trusts what the estimator stored before versions, as version 2's; a multiplier's counts again", async () => {
     const fresh = await totals(await textThread('estimator@2', 1_000))
     expect(fresh.totalTokens).toBe(3 * (1_000 + 4))
+    // Plain `estimator`: version 1, which counts as version 2 does but for very long whitespace runs.
     const old = await textThread('estimator', 1_000)
-    const recounted = await totals(old)
-    expect(recounted.totalTokens).toBeLessThan(3 * 30)
+    expect(await totals(old)).toEqual(fresh)
+    // The contexts are fitted with fresh counts whatever was stored.
     const thread = await createMemory({ store: old }).thread('t')
     const { stats } = await thread.context({ level: 'global' })
-    expect(stats.contextTokens).toBe(recounted.totalTokens)
+    expect(stats.contextTokens).toBeLessThan(3 * 30)
+    // Another estimator (a multiplier) stored them under the same bare name: they are counted again.
+    const multiplied = tokenEstimator({ multiplier: 2 })
+    expect((await totals(old, multiplied)).totalTokens).toBeLessThan(3 * 60)
+    expect((await totals(await textThread('estimator@1', 1_000))).totalTokens).toBeLessThan(3 * 30)
   })
 
   it("trusts a custom counter's counts without a version under its name, as before versions", async () => {
@@ -147,18 +152,22 @@ describe("a counter's identity: its name and version", () => {
     expect((await totals(store, versioned)).totalTokens).toBeLessThan(3 * 50)
   })
 
-  it("uses a digest only of the same identity: the old estimator's is replayed and replaced, a custom counter's is used", () => {
+  it("uses a digest only of the same identity (the estimator's before versions as version 2's), a custom counter's too", () => {
     const stored = storedDigest(new ThreadLog(tokenEstimator()).digest())
     expect(stored.counter).toBe('estimator@2')
     expect(parseDigest(stored, tokenEstimator())).toBeDefined()
-    expect(parseDigest({ ...stored, counter: 'estimator' }, tokenEstimator())).toBeUndefined()
+    expect(parseDigest({ ...stored, counter: 'estimator' }, tokenEstimator())?.counter).toBe('estimator@2')
+    expect(
+      parseDigest({ ...stored, counter: 'estimator' }, tokenEstimator({ multiplier: 2 })),
+    ).toBeUndefined()
+    expect(parseDigest({ ...stored, counter: 'estimator@1' }, tokenEstimator())).toBeUndefined()
     expect(parseDigest(stored, tokenEstimator({ multiplier: 2 }))).toBeUndefined()
     const custom = storedDigest(new ThreadLog(characters).digest())
     expect(custom.counter).toBe('characters')
     expect(parseDigest(custom, characters)).toBeDefined()
   })
 
-  it('an open replays a thread whose digest the un-versioned estimator stored, and the next write stores one of this version', async () => {
+  it("an open replays a thread whose digest another version stored, and the next write stores this version's; the estimator's before versions is used", async () => {
     const store = inMemoryStore()
     const options = { store, compaction: { budget: { inputTokens: 3_000 } } } as const
     const thread = await createMemory(options).thread('d')
@@ -169,8 +178,13 @@ describe("a counter's identity: its name and version", () => {
     expect(archived).toBeGreaterThan(0)
     const digest = (await store.getSlot('d', DIGEST_SLOT)) as JsonObject
     expect(digest.counter).toBe('estimator@2')
-    // As the estimator before versions wrote it: the same digest under its bare name.
+    // As the estimator before versions wrote it: the same digest under its bare name, used as it is.
     await store.setSlot('d', DIGEST_SLOT, { ...digest, counter: 'estimator' })
+    const earlier = countingStore(store)
+    await createMemory({ ...options, store: earlier.store }).thread('d')
+    expect(earlier.reads.archivedItems).toBe(0)
+    // Another version's: replayed from the archive.
+    await store.setSlot('d', DIGEST_SLOT, { ...digest, counter: 'estimator@1' })
     const old = countingStore(store)
     const reopened = await createMemory({ ...options, store: old.store }).thread('d')
     expect(old.reads.archivedItems).toBe(archived)

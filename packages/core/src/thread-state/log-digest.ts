@@ -1,5 +1,5 @@
 import type { JsonObject } from '../items'
-import { counterIdentity, type TokenCounter } from '../tokens'
+import { counterIdentity, sameCounts, type TokenCounter } from '../tokens'
 import { ArchiveFilter } from './archive-filter'
 
 /** A scope opened by `enter` and not yet closed. */
@@ -96,7 +96,7 @@ export function parseDigest<L extends string>(
     scopes,
     filter,
   } = value as Record<string, unknown>
-  if (version !== 1 || counterName !== counterIdentity(counter)) return undefined
+  if (version !== 1 || !sameCounts(counterIdentity(counter), counterName)) return undefined
   if (!isCount(throughSeq) || !isCount(turn) || typeof rawTokens !== 'number' || !Number.isFinite(rawTokens))
     return undefined
   if (!Array.isArray(scopes) || !scopes.every(isScope)) return undefined
@@ -105,7 +105,7 @@ export function parseDigest<L extends string>(
   return {
     version,
     throughSeq,
-    counter: counterName,
+    counter: counterIdentity(counter),
     turn,
     rawTokens,
     scopes: scopes as OpenScope<L>[],

@@ -3,7 +3,7 @@ import type { Item, MessageItem, MessagePart, SummaryItem, UnsequencedItem } fro
 import { indexAfterSeq } from '../items/seq-search'
 import { startsTurn, turnNumber } from '../items/turns'
 import type { TokenCounter } from '../tokens'
-import { counterIdentity, countPartTokens, MESSAGE_OVERHEAD_TOKENS } from '../tokens'
+import { counterIdentity, countPartTokens, MESSAGE_OVERHEAD_TOKENS, sameCounts } from '../tokens'
 import { isContextMemoryItem } from '../views'
 import { deepFreeze, FrozenItems } from './frozen-items'
 import { type ArchiveRangeReader, type IndexStart, ItemIndex } from './item-index'
@@ -360,7 +360,7 @@ function storedPartTokens(item: MessageItem, identity: string): number | undefin
   const tokens = item.tokens
   if (tokens === undefined || tokens === null || typeof tokens !== 'object') return undefined
   const { parts } = tokens
-  if (tokens.counter !== identity || !Array.isArray(parts) || parts.length !== item.content.length)
+  if (!sameCounts(identity, tokens.counter) || !Array.isArray(parts) || parts.length !== item.content.length)
     return undefined
   let total = 0
   for (const count of parts) {

@@ -3,5 +3,5 @@ export {
   countPartTokens,
   MESSAGE_OVERHEAD_TOKENS,
 } from './count-message'
-export { counterIdentity, type TokenCounter } from './token-counter'
+export { counterIdentity, sameCounts, type TokenCounter } from './token-counter'
 export { type TokenEstimatorOptions, tokenEstimator } from './token-estimator'

@@ -24,3 +24,18 @@ export function counterIdentity(counter: TokenCounter): string {
   const { name, version } = counter
   return version === undefined ? name : `${name}@${version}`
 }
+
+/**
+ * Stored identities a counter's own identity takes as its own. The estimator before versions (its
+ * version 1, stored as plain `estimator`) counts as version 2 does but for runs of over 16 line breaks
+ * or 128 spaces (a token less each): its counts stay trusted for the thread's totals, which only
+ * schedule compaction (every context is fitted with fresh counts), so a thread stored before versions
+ * is not counted again at every open. With a multiplier the old counts were another counter's, and
+ * are counted again.
+ */
+const EARLIER_IDENTITIES: Readonly<Record<string, string>> = { 'estimator@2': 'estimator' }
+
+/** Whether counts stored under `stored` were counted as the counter of `identity` counts. */
+export function sameCounts(identity: string, stored: unknown): boolean {
+  return stored === identity || (typeof stored === 'string' && EARLIER_IDENTITIES[identity] === stored)
+}
