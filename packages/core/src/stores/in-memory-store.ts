@@ -71,7 +71,8 @@ interface ThreadData {
   /** The highest seq ever assigned; archiving never lowers it. */
   lastSeq: number
   content: Map<string, ContentRecord>
-  state: JsonObject | undefined
+  /** The thread's state as JSON text: each read parses a fresh copy. */
+  state: string | undefined
 }
 
 /**
@@ -223,14 +224,14 @@ export function inMemoryStore({
 
     async getState(threadId: string): Promise<JsonObject | undefined> {
       const state = existing(threadId)?.state
-      return state === undefined ? undefined : copy(state)
+      return state === undefined ? undefined : (JSON.parse(state) as JsonObject)
     },
 
     async setState(threadId: string, state: JsonObject, options?: LeaseWriteOptions): Promise<void> {
       assertThreadId(threadId)
       checkState(state)
       fence(threadId, options, 'setState')
-      opened(threadId).state = copy(state)
+      opened(threadId).state = JSON.stringify(state)
     },
 
     async getSlot(threadId: string, name: string): Promise<JsonObject | undefined> {
