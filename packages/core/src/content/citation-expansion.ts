@@ -71,7 +71,8 @@ function citingCount(view: readonly Item[], holder: CitingMemo = {}): number {
     if (citesContent(item)) citing++
     if (frozen && !Object.isFrozen(item)) frozen = false
   }
-  holder.last = frozen ? { view, citing } : undefined
+  // A copy: the caller's list is its own, and may change after this call.
+  holder.last = frozen ? { view: view.slice(), citing } : undefined
   return citing
 }
 

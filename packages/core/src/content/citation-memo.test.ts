@@ -28,6 +28,7 @@ describe('expandCitations with the view of the last context kept', () => {
     for (const item of first) deepFreeze(item)
     expect(await expandCitations(first, first, { options, get, memo })).toBe(first)
     expect(memo.last).toEqual({ view: first, citing: 0 })
+    expect(memo.last?.view).not.toBe(first)
 
     const added = citing()
     deepFreeze(added)
@@ -52,6 +53,17 @@ describe('expandCitations with the view of the last context kept', () => {
     deepFreeze(other[0]!)
     // Not an extension of the kept view: every item is checked.
     expect(await expandCitations(other, other, { options, get, memo })).not.toBe(other)
+  })
+
+  it('a list changed in place after a context is counted as it is now', async () => {
+    const memo: CitingMemo = {}
+    const list: Item[] = [plain('a'), plain('b')]
+    for (const item of list) deepFreeze(item)
+    expect(await expandCitations(list, list, { options, get, memo })).toBe(list)
+    const cited = citing()
+    deepFreeze(cited)
+    list[1] = cited
+    expect(await expandCitations(list, list, { options, get, memo })).not.toBe(list)
   })
 
   it('a thread shows a large result stored after contexts without citations', async () => {
