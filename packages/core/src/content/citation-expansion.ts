@@ -16,6 +16,19 @@ export interface CitationExpansionOptions {
    * not read again).
    */
   cache?: CitationCache
+  /** Where the view of the thread's last context is kept for the next one (see {@link citingCount}). */
+  memo?: CitingMemo
+}
+
+/** What a thread keeps of the view its last context expanded. */
+export interface CitingMemo {
+  last?: CitingView | undefined
+}
+
+/** A view whose items are all frozen, and how many of them cite stored content. */
+export interface CitingView {
+  view: readonly Item[]
+  citing: number
 }
 
 /** What {@link expandCitations} built for each citation part of the log. */
@@ -39,6 +52,38 @@ function citesContent(item: Item): boolean {
 }
 
 /**
+ * How many items of `view` cite stored content. A chat's next view is the last one with a question and
+ * an answer added: when `view` starts with the items of `holder.last` (the same objects, frozen, so
+ * unchanged), only the added ones are checked. The view is kept in `holder.last` when all its items
+ * are frozen.
+ */
+function citingCount(view: readonly Item[], holder: CitingMemo = {}): number {
+  const last = holder.last
+  let from = 0
+  let citing = 0
+  if (last !== undefined && startsWith(view, last.view)) {
+    from = last.view.length
+    citing = last.citing
+  }
+  let frozen = true
+  for (let index = from; index < view.length; index++) {
+    const item = view[index]!
+    if (citesContent(item)) citing++
+    if (frozen && !Object.isFrozen(item)) frozen = false
+  }
+  // A copy: the caller's list is its own, and may change after this call.
+  holder.last = frozen ? { view: view.slice(), citing } : undefined
+  return citing
+}
+
+/** Whether `view` starts with the items of `prefix`, the same objects. */
+function startsWith(view: readonly Item[], prefix: readonly Item[]): boolean {
+  if (prefix.length > view.length) return false
+  for (let index = prefix.length - 1; index >= 0; index--) if (view[index] !== prefix[index]) return false
+  return true
+}
+
+/**
  * The view with its citations shown for a context. Citations that arrived after the last assistant
  * message (the model has not answered them yet) are shown as the full stored part; older ones as their
  * citation, brief from `briefAfterTurns` turns back; answered tool results beyond the newest
@@ -48,8 +93,10 @@ function citesContent(item: Item): boolean {
 export async function expandCitations<I extends Item>(
   view: readonly I[],
   history: readonly Item[],
-  { options, get, cache = new WeakMap() }: CitationExpansionOptions,
+  expansion: CitationExpansionOptions,
 ): Promise<I[]> {
+  if (citingCount(view, expansion.memo) === 0) return view as I[]
+  const { options, get, cache = new WeakMap() } = expansion
   let answeredThrough = 0
   for (let index = history.length - 1; index >= 0; index--) {
     const item = history[index]!
@@ -59,7 +106,6 @@ export async function expandCitations<I extends Item>(
     }
   }
   const cites = (item: Item): item is MessageItem & I => citesContent(item)
-  if (!view.some(cites)) return view as I[]
   const { briefAfterTurns, maxCitations } = options
   const grouped = groupedResults(view, answeredThrough, maxCitations)
   const inputs = grouped.size === 0 ? new Map<string, JsonValue>() : callInputs(view)

@@ -34,14 +34,15 @@ export class ContentOffload {
         out.push(item)
         continue
       }
-      let changed = false
-      const content: MessagePart[] = []
-      for (const part of item.content) {
+      // A list of its own only once a part is cited: most messages keep every part as it is.
+      let content: MessagePart[] | undefined
+      for (let index = 0; index < item.content.length; index++) {
+        const part = item.content[index]!
         const cited = await this.#offloadPart(item, part, items, history)
-        if (cited !== part) changed = true
-        content.push(cited)
+        if (cited !== part) content ??= item.content.slice(0, index)
+        content?.push(cited)
       }
-      out.push(changed ? ({ ...item, content } as I) : item)
+      out.push(content === undefined ? item : ({ ...item, content } as I))
     }
     return out
   }

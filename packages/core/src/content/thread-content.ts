@@ -3,7 +3,7 @@ import type { Item, UnsequencedItem } from '../items'
 import type { ContentRecord } from '../stores'
 import { checkContentRecord } from '../stores/store-arguments'
 import { contentMethods } from '../stores/store-check'
-import { type CitationCache, expandCitations } from './citation-expansion'
+import { type CitationCache, type CitingMemo, expandCitations } from './citation-expansion'
 import type { ContentBinding } from './content-binding'
 import { ContentOffload } from './content-offload'
 import { utf8Length } from './content-size'
@@ -36,6 +36,8 @@ export class ThreadContent {
   readonly #offload: ContentOffload
   /** The parts contexts showed for each citation part (stored content does not change). */
   readonly #shown: CitationCache = new WeakMap()
+  /** The view the last context expanded (see `expandCitations`). */
+  readonly #expansion: CitingMemo = {}
 
   /** @internal Built by the thread. */
   constructor(deps: ThreadContentDependencies) {
@@ -155,6 +157,7 @@ export class ThreadContent {
       options: this.#spaces.deps.options,
       get: (id) => this.get(id),
       cache: this.#shown,
+      memo: this.#expansion,
     })
   }
 }

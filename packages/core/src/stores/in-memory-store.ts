@@ -54,15 +54,25 @@ interface Lease {
   expiresAt: number
 }
 
+/**
+ * A stored item: its seq and its JSON text. Every read parses the text, so a caller always gets a
+ * fresh copy, and an append parses it once, for the copy it returns; no parsed copy is kept.
+ */
+interface StoredItem {
+  seq: number
+  text: string
+}
+
 interface ThreadData {
   /** The active log, sorted by seq (seqs only grow; archiving leaves holes). */
-  active: Item[]
+  active: StoredItem[]
   /** Archived items, sorted by seq. */
-  archived: Item[]
+  archived: StoredItem[]
   /** The highest seq ever assigned; archiving never lowers it. */
   lastSeq: number
   content: Map<string, ContentRecord>
-  state: JsonObject | undefined
+  /** The thread's state as JSON text: each read parses a fresh copy. */
+  state: string | undefined
 }
 
 /**
@@ -137,7 +147,10 @@ export function inMemoryStore({
       checkSeq(threadId, expectedSeq, lastSeq)
       if (items.length === 0) return []
       // Everything is validated and copied before the thread changes, so a failure writes nothing.
-      const stored = items.map((item, index) => storedItem({ ...item, seq: lastSeq + index + 1 } as Item))
+      const stored = items.map((item, index): StoredItem => {
+        const seq = lastSeq + index + 1
+        return { seq, text: JSON.stringify({ ...item, seq }) }
+      })
       const thread = opened(threadId)
       // A loop rather than push(...stored): spreading 100k+ arguments overflows the call stack.
       for (const item of stored) thread.active.push(item)
@@ -173,8 +186,8 @@ export function inMemoryStore({
         if (thread.active[index]?.seq === seq) moving.add(seq)
       }
       if (moving.size === 0) return 0
-      const kept: Item[] = []
-      const moved: Item[] = []
+      const kept: StoredItem[] = []
+      const moved: StoredItem[] = []
       for (const item of thread.active) (moving.has(item.seq) ? moved : kept).push(item)
       thread.active = kept
       mergeBySeq(thread.archived, moved)
@@ -211,14 +224,14 @@ export function inMemoryStore({
 
     async getState(threadId: string): Promise<JsonObject | undefined> {
       const state = existing(threadId)?.state
-      return state === undefined ? undefined : copy(state)
+      return state === undefined ? undefined : (JSON.parse(state) as JsonObject)
     },
 
     async setState(threadId: string, state: JsonObject, options?: LeaseWriteOptions): Promise<void> {
       assertThreadId(threadId)
       checkState(state)
       fence(threadId, options, 'setState')
-      opened(threadId).state = copy(state)
+      opened(threadId).state = JSON.stringify(state)
     },
 
     async getSlot(threadId: string, name: string): Promise<JsonObject | undefined> {
@@ -277,11 +290,11 @@ export function inMemoryStore({
         ['archive', thread.archived],
         ['active', thread.active],
       ] as const) {
-        for (const item of items) {
-          auditor.add(source, item)
-          onItemJson?.(item.seq, source, JSON.stringify(item))
+        for (const stored of items) {
+          auditor.add(source, copyItem(stored))
+          onItemJson?.(stored.seq, source, stored.text)
           if (onItem === undefined) continue
-          const copy = copyItem(item)
+          const copy = copyItem(stored)
           onItem(copy, source, () => JSON.stringify(copy))
         }
       }
@@ -333,38 +346,21 @@ function copy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T
 }
 
-function readRange(items: readonly Item[], { fromSeq, toSeq, limit }: ReadOptions): Item[] {
+function readRange(items: readonly StoredItem[], { fromSeq, toSeq, limit }: ReadOptions): Item[] {
   const start = fromSeq === undefined ? 0 : indexFromSeq(items, fromSeq)
   const end = toSeq === undefined ? items.length : indexAfterSeq(items, toSeq)
   if (end <= start) return []
   return items.slice(start, limit === undefined ? end : Math.min(end, start + limit)).map(copyItem)
 }
 
-/**
- * The JSON text of each stored item, kept beside it: a read parses it (one pass per item, not a
- * serialisation and a parse), and stored items never change.
- */
-const itemTexts = new WeakMap<Item, string>()
-
-/** A stored copy of an item, with its text kept for reads. */
-function storedItem(item: Item): Item {
-  const text = JSON.stringify(item)
-  const stored = JSON.parse(text) as Item
-  itemTexts.set(stored, text)
-  return stored
-}
-
 /** A fresh copy of a stored item. */
-function copyItem(item: Item): Item {
-  const text = itemTexts.get(item)
-  return text === undefined ? copy(item) : (JSON.parse(text) as Item)
-}
+const copyItem = (stored: StoredItem): Item => JSON.parse(stored.text) as Item
 
 /**
  * Merges seq-sorted `moved` into seq-sorted `archived`, in place. Archiving usually moves the oldest
  * active items, which all follow the archive's last seq, so that case is a plain push.
  */
-function mergeBySeq(archived: Item[], moved: readonly Item[]): void {
+function mergeBySeq(archived: StoredItem[], moved: readonly StoredItem[]): void {
   const lastArchived = archived.at(-1)
   if (lastArchived === undefined || moved[0]!.seq > lastArchived.seq) {
     for (const item of moved) archived.push(item)

@@ -7,6 +7,8 @@ import type { FrameworkTracer, TelemetryTracer } from './telemetry-tracer'
 export class MemoryTracing {
   readonly #app: TelemetryTracer | undefined
   readonly #frameworks = new Map<string, FrameworkTracer>()
+  /** The frameworks' tracers in adoption order, walked by index: `current()` runs on every store call. */
+  #frameworkList: FrameworkTracer[] = []
 
   constructor(app: TelemetryTracer | undefined) {
     this.#app = app
@@ -20,8 +22,9 @@ export class MemoryTracing {
   /** The tracer for a span starting now, or undefined: no span work at all. */
   current(): TelemetryTracer | undefined {
     if (this.#app !== undefined) return this.#app
-    for (const framework of this.#frameworks.values()) {
-      const tracer = framework()
+    const list = this.#frameworkList
+    for (let index = 0; index < list.length; index++) {
+      const tracer = list[index]!()
       if (tracer !== undefined) return tracer
     }
     return undefined
@@ -34,6 +37,7 @@ export class MemoryTracing {
   adopt(name: string, tracer: FrameworkTracer): boolean {
     if (this.#app !== undefined) return false
     this.#frameworks.set(name, tracer)
+    this.#frameworkList = [...this.#frameworks.values()]
     return true
   }
 }

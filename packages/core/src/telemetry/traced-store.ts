@@ -23,35 +23,27 @@ const counted: Readonly<Record<string, (result: unknown) => number>> = {
  * store itself, so a class store's private fields keep working.
  */
 export function tracedStore(store: StrataStore, tracer: () => TelemetryTracer | undefined): StrataStore {
-  const call = (method: string, attributes: () => TelemetryAttributes, run: () => Promise<unknown>) => {
-    const now = tracer()
-    if (now === undefined) return run()
-    const count = counted[method]
-    return traced(
-      now,
-      `strata.store.${method}`,
-      { 'strata.store.name': store.name, ...attributes() },
-      async (span) => {
-        const result = await run()
-        if (count !== undefined) span?.setAttribute('strata.store.items', count(result))
-        return result
-      },
-    )
-  }
   const methods = new Map<PropertyKey, unknown>()
   for (const method of TRACED_METHODS) {
     const original = (store as unknown as Record<string, unknown>)[method]
     if (typeof original !== 'function') continue
-    // Every call but listThreads names its thread first.
-    const attributes = (threadId: unknown) =>
-      method === 'listThreads' ? {} : { 'strata.thread.id': String(threadId) }
-    methods.set(method, (...args: unknown[]) =>
-      call(
-        method,
-        () => attributes(args[0]),
-        () => original.apply(store, args),
-      ),
-    )
+    const count = counted[method]
+    const name = `strata.store.${method}`
+    methods.set(method, (...args: unknown[]) => {
+      const now = tracer()
+      // No tracer: straight to the store, with no span, attributes or closures made for the call.
+      if (now === undefined) return original.apply(store, args)
+      // Every call but listThreads names its thread first.
+      const attributes: TelemetryAttributes =
+        method === 'listThreads'
+          ? { 'strata.store.name': store.name }
+          : { 'strata.store.name': store.name, 'strata.thread.id': String(args[0]) }
+      return traced(now, name, attributes, async (span) => {
+        const result: unknown = await original.apply(store, args)
+        if (count !== undefined) span?.setAttribute('strata.store.items', count(result))
+        return result
+      })
+    })
   }
   return storeWithOverrides(store, methods)
 }

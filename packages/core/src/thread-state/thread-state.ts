@@ -103,7 +103,8 @@ export class ThreadState<L extends string, C extends StateCompaction = StateComp
     for (let index = items.length - 1; index >= 0; index--) {
       const item = items[index]!
       if (isContextMemoryItem(item)) continue
-      const rank = ladder.rank(item.level)
+      // Most items of a view are of its level: their rank is known without a lookup (names are unique).
+      const rank = item.level === level ? target : ladder.rank(item.level)
       if (rank < target) break
       if (rank > target) continue
       if (item.seq > through || kept.length < minimum) kept.push(item)

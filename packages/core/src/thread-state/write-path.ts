@@ -17,6 +17,9 @@ export const MAX_WRITE_ATTEMPTS = 10
 const backOff = (attempt: number) =>
   new Promise<void>((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)))
 
+/** The queue goes on after a failed operation: its caller gets the failure. */
+const ignore = () => undefined
+
 /** `STRATA_THREAD_LOST`: the store holds less of the thread than this thread object saw. */
 export function threadLostError(threadId: string, knownSeq: number, storeSeq: number): StrataError {
   return new StrataError({
@@ -68,7 +71,7 @@ export class WritePath<L extends string> {
   /** Runs `operation` after every operation queued before it on this thread object. */
   exclusive<T>(operation: () => Promise<T>): Promise<T> {
     const run = this.#queue.then(operation, operation)
-    this.#queue = run.catch(() => undefined)
+    this.#queue = run.catch(ignore)
     return run
   }
 
