@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { appendFileSync, existsSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -7,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { StrataError, type UnsequencedItem } from '@strata-memory/core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { fileStore } from './file-store'
+import { runWorker } from './testing/run-worker'
 
 // The child imports the built package (`@strata-memory/store-file` → dist): build it first.
 const WORKER = fileURLToPath(new URL('./testing/append-worker.mjs', import.meta.url))
@@ -27,24 +27,6 @@ const texts = (items: readonly object[]) =>
 
 /** A line as the store writes it, appended behind the store's back (no lock, no lease check). */
 const lineOf = (seq: number, text: string) => `${JSON.stringify({ ...item(text), seq })}\n`
-
-function runWorker(args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WORKER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk
-    })
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk
-    })
-    child.on('error', reject)
-    child.on('close', (code) =>
-      code === 0 ? resolve(stdout) : reject(new Error(`worker exited with ${code}: ${stderr}`)),
-    )
-  })
-}
 
 describe('a lease this store holds stands for the stats of the thread files', () => {
   let dir: string | undefined
@@ -90,13 +72,13 @@ describe('a lease this store holds stands for the stats of the thread files', ()
     await store.append('t', [item('a')], { expectedSeq: 0 })
     await store.acquireLease('t', { owner: 'one', ttlMs: 30_000 })
     expect((await store.head('t')).lastSeq).toBe(1)
-    const refused = await runWorker([dir, 't', 'other', '1']).then(
+    const refused = await runWorker(WORKER, [dir, 't', 'other', '1']).then(
       () => undefined,
       (error: Error) => error.message,
     )
     expect(refused).toContain('STRATA_THREAD_BUSY')
     await store.releaseLease('t', { owner: 'one' })
-    await runWorker([dir, 't', 'other', '2'])
+    await runWorker(WORKER, [dir, 't', 'other', '2'])
     await store.acquireLease('t', { owner: 'two', ttlMs: 30_000 })
     expect((await store.head('t')).lastSeq).toBe(3)
     await store.append('t', [item('b')], { expectedSeq: 3, lease: 'two' })

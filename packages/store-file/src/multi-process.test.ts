@@ -1,34 +1,15 @@
-import { spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { fileStore } from './file-store'
+import { runWorker } from './testing/run-worker'
 
 // The children import the built package (`@strata-memory/store-file` → dist): build it first.
 const WORKER = fileURLToPath(new URL('./testing/append-worker.mjs', import.meta.url))
 const WORKING_MEMORY_WORKER = fileURLToPath(new URL('./testing/working-memory-worker.mjs', import.meta.url))
 const PER_WRITER = 1_000
-
-/** Runs the worker to completion; resolves with its stdout, rejects with its stderr. */
-function runWorker(args: string[], worker = WORKER): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [worker, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk
-    })
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk
-    })
-    child.on('error', reject)
-    child.on('close', (code) =>
-      code === 0 ? resolve(stdout) : reject(new Error(`worker exited with ${code}: ${stderr}`)),
-    )
-  })
-}
 
 describe('two processes appending to one thread', () => {
   let dir: string | undefined
@@ -43,7 +24,7 @@ describe('two processes appending to one thread', () => {
     const startAt = String(Date.now() + 2_500)
     const outputs = await Promise.all(
       ['left', 'right'].map((writer) =>
-        runWorker([dir!, 'shared-thread', writer, String(PER_WRITER), startAt]),
+        runWorker(WORKER, [dir!, 'shared-thread', writer, String(PER_WRITER), startAt]),
       ),
     )
     const reports = outputs.map((output) => JSON.parse(output) as { writer: string; conflicts: number })
@@ -81,7 +62,7 @@ describe('two processes write working memory at once', () => {
     const startAt = String(Date.now() + 2_500)
     const outputs = await Promise.all(
       ['left', 'right'].map((writer) =>
-        runWorker([dir!, 'user-42', writer, String(notes), startAt], WORKING_MEMORY_WORKER),
+        runWorker(WORKING_MEMORY_WORKER, [dir!, 'user-42', writer, String(notes), startAt]),
       ),
     )
     const reports = outputs.map(

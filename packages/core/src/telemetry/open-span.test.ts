@@ -2,29 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createMemory } from '../memory'
 import { inMemoryStore } from '../stores'
 import { agentTurn, storeWithoutDigest } from '../testing/thread-open-suite'
-import type { TelemetryAttributes, TelemetrySpan, TelemetryTracer } from '.'
-
-/** A tracer that records each span's name and attributes. */
-function recordingTracer() {
-  const spans: { name: string; attributes: TelemetryAttributes }[] = []
-  const tracer: TelemetryTracer = {
-    startActiveSpan(name, options, fn) {
-      const attributes: TelemetryAttributes = { ...options.attributes }
-      spans.push({ name, attributes })
-      const span: TelemetrySpan = {
-        setAttribute: (key, value) => {
-          attributes[key] = value
-        },
-        setAttributes: (more) => Object.assign(attributes, more),
-        recordException: () => undefined,
-        setStatus: () => undefined,
-        end: () => undefined,
-      }
-      return fn(span) as ReturnType<typeof fn>
-    },
-  }
-  return { tracer, spans }
-}
+import { recordingTracer } from './testing/recording-tracer'
 
 describe('a cold open reports what it read (strata.thread.open)', () => {
   it('counts the items read: the active log only with a digest, the archive too without one', async () => {

@@ -1,30 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import type { UnsequencedItem } from '../items'
 import { inMemoryStore } from '../stores'
-import type { TelemetryAttributes, TelemetrySpan, TelemetryTracer } from '.'
+import type { TelemetryTracer } from '.'
+import { recordingTracer } from './testing/recording-tracer'
 import { tracedStore } from './traced-store'
-
-/** A tracer that records each span's name and attributes. */
-function recordingTracer() {
-  const spans: { name: string; attributes: TelemetryAttributes }[] = []
-  const tracer: TelemetryTracer = {
-    startActiveSpan(name, options, fn) {
-      const attributes: TelemetryAttributes = { ...options.attributes }
-      spans.push({ name, attributes })
-      const span: TelemetrySpan = {
-        setAttribute: (key, value) => {
-          attributes[key] = value
-        },
-        setAttributes: (more) => Object.assign(attributes, more),
-        recordException: () => undefined,
-        setStatus: () => undefined,
-        end: () => undefined,
-      }
-      return fn(span) as ReturnType<typeof fn>
-    },
-  }
-  return { tracer, spans }
-}
 
 const message: UnsequencedItem = {
   id: 'm1',
