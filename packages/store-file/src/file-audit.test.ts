@@ -5,7 +5,7 @@ import type { UnsequencedItem } from '@strata-memory/core'
 import { ThreadAuditor } from '@strata-memory/core/store-kit'
 import { makeEveryItemType, makeItems } from '@strata-memory/core/testing'
 import { afterEach, describe, expect, it } from 'vitest'
-import { auditLog } from './file-audit'
+import { auditLog, auditLogFile } from './file-audit'
 import { fileStore } from './file-store'
 import { itemFromLogLine } from './line-format'
 
@@ -97,7 +97,7 @@ describe('fileStore audit', () => {
   })
 
   it('reads a log a window of lines at a time as it reads it whole: batches and corrupt lines across windows', async () => {
-    const { store, log } = await threadOf(3)
+    const { store, folder, log } = await threadOf(3)
     for (const size of [4, 1, 5, 2, 3]) {
       const { lastSeq } = await store.head('t')
       await store.append('t', makeItems(size), { expectedSeq: lastSeq })
@@ -108,21 +108,20 @@ describe('fileStore audit', () => {
     lines[11] = '' // an empty line inside the batch of two
     const torn = JSON.stringify({ seq: 99, id: 'torn', type: 'message', batch_end: 100 })
     const bytes = Buffer.from(`${lines.join('\n')}\n${torn}\n{"seq":100,"id`)
-    const read = (window: number) => {
+    // The same bytes in a file of their own, read a window at a time into one reused buffer.
+    const file = join(folder, 'damaged.jsonl')
+    await writeFile(file, bytes)
+    const read = (window: number, from: 'buffer' | 'file' = 'buffer') => {
       const auditor = new ThreadAuditor('t')
       const seen: [number, number | undefined][] = []
-      auditLog(
-        bytes,
-        'raw_traces.jsonl',
-        auditor,
-        (_source, record, text, _file, line) => {
-          const item = itemFromLogLine(text)
-          expect(record).toEqual(JSON.parse(text))
-          auditor.add('active', item)
-          seen.push([item.seq, line])
-        },
-        window,
-      )
+      const sink: Parameters<typeof auditLog>[3] = (_source, record, text, _file, line) => {
+        const item = itemFromLogLine(text)
+        expect(record).toEqual(JSON.parse(text))
+        auditor.add('active', item)
+        seen.push([item.seq, line])
+      }
+      if (from === 'buffer') auditLog(bytes, 'raw_traces.jsonl', auditor, sink, window)
+      else expect(auditLogFile(file, 'raw_traces.jsonl', auditor, sink, window)).toBe(bytes.length)
       return { entries: auditor.finish(), seen }
     }
     const whole = read(1 << 30)
@@ -135,7 +134,11 @@ describe('fileStore audit', () => {
       'seq-gap',
       'seq-gap',
     ])
-    for (const window of [1, 10, 50, 120, 400, 1000]) expect(read(window), `window ${window}`).toEqual(whole)
+    for (const window of [1, 10, 50, 120, 400, 1000]) {
+      expect(read(window), `window ${window}`).toEqual(whole)
+      expect(read(window, 'file'), `window ${window} of the file`).toEqual(whole)
+    }
+    expect(read(1 << 30, 'file')).toEqual(whole)
   })
 
   it('reports progress in bytes up to the total, and each item once per file it is in', async () => {

@@ -1,4 +1,5 @@
-import { type FileHandle, open, readdir, stat } from 'node:fs/promises'
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
+import { readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { assertThreadId, StrataError } from '@strata-memory/core'
 import {
@@ -10,7 +11,6 @@ import {
   ThreadAuditor,
 } from '@strata-memory/core/store-kit'
 import { contentFileName } from './content-files'
-import { readRange } from './durable-fs'
 import { archiveSize, auditArchive, type Sink } from './file-audit-archive'
 import type { FileContext } from './file-context'
 import { isMissing, storeFailed } from './file-errors'
@@ -39,6 +39,38 @@ function batchText(whole: Buffer): string {
 }
 
 /**
+ * A log's bytes as an audit reads them, a window at a time: a buffer (`slice` is `subarray`), or a file
+ * read into one reused buffer ({@link FileBytes}), so an audit holds a window of the log, never all of it.
+ * A window is valid until the next `slice`.
+ */
+export interface LogBytes {
+  readonly length: number
+  slice(start: number, end: number): Buffer
+}
+
+/** A log file's bytes up to `length` (its size when the audit began), read on demand. */
+class FileBytes implements LogBytes {
+  #buffer = Buffer.alloc(0)
+
+  constructor(
+    private readonly descriptor: number,
+    readonly length: number,
+  ) {}
+
+  slice(start: number, end: number): Buffer {
+    const size = end - start
+    if (this.#buffer.length < size) this.#buffer = Buffer.allocUnsafe(size)
+    let filled = 0
+    while (filled < size) {
+      const read = readSync(this.descriptor, this.#buffer, filled, size - filled, start + filled)
+      if (read === 0) break
+      filled += read
+    }
+    return this.#buffer.subarray(0, filled)
+  }
+}
+
+/**
  * Bytes of a log parsed at once: whole lines, so the lines of one window die young. Each window is
  * decoded whole: Node makes a text of ASCII longer than about a megabyte an external string, outside
  * the heap the garbage collector scans (a 100k-item audit allocated 18 MB less heap than with the
@@ -53,7 +85,7 @@ const WINDOW_BYTES = 2 << 20
  * after it, so one audit finds every problem. Read-only.
  */
 export function auditLog(
-  bytes: Buffer,
+  bytes: LogBytes,
   name: string,
   auditor: ThreadAuditor,
   sink: Sink,
@@ -74,15 +106,31 @@ export function auditLog(
     committed++
     lastSeq = seq
   }
-  while (position < bytes.length) {
+  const length = bytes.length
+  while (position < length) {
     reach = Math.max(reach, position) + windowBytes
-    let end = bytes.length
-    if (reach < bytes.length) {
-      const newline = bytes.lastIndexOf(NEWLINE, reach - 1)
-      end = newline >= position ? newline + 1 : bytes.indexOf(NEWLINE, reach) + 1 || bytes.length
+    let end = length
+    let window: Buffer
+    if (reach < length) {
+      window = bytes.slice(position, reach)
+      const newline = window.lastIndexOf(NEWLINE)
+      if (newline !== -1) end = position + newline + 1
+      else {
+        // A line longer than the window: read on to its newline.
+        let to = reach
+        let found = -1
+        while (found === -1 && to < length) {
+          to = Math.min(length, to + windowBytes)
+          window = bytes.slice(position, to)
+          found = window.indexOf(NEWLINE)
+        }
+        end = found === -1 ? length : position + found + 1
+      }
+    } else {
+      window = bytes.slice(position, length)
     }
-    const final = end === bytes.length
-    const chunk = bytes.subarray(position, end)
+    const final = end === length
+    const chunk = window.subarray(0, end - position)
     committed = 0
     lastSeq = previousSeq
     windowStart = firstLine
@@ -152,17 +200,35 @@ export function auditLog(
   }
 }
 
-/** The bytes of a file (read at once), or an empty buffer when there is none. */
-async function bytesOf(path: string): Promise<Buffer> {
-  let handle: FileHandle | undefined
+/**
+ * Audits a log file a window at a time (`auditLog`); none there is an empty log. Returns its size,
+ * for progress.
+ */
+export function auditLogFile(
+  path: string,
+  name: string,
+  auditor: ThreadAuditor,
+  sink: Sink,
+  windowBytes = WINDOW_BYTES,
+): number {
+  let descriptor: number
   try {
-    handle = await open(path, 'r')
-    return await readRange(handle, 0, (await handle.stat()).size)
+    descriptor = openSync(path, 'r')
   } catch (error) {
-    if (isMissing(error)) return Buffer.alloc(0)
+    if (isMissing(error)) return 0
     throw storeFailed('read', path, error)
+  }
+  try {
+    let length: number
+    try {
+      length = fstatSync(descriptor).size
+    } catch (error) {
+      throw storeFailed('read', path, error)
+    }
+    auditLog(new FileBytes(descriptor, length), name, auditor, sink, windowBytes)
+    return length
   } finally {
-    await handle?.close()
+    closeSync(descriptor)
   }
 }
 
@@ -200,13 +266,12 @@ export function fileAudit({
           onItem(built, source, () => itemJsonFromLine(text, record) ?? JSON.stringify(built))
         }
       }
-      const active = await bytesOf(thread.active.path)
       const archiveBytes = await archiveSize(thread.directory)
-      const total = active.length + archiveBytes
-      auditLog(active, ACTIVE_FILE, auditor, sink)
-      onProgress?.(active.length, total)
+      const active = auditLogFile(thread.active.path, ACTIVE_FILE, auditor, sink)
+      const total = active + archiveBytes
+      onProgress?.(active, total)
       await auditArchive(thread.directory, auditor, sink, (bytes) =>
-        onProgress?.(active.length + Math.min(bytes, archiveBytes), total),
+        onProgress?.(active + Math.min(bytes, archiveBytes), total),
       )
       auditor.finish()
       await auditor.checkContent((ids) => contentFound(agentsDirectory, threadId, ids))
