@@ -1,5 +1,4 @@
 import { type Stats, statSync } from 'node:fs'
-import { type FileHandle, open } from 'node:fs/promises'
 import { join } from 'node:path'
 import { SeqRuns } from './archive-lines'
 import {
@@ -12,20 +11,24 @@ import {
   parseIndexLine,
   scanLegacy,
 } from './archive-parts'
-import { readRange } from './durable-fs'
 import { corruptLog, isMissing, storeFailed } from './file-errors'
 import { type FileVersion, sameVersion, versionOf } from './file-version'
 import type { PendingTail } from './log-file'
+import { type LogReader, openLog, readLogRange } from './log-reader'
 
-const statOrUndefined = (path: string): FileVersion | undefined => {
+const statsOrUndefined = (path: string): Stats | undefined => {
   try {
     // Runs on every read: a missing file answers undefined rather than an exception.
-    const stats = statSync(path, { throwIfNoEntry: false })
-    return stats === undefined ? undefined : versionOf(stats)
+    return statSync(path, { throwIfNoEntry: false })
   } catch (error) {
     if (isMissing(error)) return undefined
     throw storeFailed('read', path, error)
   }
+}
+
+const statOrUndefined = (path: string): FileVersion | undefined => {
+  const stats = statsOrUndefined(path)
+  return stats === undefined ? undefined : versionOf(stats)
 }
 
 const TAIL_CHECK_BYTES = 64
@@ -145,15 +148,16 @@ export class ArchiveIndex {
 
   private async refreshIndex(): Promise<void> {
     const path = this.indexPath
-    const current = statOrUndefined(path)
-    if (current === undefined) {
+    const found = statsOrUndefined(path)
+    if (found === undefined) {
       if (this.version !== undefined) this.resetIndex()
       return
     }
-    if (this.pending === undefined && sameVersion(this.version, current)) return
-    let handle: FileHandle | undefined
+    if (this.pending === undefined && sameVersion(this.version, versionOf(found))) return
+    let handle: LogReader | undefined
     try {
-      handle = await open(path, 'r')
+      // A small index (the usual: one line per archive) is read synchronously, as the active log.
+      handle = await openLog(path, found)
       const stats = versionOf(await handle.stat())
       const tail = this.tailCheck
       let grown =
@@ -166,13 +170,13 @@ export class ArchiveIndex {
         // The last committed bytes must still be there: else this is another file (a thread deleted and
         // made again, its index given the same inode).
         const start = this.committedBytes - tail.length
-        const read = await readRange(handle, start, stats.size - start)
+        const read = await readLogRange(handle, start, stats.size - start)
         grown = read.subarray(0, tail.length).equals(tail)
         bytes = read.subarray(tail.length)
       }
       if (!grown) {
         this.resetIndex()
-        bytes = await readRange(handle, 0, stats.size)
+        bytes = await readLogRange(handle, 0, stats.size)
       }
       this.absorb(bytes!, stats)
     } catch (error) {

@@ -54,7 +54,10 @@ export class ChunkLines {
    */
   line(start: number, newline: number): string {
     if (start >= this.#segmentEnd) this.#load(start)
-    if (this.#ascii || isAscii(this.chunk.subarray(start, newline))) {
+    // A plain view, not `subarray`: a Buffer's subarray runs node's JavaScript for each of the
+    // thousand lines of a cold open, in the interpreter.
+    const chunk = this.chunk
+    if (this.#ascii || isAscii(new Uint8Array(chunk.buffer, chunk.byteOffset + start, newline - start))) {
       return this.#segment.slice(start - this.#segmentStart, newline - this.#segmentStart)
     }
     return this.chunk.toString('utf8', start, newline)

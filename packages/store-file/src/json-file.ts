@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { isPlainObject } from '@strata-memory/core/store-kit'
 import { corruptLog, isMissing, storeFailed } from './file-errors'
@@ -13,6 +14,10 @@ export async function readJsonObject(
 ): Promise<Record<string, unknown> | undefined> {
   let text: string
   try {
+    // A file that is not there (a thread bound to no resource, at every open) costs a synchronous stat
+    // of microseconds, not a round trip through the thread pool; one that is there is read through the
+    // pool, where a call that hangs is cut short by the store's deadline.
+    if (statSync(path, { throwIfNoEntry: false }) === undefined) return undefined
     text = await readFile(path, 'utf8')
   } catch (error) {
     if (isMissing(error)) return undefined

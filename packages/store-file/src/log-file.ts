@@ -1,13 +1,12 @@
 import { type Stats, statSync } from 'node:fs'
-import { type FileHandle, open } from 'node:fs/promises'
 import type { Item } from '@strata-memory/core'
 import { ChunkLines } from './chunk-lines'
-import { readRange } from './durable-fs'
 import { corruptLog, isMissing, storeFailed } from './file-errors'
 import { type FileVersion, sameFile, versionOf } from './file-version'
 import { itemFromRecord, parseLogRecord } from './line-format'
 import { lastBytes } from './log-chunks'
 import { LogLines } from './log-lines'
+import { type LogReader, openLog, readLogInto, readLogRange } from './log-reader'
 
 /** Why the end of a log file is not (yet) part of the log. */
 export type PendingReason = 'torn-line' | 'unparseable-last-line' | 'incomplete-batch'
@@ -102,10 +101,12 @@ export class LogFile {
   /** Brings the cache up to date with the file on disk; throws `STRATA_CORRUPT_LOG` for a bad line. */
   async refresh(): Promise<void> {
     let current: FileVersion
+    let stats: Stats
     try {
       // Synchronous: a stat takes microseconds, less than a round trip through the thread pool, and
       // it runs on every call.
-      current = versionOf(statSync(this.path))
+      stats = statSync(this.path)
+      current = versionOf(stats)
     } catch (error) {
       if (!isMissing(error)) throw storeFailed('read', this.path, error)
       if (this.version !== undefined || this.#lines.seqs.length > 0) this.reset()
@@ -122,10 +123,10 @@ export class LogFile {
     ) {
       return
     }
-    let handle: FileHandle | undefined
+    let reader: LogReader | undefined
     try {
-      handle = await open(this.path, 'r')
-      await this.load(handle)
+      reader = await openLog(this.path, stats)
+      await this.load(reader)
     } catch (error) {
       if (isMissing(error)) {
         this.reset()
@@ -133,22 +134,22 @@ export class LogFile {
       }
       throw storeFailed('read', this.path, error)
     } finally {
-      await handle?.close()
+      await reader?.close()
     }
   }
 
-  private async load(handle: FileHandle): Promise<void> {
-    const stats = versionOf(await handle.stat())
+  private async load(reader: LogReader): Promise<void> {
+    const stats = versionOf(await reader.stat())
     const { committedBytes, tailCheck } = this.#lines
     const start = committedBytes - tailCheck.length
     if (sameFile(this.version, stats) && stats.size >= committedBytes && committedBytes > 0) {
-      const bytes = await readRange(handle, start, stats.size - start)
+      const bytes = await readLogRange(reader, start, stats.size - start)
       if (bytes.subarray(0, tailCheck.length).equals(tailCheck)) {
         this.absorb(bytes.subarray(tailCheck.length), stats, false)
         return
       }
     }
-    await this.#loadWhole(handle, stats)
+    await this.#loadWhole(reader, stats)
   }
 
   /**
@@ -158,7 +159,7 @@ export class LogFile {
    * piece's end (a line or a batch the piece cuts) go to the front of the buffer and are parsed again
    * with the next piece, so lines and batches commit as a parse of the whole file commits them.
    */
-  async #loadWhole(handle: FileHandle, stats: FileVersion): Promise<void> {
+  async #loadWhole(reader: LogReader, stats: FileVersion): Promise<void> {
     const lines = this.#newLines(stats)
     const items: Item[] = []
     let buffer = Buffer.allocUnsafe(Math.min(this.pieceBytes, stats.size))
@@ -177,7 +178,7 @@ export class LogFile {
         buffer = larger
       }
       const wanted = Math.min(buffer.length - carried, stats.size - read)
-      const got = await readInto(handle, buffer, carried, wanted, read)
+      const got = await readLogInto(reader, buffer, carried, wanted, read)
       read += got
       const piece = buffer.subarray(0, carried + got)
       const last = got < wanted || read >= stats.size
@@ -317,23 +318,6 @@ export class LogFile {
     this.revision += 1
     this.version = undefined
   }
-}
-
-/** Reads up to `length` bytes at `position` into `buffer` from `offset`; how many it read (fewer at the end). */
-async function readInto(
-  handle: FileHandle,
-  buffer: Buffer,
-  offset: number,
-  length: number,
-  position: number,
-): Promise<number> {
-  let filled = 0
-  while (filled < length) {
-    const { bytesRead } = await handle.read(buffer, offset + filled, length - filled, position + filled)
-    if (bytesRead === 0) break
-    filled += bytesRead
-  }
-  return filled
 }
 
 /** The offset of each newline in `bytes`. */
