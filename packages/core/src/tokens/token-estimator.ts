@@ -20,6 +20,85 @@ import {
   TEXT_START,
   UPPER,
 } from './character-tables'
+import {
+  ACCENTED_WORD_START,
+  APOSTROPHE_AFTER_LETTER,
+  ARABIC,
+  BLOB_CHARACTER,
+  BLOB_MIN_LENGTH,
+  BLOB_START,
+  BLOB_SWITCH_SHARE,
+  CJK_PUNCTUATION,
+  CJK_RUN_END,
+  CONTROL,
+  CONTROL_AFTER_SPACE,
+  CYRILLIC,
+  DIGIT_AFTER_LETTER,
+  DIGIT_GROUP,
+  EMOJI,
+  EMOJI_JOINER,
+  FURTHER_CARRIAGE_RETURN,
+  FURTHER_MIXED_LINE_BREAK,
+  FURTHER_TAB,
+  GREEK,
+  HAN,
+  HANGUL,
+  HANGUL_WORD_START,
+  HEADROOM,
+  HEBREW,
+  HEX_CHARACTER,
+  HEX_DIGIT_AFTER_LETTER,
+  HEX_LETTER_AFTER_DIGIT,
+  INDIC,
+  KANA,
+  KNOWN_PUNCTUATION_PAIR,
+  LATIN_1_LETTER,
+  LATIN_1_SYMBOL,
+  LATIN_EXTENDED_LETTER,
+  LETTER_AFTER_ACCENTED_LETTER,
+  LETTER_AFTER_APOSTROPHE,
+  LETTER_PAIR_NO_WORD,
+  LONG_WORD,
+  LONGEST_NEWLINE_TOKEN,
+  LONGEST_SPACE_TOKEN,
+  LOWER_AFTER_UPPER_COMMON_PAIR,
+  LOWER_AFTER_UPPER_RARE_PAIR,
+  LOWER_COMMON_PAIR,
+  LOWER_COMMON_PAIR_LONG_WORD,
+  LOWER_RARE_PAIR,
+  NEWLINE,
+  NEWLINE_AFTER_PUNCTUATION,
+  NO_WORD,
+  PUNCTUATION_AFTER_ACCENTED_LETTER,
+  PUNCTUATION_AFTER_DIGIT,
+  PUNCTUATION_AFTER_LETTER,
+  PUNCTUATION_AFTER_OTHER,
+  PUNCTUATION_AFTER_SPACE,
+  PUNCTUATION_AT_LINE_START,
+  PUNCTUATION_AT_TEXT_START,
+  REPEATED_PUNCTUATION,
+  SCRIPT_NO_WORD_BYTE,
+  SCRIPT_START_BYTE,
+  SCRIPT_WORD_START,
+  SECOND_SPACE,
+  SPACE_BEFORE_DIGIT,
+  SYMBOL,
+  TAB,
+  TAB_AFTER_SPACE,
+  THAI,
+  TIMESTAMP_LETTER,
+  TYPOGRAPHIC_PUNCTUATION,
+  UNKNOWN_PUNCTUATION_PAIR,
+  UPPER_AFTER_LOWER,
+  UPPER_AFTER_UPPER_COMMON_PAIR,
+  UPPER_AFTER_UPPER_RARE_PAIR,
+  VIETNAMESE_LETTER,
+  WORD_START,
+  WORD_START_AFTER_DIGIT,
+  WORD_START_AFTER_PUNCTUATION,
+  WORD_START_AT_LINE_START,
+  WORD_START_AT_TEXT_START,
+} from './estimator-costs'
 import type { TokenCounter } from './token-counter'
 
 /** Options of {@link tokenEstimator}. */
@@ -94,114 +173,6 @@ export function tokenEstimator({ multiplier = 1 }: TokenEstimatorOptions = {}): 
  * earlier one are counted again. 2: long runs of spaces and line breaks cost more. (1 had no version.)
  */
 const ESTIMATOR_VERSION = '2'
-
-// Every cost is a multiple of 1/64, so that sums are exact in floating point and the rounding at the
-// end never depends on the order of additions.
-const HEADROOM = 4
-
-// ASCII letters.
-const WORD_START = 1.09375
-const WORD_START_AFTER_PUNCTUATION = 0.90625
-const WORD_START_AFTER_DIGIT = 1.78125
-// In a run of hex digits (commit hashes, UUIDs, trace ids) every switch between digits and the letters
-// a–f starts a token, no more: a letter after a digit, and a digit after a letter once the run has
-// switched before. Set by hand (issue 24) against o200k_base: JSON lines of UUIDs and timestamps came
-// out at 1.13–1.20×, now 1.05–1.09×; the legacy UUID samples keep 1% above it. Checked by the tests and
-// `pnpm bench tokens`.
-const HEX_LETTER_AFTER_DIGIT = 1
-const HEX_DIGIT_AFTER_LETTER = 1
-// The `T` between date and time and the `Z` after the time of an ISO 8601 timestamp: one token each.
-const TIMESTAMP_LETTER = 1
-const WORD_START_AT_LINE_START = 0.40625
-const WORD_START_AT_TEXT_START = 2
-const LETTER_AFTER_ACCENTED_LETTER = 0.296875
-const LOWER_COMMON_PAIR = 0
-const LOWER_COMMON_PAIR_LONG_WORD = 0.171875
-const LONG_WORD = 8
-// A run of letters this long is no word (a blob, a repeated letter): it tokenizes as badly as noise.
-const NO_WORD = 24
-const LETTER_PAIR_NO_WORD = 0.625
-const LOWER_RARE_PAIR = 0.40625
-const LOWER_AFTER_UPPER_COMMON_PAIR = 0
-const LOWER_AFTER_UPPER_RARE_PAIR = 2.84375
-const UPPER_AFTER_LOWER = 0.828125
-const UPPER_AFTER_UPPER_COMMON_PAIR = 0.015625
-const UPPER_AFTER_UPPER_RARE_PAIR = 1.3125
-// Blobs: runs of at least BLOB_MIN_LENGTH letters and digits that switch class at least every
-// BLOB_SWITCH_SHARE characters.
-const BLOB_MIN_LENGTH = 16
-const BLOB_SWITCH_SHARE = 4
-const BLOB_START = 1
-const BLOB_CHARACTER = 0.703125
-const HEX_CHARACTER = 0.609375
-// Digits and whitespace.
-const DIGIT_GROUP = 1
-// A digit right after a letter (`v2`, `sha256`, hex): the piece of letters ends there.
-const DIGIT_AFTER_LETTER = 0.65625
-const SPACE_BEFORE_DIGIT = 1
-const SECOND_SPACE = 1.046875
-// The vocabularies' longest whitespace tokens: o200k_base's hold up to 128 spaces or 16 `\n`, so a
-// longer run costs a token more for each such length (1,000 spaces are 9 tokens, 1,000 newlines 63).
-const LONGEST_SPACE_TOKEN = 128
-const LONGEST_NEWLINE_TOKEN = 16
-const NEWLINE = 1
-const NEWLINE_AFTER_PUNCTUATION = 0.65625
-// Bare `\r` runs (old Mac line ends) have no long tokens of their own.
-const FURTHER_CARRIAGE_RETURN = 1
-// Mixed `\r\n` runs: the vocabularies hold shorter runs of them than of `\n`.
-const FURTHER_MIXED_LINE_BREAK = 0.15625
-const TAB = 1
-const TAB_AFTER_SPACE = 1
-const FURTHER_TAB = 0.265625
-// ASCII punctuation and control characters.
-const PUNCTUATION_AFTER_LETTER = 0.453125
-const PUNCTUATION_AFTER_DIGIT = 1.203125
-const PUNCTUATION_AFTER_SPACE = 0.9375
-const PUNCTUATION_AT_LINE_START = 1.125
-const PUNCTUATION_AT_TEXT_START = 2
-const PUNCTUATION_AFTER_OTHER = 1
-const PUNCTUATION_AFTER_ACCENTED_LETTER = 1
-// An apostrophe inside a word (`don't`, `l'école`) and the letters after it, which it joins.
-const APOSTROPHE_AFTER_LETTER = 1
-const LETTER_AFTER_APOSTROPHE = 0.640625
-// An accented letter that starts a word (`à`, `été`, `Über`).
-const ACCENTED_WORD_START = 1
-const REPEATED_PUNCTUATION = 0.921875
-const KNOWN_PUNCTUATION_PAIR = 0.390625
-const UNKNOWN_PUNCTUATION_PAIR = 1.09375
-const CONTROL = 2
-const CONTROL_AFTER_SPACE = 1
-// Other scripts, per character after the first of a word; a new word after a space adds a start.
-const SCRIPT_WORD_START = 1
-// Per UTF-8 byte of the first letter after a letter of another script (or none).
-const SCRIPT_START_BYTE = 0.671875
-// Per UTF-8 byte of a letter of a script written with spaces, in a run that is no word (see NO_WORD).
-const SCRIPT_NO_WORD_BYTE = 0.625
-const HAN = 0.671875
-const KANA = 0.671875
-const CJK_PUNCTUATION = 0.75
-// The end of a clause of Han or kana. Not what the break itself costs: it stands for the words that
-// short clauses use. Narrative and chat (clauses of about 8 characters) spend up to 1.0 o200k token a
-// Han character, formal and technical text (clauses of 10–12) 0.65, because its words merge.
-const CJK_RUN_END = 2.75
-// Hangul: each syllable, and a word start after a space on top of it (a space joins the word after it).
-const HANGUL = 0.4375
-const HANGUL_WORD_START = 1.25
-const CYRILLIC = 0.5625
-const GREEK = 1.0625
-const HEBREW = 1
-const ARABIC = 0.6875
-const LATIN_1_LETTER = 1.03125
-const LATIN_EXTENDED_LETTER = 1
-const VIETNAMESE_LETTER = 0.75
-const INDIC = 1.125
-const THAI = 1
-// Symbols.
-const LATIN_1_SYMBOL = 0.75
-const TYPOGRAPHIC_PUNCTUATION = 0.515625
-const SYMBOL = 0.5
-const EMOJI = 3.125
-const EMOJI_JOINER = 1.25
 
 // Scripts whose common letters have a calibrated cost. A letter continues a word of its script when
 // the last letter before it was of the same script, even across spaces and punctuation.
