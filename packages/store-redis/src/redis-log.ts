@@ -133,14 +133,37 @@ export function redisLog(
       const header = plan[1]!
       await epochs.observe(threadId, header, Number(plan[2]), startedAt)
       if (plan.length <= 3) return []
-      const runs: string[][] = []
-      const seqs: number[] = []
-      for (let index = 3; index + 1 < plan.length; index += 2) {
-        runs.push(['LRANGE', keys.log, plan[index]!, plan[index + 1]!])
-        for (let seq = Number(plan[index]); seq <= Number(plan[index + 1]); seq++) seqs.push(seq)
+      // The runs are read a page at a time, each page parsed before the next is fetched: a long log's
+      // elements are never all held as strings next to the items made of them.
+      const items: Item[] = []
+      let restart = false
+      for (const page of pagesOf(plan, READ_PAGE_ITEMS)) {
+        const runs = page.map(([from, to]) => ['LRANGE', keys.log, String(from), String(to)])
+        const [again, ...chunks] = await transaction(threadId, keys, [['LINDEX', keys.log, '0'], ...runs])
+        if ((again === null ? '' : String(again)) !== header) {
+          restart = true
+          break
+        }
+        for (let run = 0; run < chunks.length; run++) {
+          const [from, to] = page[run]!
+          const members = chunks[run] as unknown[]
+          if (members.length !== to - from + 1)
+            throw corruptError(prefix, keys.log, 'fewer items than its seq counter says', threadId)
+          for (let index = 0; index < members.length; index++) {
+            const item = parseJson(members[index], keys.log, threadId)
+            if (!isItemOfSeq(item, from + index)) {
+              throw corruptError(
+                prefix,
+                keys.log,
+                'an element that is not the Strata item of its seq',
+                threadId,
+              )
+            }
+            items.push(item as unknown as Item)
+          }
+        }
       }
-      const [again, ...chunks] = await transaction(threadId, keys, [['LINDEX', keys.log, '0'], ...runs])
-      if ((again === null ? '' : String(again)) !== header) {
+      if (restart) {
         if (attempt < MAX_READ_ATTEMPTS) continue
         throw new StrataError({
           code: 'STRATA_STORE_FAILED',
@@ -148,25 +171,35 @@ export function redisLog(
           details: { threadId },
         })
       }
-      const items: Item[] = []
-      for (const chunk of chunks) {
-        for (const member of chunk as unknown[]) {
-          const seq = seqs[items.length]
-          const item = parseJson(member, keys.log, threadId)
-          if (!isItemOfSeq(item, seq!)) {
-            throw corruptError(
-              prefix,
-              keys.log,
-              'an element that is not the Strata item of its seq',
-              threadId,
-            )
-          }
-          items.push(item as unknown as Item)
-        }
-      }
-      if (items.length !== seqs.length)
-        throw corruptError(prefix, keys.log, 'fewer items than its seq counter says', threadId)
       return items
     }
   }
+}
+
+/** Items a read fetches in one round trip: a page of a long log (at 1–8 KB an item, a few MiB). */
+export const READ_PAGE_ITEMS = 2_000
+
+/**
+ * The plan's runs of seqs (`plan[3]`, `plan[4]`: the first run's bounds, and so on) cut into pages of at
+ * most `size` items, each a list of `[from, to]` runs.
+ */
+export function* pagesOf(plan: readonly string[], size: number): Generator<[number, number][]> {
+  let page: [number, number][] = []
+  let room = size
+  for (let index = 3; index + 1 < plan.length; index += 2) {
+    let from = Number(plan[index])
+    const to = Number(plan[index + 1])
+    while (from <= to) {
+      const end = Math.min(to, from + room - 1)
+      page.push([from, end])
+      room -= end - from + 1
+      from = end + 1
+      if (room === 0) {
+        yield page
+        page = []
+        room = size
+      }
+    }
+  }
+  if (page.length > 0) yield page
 }
