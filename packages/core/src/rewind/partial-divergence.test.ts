@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { StrataError } from '../errors'
-import type { MessageInput, MessageItem } from '../items'
+import type { Item, MessageInput, MessageItem } from '../items'
 import { createMemory, followHistory } from '../memory'
 
 const user = (text: string): MessageInput => ({ role: 'user', content: text })
@@ -35,7 +35,9 @@ async function storedThread(id: string) {
   return { memory, thread }
 }
 
-const texts = (items: readonly MessageItem[]) =>
+const messagesOf = (items: readonly Item<string>[]) =>
+  items.filter((item): item is MessageItem<string> => item.type === 'message')
+const texts = (items: readonly MessageItem<string>[]) =>
   items.map((item) => item.content.map((part) => (part.type === 'text' ? part.text : part.type)).join(''))
 
 describe('thread.divergence() of a partial history (its start replaced by another middleware)', () => {
@@ -89,7 +91,7 @@ describe('followHistory() with partial', () => {
     const { thread } = await storedThread('follow-partial')
     const appended = await followHistory(thread, [...stored.slice(2, 8), user('New')], { partial: true })
     expect(texts(appended)).toEqual(['New'])
-    const items = (await thread.items()).filter((item): item is MessageItem => item.type === 'message')
+    const items = messagesOf(await thread.items())
     expect(texts(items)).toEqual(['Q1', 'A1', 'Q2', 'tool-call', 'tool-result', 'A2', 'Q3', 'A3', 'New'])
     expect((await thread.status()).items.archived).toBe(2)
   })
@@ -99,7 +101,7 @@ describe('followHistory() with partial', () => {
     await followHistory(thread, [...stored.slice(4), user('Q5')], { partial: true })
     // The answer to Q5 as the framework re-sends it (the model's, stored here by the list), then Q6.
     await followHistory(thread, [assistant('A4'), user('Q5'), assistant('A5'), user('Q6')], { partial: true })
-    const items = (await thread.items()).filter((item): item is MessageItem => item.type === 'message')
+    const items = messagesOf(await thread.items())
     expect(texts(items).slice(-5)).toEqual(['Q4', 'A4', 'Q5', 'A5', 'Q6'])
     expect((await thread.status()).items.archived).toBe(0)
   })
