@@ -116,6 +116,7 @@ export {
   DEFAULT_MODES,
   type Divergence,
   type DivergenceHandling,
+  type DivergenceOptions,
   type EnterOptions,
   type ExitOptions,
   type ExitResult,

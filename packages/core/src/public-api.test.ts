@@ -123,6 +123,7 @@ describe('the public surface of @strata-memory/core', () => {
       'DefaultLevel',
       'Divergence',
       'DivergenceHandling',
+      'DivergenceOptions',
       'DivergencePoint',
       'Embedder',
       'EnterOptions',

@@ -24,6 +24,12 @@ export interface FollowHistoryOptions<T> {
    * budget is refused with `STRATA_BUDGET_EXCEEDED` before anything is stored (see `appendUnseen`).
    */
   fit?: AppendFitOptions
+  /**
+   * The messages hold only the conversation's newest messages, not its start: another middleware
+   * put a summary in place of the older ones, or cleared them (see `thread.divergence`). A fork
+   * from an earlier checkpoint of such a history is then followed like any other. @default false
+   */
+  partial?: boolean
 }
 
 /** Why a rewind was refused, in the words of someone who regenerated or edited a message. */
@@ -54,9 +60,14 @@ async function followDivergence<T extends { role: string }>(
   handling: DivergenceHandling,
   toMessage: ((message: T) => MessageInput) | undefined,
   fit: AppendFitOptions | undefined,
+  partial: boolean,
 ): Promise<void> {
   if (history === 'new' || messages.length === 0 || (history === 'auto' && loneRequest(messages))) return
-  const divergence = await thread.divergence(messages, { history, ...(toMessage ? { toMessage } : {}) })
+  const divergence = await thread.divergence(messages, {
+    history,
+    ...(toMessage ? { toMessage } : {}),
+    ...(partial ? { partial } : {}),
+  })
   const refuse = (why: string, details: Record<string, unknown> = {}, cause?: unknown): never => {
     throw new StrataError({
       code: 'STRATA_INVALID_MESSAGE',
@@ -142,8 +153,16 @@ export async function followHistory<T extends { role: string }, L extends string
   messages: readonly T[],
   options: FollowHistoryOptions<T> = {},
 ): Promise<MessageItem<L>[]> {
-  const { history = 'auto', toMessage, onDivergence = 'rewind', fit } = options
-  await followDivergence(thread as unknown as Thread, messages, history, onDivergence, toMessage, fit)
+  const { history = 'auto', toMessage, onDivergence = 'rewind', fit, partial = false } = options
+  await followDivergence(
+    thread as unknown as Thread,
+    messages,
+    history,
+    onDivergence,
+    toMessage,
+    fit,
+    partial,
+  )
   return thread
     .appendUnseen(messages, { history, ...(toMessage ? { toMessage } : {}), ...(fit ? { fit } : {}) })
     .catch((error: unknown) => {

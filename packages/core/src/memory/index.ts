@@ -9,6 +9,7 @@ export {
   type AppendUnseenOptions,
   type ContextOptions,
   type Divergence,
+  type DivergenceOptions,
   type EnterOptions,
   type ExitOptions,
   type ExitResult,

@@ -8,7 +8,7 @@ import type { ThreadState } from '../thread-state/thread-state'
 import type { WritePath } from '../thread-state/write-path'
 import type { MessageAppend } from './message-append'
 import { REWOUND_STATE_KEY, rewoundRanges } from './thread-transcript'
-import type { AppendUnseenOptions, Divergence, RewindOptions, RewindResult } from './thread-types'
+import type { Divergence, DivergenceOptions, RewindOptions, RewindResult } from './thread-types'
 
 /** What `divergence` and `rewind` need from their thread. */
 export interface ThreadRewindParts<L extends string> {
@@ -22,15 +22,19 @@ export interface ThreadRewindParts<L extends string> {
 export async function threadDivergence<L extends string, T extends { role: string }>(
   { state, writes, append }: ThreadRewindParts<L>,
   incoming: readonly T[],
-  options: AppendUnseenOptions<T>,
+  options: DivergenceOptions<T>,
 ): Promise<Divergence | undefined> {
   if (!Array.isArray(incoming)) invalidOptions('divergence() needs an array of messages.')
-  const { toMessage, history = 'auto', window = DEFAULT_WINDOW } = options
+  const { toMessage, history = 'auto', window = DEFAULT_WINDOW, partial = false } = options
+  if (typeof partial !== 'boolean')
+    invalidOptions(`divergence(): partial must be true or false (got ${JSON.stringify(partial)}).`, {
+      partial,
+    })
   checkMatchingOptions({ history, window })
   const messages = append.incomingConversation(incoming, toMessage)
   return writes.exclusive(async () => {
     await writes.refresh()
-    const point = divergencePoint(state.log.items, messages, history, window)
+    const point = divergencePoint(state.log.items, messages, history, window, partial)
     return point === undefined ? undefined : { ...point, lastSeq: state.log.lastSeq }
   })
 }

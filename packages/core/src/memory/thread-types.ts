@@ -125,6 +125,18 @@ export interface AppendUnseenOptions<T> extends Omit<UnseenMessagesOptions<T>, '
   fit?: AppendFitOptions
 }
 
+/** Options of {@link Thread.divergence}. */
+export interface DivergenceOptions<T> extends AppendUnseenOptions<T> {
+  /**
+   * The list holds only the conversation's newest messages, not its start: another middleware put a
+   * summary in place of the older ones, or cleared them, and left them out. A point where it leaves
+   * the thread is then found where the list runs out: every message before its new ones must match
+   * the newest stored messages before that point (one is enough).
+   * @default false
+   */
+  partial?: boolean
+}
+
 /** Options of {@link Thread.rewind}. */
 export interface RewindOptions {
   /** Every item with a higher seq leaves the active log (0: all of it), but for the kept summaries and facts. */

@@ -49,6 +49,7 @@ import type {
   AppendUnseenOptions,
   ContextOptions,
   Divergence,
+  DivergenceOptions,
   EnterOptions,
   ExitOptions,
   ExitResult,
@@ -272,7 +273,8 @@ export class Thread<L extends string = string> {
    * diverge). The stored tail must line up with the list's end position by position, so answers that
    * all read the same do not hide a regenerate; in `'auto'` mode a lone user message that repeats the
    * first stored one is taken for a new message (it may be one), so regenerating the very first answer
-   * needs `'full'`. Only the last 256 stored
+   * needs `'full'`. A list that begins inside the conversation (another middleware replaced its
+   * older messages with a summary) needs `partial: true`. Only the last 256 stored
    * conversation messages are searched. Pass the result to
    * {@link Thread.rewind}, then store the list with `appendUnseen`.
    *
@@ -283,7 +285,7 @@ export class Thread<L extends string = string> {
    */
   async divergence<T extends { role: string }>(
     incoming: readonly T[],
-    options: AppendUnseenOptions<T> = {},
+    options: DivergenceOptions<T> = {},
   ): Promise<Divergence | undefined> {
     return threadDivergence(this.#rewindParts, incoming, options)
   }

@@ -43,12 +43,18 @@ export interface DivergencePoint {
  *   new ones (only a whole history holds answers). A single user message that repeats the first
  *   stored one is taken for a new message: it may be one, and `'auto'` cannot tell it from
  *   `useChat` regenerating the very first answer (use `'full'` for that).
+ *
+ * `partial`: the list holds only the conversation's newest messages, not its start (another
+ * middleware put a summary in place of the older ones, or cleared them). A cut then aligns where the
+ * list runs out, as an `'auto'` alignment may, and a single re-sent message is a reading, as in
+ * `'full'`: all of the list's messages before its new ones must match the kept conversation's newest.
  */
 export function divergencePoint<T extends { role: string }>(
   stored: readonly Item[],
   messages: IncomingConversation<T>,
   history: HistoryMode,
   window: number,
+  partial = false,
 ): DivergencePoint | undefined {
   if (history === 'new' || messages.fromEnd(0) === undefined) return undefined
   // A list that continues the thread (every call of a route that re-sends it) is settled here; so is
@@ -61,8 +67,11 @@ export function divergencePoint<T extends { role: string }>(
     if (isConversation(stored[index]!)) positions.push(index)
   }
   if (positions.length === 0) return undefined
-  // What a cut must match to be a better reading of the list than the one the whole tail gave.
-  const least = whole.matched > 0 ? whole.matched + 1 : history === 'auto' ? 2 : 1
+  // What a cut must match to be a better reading of the list than the one the whole tail gave. A
+  // partial list is a history, not new messages: one re-sent message is a reading, as in 'full'.
+  const least = whole.matched > 0 ? whole.matched + 1 : history === 'auto' && !partial ? 2 : 1
+  // A partial list begins inside the conversation, so a cut may align where the list runs out.
+  const cutMode: HistoryMode = partial ? 'auto' : 'full'
   // No cut can be that reading when the list holds fewer messages than it must match and (nothing
   // having matched) no answer: a single new user message, what the persistence recipe sends on every
   // call, is settled here rather than by aligning up to MAX_DIVERGENCE_DEPTH cuts of the thread.
@@ -71,7 +80,7 @@ export function divergencePoint<T extends { role: string }>(
     const cut = positions[dropped - 1]!
     // Aligned as a whole history, whatever the mode: the list must hold the kept conversation's last
     // `window` messages (or all of it), so a few repeated messages never rewind a long thread.
-    const alignment = alignTail(stored.slice(0, cut), messages, 'full', window)
+    const alignment = alignTail(stored.slice(0, cut), messages, cutMode, window)
     if (!alignment.aligned || alignment.matched === 0) continue
     // The first cut that aligns is the reading; one that explains too little is no divergence.
     const answered =
@@ -80,7 +89,7 @@ export function divergencePoint<T extends { role: string }>(
     // A cut that aligns only if the list left out tool steps competes with a deeper one that aligns
     // exactly as far: a regenerated answer that ran tools discards its tool steps with it.
     const chosen = (alignment.tolerated
-      ? exactCut(stored, positions, dropped, messages, window, alignment.matched)
+      ? exactCut(stored, positions, dropped, messages, window, alignment.matched, cutMode)
       : undefined) ?? { dropped, matched: alignment.matched }
     return {
       afterSeq: stored[positions[chosen.dropped - 1]!]!.seq - 1,
@@ -108,10 +117,11 @@ function exactCut<T extends { role: string }>(
   messages: IncomingConversation<T>,
   window: number,
   matched: number,
+  mode: HistoryMode,
 ): { dropped: number; matched: number } | undefined {
   for (let deeper = dropped + 1; deeper < positions.length && deeper <= MAX_DIVERGENCE_DEPTH; deeper++) {
     const kept = stored.slice(0, positions[deeper - 1]!)
-    const alignment = alignTail(kept, messages, 'full', window, { exact: true })
+    const alignment = alignTail(kept, messages, mode, window, { exact: true })
     if (alignment.aligned && alignment.matched >= matched)
       return { dropped: deeper, matched: alignment.matched }
   }

@@ -274,6 +274,36 @@ describe('one request at a time per thread', () => {
     await new Promise((resolve) => setTimeout(resolve, 60))
     await expectThreadFree(store, 'waiting')
   })
+
+  it('a new message refused while an interrupt keeps the thread stays pending in the checkpoint: invoke(null) retries it, stored once', async () => {
+    const memory = createMemory()
+    const model = scriptedModel([{ calls: [{ name: 'weather', args: { city: 'Lima' }, id: 'w1' }] }, 'Here.'])
+    const agent = createAgent({
+      model,
+      tools: [weather],
+      checkpointer: new MemorySaver(),
+      middleware: [
+        strataMiddleware({ memory, hold: { idleMs: 30 } }),
+        humanInTheLoopMiddleware({ interruptOn: { weather: true } }),
+      ],
+    })
+    const config = { configurable: { thread_id: 'pending' } }
+    await agent.invoke({ messages: [new HumanMessage('Weather in Lima?')] }, config)
+    const refused = await rejection(agent.invoke({ messages: [new HumanMessage('Are you there?')] }, config))
+    expect(strataCause(refused).code).toBe('STRATA_THREAD_BUSY')
+    // LangGraph saved the input before any middleware ran: the refused request waits in the checkpoint.
+    const state = await agent.graph.getState(config)
+    expect(state.next).toEqual(['StrataMemory.before_agent'])
+    expect((state.values as { messages: HumanMessage[] }).messages.at(-1)!.text).toBe('Are you there?')
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    const done = await agent.invoke(null, config)
+    expect(done.messages.at(-1)!.text).toBe('Here.')
+    const thread = await memory.thread('pending')
+    expect((await storedMessages(thread)).filter((line) => line.startsWith('user:'))).toEqual([
+      'user:Weather in Lima?',
+      'user:Are you there?',
+    ])
+  })
 })
 
 describe('a refused call leaves the thread exactly as it was', () => {

@@ -332,6 +332,9 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
         history: mode,
         toMessage: toCoreMessage,
         onDivergence,
+        // A rewritten history begins inside the thread's conversation: a fork of it is found from its
+        // kept tail.
+        partial: rewritten,
         fit: {
           ...(system === undefined ? {} : { system }),
           ...(alongside === '' ? {} : { alongside }),
