@@ -182,7 +182,8 @@ export async function threadTranscript<L extends string>(
     await writes.refresh()
     // A thread that never archived anything has no archive to read (most chats, on every page load).
     const anyArchived = archived && state.log.archivedCount > 0
-    const items = afterSeq === undefined ? state.log.unfrozenItems : state.log.unfrozenItemsAfter(afterSeq)
+    // Sealed items (see `SealedItem`) are read back for the transcript, not kept.
+    const items = await state.log.full(afterSeq ?? 0)
     return {
       active: (beforeSeq === undefined ? items : items.filter((item) => item.seq < beforeSeq)).filter(isChat),
       stored: anyArchived ? await state.deps.store.getState(state.id) : undefined,
