@@ -96,6 +96,18 @@ export async function expandCitations<I extends Item>(
   expansion: CitationExpansionOptions,
 ): Promise<I[]> {
   if (citingCount(view, expansion.memo) === 0) return view as I[]
+  return expandCited(view, history, expansion)
+}
+
+/**
+ * {@link expandCitations} of a view that cites stored content: a function apart, so a context whose
+ * view cites nothing (a cold open's first, often) does not compile it.
+ */
+async function expandCited<I extends Item>(
+  view: readonly I[],
+  history: readonly Item[],
+  expansion: CitationExpansionOptions,
+): Promise<I[]> {
   const { options, get, cache = new WeakMap() } = expansion
   let answeredThrough = 0
   for (let index = history.length - 1; index >= 0; index--) {
