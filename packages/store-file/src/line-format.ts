@@ -169,19 +169,19 @@ export function itemFromRecord(record: Record<string, unknown>): Item {
 /** The keys every message line starts with, in the order core writes a message's keys. */
 const MESSAGE_KEYS = ['seq', 'id', 'ts', 'level', 'turn_id', 'type', 'role', 'content'] as const
 
+/** The keys of a message line with its token counts, in order: a `batch_end` may close them. */
+const TOKENED_MESSAGE_KEYS: readonly string[] = [...MESSAGE_KEYS, 'tokens', 'batch_end']
+
 /**
  * Whether a line is what most lines of a log are: a message as core writes it, with its token counts
  * and nothing else (maybe a `batch_end`). Its keys are walked in place: no array of them is built for
- * each line of a cold read.
+ * each line of a cold read, and each is compared with the one expected at its place (past the last,
+ * none is: an eleventh key fails).
  */
 function isTokenedMessageLine(record: Record<string, unknown>): boolean {
   let index = 0
   // for-in lists own keys in Object.keys' order, then inherited ones, which make the count differ.
-  for (const key in record) {
-    const expected = index < MESSAGE_KEYS.length ? MESSAGE_KEYS[index] : index === 8 ? 'tokens' : 'batch_end'
-    if (index > 9 || key !== expected) return false
-    index++
-  }
+  for (const key in record) if (key !== TOKENED_MESSAGE_KEYS[index++]) return false
   return index >= 9 && record.type === 'message'
 }
 

@@ -161,7 +161,7 @@ export class LogFile {
    */
   async #loadWhole(reader: LogReader, stats: FileVersion): Promise<void> {
     const lines = this.#newLines(stats)
-    const items: Item[] = []
+    let items: Item[] = []
     let buffer = Buffer.allocUnsafe(Math.min(this.pieceBytes, stats.size))
     /** Bytes at the buffer's start carried over from the last piece; they start at file offset `base`. */
     let carried = 0
@@ -190,7 +190,11 @@ export class LogFile {
         keepLines: false,
       })
       lines.push(parsed.seqs, parsed.ends, base)
-      for (const item of parsed.items) items.push(item)
+      // The first piece's list is taken as it is (a log under a piece has one); later ones are added
+      // by index: a cold load runs this in the interpreter, where `for…of` allocates a result a step.
+      const parsedItems = parsed.items
+      if (items.length === 0) items = parsedItems
+      else for (let index = 0; index < parsedItems.length; index++) items.push(parsedItems[index]!)
       const committed = parsed.committedBytes
       if (committed > 0) {
         tailCheck = Buffer.concat([

@@ -49,6 +49,23 @@ describe('lines read back from the log', () => {
     expect(await reader.read('t', { fromSeq: 2, limit: 2 })).toStrictEqual(written.slice(1, 3))
   })
 
+  it('hands a whole cold read the items it loaded and keeps none of them; a range read first leaves the rest to it', async () => {
+    const dir = await temporaryDirectory()
+    const written = await fileStore({ dir }).append('t', ['a', 'bé', 'c → d', 'e'].map(message), {
+      expectedSeq: 0,
+    })
+    const whole = fileStore({ dir })
+    const first = await whole.read('t')
+    expect(first).toStrictEqual(written)
+    // The caller's list and items are its own: changing them changes no later read.
+    first.length = 1
+    ;(first[0] as { id: string }).id = 'changed'
+    expect(await whole.read('t')).toStrictEqual(written)
+    const ranged = fileStore({ dir })
+    expect(await ranged.read('t', { fromSeq: 2, limit: 2 })).toStrictEqual(written.slice(1, 3))
+    expect(await ranged.read('t')).toStrictEqual(written)
+  })
+
   it('reads a log rewritten in place, its size and mtime kept, afresh: never through the old offsets', async () => {
     const dir = await temporaryDirectory()
     const log = join(dir, 'agents', 't', 'raw_traces.jsonl')

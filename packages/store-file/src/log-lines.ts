@@ -56,6 +56,18 @@ export class LogLines {
     return item
   }
 
+  /**
+   * The items of every line, when the last whole load left all of them (none taken yet): the list
+   * itself, which no longer holds them after. Undefined otherwise, and nothing is taken.
+   */
+  takeAllItems(): Item[] | undefined {
+    const items = this.items
+    if (items.length === 0 || items.length !== this.seqs.length) return undefined
+    for (let index = 0; index < items.length; index++) if (items[index] === undefined) return undefined
+    this.items = []
+    return items as Item[]
+  }
+
   /** Whether {@link takeItem} has the item of line `index`. */
   hasItem(index: number): boolean {
     return this.items[index] !== undefined

@@ -119,6 +119,11 @@ export class ThreadFiles {
         }
       },
       activeItems(start, end) {
+        // A cold read of the whole log: the items the load built, handed over in one list.
+        if (start === 0 && end === lines.seqs.length && overlap.length === 0) {
+          const all = lines.takeAllItems()
+          if (all !== undefined) return all
+        }
         const missing: number[] = []
         for (let index = start; index < end; index += 1) {
           if (!lines.hasItem(lineIndex(index))) missing.push(lineIndex(index))

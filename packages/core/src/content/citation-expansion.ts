@@ -97,13 +97,24 @@ export async function expandCitations<I extends Item>(
   expansion: CitationExpansionOptions,
 ): Promise<I[]> {
   if (citingCount(view, expansion.memo) === 0) return view as I[]
+  return expandCited(view, history, expansion)
+}
+
+/**
+ * {@link expandCitations} of a view that cites stored content: a function apart, so a context whose
+ * view cites nothing (a cold open's first, often) does not compile it.
+ */
+async function expandCited<I extends Item>(
+  view: readonly I[],
+  history: readonly LogEntry<string>[],
+  expansion: CitationExpansionOptions,
+): Promise<I[]> {
   const { options, get, cache = new WeakMap() } = expansion
   let answeredThrough = 0
   for (let index = history.length - 1; index >= 0; index--) {
     const item = history[index]!
     // A sealed entry keeps its type and role: the newest answer is found wherever it is.
-    const answer = isAnswerEntry(item)
-    if (answer) {
+    if (isAnswerEntry(item)) {
       answeredThrough = item.seq
       break
     }

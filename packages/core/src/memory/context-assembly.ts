@@ -30,6 +30,8 @@ export class ContextAssembly<L extends string> {
   lastContextTokens: number | undefined
   /** The view the last context without a budget rendered, which the next one extends (see `renderedView`). */
   #rendered: RenderedView | undefined
+  /** The log whose stored part counts the contexts took in (see `ThreadState.takeStoredCounts`). */
+  #countsOf: object | undefined
 
   constructor(
     state: CompactionState<L>,
@@ -90,6 +92,11 @@ export class ContextAssembly<L extends string> {
       // Frozen once (each item the first time a context shows it): the context's parts are then the
       // log's own, handed out without a copy, and what is worked out per item is cached.
       const logView = state.log.handOut(state.contextView(target))
+      // Once a log (opened, or read again whole): the parts it shows unchanged are counted already.
+      if (this.#countsOf !== state.log) {
+        this.#countsOf = state.log
+        state.takeStoredCounts(logView)
+      }
       // The content channel shows results the model has not answered yet in full, the rest as citations.
       const fullView = await state.content.expand(logView, state.log.entries)
       // The policies may narrow the view (the automatic transitions keep the newest closed scopes).

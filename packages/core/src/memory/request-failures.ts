@@ -85,8 +85,7 @@ function openMarks<L extends string>(state: ThreadState<L>, marks: readonly Requ
   for (let index = indexAfterSeq(entries, oldest - 1); index < entries.length; index++) {
     const entry = entries[index]!
     active.add(entry.id)
-    const answer = isAnswerEntry(entry)
-    if (answer) lastAnswerSeq = entry.seq
+    if (isAnswerEntry(entry)) lastAnswerSeq = entry.seq
   }
   return marks.filter((mark) => active.has(mark.itemId) && lastAnswerSeq <= mark.lastSeq)
 }

@@ -144,6 +144,14 @@ describe("a counter's identity: its name and version", () => {
     expect((await totals(await textThread('estimator@1', 1_000))).totalTokens).toBeLessThan(3 * 30)
   })
 
+  it("a context counts the parts it shows unchanged by the counts this very counter stored; another's are counted", async () => {
+    const thread = await createMemory({ store: await textThread('estimator@2', 1_000) }).thread('t')
+    expect((await thread.context({ level: 'global' })).stats.contextTokens).toBe(3 * (1_000 + 4))
+    // Another version's, or none: every part is counted.
+    const other = await createMemory({ store: await textThread('estimator@1', 1_000) }).thread('t')
+    expect((await other.context({ level: 'global' })).stats.contextTokens).toBeLessThan(3 * 30)
+  })
+
   it("trusts a custom counter's counts without a version under its name, as before versions", async () => {
     const store = await textThread('characters', 1_000)
     expect((await totals(store, characters)).totalTokens).toBe(3 * (1_000 + 4))

@@ -419,17 +419,31 @@ const rawPartTokens = (part: MessagePart, counter: TokenCounter) =>
  * count per part); otherwise undefined, and the caller counts.
  */
 function storedPartTokens(item: MessageItem, identity: string): number | undefined {
-  const tokens = item.tokens
-  if (tokens === undefined || tokens === null || typeof tokens !== 'object') return undefined
-  const { parts } = tokens
-  if (!sameCounts(identity, tokens.counter) || !Array.isArray(parts) || parts.length !== item.content.length)
-    return undefined
+  const parts = storedPartCounts(item, identity, false)
+  if (parts === undefined) return undefined
   let total = 0
-  for (const count of parts) {
-    if (typeof count !== 'number' || !Number.isFinite(count) || count < 0) return undefined
-    total += count
-  }
+  for (let index = 0; index < parts.length; index++) total += parts[index]!
   return total
+}
+
+/**
+ * The part counts core stored with a message (one non-negative count per part), when the counter of
+ * this identity counted them: `exact`, only under its own identity; else also under one it takes as
+ * its own ({@link sameCounts}). Otherwise undefined.
+ */
+export function storedPartCounts(item: MessageItem, identity: string, exact: boolean): number[] | undefined {
+  const tokens = item.tokens
+  if (typeof tokens !== 'object' || tokens === null) return undefined
+  const { parts, counter } = tokens
+  if (counter !== identity && (exact || !sameCounts(identity, counter))) return undefined
+  if (!Array.isArray(parts) || parts.length !== item.content.length) return undefined
+  // Indexed: runs once per message of a cold open, in the interpreter, where `for…of` allocates a
+  // result object a step.
+  for (let index = 0; index < parts.length; index++) {
+    const count = parts[index]
+    if (typeof count !== 'number' || !(count >= 0) || count === Number.POSITIVE_INFINITY) return undefined
+  }
+  return parts
 }
 
 /**

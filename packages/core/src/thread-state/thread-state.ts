@@ -1,4 +1,5 @@
 import type { ResolvedContentOptions, ThreadContent } from '../content'
+import { referenceOf } from '../content/content-reference'
 import type { MemoryEventEmitter } from '../events'
 import type {
   FactItem,
@@ -15,10 +16,10 @@ import type { StrataStore } from '../stores'
 import type { SummarizedFact, SummarizeOptions, Summarizer } from '../summarizers'
 import { withTimeout } from '../summarizers'
 import { type TelemetryTracer, traced } from '../telemetry'
-import { countPartTokens, MESSAGE_OVERHEAD_TOKENS, type TokenCounter } from '../tokens'
+import { counterIdentity, countPartTokens, MESSAGE_OVERHEAD_TOKENS, type TokenCounter } from '../tokens'
 import { isContextMemoryItem, levelView, oneOpeningPerScope, viewItem, withTurnRequest } from '../views'
 import type { HoldRegistry } from './thread-hold'
-import { type ThreadLog, turnIdOf } from './thread-log'
+import { storedPartCounts, type ThreadLog, turnIdOf } from './thread-log'
 
 /**
  * What the shared state reads of the compaction options: whether the waterfall narrows the history the
@@ -130,9 +131,32 @@ export class ThreadState<L extends string, C extends StateCompaction = StateComp
     return oneOpeningPerScope(withTurnRequest(this.view(level), this.log.request))
   }
 
+  /**
+   * Takes in the part counts stored with `items`' messages by this very counter (its name and
+   * version): they are what {@link countTokens} would count for those part objects, so a cold open's
+   * first context shows its view without counting it again. An offloaded part is left out: its stored
+   * count is of what was appended, not of the citation that stands in the log.
+   */
+  takeStoredCounts(items: readonly Item<L>[]) {
+    const identity = counterIdentity(this.deps.tokenCounter)
+    for (let at = 0; at < items.length; at++) {
+      const item = items[at]!
+      if (item.type !== 'message') continue
+      const counts = storedPartCounts(item, identity, true)
+      if (counts === undefined) continue
+      const { content } = item
+      for (let index = 0; index < content.length; index++) {
+        const part = content[index]!
+        if (referenceOf(part) === undefined) this.#partTokens.set(part, counts[index]!)
+      }
+    }
+  }
+
   countTokens(message: { content: readonly MessagePart[] }): number {
     let total = MESSAGE_OVERHEAD_TOKENS
-    for (const part of message.content) {
+    const { content } = message
+    for (let index = 0; index < content.length; index++) {
+      const part = content[index]!
       let tokens = this.#partTokens.get(part)
       if (tokens === undefined) {
         tokens = countPartTokens(part, this.deps.tokenCounter)
