@@ -274,7 +274,7 @@ export function describeThreadOpen(name: string, factory: () => StrataStore | Pr
           await thread.enter('task', { title: `task ${task}` })
           // Task 3's call gets its result late, after its scope closed.
           await thread.append(
-            agentTurn(task).filter((message, index) => index > 0 && (task !== 3 || index !== 2)),
+            agentTurn(task).filter((_message, index) => index > 0 && (task !== 3 || index !== 2)),
           )
           await thread.exit({ outcome: 'complete', summary: `task ${task} done` })
           await thread.append({ role: 'assistant', content: `answer ${task}` })
@@ -304,18 +304,21 @@ export function describeThreadOpen(name: string, factory: () => StrataStore | Pr
         // messages and what follows the older of them (task 12's answer on).
         expect(sealed.sealed).toBe(12 * 4 - 1 - 1)
         expect(whole.sealed).toBe(0)
-        const reading = await threadReading(sealed.thread)
-        // Contexts and views read nothing back; status reads the sealed items for this call only.
-        expect(sealed.reads.read).toBe(2)
-        expect(reading).toEqual(await threadReading(whole.thread))
+        // Contexts and views read nothing back: the open's one read of the active log is all.
+        for (const level of ['global', 'project', 'task']) {
+          await sealed.thread.context({ level })
+          await sealed.thread.view(level)
+        }
+        expect(sealed.reads.read).toBe(1)
+        expect(await threadReading(sealed.thread)).toEqual(await threadReading(whole.thread))
         expect(await sealed.thread.items()).toEqual(await whole.thread.items())
         expect(await sealed.thread.transcript()).toEqual(await whole.thread.transcript())
         expect(await sealed.thread.toolInteractions()).toEqual(await whole.thread.toolInteractions())
         // A late result for a sealed call keeps its call's level and turn.
-        const late = {
+        const late: MessageInput = {
           role: 'tool',
           content: [{ type: 'tool-result', toolCallId: 'call-3', toolName: 'lookup', output: 'late' }],
-        } as const
+        }
         expect((await sealed.thread.append(late))[0]).toMatchObject({ level: 'task', turnId: 'turn_0003' })
         await sealed.thread.append({ role: 'user', content: 'and now?' })
         expect(await threadReading((await open(Number.MAX_SAFE_INTEGER)).thread)).toEqual(

@@ -15,6 +15,11 @@ export class ActiveEntries<L extends string> extends FrozenItems<LogEntry<L>> {
   #sealedThrough = 0
   /** Reads sealed items back from the store (set by {@link seal}). */
   #read: SealOptions<L>['read'] | undefined
+  /**
+   * The items the open sealed, held weakly: a read right after the open (a page load's transcript)
+   * takes them from here while the garbage collector has not freed them, instead of the store.
+   */
+  #sealedItems: WeakRef<Map<number, Item>> | undefined
 
   get sealedCount(): number {
     return this.#sealedCount
@@ -25,7 +30,13 @@ export class ActiveEntries<L extends string> extends FrozenItems<LogEntry<L>> {
     const all = this.all
     const indexes = sealableIndexes(all, options, openScopeFrom)
     if (indexes.length === 0) return 0
-    for (const index of indexes) all[index] = sealedOf(all[index] as Item<L>)
+    const items = new Map<number, Item>()
+    for (const index of indexes) {
+      const item = all[index] as Item<L>
+      items.set(item.seq, item)
+      all[index] = sealedOf(item)
+    }
+    this.#sealedItems = typeof WeakRef === 'function' ? new WeakRef(items) : undefined
     this.#read = options.read
     this.#sealedCount += indexes.length
     this.#sealedThrough = Math.max(this.#sealedThrough, all[indexes.at(-1)!]!.seq)
@@ -61,10 +72,23 @@ export class ActiveEntries<L extends string> extends FrozenItems<LogEntry<L>> {
     return out
   }
 
+  /** `entries` (some of this log's, in seq order) as items: the sealed ones read back in one range, for this call only. */
+  async whole(entries: readonly LogEntry<L>[]): Promise<Item<L>[]> {
+    let first: number | undefined
+    let last = 0
+    for (const entry of entries) {
+      if (!isSealed(entry)) continue
+      first ??= entry.seq
+      last = entry.seq
+    }
+    if (first === undefined) return entries as Item<L>[]
+    const read = await this.#readRange(first, last)
+    return entries.map((entry) => (isSealed(entry) ? (read.get(entry.seq) as Item<L>) : entry))
+  }
+
   /** The item of the sealed entry `seq`, read from the store for this call only. */
   async sealedItem(seq: number): Promise<Item<L>> {
-    const [item] = await this.#read!({ fromSeq: seq, toSeq: seq })
-    return item as Item<L>
+    return (await this.#readRange(seq, seq)).get(seq) as Item<L>
   }
 
   /** Reads the sealed items above `afterSeq` back for good, frozen (as the log hands its items out). */
@@ -117,9 +141,21 @@ export class ActiveEntries<L extends string> extends FrozenItems<LogEntry<L>> {
       if (isSealed(all[index]!)) first = all[index]!.seq
     }
     if (first === undefined) return read
-    for (const item of await this.#read!({ fromSeq: first, toSeq: this.#sealedThrough })) {
-      read.set(item.seq, item as Item<L>)
+    return this.#readRange(first, this.#sealedThrough)
+  }
+
+  /**
+   * The items of `fromSeq`…`toSeq` by seq, at least the sealed ones: from what the open sealed while
+   * the garbage collector keeps it (each item once: a caller may freeze it), else from the store.
+   */
+  async #readRange(fromSeq: number, toSeq: number): Promise<Map<number, Item<L>>> {
+    const kept = this.#sealedItems?.deref()
+    if (kept !== undefined) {
+      this.#sealedItems = undefined
+      return kept as Map<number, Item<L>>
     }
+    const read = new Map<number, Item<L>>()
+    for (const item of await this.#read!({ fromSeq, toSeq })) read.set(item.seq, item as Item<L>)
     return read
   }
 

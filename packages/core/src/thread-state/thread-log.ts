@@ -304,6 +304,16 @@ export class ThreadLog<L extends string> {
     return this.#active.full(afterSeq, options)
   }
 
+  /** The active entries above `seq`, sealed ones as their stubs (see {@link entries}). */
+  entriesAfter(seq: number): LogEntry<L>[] {
+    return this.#active.all.slice(indexAfterSeq(this.#active.all, seq))
+  }
+
+  /** `entries` (some of this log's, in seq order) as items: the sealed ones read back in one range, for this call only. */
+  whole(entries: readonly LogEntry<L>[]): Promise<Item<L>[]> {
+    return this.#active.whole(entries)
+  }
+
   /** The item of the sealed entry `seq`, read from the store for this call only. */
   sealedItem(seq: number): Promise<Item<L>> {
     return this.#active.sealedItem(seq)
