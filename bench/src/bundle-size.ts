@@ -30,10 +30,10 @@ export const BUNDLES: BundleCase[] = [
   {
     name: 'createMemory',
     source: "export { createMemory } from '@strata-memory/core'",
-    budget: 83 * KB,
+    budget: 84.5 * KB,
     target: 32 * KB,
   },
-  { name: 'core', source: "export * from '@strata-memory/core'", budget: 84 * KB, target: 40 * KB },
+  { name: 'core', source: "export * from '@strata-memory/core'", budget: 85.5 * KB, target: 40 * KB },
   // One helper alone: a call left at a module's top level keeps what it reaches in every partial import
   // (a top-level patternSummarizer() once made this 14.6 KB).
   {

@@ -42,7 +42,10 @@ export async function storeFinalToolResults({
   if (results.length === 0) return 0
   const answered = new Set<string>()
   const called = new Set<string>()
-  for (const item of await thread.items()) {
+  // The calls of the final step were made in the request's own turn, and any result already stored
+  // for them follows them: the last turn is enough (a long thread's items are never all read).
+  const { items } = await thread.transcript({ archived: false, turns: 1, restore: false })
+  for (const item of items) {
     if (item.type !== 'message') continue
     for (const part of item.content) {
       if (part.type === 'tool-result') answered.add(part.toolCallId)

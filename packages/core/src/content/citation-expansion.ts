@@ -1,4 +1,5 @@
 import type { Item, JsonValue, MessageItem, MessagePart } from '../items'
+import { isAnswerEntry, type LogEntry } from '../items/sealed-item'
 import { turnNumber } from '../items/turns'
 import type { ContentRecord } from '../stores'
 import type { ResolvedContentOptions } from './content-options'
@@ -92,7 +93,7 @@ function startsWith(view: readonly Item[], prefix: readonly Item[]): boolean {
  */
 export async function expandCitations<I extends Item>(
   view: readonly I[],
-  history: readonly Item[],
+  history: readonly LogEntry<string>[],
   expansion: CitationExpansionOptions,
 ): Promise<I[]> {
   if (citingCount(view, expansion.memo) === 0) return view as I[]
@@ -105,14 +106,15 @@ export async function expandCitations<I extends Item>(
  */
 async function expandCited<I extends Item>(
   view: readonly I[],
-  history: readonly Item[],
+  history: readonly LogEntry<string>[],
   expansion: CitationExpansionOptions,
 ): Promise<I[]> {
   const { options, get, cache = new WeakMap() } = expansion
   let answeredThrough = 0
   for (let index = history.length - 1; index >= 0; index--) {
     const item = history[index]!
-    if (item.type === 'message' && item.role === 'assistant') {
+    // A sealed entry keeps its type and role: the newest answer is found wherever it is.
+    if (isAnswerEntry(item)) {
       answeredThrough = item.seq
       break
     }

@@ -1,4 +1,5 @@
 import type { Item, JsonValue, MessagePart, UnsequencedItem } from '../items'
+import { isSealed, type LogEntry } from '../items/sealed-item'
 import type { ContentRecord } from '../stores'
 import { briefCitation, citationFooter, selectPlugin, writeCitation } from './citation'
 import type { CitationInput } from './content-plugin'
@@ -7,6 +8,15 @@ import { utf8Length } from './content-size'
 import { type ContentSpaces, JSON_MEDIA_TYPE } from './content-spaces'
 
 type MessageToAppend = Extract<UnsequencedItem, { type: 'message' }>
+
+/**
+ * The active log where a result's call is looked up: its entries, and a reader of one sealed entry's
+ * item (see `SealedItem`), for a call an open sealed.
+ */
+export interface OffloadHistory {
+  entries(): readonly LogEntry<string>[]
+  read(seq: number): Promise<Item>
+}
 
 /**
  * The write side of the content channel: stores the large tool results (and attachments) of items
@@ -26,7 +36,7 @@ export class ContentOffload {
    * where a result's call is looked up for plugins that read the call's input; it is asked only when a
    * result is stored.
    */
-  async offload<I extends UnsequencedItem>(items: I[], history: () => readonly Item[]): Promise<I[]> {
+  async offload<I extends UnsequencedItem>(items: I[], history: OffloadHistory): Promise<I[]> {
     if (!this.#spaces.deps.options.offload) return items
     const out: I[] = []
     for (const item of items) {
@@ -51,7 +61,7 @@ export class ContentOffload {
     item: MessageToAppend,
     part: MessagePart,
     batch: readonly UnsequencedItem[],
-    history: () => readonly Item[],
+    history: OffloadHistory,
   ): Promise<MessagePart> {
     const done = this.#offloaded.get(part)
     if (done !== undefined) return done
@@ -69,7 +79,7 @@ export class ContentOffload {
     const id = this.#spaces.newId()
     const input: CitationInput = { id, ...candidate }
     if (part.type === 'tool-result') {
-      const call = findCall(part.toolCallId, batch, history)
+      const call = await findCall(part.toolCallId, batch, history)
       if (call !== undefined) input.input = call
     }
     const plugin = selectPlugin(input, tool, options)
@@ -172,20 +182,34 @@ function offloadCandidate(
 }
 
 /** The input of the tool call `toolCallId`: in the batch being appended, else the newest in the log. */
-function findCall(
+async function findCall(
   toolCallId: string,
   batch: readonly UnsequencedItem[],
-  history: () => readonly Item[],
-): JsonValue | undefined {
-  const search = (items: readonly UnsequencedItem[]) => {
-    for (let index = items.length - 1; index >= 0; index--) {
-      const item = items[index]!
-      if (item.type !== 'message' || item.role !== 'assistant') continue
-      for (const part of item.content) {
-        if (part.type === 'tool-call' && part.toolCallId === toolCallId) return part.input
-      }
+  history: OffloadHistory,
+): Promise<JsonValue | undefined> {
+  /** The call in `item`, as `{ input }`, or undefined when it holds none. */
+  const callIn = (item: LogEntry<string> | UnsequencedItem) => {
+    if (item.type !== 'message' || item.role !== 'assistant') return undefined
+    for (const part of item.content) {
+      if (part.type === 'tool-call' && part.toolCallId === toolCallId) return { input: part.input }
     }
     return undefined
   }
-  return search(batch) ?? search(history())
+  let found: { input: JsonValue } | undefined
+  for (let index = batch.length - 1; index >= 0 && found === undefined; index--) found = callIn(batch[index]!)
+  // A call of the batch without an input is looked for in the log too.
+  if (found?.input !== undefined && found.input !== null) return found.input
+  const entries = history.entries()
+  for (let index = entries.length - 1; index >= 0; index--) {
+    const entry = entries[index]!
+    // A call an open sealed is read back, that item alone.
+    if (isSealed(entry)) {
+      if (entry.role === 'assistant' && entry.calls?.includes(toolCallId))
+        return callIn(await history.read(entry.seq))?.input
+    } else {
+      const call = callIn(entry)
+      if (call !== undefined) return call.input
+    }
+  }
+  return undefined
 }

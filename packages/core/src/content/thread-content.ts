@@ -1,11 +1,12 @@
 import { invalidOptions } from '../errors'
 import type { Item, UnsequencedItem } from '../items'
+import type { LogEntry } from '../items/sealed-item'
 import type { ContentRecord } from '../stores'
 import { checkContentRecord } from '../stores/store-arguments'
 import { contentMethods } from '../stores/store-check'
 import { type CitationCache, type CitingMemo, expandCitations } from './citation-expansion'
 import type { ContentBinding } from './content-binding'
-import { ContentOffload } from './content-offload'
+import { ContentOffload, type OffloadHistory } from './content-offload'
 import { utf8Length } from './content-size'
 import { ContentSpaces, JSON_MEDIA_TYPE, type ThreadContentDependencies } from './content-spaces'
 import { queryMemory } from './memory-query'
@@ -144,7 +145,7 @@ export class ThreadContent {
    * are stored, and each is replaced in the item by its citation. `history` gives the active log, where
    * a result's call is looked up for plugins that read the call's input (only when a result is stored).
    */
-  offload<I extends UnsequencedItem>(items: I[], history: () => readonly Item[]): Promise<I[]> {
+  offload<I extends UnsequencedItem>(items: I[], history: OffloadHistory): Promise<I[]> {
     return this.#offload.offload(items, history)
   }
 
@@ -152,7 +153,7 @@ export class ThreadContent {
    * @internal Used by the thread when it builds a context: the view with its citations shown (see
    * {@link expandCitations}).
    */
-  expand<I extends Item>(view: readonly I[], history: readonly Item[]): Promise<I[]> {
+  expand<I extends Item>(view: readonly I[], history: readonly LogEntry<string>[]): Promise<I[]> {
     return expandCitations(view, history, {
       options: this.#spaces.deps.options,
       get: (id) => this.get(id),

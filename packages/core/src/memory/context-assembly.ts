@@ -57,15 +57,17 @@ export class ContextAssembly<L extends string> {
     const state = this.#state
     const target = level === undefined ? state.level : state.deps.ladder.assert(level)
     // Only the view's items are handed out: only they need freezing, not the whole log.
-    return this.#fresh(() => state.log.handOut(levelView(state.log.unfrozenItems, target, state.deps.ladder)))
+    return this.#fresh(() => state.log.handOut(levelView(state.log.entries, target, state.deps.ladder)))
   }
 
   /** The level view of the active window, with the items and view ids the content channel reads. */
   history() {
     const state = this.#state
-    return this.#fresh(() => {
+    return this.#fresh(async () => {
       const view = state.contextView(state.level)
-      return { items: state.log.items, viewIds: new Set(view.map((item) => item.id)), level: state.level }
+      // Sealed items read back for the memory tools, which reach everything the thread held.
+      const items: readonly Item<L>[] = await state.log.full(0, { frozen: true })
+      return { items, viewIds: new Set(view.map((item) => item.id)), level: state.level }
     })
   }
 
@@ -96,7 +98,7 @@ export class ContextAssembly<L extends string> {
         state.takeStoredCounts(logView)
       }
       // The content channel shows results the model has not answered yet in full, the rest as citations.
-      const fullView = await state.content.expand(logView, state.log.unfrozenItems)
+      const fullView = await state.content.expand(logView, state.log.entries)
       // The policies may narrow the view (the automatic transitions keep the newest closed scopes).
       const view = this.#policies.beforeContext(fullView, target)
       const counter = deps.tokenCounter
@@ -302,7 +304,7 @@ export class ContextAssembly<L extends string> {
       const logView = [...state.contextView(level), ...added]
       const keep = keptIds(logView)
       const kept = logView.filter((item) => keep.has(item.id))
-      const view = await state.content.expand(kept, [...state.log.unfrozenItems, ...added])
+      const view = await state.content.expand(kept, [...state.log.entries, ...added])
       const textTokens = (text: string | undefined) =>
         text ? countMessageTokens({ content: [{ type: 'text', text }] }, state.deps.tokenCounter) : 0
       this.#fitted(budget, view, kept, system, textTokens(system), textTokens(alongside), {
@@ -332,8 +334,8 @@ export class ContextAssembly<L extends string> {
   }
 
   toolInteractions(options: { turnId?: string }): Promise<ToolInteraction<L>[]> {
-    return this.#fresh(() => {
-      const all = toolInteractions(this.#state.log.items)
+    return this.#fresh(async () => {
+      const all = toolInteractions(await this.#state.log.full(0, { frozen: true }))
       return options.turnId === undefined
         ? all
         : all.filter((interaction) => interaction.turnId === options.turnId)
@@ -342,7 +344,7 @@ export class ContextAssembly<L extends string> {
 
   items(): Promise<Item<L>[]> {
     // A copy: the log's items need not be frozen for it.
-    return this.#fresh(() => jsonCopy(this.#state.log.unfrozenItems as Item<L>[]))
+    return this.#fresh(async () => jsonCopy(await this.#state.log.full()))
   }
 }
 

@@ -25,6 +25,7 @@ import { assertResourceId } from '../stores/resource-arguments'
 import { checkStore, hasResourceMethods, resourceMethods } from '../stores/store-check'
 import { patternSummarizer, type Summarizer } from '../summarizers'
 import { type FrameworkTracer, MemoryTracing, type TelemetryOptions, tracedStore } from '../telemetry'
+import { sealOptionsFor } from '../thread-state/sealed-items'
 import type { HoldRegistry } from '../thread-state/thread-hold'
 import { loadThreadLog } from '../thread-state/thread-open'
 import { type TokenCounter, tokenEstimator } from '../tokens'
@@ -290,11 +291,16 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
     return resource
   }
 
-  const open = async (threadId: string, binding: ContentBinding): Promise<Thread<L>> => {
+  const open = async (threadId: string, binding: ContentBinding, ownBudget: boolean): Promise<Thread<L>> => {
     const stored = store.getState(threadId)
     const [log, state, resourceId] = await Promise.all([
       // The state may hold the log's digest (a store without slots): read once, for both.
-      loadThreadLog<L>(store, threadId, tokenCounter, { state: stored, tracer: deps.tracer }),
+      loadThreadLog<L>(store, threadId, tokenCounter, {
+        state: stored,
+        tracer: deps.tracer,
+        // A thread opened with a budget of its own gets budget compaction, which reads every item.
+        seal: ownBudget ? undefined : sealOptionsFor(deps),
+      }),
       stored,
       // A thread bound in the store is its resource's, whether or not this open names it.
       hasResourceMethods(store) ? store.getThreadResource(threadId) : undefined,
@@ -397,7 +403,7 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
         }
       }
       if (thread === undefined) {
-        thread = open(threadId, binding)
+        thread = open(threadId, binding, budgetOption !== undefined && budgetOption !== 'memory')
         threads.set(threadId, thread)
         bindings.set(threadId, binding)
         thread.catch(() => {
@@ -409,7 +415,7 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
       }
       if (budgetOption !== undefined) {
         await thread
-        budgets.get(threadId)?.set(budgetOption)
+        await budgets.get(threadId)?.set(budgetOption)
       }
       if (resourceId === undefined) return thread
       const opened = await thread

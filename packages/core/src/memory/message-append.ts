@@ -12,6 +12,7 @@ import {
   type UnsequencedItem,
 } from '../items'
 import type { ScopeClosing } from '../thread-state/scope-closing'
+import { isConversationEntry } from '../thread-state/sealed-items'
 import { startsTurn, turnIdOf } from '../thread-state/thread-log'
 import type { WritePath } from '../thread-state/write-path'
 import type { AppendUnseenOptions } from './thread-types'
@@ -62,8 +63,10 @@ export class MessageAppend<L extends string> {
     // One walk of the list for every attempt: a retry after a seq conflict maps no message again.
     const messages = this.incomingConversation(incoming, toMessage)
     const id = this.#state.id
-    return this.appendMessages(() => {
-      // The alignment reads only the stored tail of `window` messages: only it need be frozen.
+    return this.appendMessages(async () => {
+      // The alignment reads only the stored tail of `window` messages: only it need be frozen, and
+      // read back if an open sealed it (a window larger than what opens keep whole).
+      await this.#state.log.unsealTail(window, isConversationEntry)
       const stored = this.#state.log.tailFrozen(window, isConversation)
       const { indexes, aligned } = alignTail(stored, messages, history, window)
       if (!aligned) {
@@ -89,7 +92,7 @@ export class MessageAppend<L extends string> {
    * written (each attempt) and may refuse them by throwing.
    */
   async appendMessages(
-    build: () => NormalizedMessage[],
+    build: () => NormalizedMessage[] | Promise<NormalizedMessage[]>,
     beforeWrite?: BeforeWrite,
   ): Promise<MessageItem<L>[]> {
     const state = this.#state
@@ -97,7 +100,7 @@ export class MessageAppend<L extends string> {
     let messageCount = 0
     const stored = await this.#writes.exclusive(() =>
       this.#writes.write(async () => {
-        const messages = build()
+        const messages = await build()
         messageCount = messages.length
         ahead = undefined
         if (messages.length === 0) return []

@@ -1,5 +1,7 @@
 import { invalidOptions } from '../errors'
 import type { Item, JsonObject, MessageItem } from '../items'
+import { isAnswerEntry, isSealed } from '../items/sealed-item'
+import { indexAfterSeq } from '../items/seq-search'
 import type { ThreadState } from '../thread-state/thread-state'
 import type { WritePath } from '../thread-state/write-path'
 
@@ -78,15 +80,18 @@ function openMarks<L extends string>(state: ThreadState<L>, marks: readonly Requ
   const oldest = Math.min(...marks.map((mark) => mark.seq))
   const active = new Set<string>()
   let lastAnswerSeq = 0
-  for (const item of state.log.unfrozenItemsAfter(oldest - 1)) {
-    active.add(item.id)
-    if (item.type === 'message' && item.role === 'assistant') lastAnswerSeq = item.seq
+  // Ids and answers only: sealed entries (see `SealedItem`) keep both.
+  const entries = state.log.entries
+  for (let index = indexAfterSeq(entries, oldest - 1); index < entries.length; index++) {
+    const entry = entries[index]!
+    active.add(entry.id)
+    if (isAnswerEntry(entry)) lastAnswerSeq = entry.seq
   }
   return marks.filter((mark) => active.has(mark.itemId) && lastAnswerSeq <= mark.lastSeq)
 }
 
 /** The active user message `itemId` names, or the turn's request; anything else is refused. */
-function markedMessage<L extends string>(state: ThreadState<L>, itemId: string | undefined) {
+async function markedMessage<L extends string>(state: ThreadState<L>, itemId: string | undefined) {
   if (itemId === undefined) {
     const request = state.log.request
     if (request === undefined) {
@@ -97,12 +102,14 @@ function markedMessage<L extends string>(state: ThreadState<L>, itemId: string |
     }
     return request
   }
-  const items = state.log.unfrozenItems
+  const entries = state.log.entries
   let found: Item<L> | undefined
   // The failed request is almost always near the end.
-  for (let index = items.length - 1; index >= 0; index--) {
-    if (items[index]!.id === itemId) {
-      found = items[index]
+  for (let index = entries.length - 1; index >= 0; index--) {
+    const entry = entries[index]!
+    if (entry.id === itemId) {
+      // A user's request is never sealed; anything else an open sealed is read back to say what it is.
+      found = isSealed(entry) ? await state.log.sealedItem(entry.seq) : entry
       break
     }
   }
@@ -148,7 +155,7 @@ export function markFailed<L extends string>(
   checkOptions(options)
   return writes.exclusive(async () => {
     await writes.refresh()
-    const message = markedMessage(state, options.itemId)
+    const message = await markedMessage(state, options.itemId)
     const mark: RequestFailure = {
       itemId: message.id,
       seq: message.seq,

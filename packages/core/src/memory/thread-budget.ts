@@ -33,10 +33,14 @@ export class ThreadBudget {
   #inputTokens: number | undefined
   #resolved: { from: ResolvedCompaction; to: ResolvedCompaction } | undefined
 
-  set(option: ThreadBudgetOption) {
+  /** Told when the thread gets a budget of its own: budget compaction reads every item (see `ThreadLog.seal`). */
+  onBudget: (() => Promise<void>) | undefined
+
+  async set(option: ThreadBudgetOption): Promise<void> {
     const inputTokens = option === 'memory' ? undefined : option.inputTokens
     if (inputTokens !== this.#inputTokens) this.#resolved = undefined
     this.#inputTokens = inputTokens
+    if (inputTokens !== undefined) await this.onBudget?.()
   }
 
   /** The memory's compaction options with this thread's budget in them. */

@@ -1,9 +1,11 @@
 import type { CompactionPolicies } from '../compaction/compaction-policies'
 import { invalidOptions, StrataError } from '../errors'
+import { isConversation } from '../history/message-matching'
 import { checkMatchingOptions, DEFAULT_WINDOW } from '../history/unseen-messages'
 import type { JsonObject } from '../items'
-import { divergencePoint } from '../rewind/divergence-point'
+import { divergencePoint, MAX_DIVERGENCE_DEPTH } from '../rewind/divergence-point'
 import { planRewind } from '../rewind/rewind-plan'
+import { isConversationEntry } from '../thread-state/sealed-items'
 import type { ThreadState } from '../thread-state/thread-state'
 import type { WritePath } from '../thread-state/write-path'
 import type { MessageAppend } from './message-append'
@@ -34,7 +36,17 @@ export async function threadDivergence<L extends string, T extends { role: strin
   const messages = append.incomingConversation(incoming, toMessage)
   return writes.exclusive(async () => {
     await writes.refresh()
-    const point = divergencePoint(state.log.items, messages, history, window, partial)
+    // The search reads at most `window` conversation messages before its deepest cut: that tail is
+    // whole (read back if an open sealed part of it); nothing older is reached.
+    const depth = window + MAX_DIVERGENCE_DEPTH
+    await state.log.unsealTail(depth, isConversationEntry)
+    const point = divergencePoint(
+      state.log.tailFrozen(depth, isConversation),
+      messages,
+      history,
+      window,
+      partial,
+    )
     return point === undefined ? undefined : { ...point, lastSeq: state.log.lastSeq }
   })
 }
@@ -78,6 +90,7 @@ export async function rewindThread<L extends string>(
         { afterSeq, lastSeq },
       )
     }
+    await state.log.unsealAfter(afterSeq)
     const plan = planRewind(state.log.itemsAfter(afterSeq), afterSeq, id)
     if (plan.archive.length === 0) return { afterSeq, archived: [], kept: plan.keep }
     const seqs = plan.archive.map((item) => item.seq)

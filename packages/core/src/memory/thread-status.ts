@@ -58,8 +58,8 @@ export function threadStatus<L extends string>({
     const { log, deps } = state
     const byLevel: Record<string, number> = {}
     const byType: Record<string, number> = {}
-    // Counts only: the log's items need not be frozen for them.
-    const items = log.unfrozenItems
+    // Counts only: the log's items need not be frozen for them (sealed ones are read back).
+    const items = await log.full()
     for (const item of items) {
       byLevel[item.level] = (byLevel[item.level] ?? 0) + 1
       byType[item.type] = (byType[item.type] ?? 0) + 1

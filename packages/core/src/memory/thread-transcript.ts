@@ -9,6 +9,7 @@ import type {
   SummaryItem,
   TransitionItem,
 } from '../items'
+import { isSealed, type LogEntry, type SealedItem } from '../items/sealed-item'
 import { readArchiveRange } from '../stores/archive-pages'
 import type { ThreadState } from '../thread-state/thread-state'
 import type { WritePath } from '../thread-state/write-path'
@@ -85,6 +86,12 @@ export function rewoundRanges(stored: JsonObject | undefined): SeqRange[] {
 const isChat = <L extends string>(item: Item<L>): item is MessageItem<L> | TransitionItem<L> =>
   item.type === 'message' || item.type === 'transition'
 
+/** {@link isChat} of an active entry: a sealed one by the type it keeps. */
+const isChatEntry = <L extends string>(
+  entry: LogEntry<L>,
+): entry is MessageItem<L> | TransitionItem<L> | SealedItem<L> =>
+  isSealed(entry) ? entry.itemType === 'message' || entry.itemType === 'transition' : isChat(entry)
+
 function checkOptions(options: TranscriptOptions): void {
   if (typeof options !== 'object' || options === null) invalidOptions('transcript() takes an options object.')
   const { turns, beforeSeq, afterSeq, archived, restore, compactions } = options
@@ -131,7 +138,7 @@ function merge<T extends { seq: number }>(left: readonly T[], right: readonly T[
 }
 
 /** The index the page starts at: `turns` user messages back from the end (scope openings are not turns). */
-function pageStart(items: readonly Item[], turns: number | undefined): number {
+function pageStart(items: readonly LogEntry<string>[], turns: number | undefined): number {
   if (turns === undefined) return 0
   let seen = 0
   for (let index = items.length - 1; index >= 0; index--) {
@@ -182,9 +189,12 @@ export async function threadTranscript<L extends string>(
     await writes.refresh()
     // A thread that never archived anything has no archive to read (most chats, on every page load).
     const anyArchived = archived && state.log.archivedCount > 0
-    const items = afterSeq === undefined ? state.log.unfrozenItems : state.log.unfrozenItemsAfter(afterSeq)
+    // Sealed items (see `SealedItem`) stay stubs until the page is known: only its own are read back.
+    const items = state.log.entriesAfter(afterSeq ?? 0)
     return {
-      active: (beforeSeq === undefined ? items : items.filter((item) => item.seq < beforeSeq)).filter(isChat),
+      active: (beforeSeq === undefined ? items : items.filter((item) => item.seq < beforeSeq)).filter(
+        isChatEntry,
+      ),
       stored: anyArchived ? await state.deps.store.getState(state.id) : undefined,
       anyArchived,
       // Summaries are few and kept apart (frozen), so this reads no more of a long log.
@@ -196,7 +206,7 @@ export async function threadTranscript<L extends string>(
         : undefined,
     }
   })
-  let all: (MessageItem<L> | TransitionItem<L>)[] = active
+  let all: (MessageItem<L> | TransitionItem<L> | SealedItem<L>)[] = active
   let summaries = activeSummaries
   if (anyArchived) {
     const rewound = rewoundRanges(stored)
@@ -219,7 +229,7 @@ export async function threadTranscript<L extends string>(
     }
   }
   const start = pageStart(all, turns)
-  const page = all.slice(start)
+  const page = (await state.log.whole(all.slice(start))) as (MessageItem<L> | TransitionItem<L>)[]
   // The page's compactions: those at or after its first item (earlier ones belong to the page before).
   const fromSeq = start > 0 ? page[0]!.seq : 0
   const listed =

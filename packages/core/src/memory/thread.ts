@@ -116,6 +116,8 @@ export class Thread<L extends string = string> {
     const deps = threadDependencies(memoryDeps, holds, budget)
     const state = new ThreadState(id, deps, log, mode)
     const writes = new WritePath(state)
+    // Budget compaction plans over every active item: an open that sealed some reads them back first.
+    budget.onBudget = () => writes.exclusive(() => state.log.unsealAfter(0))
     const report = new CompactionReport(state, writes)
     const closing = new ScopeClosing(state)
     this.#state = state

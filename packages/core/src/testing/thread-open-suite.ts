@@ -4,8 +4,13 @@ import { createMemory, type Thread } from '../memory'
 import type { StrataStore } from '../stores'
 import { hasSlotMethods } from '../stores/store-check'
 import { storeWithOverrides } from '../stores/store-overrides'
+import { recordingTracer } from '../telemetry/testing/recording-tracer'
 import { DIGEST_SLOT, DIGEST_STATE_KEY } from '../thread-state/log-digest'
+import { SEALING } from '../thread-state/sealed-items'
 import { useSuiteStore } from './suite-store'
+
+/** What an open keeps whole at a log's end by default (see `SEALING`), restored after each test that lowers it. */
+const SEALED_KEEP = SEALING.keepConversation
 
 /** The calls a store wrapper saw, and the archived items they returned. */
 export interface StoreReads {
@@ -253,6 +258,73 @@ export function describeThreadOpen(name: string, factory: () => StrataStore | Pr
         })
         // An id the filter rules out reads nothing (but for a rare false "maybe": one page more).
         expect(reads.readArchive).toBeLessThanOrEqual(2)
+      },
+      timeout,
+    )
+
+    it(
+      'seals the items of closed scopes on open: the same contexts, views and writes, and no read back for them',
+      async () => {
+        // No budget (its compactions read every item, so an open under one seals nothing).
+        const plain = () => suite.options({})
+        const memory = createMemory(plain())
+        const thread = await memory.thread('scopes')
+        for (let task = 1; task <= 12; task++) {
+          await thread.append({ role: 'user', content: `request ${task}` })
+          await thread.enter('task', { title: `task ${task}` })
+          // Task 3's call gets its result late, after its scope closed.
+          await thread.append(
+            agentTurn(task).filter((_message, index) => index > 0 && (task !== 3 || index !== 2)),
+          )
+          await thread.exit({ outcome: 'complete', summary: `task ${task} done` })
+          await thread.append({ role: 'assistant', content: `answer ${task}` })
+        }
+        await memory.settled()
+        const open = async (keep: number) => {
+          SEALING.keepConversation = keep
+          try {
+            const counted = countingStore(suite.store)
+            const { tracer, spans } = recordingTracer()
+            const opened = await createMemory({
+              ...plain(),
+              store: counted.store,
+              telemetry: { tracer },
+            }).thread('scopes')
+            const sealed = spans.find((span) => span.name === 'strata.thread.open')?.attributes[
+              'strata.open.sealed_items'
+            ]
+            return { thread: opened, reads: counted.reads, sealed: Number(sealed) }
+          } finally {
+            SEALING.keepConversation = SEALED_KEEP
+          }
+        }
+        const sealed = await open(2)
+        const whole = await open(Number.MAX_SAFE_INTEGER)
+        // Each task's opening, call, result and answer (task 3: no result), but for the two newest conversation
+        // messages and what follows the older of them (task 12's answer on).
+        expect(sealed.sealed).toBe(12 * 4 - 1 - 1)
+        expect(whole.sealed).toBe(0)
+        // Contexts and views read nothing back: the open's one read of the active log is all.
+        for (const level of ['global', 'project', 'task']) {
+          await sealed.thread.context({ level })
+          await sealed.thread.view(level)
+        }
+        expect(sealed.reads.read).toBe(1)
+        expect(await threadReading(sealed.thread)).toEqual(await threadReading(whole.thread))
+        expect(await sealed.thread.items()).toEqual(await whole.thread.items())
+        expect(await sealed.thread.transcript()).toEqual(await whole.thread.transcript())
+        expect(await sealed.thread.toolInteractions()).toEqual(await whole.thread.toolInteractions())
+        // A late result for a sealed call keeps its call's level and turn.
+        const late: MessageInput = {
+          role: 'tool',
+          content: [{ type: 'tool-result', toolCallId: 'call-3', toolName: 'lookup', output: 'late' }],
+        }
+        expect((await sealed.thread.append(late))[0]).toMatchObject({ level: 'task', turnId: 'turn_0003' })
+        await sealed.thread.append({ role: 'user', content: 'and now?' })
+        expect(await threadReading((await open(Number.MAX_SAFE_INTEGER)).thread)).toEqual(
+          await threadReading(sealed.thread),
+        )
+        await memory.settled()
       },
       timeout,
     )

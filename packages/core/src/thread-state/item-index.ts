@@ -1,4 +1,5 @@
 import type { Item, SeqRange } from '../items'
+import { isSealed, type LogEntry } from '../items/sealed-item'
 import { indexAfterSeq, indexFromSeq } from '../items/seq-search'
 import { ArchiveFilter, callKey, idKey } from './archive-filter'
 
@@ -54,7 +55,7 @@ export class ItemIndex<L extends string> {
    * @param read reads archived items of a seq range, for questions the filter cannot settle.
    */
   constructor(
-    private readonly active: () => readonly Item<L>[],
+    private readonly active: () => readonly LogEntry<L>[],
     private readonly read: ArchiveRangeReader | undefined,
     start?: IndexStart,
   ) {
@@ -163,11 +164,11 @@ export class ItemIndex<L extends string> {
   }
 
   /** Records active items the store archived: the log no longer holds them, the index still does. */
-  archived(items: readonly Item<L>[]) {
+  archived(items: readonly LogEntry<L>[]) {
     for (const item of items) this.#keep(item)
   }
 
-  #keep(item: Item<L>) {
+  #keep(item: LogEntry<L>) {
     if (item.seq > this.#through) this.#outside.push({ seq: item.seq, id: item.id, calls: callsOf(item) })
   }
 
@@ -222,7 +223,8 @@ export class ItemIndex<L extends string> {
   }
 }
 
-function callsOf<L extends string>(item: Item<L>): [string, IndexedCall<L>][] {
+function callsOf<L extends string>(item: LogEntry<L>): [string, IndexedCall<L>][] {
+  if (isSealed(item)) return (item.calls ?? []).map((id) => [id, originOf(item)])
   if (item.type !== 'message') return []
   const calls: [string, IndexedCall<L>][] = []
   for (const part of item.content) {
@@ -232,8 +234,18 @@ function callsOf<L extends string>(item: Item<L>): [string, IndexedCall<L>][] {
   return calls
 }
 
-function addItem<L extends string>(ids: Set<string>, calls: Map<string, IndexedCall<L>>, item: Item<L>) {
+const originOf = <L extends string>(item: LogEntry<L>): IndexedCall<L> => ({
+  level: item.level,
+  turnId: item.turnId,
+  seq: item.seq,
+})
+
+function addItem<L extends string>(ids: Set<string>, calls: Map<string, IndexedCall<L>>, item: LogEntry<L>) {
   ids.add(item.id)
+  if (isSealed(item)) {
+    for (const id of item.calls ?? []) setCall(calls, id, originOf(item))
+    return
+  }
   if (item.type !== 'message') return
   for (const part of item.content) {
     if (part.type === 'tool-call') {

@@ -7,7 +7,6 @@ import {
   type TransitionReason,
   type UnsequencedItem,
 } from '../items'
-import { indexFromSeq } from '../items/seq-search'
 import { patternSummarizer, type Summarizer } from '../summarizers'
 import { type OpenScope, turnIdOf } from './thread-log'
 import type { ThreadState } from './thread-state'
@@ -82,13 +81,13 @@ export class ScopeClosing<L extends string> {
   /** Whether the scope's opening is a new one and only openings (its own, nested scopes') came after it. */
   #isUntouched(scope: OpenScope<L>): boolean {
     const { log, deps } = this.#state
-    const items = log.unfrozenItems
-    const from = indexFromSeq(items, scope.seq)
-    const opening = items[from]
+    // An open scope's items are never sealed (see `sealableIndexes`).
+    const items = log.unfrozenItemsAfter(scope.seq - 1)
+    const opening = items[0]
     if (opening?.seq !== scope.seq || opening.type !== 'message' || opening.scope === undefined) return false
     if (opening.scope.continuedFrom !== undefined) return false
     const rank = deps.ladder.rank(scope.level)
-    for (let index = from + 1; index < items.length; index++) {
+    for (let index = 1; index < items.length; index++) {
       const item = items[index]!
       if (deps.ladder.rank(item.level) < rank) continue
       if (!(item.type === 'message' && item.scope !== undefined)) return false

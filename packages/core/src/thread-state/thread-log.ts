@@ -1,13 +1,16 @@
 import { referenceOf } from '../content/content-reference'
 import type { Item, MessageItem, MessagePart, SummaryItem, UnsequencedItem } from '../items'
+import { isSealed, type LogEntry } from '../items/sealed-item'
 import { indexAfterSeq } from '../items/seq-search'
 import { startsTurn, turnNumber } from '../items/turns'
 import type { TokenCounter } from '../tokens'
 import { counterIdentity, countPartTokens, MESSAGE_OVERHEAD_TOKENS, sameCounts } from '../tokens'
 import { isContextMemoryItem } from '../views'
-import { deepFreeze, FrozenItems } from './frozen-items'
+import { ActiveEntries } from './active-entries'
+import { deepFreeze } from './frozen-items'
 import { type ArchiveRangeReader, type IndexStart, ItemIndex } from './item-index'
 import type { LogDigest, OpenScope } from './log-digest'
+import type { SealOptions } from './sealed-items'
 
 export type { OpenScope } from './log-digest'
 
@@ -22,8 +25,8 @@ export { startsTurn } from '../items/turns'
  * processes on one thread agree once each has read the other's writes.
  */
 export class ThreadLog<L extends string> {
-  /** The active items, oldest first, frozen as they are handed out. */
-  readonly #active = new FrozenItems<Item<L>>()
+  /** The active items, oldest first, frozen as they are handed out; sealed ones as their stubs. */
+  readonly #active = new ActiveEntries<L>()
   readonly memoryItems: Item<L>[] = []
   readonly scopes: OpenScope<L>[] = []
   /** The ids and tool calls of every item the thread ever held, for the checks of an append. */
@@ -105,8 +108,9 @@ export class ThreadLog<L extends string> {
    * context need not pay for it); reads through here and the other frozen reads do, each item once.
    */
   get items(): readonly Item<L>[] {
+    this.#whole(0)
     this.#active.freezeFrom(0)
-    return this.#active.all
+    return this.#active.all as readonly Item<L>[]
   }
 
   /**
@@ -114,7 +118,26 @@ export class ThreadLog<L extends string> {
    * (the context renders copies) and do not change them.
    */
   get unfrozenItems(): readonly Item<L>[] {
+    this.#whole(0)
+    return this.#active.all as readonly Item<L>[]
+  }
+
+  /**
+   * The active entries as they are, sealed ones as their stubs: for the walks that never reach a
+   * sealed one (the level views: a broader item follows it) or read only what a stub keeps.
+   */
+  get entries(): readonly LogEntry<L>[] {
     return this.#active.all
+  }
+
+  /** How many active items are sealed (see `SealedItem`). */
+  get sealedCount(): number {
+    return this.#active.sealedCount
+  }
+
+  /** Refuses a read of whole items above `afterSeq` while one of them is sealed: a path that forgot to unseal. */
+  #whole(afterSeq: number) {
+    this.#active.assertWhole(afterSeq)
   }
 
   /**
@@ -122,9 +145,10 @@ export class ThreadLog<L extends string> {
    * for a reader of the tail only, which may keep what it reads of it.
    */
   tailFrozen(count: number, counts: (item: Item<L>) => boolean): readonly Item<L>[] {
-    const items = this.#active.all
+    const items = this.#active.all as readonly Item<L>[]
     let from = items.length
     for (let found = 0; from > 0 && found < count; ) if (counts(items[--from]!)) found++
+    this.#whole(from === 0 ? 0 : items[from - 1]!.seq)
     this.#active.freezeFrom(from)
     return items
   }
@@ -174,14 +198,16 @@ export class ThreadLog<L extends string> {
 
   /** Active items with a seq above `seq`, oldest first, frozen; a binary search, so closing a scope stays cheap. */
   itemsAfter(seq: number): Item<L>[] {
+    this.#whole(seq)
     const from = indexAfterSeq(this.#active.all, seq)
     this.#active.freezeFrom(from)
-    return this.#active.all.slice(from)
+    return this.#active.all.slice(from) as Item<L>[]
   }
 
   /** {@link itemsAfter} without freezing: the same terms as {@link unfrozenItems}. */
   unfrozenItemsAfter(seq: number): Item<L>[] {
-    return this.#active.all.slice(indexAfterSeq(this.#active.all, seq))
+    this.#whole(seq)
+    return this.#active.all.slice(indexAfterSeq(this.#active.all, seq)) as Item<L>[]
   }
 
   /** The newest summary of a tier among the context-memory items. */
@@ -221,8 +247,8 @@ export class ThreadLog<L extends string> {
   }
 
   /** Memory items that left the active log (a roll-up archived them) leave the memory slots too. */
-  #dropMemory(removed: readonly Item<L>[]) {
-    if (!removed.some(isContextMemoryItem)) return
+  #dropMemory(removed: readonly LogEntry<L>[]) {
+    if (!removed.some((entry) => !isSealed(entry) && isContextMemoryItem(entry))) return
     const gone = new Set(removed)
     let kept = 0
     for (const item of this.memoryItems) if (!gone.has(item)) this.memoryItems[kept++] = item
@@ -258,6 +284,52 @@ export class ThreadLog<L extends string> {
         break
       }
     }
+  }
+
+  /**
+   * Seals what no view can show again (see `sealableIndexes`): an open of a long thread that closed
+   * many scopes then holds their items as stubs, and reads them back only on a path that needs them.
+   * Returns how many were sealed.
+   */
+  seal(options: SealOptions<L>): number {
+    return this.#active.seal(options, this.scopes[0]?.seq ?? Number.POSITIVE_INFINITY)
+  }
+
+  /**
+   * The active items above `afterSeq`, oldest first, sealed ones read back from the store for this
+   * call only (the log keeps their stubs): for reads of a whole range that hand the items out or
+   * read their content. Frozen with `frozen` (the log's own items too), as {@link items} hands them out.
+   */
+  full(afterSeq = 0, options: { frozen?: boolean } = {}): Promise<Item<L>[]> {
+    return this.#active.full(afterSeq, options)
+  }
+
+  /** The active entries above `seq`, sealed ones as their stubs (see {@link entries}). */
+  entriesAfter(seq: number): LogEntry<L>[] {
+    return this.#active.all.slice(indexAfterSeq(this.#active.all, seq))
+  }
+
+  /** `entries` (some of this log's, in seq order) as items: the sealed ones read back in one range, for this call only. */
+  whole(entries: readonly LogEntry<L>[]): Promise<Item<L>[]> {
+    return this.#active.whole(entries)
+  }
+
+  /** The item of the sealed entry `seq`, read from the store for this call only. */
+  sealedItem(seq: number): Promise<Item<L>> {
+    return this.#active.sealedItem(seq)
+  }
+
+  /** Reads the sealed items above `afterSeq` back into the log for good. */
+  unsealAfter(afterSeq: number): Promise<void> {
+    return this.#active.unsealAfter(afterSeq)
+  }
+
+  /**
+   * Unseals the items from the `count`-th newest entry `counts` holds for (a stub is counted by what
+   * it keeps), so that {@link tailFrozen} of that many reads whole items.
+   */
+  unsealTail(count: number, counts: (entry: LogEntry<L>) => boolean): Promise<void> {
+    return this.#active.unsealTail(count, counts)
   }
 
   #lastTurnId: string | undefined

@@ -1,4 +1,5 @@
-import type { Item, JsonObject } from '../items'
+import { StrataError } from '../errors'
+import type { Item, JsonObject, SeqRange } from '../items'
 import { indexAfterSeq } from '../items/seq-search'
 import { readArchivePages } from '../stores/archive-pages'
 import type { StrataStoreBase } from '../stores/store'
@@ -6,10 +7,11 @@ import { type TelemetryTracer, traced } from '../telemetry'
 import type { TokenCounter } from '../tokens'
 import { readDigest } from './digest-slot'
 import type { ArchiveRangeReader } from './item-index'
+import type { SealOptions } from './sealed-items'
 import { ThreadLog } from './thread-log'
 
 /** Options of {@link loadThreadLog}. */
-export interface LoadOptions {
+export interface LoadOptions<L extends string = string> {
   /**
    * The thread's state, when the caller reads it anyway (it holds the digest on a store without slots,
    * and on a thread written before them); read here otherwise, only when needed.
@@ -17,6 +19,11 @@ export interface LoadOptions {
   state?: Promise<JsonObject | undefined> | JsonObject | undefined
   /** Reports the open as a `strata.thread.open` span. */
   tracer?: TelemetryTracer | undefined
+  /**
+   * Seals what no view can show again (see `ThreadLog.seal`): the items of long-closed scopes are held
+   * as stubs and read back from the store by the paths that need them.
+   */
+  seal?: Omit<SealOptions<L>, 'read'> | undefined
 }
 
 /**
@@ -30,7 +37,7 @@ export function loadThreadLog<L extends string>(
   store: StrataStoreBase,
   threadId: string,
   counter: TokenCounter,
-  options: LoadOptions = {},
+  options: LoadOptions<L> = {},
 ): Promise<ThreadLog<L>> {
   return traced(options.tracer, 'strata.thread.open', { 'strata.thread.id': threadId }, async (span) => {
     // The active log first, then the counters: a store that reads its files for every call (the file
@@ -90,13 +97,39 @@ export function loadThreadLog<L extends string>(
       log.digestDue = archivedRead > 0
     }
     while (b < active.length) log.take(active[b++] as Item<L>, false)
+    const sealed =
+      options.seal === undefined ? 0 : log.seal({ ...options.seal, read: sealedReader(store, threadId) })
     span?.setAttributes({
       'strata.open.path': path,
       'strata.open.items_read': active.length + archivedRead,
       'strata.open.active_items': active.length,
       'strata.open.archive_items_read': archivedRead,
       'strata.open.archived_items': head.archivedCount,
+      'strata.open.sealed_items': sealed,
     })
     return log
   })
+}
+
+/**
+ * Reads sealed items back: the store's active log for their range, and the archive for any that
+ * another writer archived since (an item is in one or the other, never gone). A seq in neither is
+ * history the store lost.
+ */
+function sealedReader(store: StrataStoreBase, threadId: string) {
+  return async ({ fromSeq, toSeq }: SeqRange): Promise<readonly Item[]> => {
+    const wanted = toSeq - fromSeq + 1
+    const active = await store.read(threadId, { fromSeq, toSeq })
+    if (active.length === wanted) return active
+    const archived = await store.readArchive(threadId, { fromSeq, toSeq })
+    const items = [...active, ...archived].sort((left, right) => left.seq - right.seq)
+    if (items.length < wanted) {
+      throw new StrataError({
+        code: 'STRATA_THREAD_LOST',
+        message: `Thread '${threadId}' lost history: items between seq ${fromSeq} and ${toSeq} this process read on open are in neither its active log nor its archive. The store lost data or the thread was deleted; restore the store, or delete the thread and open it again.`,
+        details: { threadId },
+      })
+    }
+    return items
+  }
 }

@@ -10,13 +10,14 @@ import type {
   SeqRange,
   SummaryItem,
 } from '../items'
+import { isSealed } from '../items/sealed-item'
 import type { LevelLadder } from '../levels'
 import type { StrataStore } from '../stores'
 import type { SummarizedFact, SummarizeOptions, Summarizer } from '../summarizers'
 import { withTimeout } from '../summarizers'
 import { type TelemetryTracer, traced } from '../telemetry'
 import { counterIdentity, countPartTokens, MESSAGE_OVERHEAD_TOKENS, type TokenCounter } from '../tokens'
-import { isContextMemoryItem, levelView, oneOpeningPerScope, withTurnRequest } from '../views'
+import { isContextMemoryItem, levelView, oneOpeningPerScope, viewItem, withTurnRequest } from '../views'
 import type { HoldRegistry } from './thread-hold'
 import { storedPartCounts, type ThreadLog, turnIdOf } from './thread-log'
 
@@ -94,7 +95,8 @@ export class ThreadState<L extends string, C extends StateCompaction = StateComp
     const { ladder, compaction } = this.deps
     const { waterfall } = compaction
     // Walked, not handed out: a caller that hands items of the view out freezes them (`log.handOut`).
-    const items = this.log.unfrozenItems
+    // Sealed entries are skipped or never reached (see `levelView`).
+    const items = this.log.entries
     if (waterfall === false) return levelView(items, level, ladder)
     const through = this.log.waterfallCursor.summarizedThroughSeq
     const minimum = waterfall.window
@@ -102,12 +104,13 @@ export class ThreadState<L extends string, C extends StateCompaction = StateComp
     const kept: Item<L>[] = []
     let first: Item<L> | undefined
     for (let index = items.length - 1; index >= 0; index--) {
-      const item = items[index]!
-      if (isContextMemoryItem(item)) continue
+      const entry = items[index]!
+      if (!isSealed(entry) && isContextMemoryItem(entry)) continue
       // Most items of a view are of its level: their rank is known without a lookup (names are unique).
-      const rank = item.level === level ? target : ladder.rank(item.level)
+      const rank = entry.level === level ? target : ladder.rank(entry.level)
       if (rank < target) break
       if (rank > target) continue
+      const item = viewItem(entry)
       if (item.seq > through || kept.length < minimum) kept.push(item)
       // The broadest level has no opening item: nothing older is needed.
       else if (target === 0) break

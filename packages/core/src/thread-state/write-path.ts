@@ -3,6 +3,7 @@ import type { Item, JsonObject, UnsequencedItem } from '../items'
 import { isPlainObject } from '../stores/store-arguments'
 import { hasSlotMethods } from '../stores/store-check'
 import { DIGEST_SLOT, DIGEST_STATE_KEY, storedDigest } from './log-digest'
+import { sealOptionsFor } from './sealed-items'
 import { type ThreadLog, withPartTokens } from './thread-log'
 import { loadThreadLog } from './thread-open'
 import type { ThreadState } from './thread-state'
@@ -91,6 +92,7 @@ export class WritePath<L extends string> {
     if (state.log.activeCount + fresh.length !== head.activeCount) {
       state.log = await loadThreadLog<L>(store, state.id, state.deps.tokenCounter, {
         tracer: state.deps.tracer,
+        seal: sealOptionsFor(state.deps),
       })
       this.#watch(state.log)
       return
@@ -108,7 +110,8 @@ export class WritePath<L extends string> {
     for (let attempt = 1; ; attempt++) {
       // Large tool results and attachments go to the content store; the log keeps their citations.
       const counter = state.deps.tokenCounter
-      const items = (await state.content.offload(await build(), () => state.log.items)).map((item) =>
+      const history = { entries: () => state.log.entries, read: (seq: number) => state.log.sealedItem(seq) }
+      const items = (await state.content.offload(await build(), history)).map((item) =>
         withPartTokens(item, counter),
       )
       if (items.length === 0) return []

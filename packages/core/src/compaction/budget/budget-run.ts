@@ -168,6 +168,8 @@ export class BudgetRunner<L extends string> {
 
   async #step(trigger: CompactionTrigger, attempt = 1): Promise<void> {
     const state = this.#state
+    // Plans read every active item: any an open sealed (a thread given a budget after it) are read back.
+    await state.log.unsealAfter(0)
     const budget = state.deps.compaction.budget
     const rawTailTurns = budget === false ? 4 : budget.rawTailTurns
     const chunkItems = budget === false ? undefined : budget.chunkItems

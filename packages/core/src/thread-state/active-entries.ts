@@ -1,0 +1,174 @@
+import type { Item } from '../items'
+import { isSealed, type LogEntry } from '../items/sealed-item'
+import { indexAfterSeq } from '../items/seq-search'
+import { deepFreeze, FrozenItems } from './frozen-items'
+import { type SealOptions, sealableIndexes, sealedOf } from './sealed-items'
+
+/**
+ * A log's active entries ({@link FrozenItems}), some of which an open may have sealed: held as stubs
+ * (see `SealedItem`), their content left in the store and read back by the paths that need it. Reads
+ * of whole items check that none of their range is sealed ({@link assertWhole}).
+ */
+export class ActiveEntries<L extends string> extends FrozenItems<LogEntry<L>> {
+  /** How many entries are sealed, and the highest seq among them (0: none). */
+  #sealedCount = 0
+  #sealedThrough = 0
+  /** Reads sealed items back from the store (set by {@link seal}). */
+  #read: SealOptions<L>['read'] | undefined
+  /**
+   * The items the open sealed, held weakly: a read right after the open (a page load's transcript)
+   * takes them from here while the garbage collector has not freed them, instead of the store.
+   */
+  #sealedItems: WeakRef<Map<number, Item>> | undefined
+
+  get sealedCount(): number {
+    return this.#sealedCount
+  }
+
+  /** Seals what `sealableIndexes` allows (`openScopeFrom`: the outermost open scope's opening seq). */
+  seal(options: SealOptions<L>, openScopeFrom: number): number {
+    const all = this.all
+    const indexes = sealableIndexes(all, options, openScopeFrom)
+    if (indexes.length === 0) return 0
+    const items = new Map<number, Item>()
+    for (const index of indexes) {
+      const item = all[index] as Item<L>
+      items.set(item.seq, item)
+      all[index] = sealedOf(item)
+    }
+    this.#sealedItems = typeof WeakRef === 'function' ? new WeakRef(items) : undefined
+    this.#read = options.read
+    this.#sealedCount += indexes.length
+    this.#sealedThrough = Math.max(this.#sealedThrough, all[indexes.at(-1)!]!.seq)
+    return indexes.length
+  }
+
+  /** Refuses a read of whole items above `afterSeq` while one of them is sealed: a path that forgot to unseal. */
+  assertWhole(afterSeq: number) {
+    if (this.#sealedCount > 0 && this.#sealedThrough > afterSeq) {
+      throw new Error(
+        `Strata internal error: the log's items after seq ${afterSeq} were read whole while some are sealed (through seq ${this.#sealedThrough}); the path must unseal them first.`,
+      )
+    }
+  }
+
+  /** The active items above `afterSeq`, sealed ones read back for this call only (see `ThreadLog.full`). */
+  async full(afterSeq: number, { frozen = false }: { frozen?: boolean }): Promise<Item<L>[]> {
+    const read = await this.#readBack(afterSeq)
+    const all = this.all
+    const from = indexAfterSeq(all, afterSeq)
+    if (frozen) this.freezeFrom(from)
+    const out: Item<L>[] = []
+    for (let index = from; index < all.length; index++) {
+      const entry = all[index]!
+      if (!isSealed(entry)) {
+        out.push(entry)
+        continue
+      }
+      const item = read.get(entry.seq)!
+      if (frozen) deepFreeze(item)
+      out.push(item)
+    }
+    return out
+  }
+
+  /** `entries` (some of this log's, in seq order) as items: the sealed ones read back in one range, for this call only. */
+  async whole(entries: readonly LogEntry<L>[]): Promise<Item<L>[]> {
+    let first: number | undefined
+    let last = 0
+    for (const entry of entries) {
+      if (!isSealed(entry)) continue
+      first ??= entry.seq
+      last = entry.seq
+    }
+    if (first === undefined) return entries as Item<L>[]
+    const read = await this.#readRange(first, last)
+    return entries.map((entry) => (isSealed(entry) ? (read.get(entry.seq) as Item<L>) : entry))
+  }
+
+  /** The item of the sealed entry `seq`, read from the store for this call only. */
+  async sealedItem(seq: number): Promise<Item<L>> {
+    return (await this.#readRange(seq, seq)).get(seq) as Item<L>
+  }
+
+  /** Reads the sealed items above `afterSeq` back for good, frozen (as the log hands its items out). */
+  async unsealAfter(afterSeq: number): Promise<void> {
+    const read = await this.#readBack(afterSeq)
+    if (read.size === 0) return
+    // Found again by seq: entries may have left while the store was read.
+    const all = this.all
+    for (let index = indexAfterSeq(all, afterSeq); index < all.length; index++) {
+      const entry = all[index]!
+      const item = isSealed(entry) ? read.get(entry.seq) : undefined
+      if (item === undefined) continue
+      deepFreeze(item)
+      all[index] = item
+      this.#sealedCount--
+    }
+    this.#sealedThroughAgain()
+  }
+
+  /** Unseals from the `count`-th newest entry `counts` holds for (see `ThreadLog.unsealTail`). */
+  async unsealTail(count: number, counts: (entry: LogEntry<L>) => boolean): Promise<void> {
+    if (this.#sealedCount === 0) return
+    const all = this.all
+    let from = all.length
+    for (let found = 0; from > 0 && found < count; ) if (counts(all[--from]!)) found++
+    await this.unsealAfter(from === 0 ? 0 : all[from - 1]!.seq)
+  }
+
+  override removeWhere(drop: (item: LogEntry<L>) => boolean): LogEntry<L>[] {
+    const removed = super.removeWhere(drop)
+    let gone = 0
+    for (const entry of removed) if (isSealed(entry)) gone++
+    if (gone > 0) {
+      this.#sealedCount -= gone
+      this.#sealedThroughAgain()
+    }
+    return removed
+  }
+
+  /**
+   * The sealed items above `afterSeq`, by seq, read from the store in one range (empty when none is
+   * sealed there): one read, however many scopes lie between them.
+   */
+  async #readBack(afterSeq: number): Promise<Map<number, Item<L>>> {
+    const read = new Map<number, Item<L>>()
+    if (this.#sealedCount === 0 || this.#sealedThrough <= afterSeq) return read
+    const all = this.all
+    let first: number | undefined
+    for (let index = indexAfterSeq(all, afterSeq); index < all.length && first === undefined; index++) {
+      if (isSealed(all[index]!)) first = all[index]!.seq
+    }
+    if (first === undefined) return read
+    return this.#readRange(first, this.#sealedThrough)
+  }
+
+  /**
+   * The items of `fromSeq`…`toSeq` by seq, at least the sealed ones: from what the open sealed while
+   * the garbage collector keeps it (each item once: a caller may freeze it), else from the store.
+   */
+  async #readRange(fromSeq: number, toSeq: number): Promise<Map<number, Item<L>>> {
+    const kept = this.#sealedItems?.deref()
+    if (kept !== undefined) {
+      this.#sealedItems = undefined
+      return kept as Map<number, Item<L>>
+    }
+    const read = new Map<number, Item<L>>()
+    for (const item of await this.#read!({ fromSeq, toSeq })) read.set(item.seq, item as Item<L>)
+    return read
+  }
+
+  /** The highest seq of a sealed entry, found again after some left (0 when none is left). */
+  #sealedThroughAgain() {
+    this.#sealedThrough = 0
+    if (this.#sealedCount === 0) return
+    const all = this.all
+    for (let index = all.length - 1; index >= 0; index--) {
+      if (isSealed(all[index]!)) {
+        this.#sealedThrough = all[index]!.seq
+        return
+      }
+    }
+  }
+}
