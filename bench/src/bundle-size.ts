@@ -70,7 +70,7 @@ export const BUNDLES: BundleCase[] = [
   ...(
     [
       ['store-file', 22.5],
-      ['store-redis', 15.2],
+      ['store-redis', 15.8],
     ] as const
   ).map(([name, budget]) => ({
     name,

@@ -123,41 +123,54 @@ export function guardedCalls<T extends object>(
 ): T {
   const queue = Number.isFinite(timeoutMs) ? deadlineQueue(timeoutMs) : undefined
   const guarded: Record<string, unknown> = { ...(store as Record<string, unknown>) }
+  /** One call under the deadline, beside what `alongside` runs first. */
+  const guard = (name: string, args: unknown[], run: () => unknown): Promise<unknown> => {
+    const beside = name === 'close' || name === 'persistence' ? undefined : alongside()
+    let call: Promise<unknown>
+    try {
+      call = Promise.resolve(run())
+    } catch (error) {
+      call = Promise.reject(error)
+    }
+    if (beside !== undefined)
+      call = Promise.all([beside.catch(() => undefined), call]).then(([, result]) => result)
+    // close() keeps its own deadline: past it, the client it owns is destroyed, not left running.
+    if (queue === undefined || name === 'close') return call
+    return new Promise((resolve, reject) => {
+      let settled = false
+      const waiting = queue.join(() => {
+        settled = true
+        reject(timeoutError(name, timeoutMs, args[0]))
+      })
+      call.then(
+        (result) => {
+          if (settled) return
+          queue.leave(waiting)
+          resolve(result)
+        },
+        (error: unknown) => {
+          if (settled) return
+          queue.leave(waiting)
+          reject(error)
+        },
+      )
+    })
+  }
   for (const [name, value] of Object.entries(store)) {
     if (typeof value !== 'function') continue
-    const method = value as (...args: unknown[]) => Promise<unknown>
-    guarded[name] = (...args: unknown[]) => {
-      const beside = name === 'close' || name === 'persistence' ? undefined : alongside()
-      let call: Promise<unknown>
-      try {
-        call = Promise.resolve(method.apply(store, args))
-      } catch (error) {
-        call = Promise.reject(error)
-      }
-      if (beside !== undefined)
-        call = Promise.all([beside.catch(() => undefined), call]).then(([, result]) => result)
-      // close() keeps its own deadline: past it, the client it owns is destroyed, not left running.
-      if (queue === undefined || name === 'close') return call
-      return new Promise((resolve, reject) => {
-        let settled = false
-        const waiting = queue.join(() => {
-          settled = true
-          reject(timeoutError(name, timeoutMs, args[0]))
-        })
-        call.then(
-          (result) => {
-            if (settled) return
-            queue.leave(waiting)
-            resolve(result)
-          },
-          (error: unknown) => {
-            if (settled) return
-            queue.leave(waiting)
-            reject(error)
-          },
-        )
-      })
-    }
+    const method = value as (...args: unknown[]) => unknown
+    guarded[name] =
+      name === 'readActivePages'
+        ? // Pages: each one fetched under the deadline, as one call.
+          async function* (...args: unknown[]) {
+            const pages = (method.apply(store, args) as AsyncIterable<unknown>)[Symbol.asyncIterator]()
+            for (;;) {
+              const step = (await guard(name, args, () => pages.next())) as IteratorResult<unknown>
+              if (step.done === true) return
+              yield step.value
+            }
+          }
+        : (...args: unknown[]) => guard(name, args, () => method.apply(store, args))
   }
   return guarded as T
 }

@@ -154,4 +154,28 @@ describe('a read of a log longer than a page', () => {
     expect(recreated).toBe(true)
     expect(read.map((item) => item.id)).toEqual(replacement.map((item) => item.id))
   })
+
+  it('readActivePages gives the log a page per round trip, and ends with STRATA_SEQ_CONFLICT when the thread is re-created under it', async () => {
+    const { store, client, prefix } = await open()
+    await store.append('t', makeItems(length), { expectedSeq: 0 })
+    const sizes: number[] = []
+    for await (const page of store.readActivePages!('t')) sizes.push(page.length)
+    expect(sizes).toEqual([READ_PAGE_ITEMS, READ_PAGE_ITEMS, length - 2 * READ_PAGE_ITEMS])
+    let pages = 0
+    onTransactions(client, async (commands) => {
+      if (!commands.some(([name]) => name === 'LRANGE') || ++pages !== 2) return
+      const other = redisStore({ client: admin, prefix })
+      await other.deleteThread('t')
+      await other.append('t', makeItems(3), { expectedSeq: 0 })
+    })
+    const given: number[] = []
+    const error = await (async () => {
+      for await (const page of store.readActivePages!('t')) given.push(page.length)
+    })().then(
+      () => undefined,
+      (caught: unknown) => caught,
+    )
+    expect(given).toEqual([READ_PAGE_ITEMS])
+    expect(error).toMatchObject({ code: 'STRATA_SEQ_CONFLICT', details: { threadId: 't' } })
+  })
 })

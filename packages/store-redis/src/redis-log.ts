@@ -30,7 +30,7 @@ const MAX_READ_ATTEMPTS = 5
 export function redisLog(
   context: RedisContext,
   epochs: ThreadEpochs,
-): Pick<StrataStore, 'read' | 'head' | 'archive' | 'readArchive'> {
+): Pick<StrataStore, 'read' | 'readActivePages' | 'head' | 'archive' | 'readArchive'> {
   const { connection, prefix, ttl, checkOpen, scriptReply, run, transaction, parseJson } = context
 
   return {
@@ -39,6 +39,21 @@ export function redisLog(
       checkReadOptions(options, 'read')
       const keys = threadKeys(prefix, threadId)
       return readLog(threadId, keys, 'active', options)
+    },
+
+    async *readActivePages(threadId: string): AsyncIterable<readonly Item[]> {
+      assertThreadId(threadId)
+      const keys = threadKeys(prefix, threadId)
+      for await (const page of pagesOfLog(threadId, keys, 'active', {})) {
+        if (page === RESTART) {
+          throw new StrataError({
+            code: 'STRATA_SEQ_CONFLICT',
+            message: `Thread '${threadId}' was deleted or re-created while its active log was read a page at a time: the pages read are void; read it again.`,
+            details: { threadId },
+          })
+        }
+        yield page
+      }
     },
 
     async head(threadId: string): Promise<ThreadHead> {
@@ -95,86 +110,107 @@ export function redisLog(
   }
 
   /**
-   * The active or archived items in the range, in two round trips: READ_PLAN_SCRIPT finds their seqs,
-   * as runs of consecutive seqs, then one transaction reads each run with LRANGE. Items never move in
-   * the log, so the second finds them where the first saw them, unless the thread was deleted (and
-   * maybe re-created) in between: the log's header, with its random epoch, tells, and the read starts
-   * over.
+   * The active or archived items in the range, a page at a time (see {@link pagesOfLog}). A thread
+   * deleted (and maybe re-created) under the read starts it over.
    */
   async function readLog(
     threadId: string,
     keys: ThreadKeys,
     which: 'active' | 'archived',
-    { fromSeq, toSeq, limit }: ReadOptions,
+    options: ReadOptions,
   ): Promise<Item[]> {
-    if (limit === 0) return []
-    // Seqs are whole numbers from 1 up to a safe integer; the bounds are cut to that range.
-    const low = fromSeq === undefined || fromSeq < 1 ? 1 : Math.ceil(fromSeq)
-    const high = toSeq === undefined || toSeq > Number.MAX_SAFE_INTEGER ? undefined : Math.floor(toSeq)
-    if (low > Number.MAX_SAFE_INTEGER || (high !== undefined && high < low)) return []
-    const args = [
-      String(low),
-      high === undefined ? '' : String(high),
-      limit === undefined ? '' : String(limit),
-      which === 'active' ? '0' : '1',
-    ]
     for (let attempt = 1; ; attempt++) {
-      checkOpen()
-      const startedAt = epochs.clock()
-      let plan: string[]
-      try {
-        plan = scriptReply(
-          await connection.evaluate(READ_PLAN_SCRIPT, [keys.log, keys.archived], args),
-          threadId,
-        )
-      } catch (error) {
-        throw storeError(error, prefix, keys.log, 'EVALSHA', threadId)
-      }
-      const header = plan[1]!
-      await epochs.observe(threadId, header, Number(plan[2]), startedAt)
-      if (plan.length <= 3) return []
-      // The runs are read a page at a time, each page parsed before the next is fetched: a long log's
-      // elements are never all held as strings next to the items made of them.
       const items: Item[] = []
-      let restart = false
-      for (const page of pagesOf(plan, READ_PAGE_ITEMS)) {
-        const runs = page.map(([from, to]) => ['LRANGE', keys.log, String(from), String(to)])
-        const [again, ...chunks] = await transaction(threadId, keys, [['LINDEX', keys.log, '0'], ...runs])
-        if ((again === null ? '' : String(again)) !== header) {
-          restart = true
+      let whole = true
+      for await (const page of pagesOfLog(threadId, keys, which, options)) {
+        if (page === RESTART) {
+          whole = false
           break
         }
-        for (let run = 0; run < chunks.length; run++) {
-          const [from, to] = page[run]!
-          const members = chunks[run] as unknown[]
-          if (members.length !== to - from + 1)
-            throw corruptError(prefix, keys.log, 'fewer items than its seq counter says', threadId)
-          for (let index = 0; index < members.length; index++) {
-            const item = parseJson(members[index], keys.log, threadId)
-            if (!isItemOfSeq(item, from + index)) {
-              throw corruptError(
-                prefix,
-                keys.log,
-                'an element that is not the Strata item of its seq',
-                threadId,
-              )
-            }
-            items.push(item as unknown as Item)
-          }
-        }
+        for (let index = 0; index < page.length; index++) items.push(page[index]!)
       }
-      if (restart) {
-        if (attempt < MAX_READ_ATTEMPTS) continue
+      if (whole) return items
+      if (attempt >= MAX_READ_ATTEMPTS) {
         throw new StrataError({
           code: 'STRATA_STORE_FAILED',
           message: `Thread '${threadId}' was deleted or re-created each time it was read (${MAX_READ_ATTEMPTS} times): retry the read.`,
           details: { threadId },
         })
       }
-      return items
+    }
+  }
+
+  /**
+   * The active or archived items in the range, a page at a time: READ_PLAN_SCRIPT finds their seqs, as
+   * runs of consecutive seqs, then each page's runs are read with LRANGE in one transaction and parsed
+   * before the next page is fetched (a long log's elements are never all held as strings next to the
+   * items made of them). Items never move in the log, so the pages find them where the plan saw them,
+   * unless the thread was deleted (and maybe re-created) meanwhile: the log's header, with its random
+   * epoch, tells, and the generator gives {@link RESTART}.
+   */
+  async function* pagesOfLog(
+    threadId: string,
+    keys: ThreadKeys,
+    which: 'active' | 'archived',
+    { fromSeq, toSeq, limit }: ReadOptions,
+  ): AsyncGenerator<Item[] | typeof RESTART> {
+    if (limit === 0) return
+    // Seqs are whole numbers from 1 up to a safe integer; the bounds are cut to that range.
+    const low = fromSeq === undefined || fromSeq < 1 ? 1 : Math.ceil(fromSeq)
+    const high = toSeq === undefined || toSeq > Number.MAX_SAFE_INTEGER ? undefined : Math.floor(toSeq)
+    if (low > Number.MAX_SAFE_INTEGER || (high !== undefined && high < low)) return
+    const args = [
+      String(low),
+      high === undefined ? '' : String(high),
+      limit === undefined ? '' : String(limit),
+      which === 'active' ? '0' : '1',
+    ]
+    checkOpen()
+    const startedAt = epochs.clock()
+    let plan: string[]
+    try {
+      plan = scriptReply(
+        await connection.evaluate(READ_PLAN_SCRIPT, [keys.log, keys.archived], args),
+        threadId,
+      )
+    } catch (error) {
+      throw storeError(error, prefix, keys.log, 'EVALSHA', threadId)
+    }
+    const header = plan[1]!
+    await epochs.observe(threadId, header, Number(plan[2]), startedAt)
+    for (const page of pagesOf(plan, READ_PAGE_ITEMS)) {
+      const runs = page.map(([from, to]) => ['LRANGE', keys.log, String(from), String(to)])
+      const [again, ...chunks] = await transaction(threadId, keys, [['LINDEX', keys.log, '0'], ...runs])
+      if ((again === null ? '' : String(again)) !== header) {
+        yield RESTART
+        return
+      }
+      const items: Item[] = []
+      for (let run = 0; run < chunks.length; run++) {
+        const [from, to] = page[run]!
+        const members = chunks[run] as unknown[]
+        if (members.length !== to - from + 1)
+          throw corruptError(prefix, keys.log, 'fewer items than its seq counter says', threadId)
+        for (let index = 0; index < members.length; index++) {
+          const item = parseJson(members[index], keys.log, threadId)
+          if (!isItemOfSeq(item, from + index)) {
+            throw corruptError(
+              prefix,
+              keys.log,
+              'an element that is not the Strata item of its seq',
+              threadId,
+            )
+          }
+          items.push(item as unknown as Item)
+        }
+      }
+      yield items
     }
   }
 }
+
+/** What a page read gives when the thread was deleted or re-created under it: the read starts over. */
+const RESTART: unique symbol = Symbol('restart')
 
 /** Items a read fetches in one round trip: a page of a long log (at 1–8 KB an item, a few MiB). */
 export const READ_PAGE_ITEMS = 2_000

@@ -164,6 +164,15 @@ export function inMemoryStore({
       return thread === undefined ? [] : readRange(thread.active, options)
     },
 
+    async *readActivePages(threadId: string): AsyncIterable<readonly Item[]> {
+      const thread = existing(threadId)
+      if (thread === undefined) return
+      // The log as it is now: an archive or an append meanwhile changes a later read, not this one.
+      const active = thread.active.slice()
+      for (let start = 0; start < active.length; start += ACTIVE_PAGE_ITEMS)
+        yield active.slice(start, start + ACTIVE_PAGE_ITEMS).map(copyItem)
+    },
+
     async head(threadId: string): Promise<ThreadHead> {
       const thread = existing(threadId)
       return {
@@ -345,6 +354,9 @@ export function inMemoryStore({
 function copy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T
 }
+
+/** Items a page of `readActivePages` holds. */
+const ACTIVE_PAGE_ITEMS = 1_000
 
 function readRange(items: readonly StoredItem[], { fromSeq, toSeq, limit }: ReadOptions): Item[] {
   const start = fromSeq === undefined ? 0 : indexFromSeq(items, fromSeq)

@@ -378,6 +378,14 @@ export interface StrataStoreBase
   append(threadId: string, items: readonly UnsequencedItem[], options: AppendOptions): Promise<Item[]>
   /** Items of the active log in a seq range, oldest first. */
   read(threadId: string, options?: ReadOptions): Promise<Item[]>
+  /**
+   * Optional: the active log as `read(threadId)` gives it, a page at a time, oldest first, each item
+   * once. An open of a long thread then holds one page of parsed items beside what it keeps (see
+   * `ThreadLog.seal`); without it the open reads the log whole. A thread deleted or re-created under
+   * the iteration ends it with `STRATA_SEQ_CONFLICT` (the pages given are void): the open then reads
+   * the log whole.
+   */
+  readActivePages?(threadId: string): AsyncIterable<readonly Item[]>
   /** The thread's counters; an unknown thread has all zeros. */
   head(threadId: string): Promise<ThreadHead>
   /** Moves items out of the active log into the archive (never deletes). Returns how many moved. */

@@ -1,3 +1,4 @@
+import type { Item } from '../items'
 import type { StrataStore } from '../stores'
 import { CONTENT_METHODS, REQUIRED_METHODS } from '../stores/store-check'
 import { storeWithOverrides } from '../stores/store-overrides'
@@ -43,6 +44,27 @@ export function tracedStore(store: StrataStore, tracer: () => TelemetryTracer | 
         if (count !== undefined) span?.setAttribute('strata.store.items', count(result))
         return result
       })
+    })
+  }
+  const pages = store.readActivePages
+  if (typeof pages === 'function') {
+    // A span for each page fetched: an open that streams the log shows its reads as a read would.
+    methods.set('readActivePages', async function* (threadId: string) {
+      const iterator = (pages.call(store, threadId) as AsyncIterable<readonly Item[]>)[Symbol.asyncIterator]()
+      for (;;) {
+        const now = tracer()
+        const attributes = { 'strata.store.name': store.name, 'strata.thread.id': threadId }
+        const step =
+          now === undefined
+            ? await iterator.next()
+            : await traced(now, 'strata.store.readActivePages', attributes, async (span) => {
+                const next = await iterator.next()
+                if (next.done !== true) span?.setAttribute('strata.store.items', next.value.length)
+                return next
+              })
+        if (step.done === true) return
+        yield step.value
+      }
     })
   }
   return storeWithOverrides(store, methods)

@@ -169,6 +169,25 @@ export function describeStoreConformance(
         expect(seqsOf(await store.read(threadId, { fromSeq: 3, limit: 2 }))).toEqual([5, 6])
         expect(seqsOf(await store.read(threadId, { fromSeq: 7, toSeq: 7 }))).toEqual([])
       })
+
+      it('readActivePages (optional) gives what read gives, a page at a time, each item once', async ({
+        skip,
+      }) => {
+        if (typeof store.readActivePages !== 'function') skip()
+        const paged = async (threadId: string) => {
+          const pages: (readonly Item[])[] = []
+          for await (const page of store.readActivePages!(threadId)) pages.push(page)
+          return pages
+        }
+        expect(await paged(newThreadId())).toEqual([])
+        // Long enough for several pages of any store, archived stretches across them.
+        const { threadId } = await threadWithItems(4_500)
+        const archived = [...Array.from({ length: 900 }, (_, index) => 700 + index), 2_222, 4_499]
+        await store.archive(threadId, { seqs: archived })
+        const pages = await paged(threadId)
+        expect(pages.flat()).toStrictEqual(await store.read(threadId))
+        expect(pages.every((page) => page.length > 0)).toBe(true)
+      })
     })
 
     describe('head', () => {

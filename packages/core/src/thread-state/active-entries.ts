@@ -1,8 +1,10 @@
 import type { Item } from '../items'
 import { isSealed, type LogEntry } from '../items/sealed-item'
-import { indexAfterSeq } from '../items/seq-search'
+import { indexAfterSeq, indexFromSeq } from '../items/seq-search'
+import { startsTurn } from '../items/turns'
+import { isContextMemoryItem } from '../views/context-memory-item'
 import { deepFreeze, FrozenItems } from './frozen-items'
-import { type SealOptions, sealableIndexes, sealedOf } from './sealed-items'
+import { isConversationEntry, type SealOptions, sealableIndexes, sealedOf } from './sealed-items'
 
 /**
  * A log's active entries ({@link FrozenItems}), some of which an open may have sealed: held as stubs
@@ -20,6 +22,13 @@ export class ActiveEntries<L extends string> extends FrozenItems<LogEntry<L>> {
    * takes them from here while the garbage collector has not freed them, instead of the store.
    */
   #sealedItems: WeakRef<Map<number, Item>> | undefined
+  /**
+   * While an open streams the log (see {@link beginSealing}): the seqs and ranks of the entries no
+   * broader one follows yet, oldest first, their ranks never decreasing.
+   */
+  #streaming:
+    | { rank: (level: string) => number | undefined; keep: number; seqs: number[]; ranks: number[] }
+    | undefined
 
   get sealedCount(): number {
     return this.#sealedCount
@@ -41,6 +50,58 @@ export class ActiveEntries<L extends string> extends FrozenItems<LogEntry<L>> {
     this.#sealedCount += indexes.length
     this.#sealedThrough = Math.max(this.#sealedThrough, all[indexes.at(-1)!]!.seq)
     return indexes.length
+  }
+
+  /**
+   * Seals as items are taken, so that an open streaming a long log (`readActivePages`) never holds
+   * its closed scopes' items beyond the page they came in: an item is sealed as soon as a broader one
+   * follows it. {@link endSealing} then reads back what an open keeps whole (the tail, the open
+   * scopes), which it learns only at the end.
+   */
+  beginSealing(options: SealOptions<L>) {
+    const rank = options.rank as (level: string) => number | undefined
+    this.#streaming = { rank, keep: options.keepConversation, seqs: [], ranks: [] }
+    this.#read = options.read
+  }
+
+  override push(item: LogEntry<L>, frozen: boolean) {
+    super.push(item, frozen)
+    const streaming = this.#streaming
+    if (streaming === undefined || isSealed(item) || isContextMemoryItem(item)) return
+    const rank = streaming.rank(item.level)
+    if (rank === undefined) return
+    const { seqs, ranks } = streaming
+    while (ranks.length > 0 && ranks.at(-1)! > rank) {
+      ranks.pop()
+      this.#sealSeq(seqs.pop()!)
+    }
+    seqs.push(item.seq)
+    ranks.push(rank)
+  }
+
+  /** Ends {@link beginSealing}: what an open keeps whole is read back (`openScopeFrom`: see {@link seal}). */
+  async endSealing(openScopeFrom: number): Promise<number> {
+    const streaming = this.#streaming
+    this.#streaming = undefined
+    if (streaming === undefined || this.#sealedCount === 0) return this.#sealedCount
+    const all = this.all
+    let from = all.length
+    for (let found = 0; from > 0 && found < streaming.keep; ) if (isConversationEntry(all[--from]!)) found++
+    from = Math.min(from, indexFromSeq(all, openScopeFrom))
+    await this.unsealAfter(from === 0 ? 0 : all[from - 1]!.seq)
+    return this.#sealedCount
+  }
+
+  /** Seals the entry `seq` (still active and whole, and not a turn's request) while streaming. */
+  #sealSeq(seq: number) {
+    const all = this.all
+    const index = indexFromSeq(all, seq)
+    const entry = all[index]
+    if (entry === undefined || entry.seq !== seq || isSealed(entry)) return
+    if (entry.type === 'message' && startsTurn(entry)) return
+    all[index] = sealedOf(entry)
+    this.#sealedCount++
+    if (seq > this.#sealedThrough) this.#sealedThrough = seq
   }
 
   /** Refuses a read of whole items above `afterSeq` while one of them is sealed: a path that forgot to unseal. */

@@ -295,6 +295,16 @@ export class ThreadLog<L extends string> {
     return this.#active.seal(options, this.scopes[0]?.seq ?? Number.POSITIVE_INFINITY)
   }
 
+  /** Seals as items are taken (an open streaming the log: see `ActiveEntries.beginSealing`). */
+  beginSealing(options: SealOptions<L>) {
+    this.#active.beginSealing(options)
+  }
+
+  /** Ends {@link beginSealing}, reading back what an open keeps whole; returns how many stay sealed. */
+  endSealing(): Promise<number> {
+    return this.#active.endSealing(this.scopes[0]?.seq ?? Number.POSITIVE_INFINITY)
+  }
+
   /**
    * The active items above `afterSeq`, oldest first, sealed ones read back from the store for this
    * call only (the log keeps their stubs): for reads of a whole range that hand the items out or

@@ -40,6 +40,22 @@ export function loadThreadLog<L extends string>(
   options: LoadOptions<L> = {},
 ): Promise<ThreadLog<L>> {
   return traced(options.tracer, 'strata.thread.open', { 'strata.thread.id': threadId }, async (span) => {
+    // A store that streams its active log gives it a page at a time, sealed as it comes (a thread
+    // without an archive; any other opens as below).
+    if (options.seal !== undefined && typeof store.readActivePages === 'function') {
+      const streamed = await streamedLog<L>(store, threadId, counter, options.seal)
+      if (streamed !== undefined) {
+        span?.setAttributes({
+          'strata.open.path': 'stream',
+          'strata.open.items_read': streamed.items,
+          'strata.open.active_items': streamed.items,
+          'strata.open.archive_items_read': 0,
+          'strata.open.archived_items': 0,
+          'strata.open.sealed_items': streamed.sealed,
+        })
+        return streamed.log
+      }
+    }
     // The active log first, then the counters: a store that reads its files for every call (the file
     // store) then serves `head` from what it just read; an archive that grows in between is counted
     // as more than was read, which only makes the open read the archive above the digest.
@@ -109,6 +125,38 @@ export function loadThreadLog<L extends string>(
     })
     return log
   })
+}
+
+/**
+ * The log of a thread without an archive, taken from `readActivePages` a page at a time and sealed as
+ * it comes; undefined when the thread has an archive or changed under the read (then it opens whole).
+ */
+async function streamedLog<L extends string>(
+  store: StrataStoreBase,
+  threadId: string,
+  counter: TokenCounter,
+  seal: Omit<SealOptions<L>, 'read'>,
+): Promise<{ log: ThreadLog<L>; items: number; sealed: number } | undefined> {
+  const pages: unknown = store.readActivePages!(threadId)
+  // A wrapper that made the method async (a promise, not pages): the log is read whole.
+  if (typeof (pages as Partial<AsyncIterable<unknown>> | null)?.[Symbol.asyncIterator] !== 'function')
+    return undefined
+  const log = new ThreadLog<L>(counter, (range) => store.readArchive(threadId, range))
+  log.beginSealing({ ...seal, read: sealedReader(store, threadId) })
+  let items = 0
+  try {
+    for await (const page of pages as AsyncIterable<readonly Item[]>) {
+      for (let index = 0; index < page.length; index++) log.take(page[index] as Item<L>, false)
+      items += page.length
+    }
+  } catch (error) {
+    if (StrataError.isInstance(error, 'STRATA_SEQ_CONFLICT')) return undefined
+    throw error
+  }
+  const head = await store.head(threadId)
+  if (head.archivedCount > 0 || head.lastSeq !== log.lastSeq || head.activeCount !== log.activeCount)
+    return undefined
+  return { log, items, sealed: await log.endSealing() }
 }
 
 /**
