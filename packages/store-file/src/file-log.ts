@@ -7,6 +7,7 @@ import {
   type Item,
   jsonCopy,
   type ReadOptions,
+  StrataError,
   type StrataStore,
   type ThreadHead,
   type UnsequencedItem,
@@ -32,6 +33,9 @@ import type { ThreadFiles } from './thread-files'
 /** Appends up to this many bytes are written without the thread pool. */
 const SYNC_WRITE_BYTES = 64 * 1024
 
+/** Items a page of `readActivePages` holds when the log is cached already. */
+const CACHED_PAGE_ITEMS = 2_000
+
 /** The lease check every write makes under the thread's lock (see `fileLease`). */
 type Fence = (thread: ThreadFiles, options: { lease?: string } | undefined, method: string) => Promise<void>
 
@@ -42,7 +46,7 @@ type Fence = (thread: ThreadFiles, options: { lease?: string } | undefined, meth
 export function fileLog(
   context: FileContext,
   fence: Fence,
-): Pick<StrataStore, 'append' | 'read' | 'head' | 'archive' | 'readArchive'> {
+): Pick<StrataStore, 'append' | 'read' | 'readActivePages' | 'head' | 'archive' | 'readArchive'> {
   const {
     settings,
     durable,
@@ -172,6 +176,70 @@ export function fileLog(
         const [start, end] = seqRangeIndexes(view.activeSeqs, options)
         return view.activeItems(start, end)
       })
+    },
+
+    async *readActivePages(threadId: string): AsyncIterable<readonly Item[]> {
+      assertThreadId(threadId)
+      const thread = threadFiles(threadId)
+      // A cold log is loaded a 4 MiB piece at a time and each piece's items go out as they are parsed;
+      // the cache keeps where the lines are, not the items.
+      const queue: Item[][] = []
+      let wake: (() => void) | undefined
+      let finished = false
+      let failure: unknown
+      let streamed = false
+      let given = 0
+      let lastGiven = 0
+      const loading = (
+        thread.held?.trusted(thread.resets)
+          ? Promise.resolve(false)
+          : thread.active.refresh((items) => {
+              queue.push(items)
+              wake?.()
+            })
+      )
+        .then(
+          (whole) => {
+            streamed = whole
+          },
+          (error: unknown) => {
+            failure = error
+          },
+        )
+        .finally(() => {
+          finished = true
+          wake?.()
+        })
+      for (;;) {
+        const page = queue.shift()
+        if (page !== undefined) {
+          given += page.length
+          lastGiven = page.at(-1)!.seq
+          yield page
+        } else if (finished) break
+        else
+          await new Promise<void>((resolve) => {
+            wake = resolve
+          })
+      }
+      await loading
+      if (failure !== undefined && !StrataError.isInstance(failure, 'STRATA_CORRUPT_LOG')) throw failure
+      // The rest of a read (the archive, a torn tail, an interrupted archive to mend) as `read` does it.
+      const view = await snapshot(thread)
+      if (!streamed && failure === undefined && given === 0) {
+        // The cache was up to date (or held): its view, a page at a time.
+        for (let start = 0; start < view.activeSeqs.length; start += CACHED_PAGE_ITEMS)
+          yield view.activeItems(start, Math.min(view.activeSeqs.length, start + CACHED_PAGE_ITEMS))
+        return
+      }
+      const whole = view.activeSeqs.length === given && view.overlap.length === 0
+      if (failure !== undefined || !whole || (view.activeSeqs.at(-1) ?? 0) !== lastGiven) {
+        throw new StrataError({
+          code: 'STRATA_SEQ_CONFLICT',
+          message: `Thread '${threadId}' changed or needed mending while its active log was read a page at a time: the pages read are void; read it again.`,
+          details: { threadId },
+        })
+      }
     },
 
     async head(threadId: string): Promise<ThreadHead> {

@@ -98,8 +98,10 @@ export class LogFile {
     })
   }
 
-  /** Brings the cache up to date with the file on disk; throws `STRATA_CORRUPT_LOG` for a bad line. */
-  async refresh(): Promise<void> {
+  /**
+   * Brings the cache up to date with the file; `STRATA_CORRUPT_LOG` for a bad line. A whole load gives
+   * each piece's items to `onItems` (a streamed open) instead of keeping them: true when one did. */
+  async refresh(onItems?: (items: Item[]) => void): Promise<boolean> {
     let current: FileVersion
     let stats: Stats
     try {
@@ -110,7 +112,7 @@ export class LogFile {
     } catch (error) {
       if (!isMissing(error)) throw storeFailed('read', this.path, error)
       if (this.version !== undefined || this.#lines.seqs.length > 0) this.reset()
-      return
+      return false
     }
     const cached = this.version
     // A pending tail may be a write that has finished since: always look again.
@@ -121,16 +123,16 @@ export class LogFile {
       cached.size === current.size &&
       cached.mtimeMs === current.mtimeMs
     ) {
-      return
+      return false
     }
     let reader: LogReader | undefined
     try {
       reader = await openLog(this.path, stats)
-      await this.load(reader)
+      return await this.load(reader, onItems)
     } catch (error) {
       if (isMissing(error)) {
         this.reset()
-        return
+        return false
       }
       throw storeFailed('read', this.path, error)
     } finally {
@@ -138,7 +140,7 @@ export class LogFile {
     }
   }
 
-  private async load(reader: LogReader): Promise<void> {
+  private async load(reader: LogReader, onItems?: (items: Item[]) => void): Promise<boolean> {
     const stats = versionOf(await reader.stat())
     const { committedBytes, tailCheck } = this.#lines
     const start = committedBytes - tailCheck.length
@@ -146,10 +148,11 @@ export class LogFile {
       const bytes = await readLogRange(reader, start, stats.size - start)
       if (bytes.subarray(0, tailCheck.length).equals(tailCheck)) {
         this.absorb(bytes.subarray(tailCheck.length), stats, false)
-        return
+        return false
       }
     }
-    await this.#loadWhole(reader, stats)
+    await this.#loadWhole(reader, stats, onItems)
+    return onItems !== undefined
   }
 
   /**
@@ -159,7 +162,7 @@ export class LogFile {
    * piece's end (a line or a batch the piece cuts) go to the front of the buffer and are parsed again
    * with the next piece, so lines and batches commit as a parse of the whole file commits them.
    */
-  async #loadWhole(reader: LogReader, stats: FileVersion): Promise<void> {
+  async #loadWhole(reader: LogReader, stats: FileVersion, onItems?: (items: Item[]) => void): Promise<void> {
     const lines = this.#newLines(stats)
     let items: Item[] = []
     let buffer = Buffer.allocUnsafe(Math.min(this.pieceBytes, stats.size))
@@ -193,7 +196,9 @@ export class LogFile {
       // The first piece's list is taken as it is (a log under a piece has one); later ones are added
       // by index: a cold load runs this in the interpreter, where `for…of` allocates a result a step.
       const parsedItems = parsed.items
-      if (items.length === 0) items = parsedItems
+      if (onItems !== undefined) {
+        if (parsedItems.length > 0) onItems(parsedItems)
+      } else if (items.length === 0) items = parsedItems
       else for (let index = 0; index < parsedItems.length; index++) items.push(parsedItems[index]!)
       const committed = parsed.committedBytes
       if (committed > 0) {

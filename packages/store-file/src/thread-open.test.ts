@@ -59,3 +59,52 @@ describe("the file store's digest slot", () => {
     expect(second.reads.readArchive).toBe(0)
   })
 })
+
+describe("a cold file store's active log, a page at a time", () => {
+  const text = 'x'.repeat(1_000)
+  const items = (count: number, from: number) =>
+    Array.from({ length: count }, (_, index) => ({
+      id: `item-${from + index}`,
+      ts: 1,
+      level: 'global',
+      turnId: 'turn_0001',
+      type: 'message' as const,
+      role: 'user' as const,
+      content: [{ type: 'text' as const, text }],
+    }))
+  const paged = async (store: ReturnType<typeof fileStore>, threadId: string) => {
+    const pages: number[] = []
+    const seqs: number[] = []
+    for await (const page of store.readActivePages!(threadId)) {
+      pages.push(page.length)
+      for (const item of page) seqs.push(item.seq)
+    }
+    return { pages, seqs }
+  }
+
+  it('streams a log the store never read, a 4 MiB piece a page, as read gives it', async () => {
+    const dir = await temporaryDirectory()
+    const writer = fileStore({ dir })
+    await writer.append('t', items(6_000, 0), { expectedSeq: 0 })
+    await writer.archive('t', { seqs: [5, 6, 3_000] })
+    const { pages, seqs } = await paged(fileStore({ dir }), 't')
+    // About 6 MiB of lines: two pieces.
+    expect(pages.length).toBe(2)
+    expect(seqs).toEqual((await fileStore({ dir }).read('t')).map((item) => item.seq))
+    // Cached now: the same again, from the cache.
+    const cached = fileStore({ dir })
+    await cached.head('t')
+    expect((await paged(cached, 't')).seqs).toEqual(seqs)
+  })
+
+  it('gives the committed lines of a log with a torn last line, which the read mends', async () => {
+    const dir = await temporaryDirectory()
+    await fileStore({ dir }).append('t', items(50, 0), { expectedSeq: 0 })
+    const [folder] = await readdir(join(dir, 'agents'))
+    await writeFile(join(dir, 'agents', folder!, 'raw_traces.jsonl'), '{"seq":51,"id":"torn', { flag: 'a' })
+    const store = fileStore({ dir })
+    const { seqs } = await paged(store, 't')
+    expect(seqs).toEqual(Array.from({ length: 50 }, (_, index) => index + 1))
+    expect(await store.head('t')).toMatchObject({ lastSeq: 50, activeCount: 50 })
+  })
+})
