@@ -420,6 +420,7 @@ describe('the public surface of @strata-memory/core', () => {
       'compareVectors',
       'documentAddress',
       'encodeResourceCursor',
+      'guardedMethods',
       'isPlainObject',
       'leaseOfWrite',
       'matchesContentQuery',

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { StrataError } from '@strata-memory/core'
+import { guardedMethods } from '@strata-memory/core/store-kit'
 
 /** The deadline of one store call, seen by the code it runs (through AsyncLocalStorage). */
 interface CallDeadline {
@@ -91,7 +92,6 @@ export function deadlinePassed(): boolean {
  */
 export function guardedCalls<T extends object>(store: T, timeoutMs: number): T {
   if (!Number.isFinite(timeoutMs)) return store
-  const guarded: Record<string, unknown> = { ...(store as Record<string, unknown>) }
   /** One call under the deadline. */
   const guard = (name: string, args: unknown[], run: () => unknown): Promise<unknown> => {
     const deadline: CallDeadline = { expired: undefined, writing: false }
@@ -105,21 +105,5 @@ export function guardedCalls<T extends object>(store: T, timeoutMs: number): T {
     const call = current.run(deadline, async () => run())
     return Promise.race([call, expired]).finally(() => clearTimeout(timer))
   }
-  for (const [name, value] of Object.entries(store)) {
-    if (typeof value !== 'function' || name === 'close') continue
-    const method = value as (...args: unknown[]) => unknown
-    guarded[name] =
-      name === 'readActivePages'
-        ? // Pages: each one fetched under the deadline, as one call.
-          async function* (...args: unknown[]) {
-            const pages = (method.apply(store, args) as AsyncIterable<unknown>)[Symbol.asyncIterator]()
-            for (;;) {
-              const step = (await guard(name, args, () => pages.next())) as IteratorResult<unknown>
-              if (step.done === true) return
-              yield step.value
-            }
-          }
-        : (...args: unknown[]) => guard(name, args, () => method.apply(store, args))
-  }
-  return guarded as T
+  return guardedMethods(store, guard, ['close'])
 }

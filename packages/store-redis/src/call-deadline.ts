@@ -1,4 +1,5 @@
 import { StrataError } from '@strata-memory/core'
+import { guardedMethods } from '@strata-memory/core/store-kit'
 
 /** Store methods that change nothing: a read that timed out has nothing left to land. */
 const READS = new Set([
@@ -122,7 +123,6 @@ export function guardedCalls<T extends object>(
   { timeoutMs, alongside }: { timeoutMs: number; alongside: () => Promise<void> | undefined },
 ): T {
   const queue = Number.isFinite(timeoutMs) ? deadlineQueue(timeoutMs) : undefined
-  const guarded: Record<string, unknown> = { ...(store as Record<string, unknown>) }
   /** One call under the deadline, beside what `alongside` runs first. */
   const guard = (name: string, args: unknown[], run: () => unknown): Promise<unknown> => {
     const beside = name === 'close' || name === 'persistence' ? undefined : alongside()
@@ -156,21 +156,5 @@ export function guardedCalls<T extends object>(
       )
     })
   }
-  for (const [name, value] of Object.entries(store)) {
-    if (typeof value !== 'function') continue
-    const method = value as (...args: unknown[]) => unknown
-    guarded[name] =
-      name === 'readActivePages'
-        ? // Pages: each one fetched under the deadline, as one call.
-          async function* (...args: unknown[]) {
-            const pages = (method.apply(store, args) as AsyncIterable<unknown>)[Symbol.asyncIterator]()
-            for (;;) {
-              const step = (await guard(name, args, () => pages.next())) as IteratorResult<unknown>
-              if (step.done === true) return
-              yield step.value
-            }
-          }
-        : (...args: unknown[]) => guard(name, args, () => method.apply(store, args))
-  }
-  return guarded as T
+  return guardedMethods(store, guard)
 }

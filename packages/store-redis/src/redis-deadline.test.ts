@@ -150,6 +150,21 @@ describe('redisStore timeoutMs', () => {
     expect(await store.getState('t')).toEqual({ mode: 'x' })
   }, 60_000)
 
+  it('ends a paged read of the active log at the deadline of the page Redis does not answer', async () => {
+    const { server } = await durableServer()
+    const store = redisStore({ url: server.url, prefix: 'pages', timeoutMs: TIMEOUT_MS })
+    cleanups.push(() => store.close().catch(() => undefined))
+    await store.append('t', makeItems(2_500), { expectedSeq: 0 })
+    const pages = store.readActivePages!('t')[Symbol.asyncIterator]()
+    expect(((await pages.next()).value as Item[]).length).toBe(2_000)
+    server.signal('SIGSTOP')
+    cleanups.push(() => server.signal('SIGCONT'))
+    const hung = await timed(() => pages.next())
+    expectTimeout(hung.error, 'readActivePages')
+    expect(hung.ms).toBeLessThan(TIMEOUT_MS + SLACK_MS)
+    server.signal('SIGCONT')
+  }, 60_000)
+
   it('rejects at the deadline when Redis was never reachable, and close() does not wait for it', async () => {
     const store = redisStore({ url: `redis://127.0.0.1:${await freePort()}`, timeoutMs: TIMEOUT_MS })
     const never = await timed(() => store.append('t', makeItems(1), { expectedSeq: 0 }))

@@ -6,6 +6,7 @@
  * ({@link ThreadAuditor}). An app that only uses stores never imports this.
  */
 
+export { guardedMethods } from '../stores/guarded-pages'
 export {
   checkLeaseOptions,
   checkLeaseOwner,
