@@ -11,6 +11,7 @@ import { useSuiteStore } from './suite-store'
 
 /** What an open keeps whole at a log's end by default (see `SEALING`), restored after each test that lowers it. */
 const SEALED_KEEP = SEALING.keepConversation
+const SEALED_FROM = SEALING.fromItems
 
 /** The calls a store wrapper saw, and the archived items they returned. */
 export interface StoreReads {
@@ -280,8 +281,9 @@ export function describeThreadOpen(name: string, factory: () => StrataStore | Pr
           await thread.append({ role: 'assistant', content: `answer ${task}` })
         }
         await memory.settled()
-        const open = async (keep: number) => {
+        const open = async (keep: number, fromItems = 0) => {
           SEALING.keepConversation = keep
+          SEALING.fromItems = fromItems
           try {
             const counted = countingStore(suite.store)
             const { tracer, spans } = recordingTracer()
@@ -296,6 +298,7 @@ export function describeThreadOpen(name: string, factory: () => StrataStore | Pr
             return { thread: opened, reads: counted.reads, sealed: Number(sealed) }
           } finally {
             SEALING.keepConversation = SEALED_KEEP
+            SEALING.fromItems = SEALED_FROM
           }
         }
         const sealed = await open(2)
@@ -304,6 +307,8 @@ export function describeThreadOpen(name: string, factory: () => StrataStore | Pr
         // messages and what follows the older of them (task 12's answer on).
         expect(sealed.sealed).toBe(12 * 4 - 1 - 1)
         expect(whole.sealed).toBe(0)
+        // A log shorter than `fromItems` stays whole: a page load reading it all would read it twice.
+        expect((await open(2, 1_000)).sealed).toBe(0)
         // Contexts and views read nothing back: the open's one read of the active log is all.
         for (const level of ['global', 'project', 'task']) {
           await sealed.thread.context({ level })

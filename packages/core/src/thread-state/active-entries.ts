@@ -27,7 +27,13 @@ export class ActiveEntries<L extends string> extends FrozenItems<LogEntry<L>> {
    * broader one follows yet, oldest first, their ranks never decreasing.
    */
   #streaming:
-    | { rank: (level: string) => number | undefined; keep: number; seqs: number[]; ranks: number[] }
+    | {
+        rank: (level: string) => number | undefined
+        keep: number
+        from: number
+        seqs: number[]
+        ranks: number[]
+      }
     | undefined
 
   get sealedCount(): number {
@@ -60,7 +66,7 @@ export class ActiveEntries<L extends string> extends FrozenItems<LogEntry<L>> {
    */
   beginSealing(options: SealOptions<L>) {
     const rank = options.rank as (level: string) => number | undefined
-    this.#streaming = { rank, keep: options.keepConversation, seqs: [], ranks: [] }
+    this.#streaming = { rank, keep: options.keepConversation, from: options.fromItems, seqs: [], ranks: [] }
     this.#read = options.read
   }
 
@@ -71,9 +77,12 @@ export class ActiveEntries<L extends string> extends FrozenItems<LogEntry<L>> {
     const rank = streaming.rank(item.level)
     if (rank === undefined) return
     const { seqs, ranks } = streaming
+    // Before `from` items, what a broader one covers stays whole (see `SEALING`).
+    const sealing = this.all.length >= streaming.from
     while (ranks.length > 0 && ranks.at(-1)! > rank) {
       ranks.pop()
-      this.#sealSeq(seqs.pop()!)
+      const seq = seqs.pop()!
+      if (sealing) this.#sealSeq(seq)
     }
     seqs.push(item.seq)
     ranks.push(rank)

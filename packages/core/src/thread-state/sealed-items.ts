@@ -30,6 +30,8 @@ export interface SealOptions<L extends string> {
    * what history matching and divergence read on every call.
    */
   keepConversation: number
+  /** Seals only once the log holds this many items (see `SEALING`). */
+  fromItems: number
   /** Reads the items of a seq range back from the store (active, or archived since), all of them. */
   read: (range: SeqRange) => Promise<readonly Item[]>
 }
@@ -44,9 +46,10 @@ export interface SealOptions<L extends string> {
  */
 export function sealableIndexes<L extends string>(
   entries: readonly LogEntry<L>[],
-  options: Pick<SealOptions<L>, 'rank' | 'keepConversation'>,
+  options: Pick<SealOptions<L>, 'rank' | 'keepConversation' | 'fromItems'>,
   openScopeFrom: number,
 ): number[] {
+  if (entries.length < options.fromItems) return []
   let tailStart = entries.length
   for (let found = 0; tailStart > 0 && found < options.keepConversation; ) {
     const entry = entries[--tailStart]!
@@ -72,11 +75,13 @@ export const isConversationEntry = <L extends string>(entry: LogEntry<L>): boole
   isSealed(entry) ? entry.conversation : isConversation(entry)
 
 /**
- * The conversation messages an open keeps whole at the end of the log: history matching's window and
- * the depth a divergence search reads (`MAX_DIVERGENCE_DEPTH`), so that a route re-sending its history
- * reads nothing back. Tests lower it to seal small threads.
+ * `keepConversation`: the conversation messages an open keeps whole at the end of the log (history
+ * matching's window and the depth a divergence search reads, `MAX_DIVERGENCE_DEPTH`), so that a route
+ * re-sending its history reads nothing back. `fromItems`: an open seals only once it has taken this
+ * many items. A read of every item soon after the open (a page load's transcript) reads the sealed
+ * ones again, which on a short thread costs more than their memory. Tests lower both.
  */
-export const SEALING = { keepConversation: DEFAULT_WINDOW + 256 }
+export const SEALING = { keepConversation: DEFAULT_WINDOW + 256, fromItems: 20_000 }
 
 /**
  * What an open of a thread with these dependencies seals, or undefined when it seals nothing: under the
@@ -88,5 +93,9 @@ export function sealOptionsFor<L extends string>(deps: {
 }): Omit<SealOptions<L>, 'read'> | undefined {
   if (deps.compaction.waterfall !== false || deps.compaction.budget !== false) return undefined
   const ranks = new Map<string, number>(deps.ladder.levels.map((name, index) => [name, index]))
-  return { rank: (level) => ranks.get(level), keepConversation: SEALING.keepConversation }
+  return {
+    rank: (level) => ranks.get(level),
+    keepConversation: SEALING.keepConversation,
+    fromItems: SEALING.fromItems,
+  }
 }

@@ -165,6 +165,7 @@ async function reading(thread: Thread) {
 
 afterEach(() => {
   SEALING.keepConversation = 320
+  SEALING.fromItems = 20_000
 })
 
 describe('a thread opened with sealed items reads and writes as one opened whole (property)', () => {
@@ -186,6 +187,7 @@ describe('a thread opened with sealed items reads and writes as one opened whole
           }
           const { tracer, spans } = recordingTracer()
           SEALING.keepConversation = keep
+          SEALING.fromItems = 0
           const sealed = await memoryOver(stores[0]!, 100_000, tracer).thread('t')
           SEALING.keepConversation = Number.MAX_SAFE_INTEGER
           const whole = await memoryOver(stores[1]!, 100_000).thread('t')
