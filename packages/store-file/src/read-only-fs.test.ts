@@ -1,9 +1,10 @@
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
+import { runProcess } from './testing/run-worker'
 
 /*
  * Issue 31: creating a thread on a read-only file system reported `ENOENT … mkdir`. A real read-only
@@ -29,31 +30,21 @@ interface Outcome {
 }
 
 /** Runs `script` (sh, with $1 = the mount point) in a namespace of its own; returns the worker's lines. */
-function inNamespace(script: string): Promise<Outcome[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('unshare', ['-rm', 'sh', '-c', script, 'sh', mountPoint, process.execPath, WORKER], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk
-    })
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk
-    })
-    child.on('error', reject)
-    child.on('close', (code) =>
-      code === 0
-        ? resolve(
-            stdout
-              .trim()
-              .split('\n')
-              .map((line) => JSON.parse(line) as Outcome),
-          )
-        : reject(new Error(`namespace script exited with ${code}: ${stderr}`)),
-    )
-  })
+async function inNamespace(script: string): Promise<Outcome[]> {
+  const stdout = await runProcess('unshare', [
+    '-rm',
+    'sh',
+    '-c',
+    script,
+    'sh',
+    mountPoint,
+    process.execPath,
+    WORKER,
+  ])
+  return stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Outcome)
 }
 
 function expectReadOnly(outcome: Outcome | undefined): void {

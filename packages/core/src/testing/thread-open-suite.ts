@@ -309,7 +309,8 @@ export function describeThreadOpen(name: string, factory: () => StrataStore | Pr
         expect(whole.sealed).toBe(0)
         // A log shorter than `fromItems` stays whole: a page load reading it all would read it twice.
         expect((await open(2, 1_000)).sealed).toBe(0)
-        // Contexts and views read nothing back: the open's one read of the active log is all.
+        // Contexts and views read nothing back: the one `read` is the open's (the log, or a streamed
+        // open's kept tail read back).
         for (const level of ['global', 'project', 'task']) {
           await sealed.thread.context({ level })
           await sealed.thread.view(level)

@@ -42,6 +42,11 @@ export class WritePath<L extends string> {
   #queue: Promise<unknown> = Promise.resolve()
   /** The digest store queued after an archive, while it runs. */
   #digest: Promise<void> | undefined
+  /** The active log where the content channel looks up a result's call (the current log's, sealed ones read back). */
+  readonly #history = {
+    entries: () => this.#state.log.entries,
+    read: (seq: number) => this.#state.log.sealedItem(seq),
+  }
   /** Set once the stored state is known to hold no digest, on a store with slots (where it has none). */
   #stateDigestGone = false
 
@@ -110,8 +115,7 @@ export class WritePath<L extends string> {
     for (let attempt = 1; ; attempt++) {
       // Large tool results and attachments go to the content store; the log keeps their citations.
       const counter = state.deps.tokenCounter
-      const history = { entries: () => state.log.entries, read: (seq: number) => state.log.sealedItem(seq) }
-      const items = (await state.content.offload(await build(), history)).map((item) =>
+      const items = (await state.content.offload(await build(), this.#history)).map((item) =>
         withPartTokens(item, counter),
       )
       if (items.length === 0) return []
