@@ -309,6 +309,9 @@ export function describeThreadOpen(name: string, factory: () => StrataStore | Pr
         expect(whole.sealed).toBe(0)
         // A log shorter than `fromItems` stays whole: a page load reading it all would read it twice.
         expect((await open(2, 1_000)).sealed).toBe(0)
+        // A log that reaches `fromItems` seals what a broader item covers before that point too.
+        expect((await suite.store.head('scopes')).activeCount).toBeGreaterThan(2 * 40)
+        expect((await open(2, 40)).sealed).toBe(sealed.sealed)
         // Contexts and views read nothing back: the one `read` is the open's (the log, or a streamed
         // open's kept tail read back).
         for (const level of ['global', 'project', 'task']) {

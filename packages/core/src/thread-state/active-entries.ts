@@ -31,6 +31,8 @@ export class ActiveEntries<L extends string> extends FrozenItems<LogEntry<L>> {
         rank: (level: string) => number | undefined
         keep: number
         from: number
+        /** Whether `from` items were reached: popped entries are sealed from then on. */
+        sealing: boolean
         seqs: number[]
         ranks: number[]
       }
@@ -66,7 +68,14 @@ export class ActiveEntries<L extends string> extends FrozenItems<LogEntry<L>> {
    */
   beginSealing(options: SealOptions<L>) {
     const rank = options.rank as (level: string) => number | undefined
-    this.#streaming = { rank, keep: options.keepConversation, from: options.fromItems, seqs: [], ranks: [] }
+    this.#streaming = {
+      rank,
+      keep: options.keepConversation,
+      from: options.fromItems,
+      sealing: false,
+      seqs: [],
+      ranks: [],
+    }
     this.#read = options.read
   }
 
@@ -77,8 +86,13 @@ export class ActiveEntries<L extends string> extends FrozenItems<LogEntry<L>> {
     const rank = streaming.rank(item.level)
     if (rank === undefined) return
     const { seqs, ranks } = streaming
-    // Before `from` items, what a broader one covers stays whole (see `SEALING`).
+    // Before `from` items nothing is sealed (see `SEALING`); at `from`, what a broader item already
+    // covers is sealed at once.
     const sealing = this.all.length >= streaming.from
+    if (sealing && !streaming.sealing) {
+      streaming.sealing = true
+      this.#sealCovered(streaming.rank, this.all.length - 1)
+    }
     while (ranks.length > 0 && ranks.at(-1)! > rank) {
       ranks.pop()
       const seq = seqs.pop()!
@@ -99,6 +113,23 @@ export class ActiveEntries<L extends string> extends FrozenItems<LogEntry<L>> {
     from = Math.min(from, indexFromSeq(all, openScopeFrom))
     await this.unsealAfter(from === 0 ? 0 : all[from - 1]!.seq)
     return this.#sealedCount
+  }
+
+  /**
+   * Seals every entry before index `end` that a broader one follows, newest first, as the stack would
+   * have (see `sealableIndexes`, without the tail: {@link endSealing} reads it back).
+   */
+  #sealCovered(rank: (level: string) => number | undefined, end: number) {
+    const all = this.all
+    let broadest = Number.POSITIVE_INFINITY
+    for (let index = end; index >= 0; index--) {
+      const entry = all[index]!
+      if (!isSealed(entry) && isContextMemoryItem(entry)) continue
+      const entryRank = rank(entry.level)
+      if (entryRank === undefined) continue
+      if (entryRank > broadest) this.#sealSeq(entry.seq)
+      else if (entryRank < broadest) broadest = entryRank
+    }
   }
 
   /** Seals the entry `seq` (still active and whole, and not a turn's request) while streaming. */
