@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { type Item, StrataError } from '@strata-memory/core'
 import { makeItems } from '@strata-memory/core/testing'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { READ_PAGE } from './read-pages'
 import { redisStore } from './redis-store'
 import { freePort, type RedisServer, startRedisServer } from './testing/redis-server'
 
@@ -156,7 +157,7 @@ describe('redisStore timeoutMs', () => {
     cleanups.push(() => store.close().catch(() => undefined))
     await store.append('t', makeItems(2_500), { expectedSeq: 0 })
     const pages = store.readActivePages!('t')[Symbol.asyncIterator]()
-    expect(((await pages.next()).value as Item[]).length).toBe(2_000)
+    expect(((await pages.next()).value as Item[]).length).toBe(READ_PAGE.firstItems)
     server.signal('SIGSTOP')
     cleanups.push(() => server.signal('SIGCONT'))
     const hung = await timed(() => pages.next())
