@@ -150,6 +150,19 @@ describe('a read of a log longer than a page', () => {
     }
   })
 
+  it('sends each page before it gives the one before it: Redis reads the next page meanwhile', async () => {
+    const { store, client } = await open()
+    await store.append('t', makeItems(length), { expectedSeq: 0 })
+    let sent = 0
+    onTransactions(client, (commands) => {
+      if (commands.some(([name]) => name === 'LRANGE')) sent++
+    })
+    const sentWhenGiven: number[] = []
+    for await (const _page of store.readActivePages!('t')) sentWhenGiven.push(sent)
+    // Four pages: each given once the next one is on its way (none after the last).
+    expect(sentWhenGiven).toEqual([2, 3, 4, 4])
+  })
+
   it('starts over when the thread is re-created between two pages, and returns only the new thread', async () => {
     const { store, client, prefix } = await open()
     await store.append('t', makeItems(length), { expectedSeq: 0 })

@@ -180,52 +180,89 @@ export function redisLog(
     const header = plan[1]!
     await epochs.observe(threadId, header, Number(plan[2]), startedAt)
     let size = READ_PAGE.firstItems
-    for (const page of pagesOf(plan, () => size)) {
-      const read = await readPage(threadId, keys, header, page)
-      if (read === undefined) {
+    const pages = pagesOf(plan, () => size)
+    let ahead = sendPage(threadId, keys, pages)
+    while (ahead !== undefined) {
+      const { page, replies } = ahead
+      const reply = await replies
+      // The next page is sent before this one is parsed: Redis reads and sends it meanwhile. Its size
+      // comes from this page's characters, counted before any is parsed.
+      size = nextPageItems(itemsOf(page), charsOf(reply))
+      ahead = sendPage(threadId, keys, pages)
+      const items = parsePage(threadId, keys, header, page, reply)
+      if (items === undefined) {
         yield RESTART
         return
       }
-      size = nextPageItems(read.items.length, read.chars)
-      yield read.items
+      yield items
     }
   }
 
   /**
-   * One page of {@link pagesOfLog}: its runs read with LRANGE in one transaction, behind the log's
-   * header (undefined when it is no longer `header`), and parsed. The reply's strings are let go as
-   * they are parsed, and none is left for the pages' generator to hold while its caller takes the items.
+   * Sends the next page of `pages` (its runs, with LRANGE, behind LINDEX of the log's header, in one
+   * transaction), or gives undefined after the last. A page sent ahead that the read never waits for
+   * (it ended before) fails unheard.
    */
-  async function readPage(
+  function sendPage(
+    threadId: string,
+    keys: ThreadKeys,
+    pages: Iterator<[number, number][]>,
+  ): { page: [number, number][]; replies: Promise<unknown[]> } | undefined {
+    const step = pages.next()
+    if (step.done === true) return undefined
+    const page = step.value
+    const runs = page.map(([from, to]) => ['LRANGE', keys.log, String(from), String(to)])
+    const replies = transaction(threadId, keys, [['LINDEX', keys.log, '0'], ...runs])
+    replies.catch(() => undefined)
+    return { page, replies }
+  }
+
+  /**
+   * The items of a page's reply ({@link sendPage}), or undefined when the log's header is no longer
+   * `header`. The reply's strings are let go as they are parsed: none is left for the pages' generator
+   * to hold while its caller takes the items.
+   */
+  function parsePage(
     threadId: string,
     keys: ThreadKeys,
     header: string,
     page: readonly [number, number][],
-  ): Promise<{ items: Item[]; chars: number } | undefined> {
-    const runs = page.map(([from, to]) => ['LRANGE', keys.log, String(from), String(to)])
-    const replies = await transaction(threadId, keys, [['LINDEX', keys.log, '0'], ...runs])
+    replies: unknown[],
+  ): Item[] | undefined {
     const again = replies[0]
     if ((again === null ? '' : String(again)) !== header) return undefined
     const items: Item[] = []
-    let chars = 0
     for (let run = 0; run < page.length; run++) {
       const [from, to] = page[run]!
       const members = replies[run + 1] as unknown[]
       if (members.length !== to - from + 1)
         throw corruptError(prefix, keys.log, 'fewer items than its seq counter says', threadId)
       for (let index = 0; index < members.length; index++) {
-        const text = String(members[index])
+        const item = parseJson(members[index], keys.log, threadId)
         members[index] = undefined
-        chars += text.length
-        const item = parseJson(text, keys.log, threadId)
         if (!isItemOfSeq(item, from + index)) {
           throw corruptError(prefix, keys.log, 'an element that is not the Strata item of its seq', threadId)
         }
         items.push(item as unknown as Item)
       }
     }
-    return { items, chars }
+    return items
   }
+}
+
+/** Items in a page's runs. */
+const itemsOf = (page: readonly [number, number][]) =>
+  page.reduce((count, [from, to]) => count + to - from + 1, 0)
+
+/** Characters of the elements in a page's reply (the LRANGE replies after the header). */
+function charsOf(replies: readonly unknown[]): number {
+  let chars = 0
+  for (let run = 1; run < replies.length; run++) {
+    const members = replies[run]
+    if (!Array.isArray(members)) continue
+    for (const member of members) chars += (member as { length?: number } | null)?.length ?? 0
+  }
+  return chars
 }
 
 /** What a page read gives when the thread was deleted or re-created under it: the read starts over. */
