@@ -144,10 +144,11 @@ export function redisLog(
   /**
    * The active or archived items in the range, a page at a time: READ_PLAN_SCRIPT finds their seqs, as
    * runs of consecutive seqs, then each page's runs are read with LRANGE in one transaction and parsed
-   * before the next page is fetched (a long log's elements are never all held as strings next to the
-   * items made of them; a page is sized by the characters of the one before it, see `READ_PAGE`). Items never move in the log, so the pages find them where the plan saw them,
-   * unless the thread was deleted (and maybe re-created) meanwhile: the log's header, with its random
-   * epoch, tells, and the generator gives {@link RESTART}.
+   * while the next page is fetched (a long log's elements are never all held as strings next to the
+   * items made of them; a page is sized by the characters of the one before it, see `READ_PAGE`).
+   * Items never move in the log, so the pages find them where the plan saw them, unless the thread
+   * was deleted (and maybe re-created) meanwhile: the log's header, with its random epoch, tells, and
+   * the generator gives {@link RESTART}.
    */
   async function* pagesOfLog(
     threadId: string,
