@@ -14,6 +14,7 @@ import {
   leaseOfWrite,
 } from '@strata-memory/core/store-kit'
 import { ARCHIVE_SCRIPT, LOG_HEADER, READ_PLAN_SCRIPT } from './lua-scripts'
+import { nextPageItems, pagesOf, READ_PAGE } from './read-pages'
 import type { RedisContext } from './redis-context'
 import { busyError, conflictError, corruptError, storeError } from './redis-errors'
 import type { ThreadEpochs } from './thread-epochs'
@@ -143,10 +144,11 @@ export function redisLog(
   /**
    * The active or archived items in the range, a page at a time: READ_PLAN_SCRIPT finds their seqs, as
    * runs of consecutive seqs, then each page's runs are read with LRANGE in one transaction and parsed
-   * before the next page is fetched (a long log's elements are never all held as strings next to the
-   * items made of them). Items never move in the log, so the pages find them where the plan saw them,
-   * unless the thread was deleted (and maybe re-created) meanwhile: the log's header, with its random
-   * epoch, tells, and the generator gives {@link RESTART}.
+   * while the next page is fetched (a long log's elements are never all held as strings next to the
+   * items made of them; a page is sized by the characters of the one before it, see `READ_PAGE`).
+   * Items never move in the log, so the pages find them where the plan saw them, unless the thread
+   * was deleted (and maybe re-created) meanwhile: the log's header, with its random epoch, tells, and
+   * the generator gives {@link RESTART}.
    */
   async function* pagesOfLog(
     threadId: string,
@@ -178,64 +180,91 @@ export function redisLog(
     }
     const header = plan[1]!
     await epochs.observe(threadId, header, Number(plan[2]), startedAt)
-    for (const page of pagesOf(plan, READ_PAGE_ITEMS)) {
-      const runs = page.map(([from, to]) => ['LRANGE', keys.log, String(from), String(to)])
-      const [again, ...chunks] = await transaction(threadId, keys, [['LINDEX', keys.log, '0'], ...runs])
-      if ((again === null ? '' : String(again)) !== header) {
+    let size = READ_PAGE.firstItems
+    const pages = pagesOf(plan, () => size)
+    let ahead = sendPage(threadId, keys, pages)
+    while (ahead !== undefined) {
+      const { page, replies } = ahead
+      const reply = await replies
+      // The next page is sent before this one is parsed: Redis reads and sends it meanwhile. Its size
+      // comes from this page's characters, counted before any is parsed.
+      size = nextPageItems(itemsOf(page), charsOf(reply))
+      ahead = sendPage(threadId, keys, pages)
+      const items = parsePage(threadId, keys, header, page, reply)
+      if (items === undefined) {
         yield RESTART
         return
-      }
-      const items: Item[] = []
-      for (let run = 0; run < chunks.length; run++) {
-        const [from, to] = page[run]!
-        const members = chunks[run] as unknown[]
-        if (members.length !== to - from + 1)
-          throw corruptError(prefix, keys.log, 'fewer items than its seq counter says', threadId)
-        for (let index = 0; index < members.length; index++) {
-          const item = parseJson(members[index], keys.log, threadId)
-          if (!isItemOfSeq(item, from + index)) {
-            throw corruptError(
-              prefix,
-              keys.log,
-              'an element that is not the Strata item of its seq',
-              threadId,
-            )
-          }
-          items.push(item as unknown as Item)
-        }
       }
       yield items
     }
   }
+
+  /**
+   * Sends the next page of `pages` (its runs, with LRANGE, behind LINDEX of the log's header, in one
+   * transaction), or gives undefined after the last. A page sent ahead that the read never waits for
+   * (it ended before) fails unheard.
+   */
+  function sendPage(
+    threadId: string,
+    keys: ThreadKeys,
+    pages: Iterator<[number, number][]>,
+  ): { page: [number, number][]; replies: Promise<unknown[]> } | undefined {
+    const step = pages.next()
+    if (step.done === true) return undefined
+    const page = step.value
+    const runs = page.map(([from, to]) => ['LRANGE', keys.log, String(from), String(to)])
+    const replies = transaction(threadId, keys, [['LINDEX', keys.log, '0'], ...runs])
+    replies.catch(() => undefined)
+    return { page, replies }
+  }
+
+  /**
+   * The items of a page's reply ({@link sendPage}), or undefined when the log's header is no longer
+   * `header`. The reply's strings are let go as they are parsed: none is left for the pages' generator
+   * to hold while its caller takes the items.
+   */
+  function parsePage(
+    threadId: string,
+    keys: ThreadKeys,
+    header: string,
+    page: readonly [number, number][],
+    replies: unknown[],
+  ): Item[] | undefined {
+    const again = replies[0]
+    if ((again === null ? '' : String(again)) !== header) return undefined
+    const items: Item[] = []
+    for (let run = 0; run < page.length; run++) {
+      const [from, to] = page[run]!
+      const members = replies[run + 1] as unknown[]
+      if (members.length !== to - from + 1)
+        throw corruptError(prefix, keys.log, 'fewer items than its seq counter says', threadId)
+      for (let index = 0; index < members.length; index++) {
+        const item = parseJson(members[index], keys.log, threadId)
+        members[index] = undefined
+        if (!isItemOfSeq(item, from + index)) {
+          throw corruptError(prefix, keys.log, 'an element that is not the Strata item of its seq', threadId)
+        }
+        items.push(item as unknown as Item)
+      }
+    }
+    return items
+  }
+}
+
+/** Items in a page's runs. */
+const itemsOf = (page: readonly [number, number][]) =>
+  page.reduce((count, [from, to]) => count + to - from + 1, 0)
+
+/** Characters of the elements in a page's reply (the LRANGE replies after the header). */
+function charsOf(replies: readonly unknown[]): number {
+  let chars = 0
+  for (let run = 1; run < replies.length; run++) {
+    const members = replies[run]
+    if (!Array.isArray(members)) continue
+    for (const member of members) chars += (member as { length?: number } | null)?.length ?? 0
+  }
+  return chars
 }
 
 /** What a page read gives when the thread was deleted or re-created under it: the read starts over. */
 const RESTART: unique symbol = Symbol('restart')
-
-/** Items a read fetches in one round trip: a page of a long log (at 1–8 KB an item, a few MiB). */
-export const READ_PAGE_ITEMS = 2_000
-
-/**
- * The plan's runs of seqs (`plan[3]`, `plan[4]`: the first run's bounds, and so on) cut into pages of at
- * most `size` items, each a list of `[from, to]` runs.
- */
-export function* pagesOf(plan: readonly string[], size: number): Generator<[number, number][]> {
-  let page: [number, number][] = []
-  let room = size
-  for (let index = 3; index + 1 < plan.length; index += 2) {
-    let from = Number(plan[index])
-    const to = Number(plan[index + 1])
-    while (from <= to) {
-      const end = Math.min(to, from + room - 1)
-      page.push([from, end])
-      room -= end - from + 1
-      from = end + 1
-      if (room === 0) {
-        yield page
-        page = []
-        room = size
-      }
-    }
-  }
-  if (page.length > 0) yield page
-}
