@@ -141,6 +141,32 @@ describe('semanticRecall, scope thread', () => {
   })
 })
 
+describe('semanticRecall, what left the context', () => {
+  it('recalls a message of a scope closed since (still in the active log, no longer in the view); the view is not repeated', async () => {
+    const memory = createMemory()
+    const { agent, strata, prompts } = strataAgent(
+      memory,
+      [{ text: 'Rex sounds lovely.' }, { text: 'In May.' }],
+      { options: { semanticRecall: { topK: 3, messageRange: 0, scope: 'thread' } } },
+    )
+    const chat = { thread: 'ana/one', resource: 'ana' }
+    await agent.generate('My dog is called Rex.', { memory: chat })
+    // A task the app ran in the thread: its messages stay in the active log, out of the global view.
+    const thread = await strata.thread(chat.thread)
+    await thread.enter('task', { title: 'Vet visit' })
+    await thread.append([
+      { role: 'user', content: 'The vet says the booster shot is due in May.' },
+      { role: 'assistant', content: 'Noted.' },
+    ])
+    await thread.exit({ summary: 'Vet visit noted.' })
+    expect((await thread.items()).some((item) => item.type === 'message' && item.level === 'task')).toBe(true)
+    await agent.generate('When is the booster shot due?', { memory: chat })
+    const system = systemText(prompts[1]!)
+    expect(system).toContain('user: The vet says the booster shot is due in May.')
+    expect(system).not.toContain('user: My dog is called Rex.')
+  })
+})
+
 describe('semanticRecall beside working memory', () => {
   it('the agent’s updateWorkingMemory steps are not recalled as neighbours', async () => {
     const memory = createMemory()

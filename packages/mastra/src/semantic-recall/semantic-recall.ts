@@ -65,8 +65,9 @@ async function neighbours(memory: Memory, threadId: string, seq: number, setting
  * when the memory has an embedder): the `topK` best matches of the request among the messages of the
  * run's thread or of every thread of its resource, each with `messageRange` messages around it, as
  * one system message (`[MEMORY:RECALLED]`), grouped by conversation, oldest first. What the context
- * already shows (the run's thread's active log) is not recalled again. Undefined when nothing
- * matched, or when the store keeps no resources to rank in.
+ * already shows (the run's thread's view at `level`, the context's level) is not recalled again; what
+ * left it (archived, or inside a scope closed since) may be. Undefined when nothing matched, or when
+ * the store keeps no resources to rank in.
  */
 export async function recallText(
   memory: Memory,
@@ -74,10 +75,13 @@ export async function recallText(
   resourceId: string,
   text: string,
   settings: SemanticRecallSettings,
+  level?: string,
 ): Promise<string | undefined> {
   if (memory.store.flags?.resources !== true || text.trim().length === 0) return undefined
   const resource = memory.resource(resourceId)
-  const shown = new Set((await thread.items()).map((item) => item.seq))
+  // The view, held in memory: the whole active log would be read back from the store on a long
+  // thread whose open sealed its closed scopes' items.
+  const shown = new Set((await thread.view(level)).map((item) => item.seq))
   const hits = (
     await resource.query(text, {
       limit: Math.min(100, settings.topK * 3 + shown.size),
