@@ -117,7 +117,15 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
         const settings = this.#semanticRecall(context?.memoryConfig, 'agent.generate()')
         if (settings === undefined || context?.resourceId === undefined) return undefined
         const resourceId = await toStrataResourceId(context.resourceId)
-        return recallText(memory as Memory, thread, resourceId, request, settings, level)
+        const lastMessages = resolveLastMessages(
+          this.#options.lastMessages,
+          memoryConfigOf(requestContext)?.lastMessages,
+          'agent.generate()',
+        )
+        return recallText(memory as Memory, thread, resourceId, request, settings, {
+          ...(level === undefined ? {} : { level }),
+          ...(lastMessages === undefined ? {} : { lastMessages }),
+        })
       },
       bind: async (thread, requestContext) => {
         const resourceId = memoryContextOf(requestContext)?.resourceId

@@ -167,6 +167,35 @@ describe('semanticRecall, what left the context', () => {
   })
 })
 
+describe('semanticRecall beside lastMessages', () => {
+  it('recalls a message the lastMessages cap cut from the prompt; the messages the prompt shows are not repeated', async () => {
+    const memory = createMemory()
+    const { agent, prompts } = strataAgent(
+      memory,
+      ['Noted.', 'Nice.', 'Tasty.', 'Teal.'].map((text) => ({ text })),
+      { options: { lastMessages: 2, semanticRecall: { topK: 2, messageRange: 0, scope: 'thread' } } },
+    )
+    const chat = { thread: 'ana/one', resource: 'ana' }
+    for (const text of [
+      'My favourite colour is teal.',
+      'I like hiking with my colour scheme.',
+      'I had pasta.',
+    ])
+      await agent.generate(text, { memory: chat })
+    await agent.generate('What is my favourite colour?', { memory: chat })
+    const lines = promptLines(prompts[3]!)
+    // The cap shows the two messages before the request; the colour was said before them.
+    expect(lines.filter((line) => line.startsWith('user: ') || line.startsWith('assistant: '))).toEqual([
+      'user: I had pasta.',
+      'assistant: Tasty.',
+      'user: What is my favourite colour?',
+    ])
+    const system = systemText(prompts[3]!)
+    expect(system).toContain('user: My favourite colour is teal.')
+    expect(system).not.toContain('I had pasta.')
+  })
+})
+
 describe('semanticRecall beside working memory', () => {
   it('the agent’s updateWorkingMemory steps are not recalled as neighbours', async () => {
     const memory = createMemory()

@@ -61,12 +61,40 @@ async function neighbours(memory: Memory, threadId: string, seq: number, setting
 }
 
 /**
+ * The seqs of `view` the prompt shows. Without a `lastMessages` cap, all of them. With one, as
+ * `capMessages` cuts the prompt: the request (`request`'s text, when stored already) and what follows
+ * it, the `cap` messages before it (moved back past tool results to their call), and the items that
+ * are not messages (memory, transitions). A message the cap cuts is not shown, so it may be recalled.
+ */
+export function shownSeqs(view: readonly Item[], request: string, cap: number | undefined): Set<number> {
+  if (cap === undefined) return new Set(view.map((item) => item.seq))
+  const shown = new Set<number>()
+  const messages: MessageItem[] = []
+  for (const item of view) {
+    if (item.type === 'message' && item.role !== 'system') messages.push(item)
+    else shown.add(item.seq)
+  }
+  let end = messages.length
+  const last = messages.findLastIndex((message) => message.role === 'user')
+  if (last !== -1 && textOf(messages[last]!) === request) end = last
+  let start = Math.max(0, end - cap)
+  while (start > 0 && messages[start]!.role === 'tool') start--
+  for (let index = start; index < messages.length; index++) shown.add(messages[index]!.seq)
+  return shown
+}
+
+/** A message's text parts, joined as Mastra's request text joins them. */
+const textOf = (message: MessageItem): string =>
+  message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n')
+
+/**
  * Mastra's semantic recall through Strata's ranked recall (`resource.query`: words, and embeddings
  * when the memory has an embedder): the `topK` best matches of the request among the messages of the
  * run's thread or of every thread of its resource, each with `messageRange` messages around it, as
  * one system message (`[MEMORY:RECALLED]`), grouped by conversation, oldest first. What the context
- * already shows (the run's thread's view at `level`, the context's level) is not recalled again; what
- * left it (archived, or inside a scope closed since) may be. Undefined when nothing matched, or when
+ * already shows (the run's thread's view at `level`, the context's level, cut as `lastMessages` cuts
+ * the prompt: see {@link shownSeqs}) is not recalled again; what left it (archived, inside a scope
+ * closed since, or before the cap) may be. Undefined when nothing matched, or when
  * the store keeps no resources to rank in.
  */
 export async function recallText(
@@ -75,13 +103,13 @@ export async function recallText(
   resourceId: string,
   text: string,
   settings: SemanticRecallSettings,
-  level?: string,
+  { level, lastMessages }: { level?: string; lastMessages?: number } = {},
 ): Promise<string | undefined> {
   if (memory.store.flags?.resources !== true || text.trim().length === 0) return undefined
   const resource = memory.resource(resourceId)
   // The view, held in memory: the whole active log would be read back from the store on a long
   // thread whose open sealed its closed scopes' items.
-  const shown = new Set((await thread.view(level)).map((item) => item.seq))
+  const shown = shownSeqs(await thread.view(level), text, lastMessages)
   const hits = (
     await resource.query(text, {
       limit: Math.min(100, settings.topK * 3 + shown.size),
