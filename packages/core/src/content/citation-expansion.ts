@@ -38,18 +38,13 @@ export type CitationCache = WeakMap<
   { full?: MessagePart; plain?: MessagePart; brief?: MessagePart }
 >
 
-/** Whether each frozen item cites stored content: a log item never changes, and every context asks again. */
-const citing = new WeakMap<Item, boolean>()
-
+/** Whether an item cites stored content: one of its parts is a citation (see `referenceOf`). */
 function citesContent(item: Item): boolean {
   if (item.type !== 'message') return false
-  let cites = citing.get(item)
-  if (cites === undefined) {
-    cites = item.content.some((part) => referenceOf(part) !== undefined)
-    // Only a frozen item is known not to change under the cache.
-    if (Object.isFrozen(item)) citing.set(item, cites)
-  }
-  return cites
+  const { content } = item
+  for (let index = 0; index < content.length; index++)
+    if (referenceOf(content[index]!) !== undefined) return true
+  return false
 }
 
 /**

@@ -210,16 +210,28 @@ export function renderHead({
   return messages
 }
 
-/** The view's messages, pushed to `out`, each tool call placed as `pairing` decides (see {@link pairResults}). */
+/**
+ * The view's messages, pushed to `out`, each tool call placed as `pairing` decides (see {@link pairResults}).
+ * Transitions of one text share one part (it is frozen when handed out): a long thread's transitions
+ * repeat a few texts (`[ACTIONS]: <8 task actions filtered for brevity>`), each then counted once.
+ */
 export function renderView(view: readonly Item[], pairing: Pairing, out: ContextMessage[]) {
+  const transitions = new Map<string, MessagePart>()
   for (const item of view) {
     switch (item.type) {
       case 'message':
         renderMessage(item, pairing, out)
         break
-      case 'transition':
-        out.push(own('user', 'transition', item.agentFacingMessage))
+      case 'transition': {
+        const value = item.agentFacingMessage
+        let part = transitions.get(value)
+        if (part === undefined) {
+          part = { type: 'text', text: value }
+          transitions.set(value, part)
+        }
+        out.push({ role: 'user', content: [part], kind: 'transition' })
         break
+      }
       case 'summary':
         out.push(own('user', 'summary', `[SUMMARY]: ${item.text}`))
         break

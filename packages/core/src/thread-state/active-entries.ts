@@ -132,10 +132,16 @@ export class ActiveEntries<L extends string> extends FrozenItems<LogEntry<L>> {
     }
   }
 
-  /** Seals the entry `seq` (still active and whole, and not a turn's request) while streaming. */
+  /**
+   * Seals the entry `seq` (still active and whole, and not a turn's request) while streaming. It is
+   * among the newest, and seqs are consecutive but where a summary took items out: found by its
+   * distance from the last seq, else searched for.
+   */
   #sealSeq(seq: number) {
     const all = this.all
-    const index = indexFromSeq(all, seq)
+    const last = all.length - 1
+    let index = last - (all[last]!.seq - seq)
+    if (all[index]?.seq !== seq) index = indexFromSeq(all, seq)
     const entry = all[index]
     if (entry === undefined || entry.seq !== seq || isSealed(entry)) return
     if (entry.type === 'message' && startsTurn(entry)) return

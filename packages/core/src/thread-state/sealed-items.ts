@@ -6,19 +6,35 @@ import { startsTurn } from '../items/turns'
 import type { LevelLadder } from '../levels'
 import { isContextMemoryItem } from '../views/context-memory-item'
 
-/** The stub that stands for `item` while it is sealed. */
+/**
+ * The stub that stands for `item` while it is sealed. One object, built field by field: an open of a
+ * long thread builds one for most of its items.
+ */
 export function sealedOf<L extends string>(item: Item<L>): SealedItem<L> {
-  const base = { type: 'sealed' as const, seq: item.seq, id: item.id, level: item.level, turnId: item.turnId }
-  if (item.type !== 'message') return Object.freeze({ ...base, itemType: item.type, conversation: false })
-  const calls: string[] = []
-  for (const part of item.content) if (part.type === 'tool-call') calls.push(part.toolCallId)
-  return Object.freeze({
-    ...base,
-    itemType: 'message' as const,
+  const { seq, id, level, turnId } = item
+  if (item.type !== 'message') {
+    return Object.freeze({ type: 'sealed', seq, id, level, turnId, itemType: item.type, conversation: false })
+  }
+  let calls: string[] | undefined
+  const { content } = item
+  for (let index = 0; index < content.length; index++) {
+    const part = content[index]!
+    if (part.type !== 'tool-call') continue
+    if (calls === undefined) calls = []
+    calls.push(part.toolCallId)
+  }
+  const stub: { -readonly [K in keyof SealedItem<L>]: SealedItem<L>[K] } = {
+    type: 'sealed',
+    seq,
+    id,
+    level,
+    turnId,
+    itemType: 'message',
     role: item.role,
     conversation: isConversation(item),
-    ...(calls.length === 0 ? {} : { calls: Object.freeze(calls) }),
-  })
+  }
+  if (calls !== undefined) stub.calls = Object.freeze(calls)
+  return Object.freeze(stub)
 }
 
 /** What an open seals, and how sealed items are read back. */
