@@ -15,26 +15,32 @@ export function sealedOf<L extends string>(item: Item<L>): SealedItem<L> {
   if (item.type !== 'message') {
     return Object.freeze({ type: 'sealed', seq, id, level, turnId, itemType: item.type, conversation: false })
   }
+  // Calls listed in an array of their own length (a first `push` on an empty array reserves 16 slots),
+  // and each stub made whole by one literal (a property added later goes to a separate store).
   let calls: string[] | undefined
   const { content } = item
   for (let index = 0; index < content.length; index++) {
     const part = content[index]!
     if (part.type !== 'tool-call') continue
-    if (calls === undefined) calls = []
-    calls.push(part.toolCallId)
+    if (calls === undefined) calls = [part.toolCallId]
+    else calls.push(part.toolCallId)
   }
-  const stub: { -readonly [K in keyof SealedItem<L>]: SealedItem<L>[K] } = {
+  const { role } = item
+  const conversation = isConversation(item)
+  if (calls === undefined) {
+    return Object.freeze({ type: 'sealed', seq, id, level, turnId, itemType: 'message', role, conversation })
+  }
+  return Object.freeze({
     type: 'sealed',
     seq,
     id,
     level,
     turnId,
     itemType: 'message',
-    role: item.role,
-    conversation: isConversation(item),
-  }
-  if (calls !== undefined) stub.calls = Object.freeze(calls)
-  return Object.freeze(stub)
+    role,
+    conversation,
+    calls: Object.freeze(calls),
+  })
 }
 
 /** What an open seals, and how sealed items are read back. */
