@@ -167,6 +167,32 @@ describe('semanticRecall, what left the context', () => {
   })
 })
 
+describe('semanticRecall on a long thread', () => {
+  it('recalls another thread’s match when more than a query’s hits match in the prompt already', async () => {
+    const memory = createMemory()
+    const { agent, strata, prompts } = strataAgent(
+      memory,
+      ['Lovely.', 'Hello.', 'Seagull.'].map((text) => ({ text })),
+      { options: { semanticRecall: { topK: 2, messageRange: 0, scope: 'resource' } } },
+    )
+    await agent.generate('My boat is named Seagull.', { memory: { thread: 'gus/old', resource: 'gus' } })
+    const chat = { thread: 'gus/new', resource: 'gus' }
+    await agent.generate('Hello.', { memory: chat })
+    // 120 messages in view, each a closer match than the other thread's: a query gives at most 100 hits.
+    const thread = await strata.thread(chat.thread)
+    await thread.append(
+      Array.from({ length: 120 }, (_, index) => ({
+        role: index % 2 === 0 ? ('user' as const) : ('assistant' as const),
+        content: `boat boat named boat ${index}`,
+      })),
+    )
+    await agent.generate('What is my boat named?', { memory: chat })
+    const system = systemText(prompts[2]!)
+    expect(system).toContain('user: My boat is named Seagull.')
+    expect(system).not.toContain('boat boat named boat')
+  })
+})
+
 describe('semanticRecall beside lastMessages', () => {
   it('recalls a message the lastMessages cap cut from the prompt; the messages the prompt shows are not repeated', async () => {
     const memory = createMemory()

@@ -1,7 +1,22 @@
-import type { Item, Memory, MessageItem, Thread } from '@strata-memory/core'
+import type { Item, Memory, MessageItem, Resource, ResourceQueryHit, Thread } from '@strata-memory/core'
 import { readThreadRecord } from '../threads/thread-record'
 import { UPDATE_WORKING_MEMORY_TOOL } from '../working-memory/working-memory-prompt'
 import type { SemanticRecallSettings } from './semantic-recall-config'
+
+/** The most hits `resource.query` gives at once. */
+const QUERY_LIMIT = 100
+
+/** The ids of every thread of `resource`, its pages read in turn. */
+async function resourceThreadIds(resource: Resource): Promise<string[]> {
+  const ids: string[] = []
+  let cursor: string | undefined
+  do {
+    const page = await resource.listThreads(cursor === undefined ? {} : { cursor })
+    for (const entry of page.threads) ids.push(entry.threadId)
+    cursor = page.cursor
+  } while (cursor !== undefined)
+  return ids
+}
 
 /** The most characters of one recalled message shown. */
 const MESSAGE_CHARS = 600
@@ -110,14 +125,30 @@ export async function recallText(
   // The view, held in memory: the whole active log would be read back from the store on a long
   // thread whose open sealed its closed scopes' items.
   const shown = shownSeqs(await thread.view(level), text, lastMessages)
-  const hits = (
-    await resource.query(text, {
-      limit: Math.min(100, settings.topK * 3 + shown.size),
-      ...(settings.scope === 'thread' ? { threads: [thread.id] } : {}),
-    })
-  )
-    .filter((hit) => hit.kind === 'item' && !(hit.threadId === thread.id && shown.has(hit.seq)))
-    .slice(0, settings.topK)
+  const limit = Math.min(QUERY_LIMIT, settings.topK * 3 + shown.size)
+  const recallable = (hit: ResourceQueryHit) =>
+    hit.kind === 'item' && !(hit.threadId === thread.id && shown.has(hit.seq))
+  const found = await resource.query(text, {
+    limit,
+    ...(settings.scope === 'thread' ? { threads: [thread.id] } : {}),
+  })
+  const hits = found.filter(recallable).slice(0, settings.topK)
+  if (settings.scope !== 'thread' && hits.length < settings.topK && found.length === limit) {
+    // Every hit the query may give can be a message the prompt shows (a long view matching the request
+    // throughout): the other threads are asked on their own for the rest.
+    const others = (await resourceThreadIds(resource)).filter((id) => id !== thread.id)
+    if (others.length > 0) {
+      const more = await resource.query(text, {
+        limit: Math.min(QUERY_LIMIT, settings.topK * 3),
+        threads: others,
+      })
+      const seen = new Set(hits.map((hit) => `${hit.threadId}:${hit.seq}`))
+      for (const hit of more) {
+        if (hits.length >= settings.topK) break
+        if (recallable(hit) && !seen.has(`${hit.threadId}:${hit.seq}`)) hits.push(hit)
+      }
+    }
+  }
   if (hits.length === 0) return undefined
   const byThread = new Map<string, Map<number, MessageItem>>()
   for (const hit of hits) {
