@@ -167,6 +167,40 @@ describe('semanticRecall, what left the context', () => {
   })
 })
 
+describe('semanticRecall of a scope the model opened', () => {
+  it('shows the scope’s opening once, not again where the thread restated it after the tool result', async () => {
+    const memory = createMemory()
+    const { agent, strata, prompts } = strataAgent(
+      memory,
+      [
+        {
+          toolCalls: [
+            { id: 's1', name: 'enter_scope', input: { level: 'task', title: 'Measure the kitchen' } },
+          ],
+        },
+        { toolCalls: [{ id: 'w1', name: 'weather', input: { city: 'Lisbon' } }] },
+        { toolCalls: [{ id: 's2', name: 'exit_scope', input: { summary: 'Measured.' } }] },
+        { text: 'Done.' },
+        { text: 'It was measured.' },
+      ],
+      { tools: { scopes: true }, options: { semanticRecall: { topK: 3, messageRange: 2, scope: 'thread' } } },
+    )
+    const chat = { thread: 'hal/reno', resource: 'hal' }
+    await agent.generate('Measure the kitchen as a task.', { memory: chat })
+    const openings = (await (await strata.thread(chat.thread)).items()).filter(
+      (item) => item.type === 'message' && item.scope !== undefined,
+    )
+    // The thread holds the opening twice: once where the scope opened, once after the tool result.
+    expect(
+      openings.map((item) => item.type === 'message' && item.scope?.continuedFrom !== undefined),
+    ).toEqual([false, true])
+    await agent.generate('Did you measure the kitchen?', { memory: chat })
+    const system = systemText(prompts.at(-1)!)
+    expect(system).toContain('[MEMORY:RECALLED]')
+    expect(system.split('Task: Measure the kitchen').length - 1).toBe(1)
+  })
+})
+
 describe('semanticRecall on a long thread', () => {
   it('recalls another thread’s match when more than a query’s hits match in the prompt already', async () => {
     const memory = createMemory()

@@ -41,12 +41,15 @@ function messageLine(item: MessageItem): string {
 }
 
 /**
- * A message worth recalling: not a system message, and not only the agent keeping its working memory
- * (an `updateWorkingMemory` call or its result: the working memory itself is shown).
+ * A message worth recalling: not a system message, not a scope's opening said again after the tool
+ * result that opened it (`continuedFrom`: the same text as the opening before it), and not only the
+ * agent keeping its working memory (an `updateWorkingMemory` call or its result: the working memory
+ * itself is shown).
  */
 const isMessage = (item: Item): item is MessageItem =>
   item.type === 'message' &&
   item.role !== 'system' &&
+  item.scope?.continuedFrom === undefined &&
   !item.content.every(
     (part) =>
       (part.type === 'tool-call' || part.type === 'tool-result') &&
