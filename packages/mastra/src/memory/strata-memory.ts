@@ -100,16 +100,17 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     this.#records = new ThreadRecordWrites(() => memory.store)
     this.#workingMemories = new WorkingMemories(memory as Memory, this.#records)
     if (telemetry) memory.adoptTracer('mastra', mastraTracer)
+    const lastMessages = (requestContext: RequestContext | undefined) =>
+      resolveLastMessages(
+        this.#options.lastMessages,
+        memoryConfigOf(requestContext)?.lastMessages,
+        'agent.generate()',
+      )
     const host: ProcessorHost = {
       threadOf: (requestContext) => this.#threadOfContext(requestContext),
       readOnly: (requestContext) => readOnly || memoryConfigOf(requestContext)?.readOnly === true,
       refusedOptions: (requestContext) => refusedCallOptions(this.#options, memoryConfigOf(requestContext)),
-      lastMessages: (requestContext) =>
-        resolveLastMessages(
-          this.#options.lastMessages,
-          memoryConfigOf(requestContext)?.lastMessages,
-          'agent.generate()',
-        ),
+      lastMessages,
       workingMemory: (requestContext, readOnly, thread) =>
         this.#workingMemoryPrompt(requestContext, readOnly, thread),
       recall: async (thread, requestContext, request) => {
@@ -117,15 +118,8 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
         const settings = this.#semanticRecall(context?.memoryConfig, 'agent.generate()')
         if (settings === undefined || context?.resourceId === undefined) return undefined
         const resourceId = await toStrataResourceId(context.resourceId)
-        const lastMessages = resolveLastMessages(
-          this.#options.lastMessages,
-          memoryConfigOf(requestContext)?.lastMessages,
-          'agent.generate()',
-        )
-        return recallText(memory as Memory, thread, resourceId, request, settings, {
-          ...(level === undefined ? {} : { level }),
-          ...(lastMessages === undefined ? {} : { lastMessages }),
-        })
+        const shown = { level, lastMessages: lastMessages(requestContext) }
+        return recallText(memory as Memory, thread, resourceId, request, settings, shown)
       },
       bind: async (thread, requestContext) => {
         const resourceId = memoryContextOf(requestContext)?.resourceId

@@ -121,7 +121,7 @@ export async function recallText(
   resourceId: string,
   text: string,
   settings: SemanticRecallSettings,
-  { level, lastMessages }: { level?: string; lastMessages?: number } = {},
+  { level, lastMessages }: { level?: string | undefined; lastMessages?: number | undefined } = {},
 ): Promise<string | undefined> {
   if (memory.store.flags?.resources !== true || text.trim().length === 0) return undefined
   const resource = memory.resource(resourceId)
