@@ -127,7 +127,7 @@ export class ActiveEntries<L extends string> extends FrozenItems<LogEntry<L>> {
       if (!isSealed(entry) && isContextMemoryItem(entry)) continue
       const entryRank = rank(entry.level)
       if (entryRank === undefined) continue
-      if (entryRank > broadest) this.#sealSeq(entry.seq)
+      if (entryRank > broadest) this.#sealAt(index)
       else if (entryRank < broadest) broadest = entryRank
     }
   }
@@ -142,12 +142,17 @@ export class ActiveEntries<L extends string> extends FrozenItems<LogEntry<L>> {
     const last = all.length - 1
     let index = last - (all[last]!.seq - seq)
     if (all[index]?.seq !== seq) index = indexFromSeq(all, seq)
-    const entry = all[index]
-    if (entry === undefined || entry.seq !== seq || isSealed(entry)) return
-    if (entry.type === 'message' && startsTurn(entry)) return
+    if (all[index]?.seq === seq) this.#sealAt(index)
+  }
+
+  /** Seals the entry at `index`, unless it is sealed already or a turn's request. */
+  #sealAt(index: number) {
+    const all = this.all
+    const entry = all[index]!
+    if (isSealed(entry) || (entry.type === 'message' && startsTurn(entry))) return
     all[index] = sealedOf(entry)
     this.#sealedCount++
-    if (seq > this.#sealedThrough) this.#sealedThrough = seq
+    if (entry.seq > this.#sealedThrough) this.#sealedThrough = entry.seq
   }
 
   /** Refuses a read of whole items above `afterSeq` while one of them is sealed: a path that forgot to unseal. */
