@@ -34,6 +34,21 @@ export function capMessages(prompt: MastraPrompt, cap: number | undefined): Mast
   if (cap === undefined) return prompt
   const system = prompt.filter((message) => message.role === 'system')
   const conversation = prompt.filter((message) => message.role !== 'system')
+  const start = capStart(conversation, cap)
+  if (start === 0) return prompt
+  const note = {
+    role: 'system' as const,
+    content: `[${start} earlier message${start === 1 ? ' is' : 's are'} not shown (lastMessages: ${cap}); memory_query finds ${start === 1 ? 'it' : 'them'}.]`,
+  }
+  return [...system, note, ...conversation.slice(start)]
+}
+
+/**
+ * Where {@link capMessages} starts the conversation it keeps (the prompt's messages but its system
+ * ones): `cap` messages before the request (the last user message), moved back past tool results to
+ * the assistant message that made their calls.
+ */
+export function capStart(conversation: readonly { role: string }[], cap: number): number {
   let request = conversation.length
   for (let index = conversation.length - 1; index >= 0; index--) {
     if (conversation[index]!.role === 'user') {
@@ -41,12 +56,7 @@ export function capMessages(prompt: MastraPrompt, cap: number | undefined): Mast
       break
     }
   }
-  let start = Math.max(0, Math.min(request, conversation.length) - cap)
+  let start = Math.max(0, request - cap)
   while (start > 0 && conversation[start]!.role === 'tool') start--
-  if (start === 0) return prompt
-  const note = {
-    role: 'system' as const,
-    content: `[${start} earlier message${start === 1 ? ' is' : 's are'} not shown (lastMessages: ${cap}); memory_query finds ${start === 1 ? 'it' : 'them'}.]`,
-  }
-  return [...system, note, ...conversation.slice(start)]
+  return start
 }

@@ -254,6 +254,33 @@ describe('semanticRecall beside lastMessages', () => {
     expect(system).toContain('user: My favourite colour is teal.')
     expect(system).not.toContain('I had pasta.')
   })
+
+  it('counts the transitions and summaries the prompt shows among the lastMessages: a message they push out is recalled', async () => {
+    const memory = createMemory()
+    const { agent, strata, prompts } = strataAgent(
+      memory,
+      ['Noted.', 'Tasty.', 'Yes.'].map((text) => ({ text })),
+      { options: { lastMessages: 2, semanticRecall: { topK: 2, messageRange: 0, scope: 'thread' } } },
+    )
+    const chat = { thread: 'ana/one', resource: 'ana' }
+    for (const text of ['My favourite colour is teal.', 'I had pasta for lunch.'])
+      await agent.generate(text, { memory: chat })
+    // A task the app ran after them: its transition and summary are messages of the prompt, after the pasta.
+    const thread = await strata.thread(chat.thread)
+    await thread.enter('task', { title: 'Tidy the notes' })
+    await thread.append({ role: 'assistant', content: 'Tidied.' })
+    await thread.exit({ outcome: 'complete' })
+    await agent.generate('Did I have pasta for lunch?', { memory: chat })
+    const conversation = promptLines(prompts[2]!).filter((line) => !line.startsWith('system: '))
+    expect(conversation).toHaveLength(3)
+    // The transition and the scope's summary are the two messages before the request.
+    expect(conversation[0]).toMatch(/^user: \[ACTIONS\]/)
+    expect(conversation[1]).toMatch(/^user: \[SUMMARY\]/)
+    expect(conversation.some((line) => line.includes('pasta for lunch.') || line.includes('Tasty.'))).toBe(
+      false,
+    )
+    expect(systemText(prompts[2]!)).toContain('user: I had pasta for lunch.')
+  })
 })
 
 describe('semanticRecall beside working memory', () => {

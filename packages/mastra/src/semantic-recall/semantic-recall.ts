@@ -1,4 +1,5 @@
 import type { Item, Memory, MessageItem, Resource, ResourceQueryHit, Thread } from '@strata-memory/core'
+import { capStart } from '../memory/last-messages'
 import { readThreadRecord } from '../threads/thread-record'
 import { UPDATE_WORKING_MEMORY_TOOL } from '../working-memory/working-memory-prompt'
 import type { SemanticRecallSettings } from './semantic-recall-config'
@@ -80,24 +81,29 @@ async function neighbours(memory: Memory, threadId: string, seq: number, setting
 
 /**
  * The seqs of `view` the prompt shows. Without a `lastMessages` cap, all of them. With one, as
- * `capMessages` cuts the prompt: the request (`request`'s text, when stored already) and what follows
- * it, the `cap` messages before it (moved back past tool results to their call), and the items that
- * are not messages (memory, transitions). A message the cap cuts is not shown, so it may be recalled.
+ * `capMessages` cuts the prompt (see `capStart`): the view as the prompt's conversation (its messages,
+ * and its transitions and summaries, each a user message there), then the request at its end unless
+ * the thread stored it already (`request`, its text). Items the conversation does not hold are shown;
+ * a message the cap cuts is not, so it may be recalled.
  */
 export function shownSeqs(view: readonly Item[], request: string, cap: number | undefined): Set<number> {
   if (cap === undefined) return new Set(view.map((item) => item.seq))
   const shown = new Set<number>()
-  const messages: MessageItem[] = []
+  const conversation: { role: string; seq?: number }[] = []
   for (const item of view) {
-    if (item.type === 'message' && item.role !== 'system') messages.push(item)
+    if (item.type === 'message' && item.role !== 'system')
+      conversation.push({ role: item.role, seq: item.seq })
+    else if (item.type === 'transition' || item.type === 'summary')
+      conversation.push({ role: 'user', seq: item.seq })
     else shown.add(item.seq)
   }
-  let end = messages.length
-  const last = messages.findLastIndex((message) => message.role === 'user')
-  if (last !== -1 && textOf(messages[last]!) === request) end = last
-  let start = Math.max(0, end - cap)
-  while (start > 0 && messages[start]!.role === 'tool') start--
-  for (let index = start; index < messages.length; index++) shown.add(messages[index]!.seq)
+  const last = view.at(-1)
+  const stored = last?.type === 'message' && last.role === 'user' && textOf(last) === request
+  if (!stored) conversation.push({ role: 'user' })
+  for (let index = capStart(conversation, cap); index < conversation.length; index++) {
+    const { seq } = conversation[index]!
+    if (seq !== undefined) shown.add(seq)
+  }
   return shown
 }
 
