@@ -50,6 +50,8 @@ const incomingShape = fc.record({
   window: fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }),
 })
 
+type IncomingShape = typeof incomingShape extends fc.Arbitrary<infer Shape> ? Shape : never
+
 afterEach(() => {
   SEALING.keepConversation = 320
   SEALING.fromItems = 20_000
@@ -120,7 +122,7 @@ describe('thread.unseen (property)', () => {
 
 function incomingOf(
   conversation: readonly ComparableMessage[],
-  shape: fc.RecordValue<typeof incomingShape extends fc.Arbitrary<infer S> ? S : never>,
+  shape: IncomingShape,
 ): (ComparableMessage & MessageInput)[] {
   let list = conversation.slice(conversation.length === 0 ? 0 : shape.from % (conversation.length + 1))
   if (shape.textOnly) list = list.filter((message) => message.content.every((part) => part.type === 'text'))

@@ -61,7 +61,7 @@ describe('readOnly on a long thread', () => {
     const dir = await mkdtemp(join(tmpdir(), 'strata-mastra-read-only-'))
     try {
       // Closed tasks of many steps, then an exchange: an open of a log this long seals the tasks' steps.
-      const options = { compaction: { waterfall: false as const, autoTransitions: false } }
+      const options = { compaction: { waterfall: false, autoTransitions: false } } as const
       const writer = new StrataMemory({ memory: createMemory({ store: fileStore({ dir }), ...options }) })
       await writer.saveThread({
         thread: { id: memoryOf.thread, resourceId: 'ana', createdAt: new Date(), updatedAt: new Date() },
