@@ -65,7 +65,7 @@ export type {
   RewindEvent,
   TransitionEvent,
 } from './events'
-export type { HistoryMode } from './history'
+export type { HistoryMode, UnseenMessagesResult } from './history'
 export type {
   FactItem,
   FilePart,
@@ -138,6 +138,7 @@ export {
   type ThreadStatus,
   type Transcript,
   type TranscriptOptions,
+  type UnseenOptions,
   type UsageReport,
 } from './memory'
 // memoryTools, scopeTools and promptSummarizer live on subpaths now; the root keeps stubs that say where.

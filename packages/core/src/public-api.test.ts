@@ -257,6 +257,8 @@ describe('the public surface of @strata-memory/core', () => {
       'TransitionEvent',
       'TransitionItem',
       'TransitionReason',
+      'UnseenMessagesResult',
+      'UnseenOptions',
       'UnsequencedItem',
       'UsageReport',
       'VectorRecord',

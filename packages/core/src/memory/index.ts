@@ -26,5 +26,6 @@ export {
   type ThreadStatus,
   type Transcript,
   type TranscriptOptions,
+  type UnseenOptions,
   type UsageReport,
 } from './thread'

@@ -3,7 +3,14 @@ import type { PolicyItems } from '../compaction/compaction-policy'
 import type { CompactionState } from '../compaction/policy-registry'
 import { invalidOptions, StrataError } from '../errors'
 import { type ComparableMessage, IncomingConversation, isConversation } from '../history/message-matching'
-import { alignTail, checkMatchingOptions, DEFAULT_WINDOW } from '../history/unseen-messages'
+import {
+  alignTail,
+  checkMatchingOptions,
+  DEFAULT_WINDOW,
+  type HistoryMode,
+  type TailAlignment,
+  type UnseenMessagesResult,
+} from '../history/unseen-messages'
 import {
   type MessageInput,
   type MessageItem,
@@ -11,11 +18,12 @@ import {
   normalizeMessage,
   type UnsequencedItem,
 } from '../items'
+import type { MessageFormat } from '../items/normalize-message'
 import type { ScopeClosing } from '../thread-state/scope-closing'
 import { isConversationEntry } from '../thread-state/sealed-items'
 import { startsTurn, turnIdOf } from '../thread-state/thread-log'
 import type { WritePath } from '../thread-state/write-path'
-import type { AppendUnseenOptions } from './thread-types'
+import type { AppendUnseenOptions, UnseenOptions } from './thread-types'
 
 /** A check of the messages about to be written, which refuses them by throwing (`fit`). */
 export type BeforeWrite = (messages: readonly NormalizedMessage[]) => void | Promise<void>
@@ -30,7 +38,7 @@ export class MessageAppend<L extends string> {
   readonly #closing: ScopeClosing<L>
   /** The compaction policies: told before an append's messages are stored, and after. */
   readonly #policies: CompactionPolicies<L>
-  /** The list the last `divergence()` or `appendUnseen()` mapped (see `incomingConversation`). */
+  /** The list the last `divergence()`, `appendUnseen()` or `unseen()` mapped (see `incomingConversation`). */
   #recentIncoming:
     | {
         list: readonly unknown[]
@@ -57,18 +65,10 @@ export class MessageAppend<L extends string> {
     options: AppendUnseenOptions<T>,
     beforeWrite?: BeforeWrite,
   ): Promise<MessageItem<L>[]> {
-    if (!Array.isArray(incoming)) invalidOptions('appendUnseen() needs an array of messages.')
-    const { toMessage, history = 'auto', window = DEFAULT_WINDOW } = options
-    checkMatchingOptions({ history, window })
-    // One walk of the list for every attempt: a retry after a seq conflict maps no message again.
-    const messages = this.incomingConversation(incoming, toMessage)
+    const { messages, history, window } = this.#matching('appendUnseen', incoming, options)
     const id = this.#state.id
     return this.appendMessages(async () => {
-      // The alignment reads only the stored tail of `window` messages: only it need be frozen, and
-      // read back if an open sealed it (a window larger than what opens keep whole).
-      await this.#state.log.unsealTail(window, isConversationEntry)
-      const stored = this.#state.log.tailFrozen(window, isConversation)
-      const { indexes, aligned } = alignTail(stored, messages, history, window)
+      const { indexes, aligned } = await this.#alignStoredTail(messages, history, window)
       if (!aligned) {
         throw new StrataError({
           code: 'STRATA_INVALID_MESSAGE',
@@ -83,6 +83,44 @@ export class MessageAppend<L extends string> {
       }
       return indexes.map((index) => messages.comparable(index) as NormalizedMessage)
     }, beforeWrite)
+  }
+
+  /**
+   * What {@link appendUnseen} would store of `incoming`, told from the same stored tail by the same
+   * rule, and nothing written: the stored tail is read after what other writers stored, in the
+   * thread's exclusive section, without a hold.
+   */
+  async unseen<T extends { role: string }>(
+    incoming: readonly T[],
+    options: UnseenOptions<T>,
+  ): Promise<UnseenMessagesResult<T>> {
+    const { messages, history, window } = this.#matching('unseen', incoming, options)
+    return this.#writes.exclusive(async () => {
+      await this.#writes.refresh()
+      const { indexes, matched, aligned } = await this.#alignStoredTail(messages, history, window)
+      return { unseen: indexes.map((index) => incoming[index]!), matched, aligned }
+    })
+  }
+
+  /** The options of a history matching, checked, and the list as the matching reads it. */
+  #matching<T extends { role: string }>(name: string, incoming: readonly T[], options: UnseenOptions<T>) {
+    if (!Array.isArray(incoming)) invalidOptions(`${name}() needs an array of messages.`)
+    const { toMessage, history = 'auto', window = DEFAULT_WINDOW } = options
+    checkMatchingOptions({ history, window })
+    // One walk of the list for every attempt: a retry after a seq conflict maps no message again.
+    return { messages: this.incomingConversation(incoming, toMessage), history, window }
+  }
+
+  /** `messages` aligned with the stored tail of `window` conversation messages (see `alignTail`). */
+  async #alignStoredTail<T extends { role: string }>(
+    messages: IncomingConversation<T>,
+    history: HistoryMode,
+    window: number,
+  ): Promise<TailAlignment> {
+    // The alignment reads only the stored tail of `window` messages: only it need be frozen, and
+    // read back if an open sealed it (a window larger than what opens keep whole).
+    await this.#state.log.unsealTail(window, isConversationEntry)
+    return alignTail(this.#state.log.tailFrozen(window, isConversation), messages, history, window)
   }
 
   /**
@@ -234,6 +272,20 @@ export class MessageAppend<L extends string> {
       return state.newMessageItem(message, level, turnId)
     }) as UnsequencedItem<L>[]
   }
+}
+
+/**
+ * One message or a list of them, normalized as `append` stores them: errors name a list's index, and
+ * a `format` given is passed on (without one, `normalizeMessage` tells core's form from others).
+ */
+export function normalizeInputs(input: unknown, format?: MessageFormat): NormalizedMessage[] {
+  const inputs = (Array.isArray(input) ? input : [input]) as unknown[]
+  return inputs.map((message, index) =>
+    normalizeMessage(message, {
+      ...(inputs.length > 1 ? { index } : {}),
+      ...(format === undefined ? {} : { format }),
+    }),
+  )
 }
 
 /**

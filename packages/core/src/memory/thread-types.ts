@@ -104,14 +104,21 @@ export interface ThreadContext {
   stats: ContextStats
 }
 
-/** Options of {@link Thread.appendUnseen}. */
-export interface AppendUnseenOptions<T> extends Omit<UnseenMessagesOptions<T>, 'toComparable'> {
+/**
+ * Options of {@link Thread.unseen}: `unseenMessages`' `history` and `window`, and `appendUnseen`'s
+ * `toMessage` in place of `toComparable` (the messages are compared as `appendUnseen` stores them).
+ */
+export interface UnseenOptions<T> extends Omit<UnseenMessagesOptions<T>, 'toComparable'> {
   /**
    * Maps a framework message to core's message input; only the messages compared with the stored tail
-   * and the ones appended are mapped.
+   * (and those `appendUnseen` appends) are mapped.
    * @default the message itself (already core's form)
    */
   toMessage?: (message: T) => MessageInput
+}
+
+/** Options of {@link Thread.appendUnseen}. */
+export interface AppendUnseenOptions<T> extends UnseenOptions<T> {
   /**
    * Under `compaction.budget`: before anything is written, check that the context with the new
    * messages can fit the input budget (the system prompt, the text sent alongside and the request the

@@ -5,14 +5,9 @@ import {
   type CompactionState,
   threadPolicies,
 } from '../compaction/policy-registry'
-import { type ContentBinding, ThreadContent } from '../content'
-import {
-  type Item,
-  type MessageInput,
-  type MessageItem,
-  type NormalizedMessage,
-  normalizeMessage,
-} from '../items'
+import type { ContentBinding, ThreadContent } from '../content'
+import type { UnseenMessagesResult } from '../history'
+import type { Item, MessageInput, MessageItem, NormalizedMessage } from '../items'
 import type { Resource } from '../resources'
 import { contextSpanAttributes, traced } from '../telemetry'
 import { ScopeClosing } from '../thread-state/scope-closing'
@@ -20,10 +15,9 @@ import { type HoldOptions, type ThreadHold, ThreadHolds } from '../thread-state/
 import type { OpenScope, ThreadLog } from '../thread-state/thread-log'
 import { ThreadState } from '../thread-state/thread-state'
 import { WritePath } from '../thread-state/write-path'
-import { countPartTokens } from '../tokens'
 import type { ToolInteraction } from '../views'
 import { ContextAssembly } from './context-assembly'
-import { MessageAppend } from './message-append'
+import { MessageAppend, normalizeInputs } from './message-append'
 import {
   type MarkFailedOptions,
   markFailed,
@@ -33,6 +27,7 @@ import {
 } from './request-failures'
 import { Scopes } from './scopes'
 import { ThreadBudget } from './thread-budget'
+import { threadContent } from './thread-content'
 import { threadDependencies } from './thread-dependencies'
 import type { ThreadResourceLink } from './thread-resource'
 import { rewindThread, type ThreadRewindParts, threadDivergence } from './thread-rewind'
@@ -58,6 +53,7 @@ import type {
   ScopeOutcome,
   ThreadContext,
   ThreadStatus,
+  UnseenOptions,
   UsageReport,
 } from './thread-types'
 
@@ -133,25 +129,7 @@ export class Thread<L extends string = string> {
     this.#statusParts = { state, writes, contexts: this.#contexts, policies, report }
     this.#failureParts = { state, writes }
     this.#transcriptParts = { state, writes }
-    this.content = new ThreadContent({
-      threadId: id,
-      // Read at each call: the memory wraps its store in spans once an adapter passes a tracer.
-      get store() {
-        return deps.store
-      },
-      binding,
-      options: deps.content,
-      summarizer: deps.summarizer,
-      clock: deps.clock,
-      generateId: deps.generateId,
-      level: () => this.level,
-      levels: deps.ladder.levels,
-      countPart: (part) => countPartTokens(part, deps.tokenCounter),
-      history: () => this.#contexts.history(),
-      archivedItem: (itemId) => state.log.index.archivedItem(itemId),
-      stored: (space) => resource?.contentStored(space),
-    })
-    state.content = this.content
+    this.content = threadContent({ state, binding, contexts: this.#contexts, resource })
   }
 
   /** The current level: the innermost open scope's, or the broadest when none is open. */
@@ -203,14 +181,8 @@ export class Thread<L extends string = string> {
     options: { format: 'ai-sdk'; fit?: AppendFitOptions },
   ): Promise<MessageItem<L>[]>
   async append(input: unknown, options: AppendMessageOptions = {}): Promise<MessageItem<L>[]> {
-    const inputs = (Array.isArray(input) ? input : [input]) as unknown[]
     const { format, fit } = options ?? {}
-    const messages = inputs.map((message, index) =>
-      normalizeMessage(message, {
-        ...(inputs.length > 1 ? { index } : {}),
-        ...(format === undefined ? {} : { format }),
-      }),
-    )
+    const messages = normalizeInputs(input, format)
     return this.#append.appendMessages(() => messages, this.#fitCheck(fit))
   }
 
@@ -221,10 +193,7 @@ export class Thread<L extends string = string> {
    * before it rewinds for an edited request). Resolves when they would fit, or without a budget.
    */
   checkFit(input: MessageInput | readonly MessageInput[], fit: AppendFitOptions): Promise<void> {
-    const inputs = (Array.isArray(input) ? input : [input]) as MessageInput[]
-    const messages = inputs.map((message, index) =>
-      normalizeMessage(message, { ...(inputs.length > 1 ? { index } : {}), format: 'core' }),
-    )
+    const messages = normalizeInputs(input, 'core')
     return this.#writes.exclusive(async () => {
       await this.#writes.refresh()
       await this.#contexts.checkFit(messages, fit)
@@ -265,6 +234,24 @@ export class Thread<L extends string = string> {
     options: AppendUnseenOptions<T> = {},
   ): Promise<MessageItem<L>[]> {
     return this.#append.appendUnseen(incoming, options, this.#fitCheck(options.fit))
+  }
+
+  /**
+   * The messages of `incoming` the thread has not stored, told as `appendUnseen` tells them (the same
+   * options, the same stored tail of `window` messages: see `unseenMessages` for the rule), with
+   * nothing written and no hold taken: for a read-only request, which shows its unstored messages after
+   * the context. Costs the compared tail, not the history: unlike `unseenMessages(await thread.items())`
+   * it reads no whole log back on a thread whose open sealed items. `aligned: false` is returned, not
+   * refused; a malformed message it compares is refused as `appendUnseen` refuses it.
+   *
+   * @example
+   * const { unseen, aligned } = await thread.unseen(messages, { history: 'full', toMessage })
+   */
+  async unseen<T extends { role: string }>(
+    incoming: readonly T[],
+    options: UnseenOptions<T> = {},
+  ): Promise<UnseenMessagesResult<T>> {
+    return this.#append.unseen(incoming, options)
   }
 
   /**

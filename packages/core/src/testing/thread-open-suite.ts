@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { unseenMessages } from '../history'
 import type { MessageInput } from '../items'
-import { createMemory, type Thread } from '../memory'
+import { createMemory, type Thread, type UnseenOptions } from '../memory'
 import type { StrataStore } from '../stores'
 import { hasSlotMethods } from '../stores/store-check'
 import { storeWithOverrides } from '../stores/store-overrides'
@@ -334,6 +335,76 @@ export function describeThreadOpen(name: string, factory: () => StrataStore | Pr
           await threadReading(sealed.thread),
         )
         await memory.settled()
+      },
+      timeout,
+    )
+
+    it(
+      'tells the unseen messages of a sealed thread from its stored tail, reading no whole log back',
+      async () => {
+        const plain = () => suite.options({})
+        const memory = createMemory(plain())
+        const writer = await memory.thread('unseen')
+        for (let task = 1; task <= 40; task++) {
+          await writer.append({ role: 'user', content: `request ${task}` })
+          await writer.enter('task', { title: `task ${task}` })
+          await writer.append(agentTurn(task).slice(1))
+          await writer.exit({ outcome: 'complete', summary: `task ${task} done` })
+          await writer.append({ role: 'assistant', content: `answer ${task}` })
+        }
+        await memory.settled()
+        // What a client re-sends: the conversation as stored, and a new request.
+        const conversation = (await writer.items()).flatMap((item) =>
+          item.type === 'message' && item.scope === undefined
+            ? [{ role: item.role, content: item.content }]
+            : [],
+        )
+        const request = { role: 'user', content: [{ type: 'text' as const, text: 'and now?' }] }
+        const calls: [readonly { role: string }[], UnseenOptions<{ role: string }>][] = [
+          [[...conversation, request], { history: 'full', window: 16 }],
+          [[...conversation.slice(-5), request], { window: 16 }],
+          [conversation, { window: 16 }],
+          [[request], { history: 'new', window: 16 }],
+          // A regenerated answer: the stored one left out.
+          [[...conversation.slice(0, -1), request], { history: 'full', window: 16 }],
+        ]
+        SEALING.keepConversation = 2
+        SEALING.fromItems = 0
+        const counted = countingStore(suite.store)
+        const { tracer, spans } = recordingTracer()
+        let thread: Thread
+        try {
+          thread = await createMemory({ ...plain(), store: counted.store, telemetry: { tracer } }).thread(
+            'unseen',
+          )
+        } finally {
+          SEALING.keepConversation = SEALED_KEEP
+          SEALING.fromItems = SEALED_FROM
+        }
+        const sealed = spans.find((span) => span.name === 'strata.thread.open')?.attributes[
+          'strata.open.sealed_items'
+        ]
+        expect(Number(sealed)).toBeGreaterThan(40 * 3)
+        const head = await suite.store.head('unseen')
+        const opened = { ...counted.reads }
+        const told = []
+        for (const [incoming, options] of calls) told.push(await thread.unseen(incoming, options))
+        // At most one read, of the sealed items in the compared tail (16 messages: 4 tasks'), and nothing written.
+        expect(counted.reads.read - opened.read).toBeLessThanOrEqual(1)
+        expect(counted.reads.activeItems - opened.activeItems).toBeLessThan(head.activeCount / 8)
+        expect(counted.writes).toEqual({ setState: 0, stateBytes: 0, setSlot: 0, slotBytes: 0 })
+        expect(await suite.store.head('unseen')).toEqual(head)
+        // The same as `unseenMessages` on every active item, which reads the sealed ones back.
+        const items = await thread.items()
+        expect(counted.reads.activeItems - opened.activeItems).toBeGreaterThan(head.activeCount / 2)
+        expect(told).toEqual(calls.map(([incoming, options]) => unseenMessages(items, incoming, options)))
+        expect(told.map(({ unseen, aligned }) => [unseen.length, aligned])).toEqual([
+          [1, true],
+          [1, true],
+          [0, true],
+          [1, true],
+          [conversation.length, false],
+        ])
       },
       timeout,
     )

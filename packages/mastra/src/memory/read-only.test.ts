@@ -1,9 +1,14 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createMemory } from '@strata-memory/core'
+import { countingStore } from '@strata-memory/core/testing'
+import { fileStore } from '@strata-memory/store-file'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { promptLines, strataAgent } from '../testing/agent-harness'
 import { scriptedModel } from '../testing/scripted-model'
-import type { StrataMemory } from './strata-memory'
+import { StrataMemory } from './strata-memory'
 
 const memoryOf = { thread: 'ana/garden', resource: 'ana' }
 
@@ -49,6 +54,76 @@ describe('readOnly', () => {
     expect(await memory.listThreads()).toEqual([])
     expect(await strata.getThreadById({ threadId: memoryOf.thread })).toBeNull()
   })
+})
+
+describe('readOnly on a long thread', () => {
+  it('a sealed thread of 20,000 items: the prompt shows a re-sent input once, and no whole log is read', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'strata-mastra-read-only-'))
+    try {
+      // Closed tasks of many steps, then an exchange: an open of a log this long seals the tasks' steps.
+      const options = { compaction: { waterfall: false, autoTransitions: false } } as const
+      const writer = new StrataMemory({ memory: createMemory({ store: fileStore({ dir }), ...options }) })
+      await writer.saveThread({
+        thread: { id: memoryOf.thread, resourceId: 'ana', createdAt: new Date(), updatedAt: new Date() },
+      })
+      const written = await writer.thread(memoryOf.thread)
+      for (let task = 1; task <= 20; task++) {
+        await written.enter('task', { title: `task ${task}` })
+        await written.append(
+          Array.from({ length: 1_000 }, (_, step) => ({
+            role: 'assistant' as const,
+            content: `step ${step}`,
+          })),
+        )
+        await written.exit({ outcome: 'complete', summary: `task ${task} done` })
+      }
+      await written.append([
+        { role: 'user', content: 'What should I plant?' },
+        { role: 'assistant', content: 'Plant tomatoes.' },
+      ])
+      await writer.strata.settled()
+
+      const counted = countingStore(fileStore({ dir }))
+      const memory = createMemory({ store: counted.store, ...options })
+      const { agent, strata, prompts } = strataAgent(memory, [
+        { text: 'In May.' },
+        { text: 'Two centimetres.' },
+      ])
+      const thread = await strata.thread(memoryOf.thread)
+      const head = await counted.store.head(thread.id)
+      expect(head.activeCount).toBeGreaterThan(20_000)
+      const opened = { ...counted.reads }
+
+      const readOnly = { memory: { ...memoryOf, options: { readOnly: true } } }
+      await agent.generate('When?', readOnly)
+      // The client re-sends the stored exchange with its new question.
+      await agent.generate(
+        [
+          { role: 'user', content: 'What should I plant?' },
+          { role: 'assistant', content: 'Plant tomatoes.' },
+          { role: 'user', content: 'How deep?' },
+        ],
+        readOnly,
+      )
+      const requests = counted.reads.activeItems - opened.activeItems
+      for (const [index, question] of ['When?', 'How deep?'].entries()) {
+        const lines = promptLines(prompts[index]!)
+        expect(lines.slice(-3)).toEqual([
+          'user: What should I plant?',
+          'assistant: Plant tomatoes.',
+          `user: ${question}`,
+        ])
+        expect(lines.filter((line) => line === 'user: What should I plant?')).toHaveLength(1)
+      }
+      expect(await counted.store.head(thread.id)).toEqual(head)
+      // The sealed steps stay in the store: every item read back costs them all, the requests read none.
+      await thread.items()
+      expect(counted.reads.activeItems - opened.activeItems - requests).toBeGreaterThan(19_000)
+      expect(requests).toBeLessThan(500)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
 })
 
 describe('Mastra’s own read-only calls', () => {

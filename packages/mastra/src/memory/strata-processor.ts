@@ -17,7 +17,7 @@ import type {
 } from '@mastra/core/processors'
 import type { RequestContext } from '@mastra/core/request-context'
 import type { HistoryMode, Thread, TransitionEvent } from '@strata-memory/core'
-import { type ComparableMessage, markRequestFailed, unseenMessages } from '@strata-memory/core/adapter-kit'
+import { markRequestFailed } from '@strata-memory/core/adapter-kit'
 import { strataErrorOf } from '../errors/strata-error-of'
 import { type MemoryTransitionData, memoryTransitionData } from '../messages/db-messages'
 import {
@@ -354,11 +354,12 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     const conversation = conversationOf(prompt) as ConversationMessage[]
     const { history } = this.#host
     // Told from the stored tail even for 'new': a read-only call Mastra makes inside a run (structured
-    // output with `useAgent`) re-sends the run's input, which the run has stored.
-    const fresh = unseenMessages(await thread.items(), conversation, {
+    // output with `useAgent`) re-sends the run's input, which the run has stored. Only the compared
+    // tail is read (a long thread's open sealed the rest), as appendUnseen reads it.
+    const { unseen: fresh } = await thread.unseen(conversation, {
       history: history === 'full' ? 'full' : 'auto',
-      toComparable: (message) => fromPromptMessage(message) as ComparableMessage,
-    }).unseen
+      toMessage: fromPromptMessage,
+    })
     const alongside = [
       ...system.map((message) => (message.role === 'system' ? message.content : '')),
       ...fresh.map((message) => JSON.stringify(message.content)),
