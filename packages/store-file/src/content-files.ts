@@ -63,11 +63,23 @@ export async function readAllContentRecords(contentDirectory: string): Promise<C
     if (isMissing(error)) return []
     throw storeFailed('list the content folder', contentDirectory, error)
   }
-  const records = await Promise.all(
-    names.filter(isContentFileName).map((name) => readRecordFile(join(contentDirectory, name))),
-  )
-  return records.filter((record): record is ContentRecord => record !== undefined)
+  const paths = names.filter(isContentFileName).map((name) => join(contentDirectory, name))
+  // A bounded number of files open at once: a long thread's folder holds far more records than a
+  // process may open files (EMFILE), and one read per record at once would hold every file's buffer.
+  const records: ContentRecord[] = []
+  let next = 0
+  const reader = async () => {
+    while (next < paths.length) {
+      const record = await readRecordFile(paths[next++]!)
+      if (record !== undefined) records.push(record)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, paths.length) }, reader))
+  return records
 }
+
+/** Content files read at once by {@link readAllContentRecords}. */
+const READS_AT_ONCE = 32
 
 /** Content files are `<name>.json`; hidden names are temporary files of a write in progress. */
 export const isContentFileName = (name: string): boolean => name.endsWith('.json') && !name.startsWith('.')
