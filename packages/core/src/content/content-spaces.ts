@@ -16,6 +16,12 @@ export interface HistorySnapshot {
   level: string
 }
 
+/** An active item of the thread, whole, and whether the thread's current view shows it. */
+export interface ActiveItem {
+  item: Item
+  inView: boolean
+}
+
 /** What a thread gives its content channel. */
 export interface ThreadContentDependencies {
   threadId: string
@@ -27,6 +33,11 @@ export interface ThreadContentDependencies {
   generateId: () => string
   /** The log as it is now; see {@link HistorySnapshot}. */
   history: () => Promise<HistorySnapshot>
+  /**
+   * The active item with this id (not a part id), read under the thread's lock like {@link history}
+   * but alone: a sealed item is read back by itself, not with the whole log.
+   */
+  activeItem: (itemId: string) => Promise<ActiveItem | undefined>
   /** The thread's current level, without waiting for its lock. */
   level: () => string
   /** The thread's level ladder, broad to narrow: what `memory_query`'s `level` may name. */

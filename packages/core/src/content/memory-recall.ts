@@ -45,13 +45,24 @@ export async function retrieveMemory(spaces: ContentSpaces, input: unknown): Pro
 async function findEntry(spaces: ContentSpaces, id: string): Promise<MemoryEntry | undefined> {
   const record = await spaces.get(id)
   if (record !== undefined) return contentEntry(record)
-  const { items, viewIds } = await spaces.deps.history()
-  const active = locate(items, id)
-  if (active !== undefined) {
-    return partEntry(spaces, active, id, viewIds.has(active.item.id) ? 'view' : 'out-of-view')
-  }
+  const active = await findActive(spaces, id)
+  if (active !== undefined) return partEntry(spaces, active, id, active.inView ? 'view' : 'out-of-view')
   const archived = await findArchived(spaces, id)
   return archived === undefined ? undefined : partEntry(spaces, archived, id, 'archive')
+}
+
+/**
+ * An active item (or part) by id, and whether the view shows it: the item itself, else the message it
+ * names a part of. Only that item is read back when an open sealed it.
+ */
+async function findActive(spaces: ContentSpaces, id: string) {
+  const whole = await spaces.deps.activeItem(id)
+  if (whole !== undefined) return { item: whole.item, inView: whole.inView }
+  const at = id.lastIndexOf(PART_ID_SEPARATOR)
+  if (at <= 0 || !/^\d+$/.test(id.slice(at + 1))) return undefined
+  const owner = await spaces.deps.activeItem(id.slice(0, at))
+  const found = owner === undefined ? undefined : locate([owner.item], id)
+  return found === undefined ? undefined : { ...found, inView: owner!.inView }
 }
 
 /** An archived item (or part) by id: the item itself, else the message it names a part of. */

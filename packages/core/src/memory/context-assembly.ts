@@ -2,6 +2,7 @@ import { mergeFacts, renderSnapshot, snapshotTurns } from '../compaction'
 import type { CompactionPolicies } from '../compaction/compaction-policies'
 import type { CompactionState } from '../compaction/policy-registry'
 import { briefPart, partSource } from '../content/content-reference'
+import type { ActiveItem } from '../content/content-spaces'
 import type { ContextMessage, ContextStats } from '../context'
 import { fitToBudget } from '../context/budget-fit'
 import { cutPart } from '../context/cut-part'
@@ -68,6 +69,24 @@ export class ContextAssembly<L extends string> {
       // Sealed items read back for the memory tools, which reach everything the thread held.
       const items: readonly Item<L>[] = await state.log.full(0, { frozen: true })
       return { items, viewIds: new Set(view.map((item) => item.id)), level: state.level }
+    })
+  }
+
+  /**
+   * The active item with id `itemId`, whole (a sealed one read back from the store for this call
+   * only: one item, not the log), and whether the current level's view shows it; undefined when no
+   * active item has that id. What `memory_retrieve` reads for an item id.
+   */
+  activeItem(itemId: string): Promise<ActiveItem | undefined> {
+    const state = this.#state
+    return this.#fresh(async () => {
+      const entries = state.log.entries
+      let index = entries.length - 1
+      while (index >= 0 && entries[index]!.id !== itemId) index--
+      if (index < 0) return undefined
+      const [item] = await state.log.whole([entries[index]!])
+      const inView = state.contextView(state.level).some((shown) => shown.id === itemId)
+      return { item: item!, inView }
     })
   }
 

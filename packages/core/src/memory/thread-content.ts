@@ -39,6 +39,7 @@ export function threadContent<L extends string>({
     levels: deps.ladder.levels,
     countPart: (part) => countPartTokens(part, deps.tokenCounter),
     history: () => contexts.history(),
+    activeItem: (itemId) => contexts.activeItem(itemId),
     archivedItem: (itemId) => state.log.index.archivedItem(itemId),
     stored: (space) => resource?.contentStored(space),
   })
