@@ -38,6 +38,8 @@ export interface ThreadContentDependencies {
    * but alone: a sealed item is read back by itself, not with the whole log.
    */
   activeItem: (itemId: string) => Promise<ActiveItem | undefined>
+  /** The ids of the items the thread's current view shows, read under its lock (no log read back). */
+  viewIds: () => Promise<ReadonlySet<string>>
   /** The thread's current level, without waiting for its lock. */
   level: () => string
   /** The thread's level ladder, broad to narrow: what `memory_query`'s `level` may name. */

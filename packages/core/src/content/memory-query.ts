@@ -1,94 +1,18 @@
 import { StrataError } from '../errors'
-import type { Item, JsonValue } from '../items'
+import type { Item } from '../items'
 import { normalizeFactText } from '../items/facts'
 import { readArchiveRange } from '../stores/archive-pages'
 import { contentMethods } from '../stores/store-check'
 import { utf8Length } from './content-size'
 import type { ContentSpaces } from './content-spaces'
+import { type EntryFilter, entriesOf, searchIndex } from './index-search'
 import { type KeyedEntry, MemoryRanking } from './memory-ranking'
-import {
-  compareEntriesNewestFirst,
-  contentEntry,
-  itemEntry,
-  type MemoryEntry,
-  snippetOf,
-} from './memory-search'
+import { compareEntriesNewestFirst, contentEntry, type MemoryEntry, snippetOf } from './memory-search'
 import type { MemoryHitLocation, MemoryQueryOutput } from './memory-tool-types'
 import { queryTerms } from './search-terms'
+import { isEchoRecord, pendingCall, searchedEntry, ToolCalls } from './searched-entries'
+import { ThreadIndex } from './thread-index'
 import { type CheckedQuery, checkQueryInput } from './tool-input'
-
-/**
- * Tools whose calls and results `memory_query` never returns: the memory tools echo what memory holds
- * (a query's hits, a retrieved copy, the stored text, which is found as its content record), and the
- * scope tools echo what the scope's opening, transition and summary items hold.
- */
-export const ECHO_TOOLS: ReadonlySet<string> = new Set([
-  'memory_query',
-  'memory_retrieve',
-  'memory_store',
-  'enter_scope',
-  'exit_scope',
-])
-
-/** Content records the memory tools wrote as copies (a retrieve offloaded again) are echoes too. */
-export const isEchoRecord = (source: string | undefined) =>
-  source !== undefined && source !== 'memory_store' && ECHO_TOOLS.has(source)
-
-/**
- * The tool calls of a thread: each call's input, and which calls have a result. A call and its result
- * are one unit: the result is what a search should find, and it is found by the call's input too.
- */
-export class ToolCalls {
-  readonly #inputs = new Map<string, JsonValue>()
-  readonly answered = new Set<string>()
-
-  add(items: readonly Item[]) {
-    for (const item of items) {
-      if (item.type !== 'message') continue
-      for (const part of item.content) {
-        if (part.type === 'tool-call') this.#inputs.set(part.toolCallId, part.input)
-        else if (part.type === 'tool-result') this.answered.add(part.toolCallId)
-      }
-    }
-  }
-
-  /** The inputs of the calls `toolCallIds` name, as one text. */
-  inputsOf(toolCallIds: readonly string[]): string | undefined {
-    const inputs = toolCallIds.flatMap((id) =>
-      this.#inputs.has(id) ? [JSON.stringify(this.#inputs.get(id)) ?? ''] : [],
-    )
-    return inputs.length === 0 ? undefined : inputs.join(' ')
-  }
-}
-
-/** True when an item's entry can change: it holds a call whose result has not come yet. */
-export const pendingCall = (item: Item, calls: ToolCalls) =>
-  item.type === 'message' &&
-  item.content.some((part) => part.type === 'tool-call' && !calls.answered.has(part.toolCallId))
-
-/**
- * An item as the query searches it: without its parts that call or answer an echoing tool, nor calls
- * that have a result (the result stands for both); undefined when nothing else is left.
- */
-export function searchedEntry(
-  item: Item,
-  where: MemoryHitLocation,
-  calls: ToolCalls,
-): MemoryEntry | undefined {
-  if (item.type !== 'message') return itemEntry(item, where)
-  const kept = item.content.filter((part) => {
-    if (part.type !== 'tool-call' && part.type !== 'tool-result') return true
-    if (ECHO_TOOLS.has(part.toolName)) return false
-    return part.type === 'tool-result' || !calls.answered.has(part.toolCallId)
-  })
-  if (kept.length === 0) return undefined
-  const entry = itemEntry(kept.length === item.content.length ? item : { ...item, content: kept }, where)
-  const labels = calls.inputsOf(
-    kept.flatMap((part) => (part.type === 'tool-result' ? [part.toolCallId] : [])),
-  )
-  if (entry !== undefined && labels !== undefined) entry.labels = labels
-  return entry
-}
 
 /** Each thread's ranking cache, kept as long as its content channel. */
 const rankings = new WeakMap<ContentSpaces, MemoryRanking>()
@@ -131,6 +55,12 @@ export function entryFilter(
  * results. Every filter given must match. With `text`, entries holding any of its words are ranked
  * best first (BM25F, see {@link MemoryRanking}), with a snippet where the words meet; without it, all
  * matching entries newest first. At most `limit` (10).
+ *
+ * A thread reading its own content searches an index kept between queries ({@link ThreadIndex}, as a
+ * resource's query does): a query reads the thread's head, what was appended since the last one and
+ * the content records stored since, never the whole history again; any other change (a compaction
+ * that archived, a rewind) builds it again from the store. A thread that reads another's content
+ * (a sub-agent's binding) is searched whole at each query.
  */
 export async function queryMemory(spaces: ContentSpaces, input: unknown): Promise<MemoryQueryOutput> {
   const query = checkQueryInput(input)
@@ -142,8 +72,79 @@ export async function queryMemory(spaces: ContentSpaces, input: unknown): Promis
       details: { level: query.level, levels: [...levels] },
     })
   }
+  // Refused as before when the store keeps no content.
+  contentMethods(store, 'memory_query')
   const matches = entryFilter(query)
+  const terms = queryTerms(query.words.join(' '))
+  const own = QUERY_INDEX.own && spaces.readSpaces.length === 1 && spaces.readSpaces[0] === threadId
+  const { hits, weights } = await (own ? searchIndexed : searchWhole)(spaces, query, matches, terms)
+  return {
+    results: hits.map(({ text, json: _json, order: _order, labels: _labels, ...hit }) => ({
+      ...hit,
+      size: utf8Length(text),
+      snippet: snippetOf(text, terms, weights),
+    })),
+  }
+}
 
+/** Whether a thread reading only its own content searches its index (tests compare it with the whole search). */
+export const QUERY_INDEX = { own: true }
+
+/** What a search gives: the best entries, and each query term's weight for the snippets. */
+interface Found {
+  hits: MemoryEntry[]
+  weights: ReadonlyMap<string, number> | undefined
+}
+
+/** Each thread's own search index, kept as long as its content channel. */
+const indexes = new WeakMap<ContentSpaces, ThreadIndex>()
+
+/** The thread's own content and history, searched through its index brought up to date. */
+async function searchIndexed(
+  spaces: ContentSpaces,
+  query: CheckedQuery,
+  matches: EntryFilter,
+  terms: readonly string[],
+): Promise<Found> {
+  const { store, threadId } = spaces.deps
+  let index = indexes.get(spaces)
+  if (index === undefined) {
+    index = new ThreadIndex(threadId)
+    indexes.set(spaces, index)
+  }
+  // Records stored without an append (by this process or another) are read too, by their time.
+  index.contentStored()
+  await index.sync(store)
+  const viewIds = await spaces.deps.viewIds()
+  let hits: MemoryEntry[]
+  let weights: ReadonlyMap<string, number> | undefined
+  if (terms.length === 0) {
+    hits = entriesOf([index], matches)
+      .map(({ entry }) => entry)
+      .sort(compareEntriesNewestFirst)
+      .slice(0, query.limit)
+  } else {
+    const ranked = searchIndex([index], terms, matches, query.limit)
+    hits = ranked.ranked.map(({ indexed }) => indexed.entry)
+    weights = ranked.idf
+  }
+  // The index tells active items from archived ones; the view is the thread's now.
+  return {
+    hits: hits.map((entry) =>
+      entry.where === 'out-of-view' && viewIds.has(entry.id) ? { ...entry, where: 'view' } : entry,
+    ),
+    weights,
+  }
+}
+
+/** Everything the thread reads, read from the store and ranked at each query. */
+async function searchWhole(
+  spaces: ContentSpaces,
+  query: CheckedQuery,
+  matches: EntryFilter,
+  terms: readonly string[],
+): Promise<Found> {
+  const { store, threadId } = spaces.deps
   const { items, viewIds } = await spaces.deps.history()
   // Everything the thread held is searched; the archive is read a page at a time.
   const archived = await readArchiveRange(store, threadId)
@@ -196,8 +197,6 @@ export async function queryMemory(spaces: ContentSpaces, input: unknown): Promis
   for (const item of items) takeItem(item, viewIds.has(item.id) ? 'view' : 'out-of-view')
   for (const item of archived) takeItem(item, 'archive')
   const entries = distinctFacts(found)
-
-  const terms = queryTerms(query.words.join(' '))
   let hits: MemoryEntry[]
   let weights: ReadonlyMap<string, number> | undefined
   if (terms.length === 0) {
@@ -210,13 +209,7 @@ export async function queryMemory(spaces: ContentSpaces, input: unknown): Promis
     hits = ranked.ranked.slice(0, query.limit).map(({ entry }) => entry)
     weights = ranked.idf
   }
-  return {
-    results: hits.map(({ text, json: _json, order: _order, labels: _labels, ...hit }) => ({
-      ...hit,
-      size: utf8Length(text),
-      snippet: snippetOf(text, terms, weights),
-    })),
-  }
+  return { hits, weights }
 }
 
 /** A fact extracted again (a later confidence) is one fact, as in the context: its newest item. */

@@ -72,6 +72,12 @@ export class ContextAssembly<L extends string> {
     })
   }
 
+  /** The ids of the items the current level's view shows (what `memory_query` calls in view). */
+  viewIds(): Promise<ReadonlySet<string>> {
+    const state = this.#state
+    return this.#fresh(() => new Set(state.contextView(state.level).map((item) => item.id)))
+  }
+
   /**
    * The active item with id `itemId`, whole (a sealed one read back from the store for this call
    * only: one item, not the log), and whether the current level's view shows it; undefined when no

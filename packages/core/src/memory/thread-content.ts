@@ -40,6 +40,7 @@ export function threadContent<L extends string>({
     countPart: (part) => countPartTokens(part, deps.tokenCounter),
     history: () => contexts.history(),
     activeItem: (itemId) => contexts.activeItem(itemId),
+    viewIds: () => contexts.viewIds(),
     archivedItem: (itemId) => state.log.index.archivedItem(itemId),
     stored: (space) => resource?.contentStored(space),
   })

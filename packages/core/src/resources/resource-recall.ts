@@ -1,13 +1,13 @@
 import { utf8Length } from '../content/content-size'
+import type { IndexSearch } from '../content/index-search'
 import { compareEntriesNewestFirst, type MemoryEntry, snippetOf } from '../content/memory-search'
 import type { MemoryQueryHit } from '../content/memory-tool-types'
+import type { IndexedEntry, Origin } from '../content/thread-index'
 import type { Item } from '../items'
 import type { ContentRecord, StrataStoreBase } from '../stores'
 import { readArchiveRange } from '../stores/archive-pages'
 import { hasContentMethods } from '../stores/store-check'
-import type { IndexSearch } from './resource-index'
 import type { ResourceQueryHit } from './resource-types'
-import type { IndexedEntry, Origin } from './thread-index'
 
 /** What one thread holds that a resource query searches. */
 export interface ThreadData {

@@ -1,8 +1,8 @@
+import type { IndexedEntry } from '../content/thread-index'
 import { invalidOptions } from '../errors'
 import type { StoreResourceMethods } from '../stores'
 import { vectorIdOf } from './resource-recall'
 import type { Embedder } from './resource-types'
-import type { IndexedEntry } from './thread-index'
 
 /** The characters of an entry an embedding reads: its start, where what it is about is said. */
 const EMBED_CHARS = 2_000

@@ -1,3 +1,4 @@
+import { type EntryFilter, entriesOf, searchIndex } from '../content/index-search'
 import { MemoryRanking } from '../content/memory-ranking'
 import type { MemoryQueryHit, ToolResource } from '../content/memory-tool-types'
 import { queryTerms } from '../content/search-terms'
@@ -14,7 +15,7 @@ import { resourceMethods } from '../stores/store-check'
 import type { TokenCounter } from '../tokens'
 import { assertNamespace, listNamespaces, searchDocuments } from './resource-documents'
 import { mergeResourceFacts } from './resource-facts'
-import { type EntryFilter, entriesOf, type IndexPool, ResourceIndex, searchIndex } from './resource-index'
+import { type IndexPool, ResourceIndex } from './resource-index'
 import type { ResolvedResourceOptions } from './resource-options'
 import {
   newestHits,

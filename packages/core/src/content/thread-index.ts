@@ -1,19 +1,18 @@
-import { referenceOf } from '../content/content-reference'
-import { isEchoRecord, pendingCall, searchedEntry, ToolCalls } from '../content/memory-query'
-import { type Counted, countEntry } from '../content/memory-ranking'
-import { contentEntry, type MemoryEntry } from '../content/memory-search'
-import type { MemoryHitLocation } from '../content/memory-tool-types'
 import type { Item } from '../items'
 import type { ContentRecord, StrataStoreBase, ThreadHead } from '../stores'
 import { readArchiveRange } from '../stores/archive-pages'
 import { hasContentMethods } from '../stores/store-check'
-import type { ResourceQueryHit } from './resource-types'
+import { referenceOf } from './content-reference'
+import { type Counted, countEntry } from './memory-ranking'
+import { contentEntry, type MemoryEntry } from './memory-search'
+import type { MemoryHitLocation } from './memory-tool-types'
+import { isEchoRecord, pendingCall, searchedEntry, ToolCalls } from './searched-entries'
 
 /** Where a ranked entry came from. */
 export interface Origin {
   threadId: string
   seq: number
-  kind: ResourceQueryHit['kind']
+  kind: 'item' | 'content' | 'fact'
   memoryId?: string
 }
 
@@ -282,7 +281,12 @@ export class ThreadIndex {
       kind: 'content',
       memoryId: record.id,
     }
-    held.indexed = this.#index(contentEntry(record), origin)
+    // Found by the input of the call whose result it holds, as the call's result in the log is.
+    const entry = contentEntry(record)
+    const toolCallId = record.meta?.toolCallId
+    const labels = typeof toolCallId === 'string' ? this.#calls.inputsOf([toolCallId]) : undefined
+    if (labels !== undefined) entry.labels = labels
+    held.indexed = this.#index(entry, origin)
   }
 
   /** The seq a record no item cites is shown at: the newest item written before it (0 for none). */
