@@ -277,7 +277,8 @@ const benchmark: Benchmark = {
     notes.push(
       `Machine load (1-minute average, ${cpus().length} cores): ${loadBefore} at the start, ${loadavg()[0]!.toFixed(1)} at the end; ratios are taken alternately in the same run, absolute times move with the load.`,
       "open-rss on Redis: the log's size is the file fixture's JSONL (the same items).",
-      'Each open/bare figure is the median over fresh node processes, alternating (1 at 1M, 2 at 100k, else 3), timed from after the imports; RSS is the process peak (resourceUsage().maxRSS).',
+      "Each open/bare figure is the median over fresh node processes, alternating (1 at 1M, 2 at 100k, else 3), timed from after the imports; RSS is the process's own peak (VmHWM: getrusage's maxRSS counts the bench's own memory too, which a child inherits on Linux).",
+      'The bare file read reads each file whole and splits it; a file over 256 MiB (1M items), which cannot be one string, a 4 MiB piece at a time (a faster read: about 0.55× the whole-file read at 100k).',
       `Fixture: the scale-fixture generator (28% tool results of 1–8 KB, scopes opened and closed), written once through the thread API with default options (results over 4 KB go to the content store) and cached under ${process.env.STRATA_BENCH_CACHE ?? 'bench/.cache/scale'}; Redis gets a copy through the store API. Archive rows: median of ${ARCHIVE_SAMPLES} archives of ${ARCHIVE_CHUNK} items (file store with fsync).`,
     )
     return { rows, notes }
