@@ -99,13 +99,16 @@ interface Found {
 /** Each thread's own search index, kept as long as its content channel. */
 const indexes = new WeakMap<ContentSpaces, ThreadIndex>()
 
-/** The thread's own content and history, searched through its index brought up to date. */
-async function searchIndexed(
+/** A search of what a thread reads, for a checked query, its filters and its terms. */
+type Search = (
   spaces: ContentSpaces,
   query: CheckedQuery,
   matches: EntryFilter,
   terms: readonly string[],
-): Promise<Found> {
+) => Promise<Found>
+
+/** The thread's own content and history, searched through its index brought up to date. */
+const searchIndexed: Search = async (spaces, query, matches, terms) => {
   const { store, threadId } = spaces.deps
   let index = indexes.get(spaces)
   if (index === undefined) {
@@ -138,12 +141,7 @@ async function searchIndexed(
 }
 
 /** Everything the thread reads, read from the store and ranked at each query. */
-async function searchWhole(
-  spaces: ContentSpaces,
-  query: CheckedQuery,
-  matches: EntryFilter,
-  terms: readonly string[],
-): Promise<Found> {
+const searchWhole: Search = async (spaces, query, matches, terms) => {
   const { store, threadId } = spaces.deps
   const { items, viewIds } = await spaces.deps.history()
   // Everything the thread held is searched; the archive is read a page at a time.
