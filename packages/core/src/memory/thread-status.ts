@@ -4,6 +4,7 @@ import type { CompactionReport, LastCompaction } from '../compaction/compaction-
 import type { CompactionState } from '../compaction/policy-registry'
 import { invalidOptions } from '../errors'
 import type { FactItem, Item, JsonObject, SummaryTier } from '../items'
+import { isSealed, type LogEntry } from '../items/sealed-item'
 import { turnIdOf } from '../thread-state/thread-log'
 import type { WritePath } from '../thread-state/write-path'
 import type { TokenCounter } from '../tokens'
@@ -58,12 +59,17 @@ export function threadStatus<L extends string>({
     const { log, deps } = state
     const byLevel: Record<string, number> = {}
     const byType: Record<string, number> = {}
-    // Counts only: the log's items need not be frozen for them (sealed ones are read back).
-    const items = await log.full()
-    for (const item of items) {
-      byLevel[item.level] = (byLevel[item.level] ?? 0) + 1
-      byType[item.type] = (byType[item.type] ?? 0) + 1
+    // Counts only: a sealed entry keeps its level and its item's type, so nothing is read back.
+    const entries = log.entries
+    const summaryEntries: LogEntry<L>[] = []
+    for (const entry of entries) {
+      const type = isSealed(entry) ? entry.itemType : entry.type
+      byLevel[entry.level] = (byLevel[entry.level] ?? 0) + 1
+      byType[type] = (byType[type] ?? 0) + 1
+      if (type === 'summary') summaryEntries.push(entry)
     }
+    // Summaries are counted in tokens: the sealed ones are read back (their range, for this call).
+    const summaries = await log.whole(summaryEntries)
     const stored = await deps.store.getState(state.id)
     const status: ThreadStatus<L> = {
       threadId: state.id,
@@ -72,7 +78,7 @@ export function threadStatus<L extends string>({
       scopes: log.scopes.map((scope) => ({ ...scope })),
       lastSeq: log.lastSeq,
       turnId: turnIdOf(log.currentTurn),
-      items: { active: items.length, archived: log.archivedCount, byLevel, byType },
+      items: { active: entries.length, archived: log.archivedCount, byLevel, byType },
       tokens: { total: log.rawTokens, counter: deps.tokenCounter.name },
       failures: openFailures(state, stored),
       store: {
@@ -81,7 +87,7 @@ export function threadStatus<L extends string>({
         shared: deps.store.flags.shared,
       },
       compaction: {
-        summaries: summaryCounts(items, deps.tokenCounter),
+        summaries: summaryCounts(summaries, deps.tokenCounter),
         // The same fact written again with a later confidence is one fact.
         facts: mergeFacts(
           log.memoryItems.filter((item): item is FactItem<L> => item.type === 'fact'),
