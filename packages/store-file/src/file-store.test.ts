@@ -120,7 +120,10 @@ describe('fileStore on disk', () => {
         (name) => !name.startsWith('raw_') && !['archive', 'content', 'state.json'].includes(name),
       ),
     ).toEqual(['episodic.jsonl', 'semantic.jsonl', 'summaries'].filter((name) => names.includes(name)))
-    expect(await readdir(threadPath('user-42.chat-7', 'content'))).toEqual(['mem_%41%2E1.json'])
+    expect((await readdir(threadPath('user-42.chat-7', 'content'))).sort()).toEqual([
+      '.catalog.jsonl',
+      'mem_%41%2E1.json',
+    ])
     const lines = [
       ...(await linesOf(threadPath('user-42.chat-7', 'archive', '000001.jsonl'))),
       ...(await linesOf(threadPath('user-42.chat-7', 'raw_traces.jsonl'))),
