@@ -51,6 +51,8 @@ describeStoreConformance(
   {
     audit: true,
     slots: true,
+    // Another process's store on the same folder.
+    twin: (store) => fileStore({ dir: folders.get(store)! }),
     // What a crash or a broken disk leaves in the files, made as it would be.
     auditDamage: {
       tornTail: (store, threadId) => appendFile(activeLog(store, threadId), '{"seq":99,"id":"torn","ty'),

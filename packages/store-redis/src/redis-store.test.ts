@@ -41,6 +41,8 @@ describeStoreConformance(
   {
     audit: true,
     slots: true,
+    // Another process's store on the same database and prefix, with its own connection.
+    twin: () => redisStore({ url: redis.url, prefix: RUN_PREFIX }),
     // Every write is one atomic script: a Redis log is never torn or half archived, so only a lost
     // item (an element overwritten by another program) can be made here.
     auditDamage: {
