@@ -12,7 +12,8 @@ import {
   compareContentNewestFirst,
   matchesContentQuery,
 } from '@strata-memory/core/store-kit'
-import { CONTENT_FIELDS_SCRIPT, FILL_CONTENT_FIELDS_SCRIPT, PUT_CONTENT_SCRIPT } from './lua-scripts'
+import { CONTENT_FIELDS_SCRIPT, FILL_CONTENT_FIELDS_SCRIPT } from './content-scripts'
+import { PUT_CONTENT_SCRIPT } from './lua-scripts'
 import type { RedisContext } from './redis-context'
 import { type ThreadKeys, threadKeys } from './thread-keys'
 
