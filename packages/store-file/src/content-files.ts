@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto'
-import { mkdir, readdir } from 'node:fs/promises'
+import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { ContentRecord } from '@strata-memory/core'
+import { appendCatalog, beginLine, doneLine } from './content-catalog'
 import { writeFileAtomic } from './durable-fs'
-import { corruptLog, isMissing, storeFailed } from './file-errors'
+import { corruptLog, storeFailed } from './file-errors'
 import { readJsonObject } from './json-file'
 
 /** Longest encoded id used as a file name as is; longer ids are named by their hash. */
@@ -37,9 +38,14 @@ export async function writeContentRecord(
 ): Promise<void> {
   const path = join(contentDirectory, contentFileName(record.id))
   const text = `${JSON.stringify(record, null, 2)}\n`
+  const { token, line } = beginLine(record)
   try {
     await mkdir(contentDirectory, { recursive: true })
+    // The catalog learns of the write before the file changes, and that it is done after (see
+    // content-catalog.ts): a crash in between leaves the record to be read from its file.
+    await appendCatalog(contentDirectory, line, durable)
     await writeFileAtomic(path, text, durable)
+    await appendCatalog(contentDirectory, doneLine(token), false)
   } catch (error) {
     throw storeFailed('write the content record', path, error)
   }
@@ -54,37 +60,21 @@ export async function readContentRecord(
   return record?.id === id ? record : undefined
 }
 
-/** Every record of the folder, in no particular order. */
-export async function readAllContentRecords(contentDirectory: string): Promise<ContentRecord[]> {
-  let names: string[]
-  try {
-    names = await readdir(contentDirectory)
-  } catch (error) {
-    if (isMissing(error)) return []
-    throw storeFailed('list the content folder', contentDirectory, error)
-  }
-  const paths = names.filter(isContentFileName).map((name) => join(contentDirectory, name))
-  // A bounded number of files open at once: a long thread's folder holds far more records than a
-  // process may open files (EMFILE), and one read per record at once would hold every file's buffer.
-  const records: ContentRecord[] = []
-  let next = 0
-  const reader = async () => {
-    while (next < paths.length) {
-      const record = await readRecordFile(paths[next++]!)
-      if (record !== undefined) records.push(record)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, paths.length) }, reader))
-  return records
-}
-
-/** Content files read at once by {@link readAllContentRecords}. */
-const READS_AT_ONCE = 32
+/** Content files read at once by a query. */
+export const READS_AT_ONCE = 32
 
 /** Content files are `<name>.json`; hidden names are temporary files of a write in progress. */
 export const isContentFileName = (name: string): boolean => name.endsWith('.json') && !name.startsWith('.')
 
-async function readRecordFile(path: string): Promise<ContentRecord | undefined> {
+/**
+ * Record files read (data included) since the process started: what a query costs, for the store's
+ * own tests.
+ */
+export const recordFileReads = { count: 0 }
+
+/** The record in a content file, undefined when there is none. */
+export async function readRecordFile(path: string): Promise<ContentRecord | undefined> {
+  recordFileReads.count++
   const value = await readJsonObject(path, 'a content record file')
   if (value !== undefined && typeof value.id !== 'string') {
     throw corruptLog(path, 1, 'is not a content record (an object with a string "id")')

@@ -5,17 +5,17 @@ import {
   type ContentRecord,
   type StoreContentMethods,
 } from '@strata-memory/core'
-import {
-  checkContentQuery,
-  checkContentRecord,
-  compareContentNewestFirst,
-  matchesContentQuery,
-} from '@strata-memory/core/store-kit'
-import { readAllContentRecords, readContentRecord, writeContentRecord } from './content-files'
+import { checkContentQuery, checkContentRecord } from '@strata-memory/core/store-kit'
+import { readContentRecord, writeContentRecord } from './content-files'
+import { contentQueries } from './content-query'
 import type { FileContext } from './file-context'
 
-/** The file store's content channel: one file per record in the thread's `content/` folder. */
+/**
+ * The file store's content channel: one file per record in the thread's `content/` folder, and a
+ * catalog of their fields that queries filter on (content-catalog.ts).
+ */
 export function fileContent({ threadFiles, durable }: FileContext): StoreContentMethods {
+  const queryFolder = contentQueries()
   return {
     async putContent(threadId: string, record: ContentRecord): Promise<void> {
       assertThreadId(threadId)
@@ -33,10 +33,7 @@ export function fileContent({ threadFiles, durable }: FileContext): StoreContent
     async queryContent(threadId: string, query: ContentQuery = {}): Promise<ContentRecord[]> {
       assertThreadId(threadId)
       checkContentQuery(query)
-      const records = await readAllContentRecords(threadFiles(threadId).contentDirectory)
-      const matches = records.filter((record) => matchesContentQuery(record, query))
-      matches.sort(compareContentNewestFirst)
-      return matches.slice(0, query.limit ?? matches.length)
+      return queryFolder(threadFiles(threadId).contentDirectory, query)
     },
   }
 }

@@ -51,6 +51,8 @@ describeStoreConformance(
   {
     audit: true,
     slots: true,
+    // Another process's store on the same folder.
+    twin: (store) => fileStore({ dir: folders.get(store)! }),
     // What a crash or a broken disk leaves in the files, made as it would be.
     auditDamage: {
       tornTail: (store, threadId) => appendFile(activeLog(store, threadId), '{"seq":99,"id":"torn","ty'),
@@ -120,7 +122,10 @@ describe('fileStore on disk', () => {
         (name) => !name.startsWith('raw_') && !['archive', 'content', 'state.json'].includes(name),
       ),
     ).toEqual(['episodic.jsonl', 'semantic.jsonl', 'summaries'].filter((name) => names.includes(name)))
-    expect(await readdir(threadPath('user-42.chat-7', 'content'))).toEqual(['mem_%41%2E1.json'])
+    expect((await readdir(threadPath('user-42.chat-7', 'content'))).sort()).toEqual([
+      '.catalog.jsonl',
+      'mem_%41%2E1.json',
+    ])
     const lines = [
       ...(await linesOf(threadPath('user-42.chat-7', 'archive', '000001.jsonl'))),
       ...(await linesOf(threadPath('user-42.chat-7', 'raw_traces.jsonl'))),

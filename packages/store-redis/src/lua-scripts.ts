@@ -21,8 +21,9 @@ function script(body: string): LuaScript {
 
 /*
  * The thread scripts but the append script (which has keys and inline checks of its own, see
- * APPEND_SCRIPT) receive the thread's seven keys (see ThreadKeys) in this order: log (list), archived
- * (string: a bitmap), ids (hash), content (hash), state (string), lease (string), slots (hash). Before
+ * APPEND_SCRIPT) receive the thread's eight keys (see ThreadKeys) in this order: log (list), archived
+ * (string: a bitmap), ids (hash), content (hash), state (string), lease (string), slots (hash),
+ * content-meta (hash). Before
  * writing, every script checks that each key it uses (all but the lease when it refreshes a ttl, which
  * touches each of them but the lease, which keeps its own expiry) is absent or ours:
  * of our type, for the log a list that starts with our header, for the id index one whose seq counter
@@ -34,7 +35,7 @@ function script(body: string): LuaScript {
  * same HMGET as the ids; it always equals the log's length − 1.
  */
 const PROLOGUE = `
-local TYPES = {'list', 'string', 'hash', 'hash', 'string', 'string', 'hash'}
+local TYPES = {'list', 'string', 'hash', 'hash', 'string', 'string', 'hash', 'hash'}
 local HEADER = '${LOG_HEADER}'
 local CHUNK = 500
 local function corrupt(index, what)
@@ -71,7 +72,7 @@ local function check_last(value, exists)
   return nil, last
 end
 -- The keys a ttl refresh touches: all but the lease (KEYS[6]), which keeps its own expiry.
-local TTL_KEYS = {1, 2, 3, 4, 5, 7}
+local TTL_KEYS = {1, 2, 3, 4, 5, 7, 8}
 -- Checks the keys in used (all of TTL_KEYS when ttl > 0); returns a corrupt reply or nil, then the
 -- last seq (read when the log is in used).
 local function check(used, ttl)
@@ -114,7 +115,7 @@ end
 /**
  * Checks and indexes an append, and writes its items in one of two ways.
  *
- * KEYS: log, ids, lease; with a ttl also archived, content, state, slots (the refresh touches every
+ * KEYS: log, ids, lease; with a ttl also archived, content, state, slots, content-meta (the refresh touches every
  * key but the lease, so every key is checked); for the transaction path the gate last. ARGV:
  * expectedSeq; the lease owner the append carries ('' for none); ttlSeconds, only when KEYS has the
  * ttl's keys; the header's random epoch, only when expectedSeq is 0 (no other append can start a log);
@@ -154,10 +155,10 @@ export const APPEND_SCRIPT = luaScript(`
 local gate
 local ttl = 0
 local IDS = 3
-if #KEYS >= 7 then
+if #KEYS >= 8 then
   ttl = tonumber(ARGV[3])
   IDS = 4
-  gate = KEYS[8]
+  gate = KEYS[9]
 else
   gate = KEYS[4]
 end
@@ -181,8 +182,8 @@ if header then
   end
 end
 if ttl > 0 then
-  local TYPES = {'list', 'hash', 'string', 'string', 'hash', 'string', 'hash'}
-  for index = 4, 7 do
+  local TYPES = {'list', 'hash', 'string', 'string', 'hash', 'string', 'hash', 'hash'}
+  for index = 4, 8 do
     local actual = redis.call('TYPE', KEYS[index])['ok']
     if actual ~= 'none' and actual ~= TYPES[index] then
       return {'corrupt', KEYS[index], 'a ' .. actual .. ' where a ' .. TYPES[index] .. ' belongs'}
@@ -407,12 +408,16 @@ end
 return reply
 `)
 
-/** ARGV: ttlSeconds, memory id, record JSON. Stores or replaces the content record. */
+/**
+ * ARGV: ttlSeconds, memory id, record JSON, the JSON of the record's fields (see ThreadKeys'
+ * contentMeta). Stores or replaces the content record and its fields together.
+ */
 export const PUT_CONTENT_SCRIPT = script(`
 local ttl = tonumber(ARGV[1])
-local bad = check({4}, ttl)
+local bad = check({4, 8}, ttl)
 if bad then return bad end
 redis.call('HSET', KEYS[4], ARGV[2], ARGV[3])
+redis.call('HSET', KEYS[8], ARGV[2], ARGV[4])
 refresh_ttl(ttl)
 return {'ok'}
 `)

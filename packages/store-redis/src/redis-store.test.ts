@@ -41,6 +41,8 @@ describeStoreConformance(
   {
     audit: true,
     slots: true,
+    // Another process's store on the same database and prefix, with its own connection.
+    twin: () => redisStore({ url: redis.url, prefix: RUN_PREFIX }),
     // Every write is one atomic script: a Redis log is never torn or half archived, so only a lost
     // item (an element overwritten by another program) can be made here.
     auditDamage: {
@@ -96,7 +98,7 @@ describe('redisStore', () => {
       const prefix = newPrefix()
       const store = open({ prefix })
       await fullThread(store, 'user-42.chat-7')
-      const family = ['archived', 'content', 'ids', 'log', 'state'].map(
+      const family = ['archived', 'content', 'content-meta', 'ids', 'log', 'state'].map(
         (name) => `${prefix}:{user-42.chat-7}:${name}`,
       )
       expect(await keysUnder(prefix)).toEqual([...family, `${prefix}:threads`].sort())
@@ -215,7 +217,8 @@ describe('redisStore', () => {
       const store = open({ prefix, ttlSeconds: 300 })
       await fullThread(store, 't')
       const family = (await keysUnder(prefix)).filter((key) => key.includes('{t}'))
-      expect(family).toHaveLength(5)
+      // log, ids, archived, state, content and content-meta (the records' fields, written with them).
+      expect(family).toHaveLength(6)
       const ttls = async () => Promise.all(family.map((key) => admin.ttl(key)))
       for (const ttl of await ttls()) expect(ttl).toBeGreaterThan(290)
 

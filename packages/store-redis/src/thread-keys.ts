@@ -32,10 +32,26 @@ export interface ThreadKeys {
    * its digest) nor after.
    */
   slots: string
+  /**
+   * HASH: memory id → the JSON of the record's fields but data and meta (`type`, `source`, `level`,
+   * `tags`, `ts`), written with the record: what `queryContent` filters and sorts on, so that it fetches
+   * only the matching records. Derived: a thread written before it existed (content but no entry here)
+   * is read whole, and its entries made then.
+   */
+  contentMeta: string
 }
 
 /** The key names of {@link ThreadKeys}, in script order. */
-export const THREAD_KEY_NAMES = ['log', 'archived', 'ids', 'content', 'state', 'lease', 'slots'] as const
+export const THREAD_KEY_NAMES = [
+  'log',
+  'archived',
+  'ids',
+  'content',
+  'state',
+  'lease',
+  'slots',
+  'contentMeta',
+] as const
 
 /** The keys of `threadId` under `prefix`: `<prefix>:{<threadId>}:<name>`. */
 export function threadKeys(prefix: string, threadId: string): ThreadKeys {
@@ -48,13 +64,14 @@ export function threadKeys(prefix: string, threadId: string): ThreadKeys {
     state: `${base}state`,
     lease: `${base}lease`,
     slots: `${base}slots`,
+    contentMeta: `${base}content-meta`,
   }
 }
 
 /**
  * The keys APPEND_SCRIPT receives, in its order: the log, the id index and the lease, which are all an
- * append uses, and with a ttl also archived, content, state and slots, since the ttl refresh touches
- * them too.
+ * append uses, and with a ttl also archived, content, state, slots and content-meta, since the ttl
+ * refresh touches them too.
  */
 export function appendKeys(prefix: string, threadId: string, withTtl: boolean): string[] {
   const base = `${prefix}:{${threadId}}:`
@@ -67,6 +84,7 @@ export function appendKeys(prefix: string, threadId: string, withTtl: boolean): 
         `${base}content`,
         `${base}state`,
         `${base}slots`,
+        `${base}content-meta`,
       ]
     : [`${base}log`, `${base}ids`, `${base}lease`]
 }

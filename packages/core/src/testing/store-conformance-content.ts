@@ -14,6 +14,11 @@ export interface ConformanceSuite {
   threadWithItems: (count: number) => Promise<{ threadId: string; items: Item[] }>
   /** Whether the store implements the optional content methods; the cases are skipped when not. */
   content: boolean
+  /**
+   * A second store over the same data as the test's store, as another process would open it (closed
+   * after the test); the cases across two stores are skipped without it.
+   */
+  twin?: () => Promise<StrataStore>
 }
 
 /** The conformance cases of the optional content methods (`putContent`, `getContent`, `queryContent`). */
@@ -75,7 +80,46 @@ export function describeContentConformance(suite: ConformanceSuite): void {
       await suite.store().putContent(threadId, replacement)
       expect(await suite.store().getContent(threadId, 'mem_1')).toStrictEqual(replacement)
       expect(await suite.store().queryContent(threadId)).toStrictEqual([replacement])
+      // Queries filter on the record as it is now, never on the one it replaced.
+      expect(await suite.store().queryContent(threadId, { tags: ['old'] })).toEqual([])
+      expect(await suite.store().queryContent(threadId, { type: 'text' })).toEqual([])
+      expect(await suite.store().queryContent(threadId, { tags: ['new'], type: 'web-page' })).toStrictEqual([
+        replacement,
+      ])
+      const later = makeContentRecord({ id: 'mem_1', ts: FIXTURE_BASE_TS + 50, tags: ['later'] })
+      await suite.store().putContent(threadId, later)
+      expect(await suite.store().queryContent(threadId, { fromTs: FIXTURE_BASE_TS + 50 })).toStrictEqual([
+        later,
+      ])
+      expect(await suite.store().queryContent(threadId, { toTs: FIXTURE_BASE_TS + 49 })).toEqual([])
     })
+
+    it.skipIf(!suite.twin)(
+      'queries show what another store on the same data wrote, replaced or deleted',
+      async () => {
+        const threadId = suite.newThreadId()
+        const store = suite.store()
+        const other = await suite.twin!()
+        await store.putContent(threadId, makeContentRecord({ id: 'mem_own', ts: FIXTURE_BASE_TS + 1 }))
+        expect(await store.queryContent(threadId, { fromTs: FIXTURE_BASE_TS + 2 })).toEqual([])
+        const written = makeContentRecord({ id: 'mem_other', ts: FIXTURE_BASE_TS + 2, tags: ['a'] })
+        await other.putContent(threadId, written)
+        expect(await store.queryContent(threadId, { fromTs: FIXTURE_BASE_TS + 2 })).toStrictEqual([written])
+        const replaced = makeContentRecord({ id: 'mem_other', ts: FIXTURE_BASE_TS + 3, tags: ['b'] })
+        await other.putContent(threadId, replaced)
+        expect(await store.queryContent(threadId, { tags: ['a'] })).toEqual([])
+        expect(await store.queryContent(threadId, { tags: ['b'] })).toStrictEqual([replaced])
+        expect((await store.queryContent(threadId)).map((record) => record.id)).toEqual([
+          'mem_other',
+          'mem_own',
+        ])
+        await other.deleteThread(threadId)
+        expect(await store.queryContent(threadId)).toEqual([])
+        const again = makeContentRecord({ id: 'mem_again', ts: FIXTURE_BASE_TS + 4 })
+        await other.putContent(threadId, again)
+        expect(await store.queryContent(threadId)).toStrictEqual([again])
+      },
+    )
 
     it('stores and returns copies', async () => {
       const threadId = suite.newThreadId()

@@ -9,6 +9,12 @@ export interface StoreConformanceOptions {
    */
   cleanup?: (store: StrataStore) => Promise<void>
   /**
+   * A second store over the same data as `store` (the same folder, database and prefix), as another
+   * process would open it; the suite closes it after the test. Left out, the cases across two stores
+   * (what one writes, the other's next query shows) are skipped.
+   */
+  twin?: (store: StrataStore) => StrataStore | Promise<StrataStore>
+  /**
    * Whether the store implements the optional content capability (`putContent`, `getContent`,
    * `queryContent`). With `false` the content cases are skipped and the suite checks that the store
    * has none of the content methods, so core refuses it unless the content channel is off.

@@ -37,6 +37,7 @@ export function describeStoreConformance(
   factory: () => StrataStoreBase | Promise<StrataStoreBase>,
   {
     cleanup,
+    twin,
     content = true,
     leases = true,
     resources,
@@ -50,6 +51,7 @@ export function describeStoreConformance(
     let counter = 0
     let store: StrataStore
     let created: string[] = []
+    let twins: StrataStore[] = []
 
     /** A fresh, valid, unique thread id that is deleted after the test. */
     const newThreadId = (): string => {
@@ -76,8 +78,10 @@ export function describeStoreConformance(
       try {
         // Best effort: a broken deleteThread fails its own tests, not every test.
         await Promise.allSettled(created.map((threadId) => store.deleteThread(threadId)))
+        await Promise.allSettled(twins.map((other) => other.close?.()))
         await cleanup?.(store)
       } finally {
+        twins = []
         await store.close?.()
       }
     })
@@ -316,7 +320,14 @@ export function describeStoreConformance(
       })
     })
 
-    describeContentConformance({ store: () => store, newThreadId, threadWithItems, content })
+    const openTwin =
+      twin &&
+      (async () => {
+        const other = await twin(store)
+        twins.push(other)
+        return other
+      })
+    describeContentConformance({ store: () => store, newThreadId, threadWithItems, content, twin: openTwin })
 
     describe('state', () => {
       const state = (): JsonObject => ({
