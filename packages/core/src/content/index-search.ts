@@ -1,7 +1,7 @@
 import { normalizeFactText } from '../items/facts'
 import { inverseFrequency, lengthNorm, termScore } from './memory-ranking'
 import { compareEntriesNewestFirst, type MemoryEntry } from './memory-search'
-import type { CountedEntry, IndexedEntry, ThreadIndex } from './thread-index'
+import { type CountedEntry, type IndexedEntry, POSTING_SIZE, type ThreadIndex } from './thread-index'
 
 /** Entries a query may return (memory_query's filters); all when absent. */
 export type EntryFilter = (entry: MemoryEntry) => boolean
@@ -101,8 +101,10 @@ export function searchIndex(
       const postings = thread.postings.get(term)
       if (postings === undefined) return
       const mask = masks[index]
-      if (mask === undefined) count += postings.at.length
-      else for (const at of postings.at) count += mask[at]!
+      if (mask === undefined) count += postings.length / POSTING_SIZE
+      else
+        for (let posting = 0; posting < postings.length; posting += POSTING_SIZE)
+          count += mask[postings[posting]!]!
     })
     for (const extra of extras) if (extra.counted.body.has(term) || extra.counted.label.has(term)) count++
     return count
@@ -116,12 +118,12 @@ export function searchIndex(
       const postings = thread.postings.get(term)
       if (postings === undefined) return
       const mask = masks[at]
-      for (let posting = 0; posting < postings.at.length; posting++) {
-        const position = postings.at[posting]!
+      for (let posting = 0; posting < postings.length; posting += POSTING_SIZE) {
+        const position = postings[posting]!
         if (mask !== undefined && mask[position] === 0) continue
         const indexed = thread.entries[position]!
         const norm = lengthNorm(indexed.length, averageLength)
-        const added = termScore(idf[index]!, postings.body[posting]!, postings.label[posting]!, norm)
+        const added = termScore(idf[index]!, postings[posting + 1]!, postings[posting + 2]!, norm)
         scores.set(indexed, (scores.get(indexed) ?? 0) + added)
       }
     })
