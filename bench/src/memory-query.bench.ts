@@ -42,7 +42,8 @@ async function threadOf(size: number) {
  * query (any word, BM25F, snippets where the words meet) against the all-words scan it replaced, both
  * reading the thread's log, archive and content through the same store. `warm` runs again on an open
  * thread (the ranking keeps each entry's counted terms); `cold` opens the thread and queries once, so it
- * pays for counting every entry.
+ * pays for counting every entry; `after-append` stores a message before each query, as an agent's loop
+ * does (the thread's index then reads the new item, not the history).
  */
 const benchmark: Benchmark = {
   name: 'memory-query',
@@ -74,6 +75,22 @@ const benchmark: Benchmark = {
         progress(`memory-query: ${size} items, ${name} measured`)
       }
       const text = QUERIES[1]!.text
+      // An agent's loop: a message stored, then a query (the index reads what was appended, not the history).
+      let appended = 0
+      const append = () => thread.append({ role: 'user', content: `Another request ${++appended}` })
+      const afterAppend = await measure({
+        strata: async () => {
+          await append()
+          return query(text)
+        },
+        baseline: async () => {
+          await append()
+          return allWordsQuery(thread, store, text)
+        },
+      })
+      rows.push(
+        rowOf('query/after-append/words', { items: size }, afterAppend, { baselineName: BASELINE_NAME }),
+      )
       const cold = await measure({
         strata: async () => memoryTools((await open()).thread).memory_query.execute({ text }),
         baseline: async () => allWordsQuery((await open()).thread, store, text),
