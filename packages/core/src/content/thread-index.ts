@@ -44,8 +44,8 @@ export const POSTING_SIZE = 3
 class NeedsRebuild extends Error {}
 
 /**
- * What one thread holds that a resource query searches, kept between queries and brought up to date
- * from the store: when the thread's head says only appends happened, only the new items (and content
+ * What one thread holds that a search reads (a resource's query, the thread's own `memory_query`),
+ * kept between queries and brought up to date from the store: when the thread's head says only appends happened, only the new items (and content
  * records written since) are read and indexed; any other change (an archive, a rewind, a thread
  * deleted and written again) rebuilds it from the store. Items and records do not change once
  * written, so their entries and term counts are built once.
