@@ -5,6 +5,7 @@ import { contentMethods } from '../stores/store-check'
 import type { Summarizer } from '../summarizers'
 import type { ContentBinding } from './content-binding'
 import type { ResolvedContentOptions } from './content-options'
+import type { IndexPool } from './index-pool'
 
 /** What the thread's log looks like now, read under the thread's lock after catching up with the store. */
 export interface HistorySnapshot {
@@ -52,6 +53,8 @@ export interface ThreadContentDependencies {
    * until the item is found.
    */
   archivedItem?: (id: string) => Promise<Item | undefined>
+  /** The memory's bound on the entries its search indexes hold; none: the thread's index is unbounded. */
+  indexes?: IndexPool
   /** Told after content was stored in `space` (a thread id), so search indexes look at it again. */
   stored?: (space: string) => void
 }

@@ -205,4 +205,41 @@ describe('memory_query through the thread index', () => {
     expect(counted.reads.archivedItems - afterFirst.archivedItems).toBe(0)
     expect(counted.reads.activeItems - afterFirst.activeItems).toBeLessThanOrEqual(15)
   })
+
+  it("is dropped past the memory's bound on indexed entries, and built again at the next query", async () => {
+    const counted = countingStore(inMemoryStore())
+    const memory = createMemory({ store: counted.store, resources: { index: { maxEntries: 150 } } })
+    const threads = await Promise.all(['a', 'b'].map((id) => memory.thread(id)))
+    for (const [at, thread] of threads.entries())
+      for (let turn = 0; turn < 50; turn++)
+        await thread.append({
+          role: 'user',
+          content: `thread ${at} turn ${turn}: ${WORDS[turn % WORDS.length]}`,
+        })
+    const [a, b] = threads.map((thread) => memoryTools(thread!))
+    const query = async (tools: typeof a) => {
+      const found = await tools!.memory_query.execute({ text: 'quokka', limit: 3 })
+      return 'results' in found ? found.results.map((hit) => hit.snippet) : found
+    }
+    const first = await query(a)
+    expect(first).toEqual([
+      'thread 0 turn 45: quokka',
+      'thread 0 turn 37: quokka',
+      'thread 0 turn 29: quokka',
+    ])
+    const warm = counted.reads.activeItems
+    expect(await query(a)).toEqual(first)
+    // Warm: the newest item, checked again.
+    expect(counted.reads.activeItems - warm).toBeLessThanOrEqual(1)
+    // b's 50 entries and a's 50 fit the bound of 150; a third thread's do not: a's index, the least
+    // recently used, is dropped.
+    await query(b)
+    const c = await memory.thread('c')
+    for (let turn = 0; turn < 60; turn++) await c.append({ role: 'user', content: `c ${turn}` })
+    await query(memoryTools(c))
+    const before = counted.reads.activeItems
+    expect(await query(a)).toEqual(first)
+    // Built again: a's whole log read.
+    expect(counted.reads.activeItems - before).toBeGreaterThanOrEqual(50)
+  })
 })

@@ -96,8 +96,11 @@ interface Found {
   weights: ReadonlyMap<string, number> | undefined
 }
 
-/** Each thread's own search index, kept as long as its content channel. */
-const indexes = new WeakMap<ContentSpaces, ThreadIndex>()
+/**
+ * Each thread's own search index, kept as long as its content channel, or until the memory's bound on
+ * indexed entries drops it (the next query builds it again).
+ */
+const indexes = new WeakMap<ContentSpaces, { index: ThreadIndex; clear(): void }>()
 
 /** A search of what a thread reads, for a checked query, its filters and its terms. */
 type Search = (
@@ -110,14 +113,16 @@ type Search = (
 /** The thread's own content and history, searched through its index brought up to date. */
 const searchIndexed: Search = async (spaces, query, matches, terms) => {
   const { store, threadId } = spaces.deps
-  let index = indexes.get(spaces)
-  if (index === undefined) {
-    index = new ThreadIndex(threadId)
-    indexes.set(spaces, index)
+  let held = indexes.get(spaces)
+  if (held === undefined) {
+    held = { index: new ThreadIndex(threadId), clear: () => indexes.delete(spaces) }
+    indexes.set(spaces, held)
   }
+  const { index } = held
   // Records stored without an append (by this process or another) are read too, by their time.
   index.contentStored()
   await index.sync(store)
+  spaces.deps.indexes?.used(held, index.size)
   const viewIds = await spaces.deps.viewIds()
   let hits: MemoryEntry[]
   let weights: ReadonlyMap<string, number> | undefined

@@ -237,6 +237,7 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
   const embedder = checkEmbedder(options.embedder)
   /** Holds granted through this memory's threads and not yet released: `close()` releases them. */
   const holds: HoldRegistry = new Set()
+  const indexes = new IndexPool(resourceOptions.index.maxEntries)
   const deps = {
     store,
     holds,
@@ -249,6 +250,7 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
     generateId,
     compaction,
     content,
+    indexes,
     /** Asked at each span: the tracer to start it on, or none. */
     get tracer() {
       return tracing.current()
@@ -263,7 +265,6 @@ export function createMemory<const L extends string = (typeof DEFAULT_LEVELS)[nu
   /** Thread-index touches still running, which resource listings wait for. */
   const touches = new Set<Promise<void>>()
   const resources = new Map<string, ResourceHandle>()
-  const indexes = new IndexPool(resourceOptions.index.maxEntries)
   const resourceOf = (resourceId: string): ResourceHandle => {
     let resource = resources.get(resourceId)
     if (resource === undefined) {

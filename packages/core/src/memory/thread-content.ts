@@ -43,6 +43,7 @@ export function threadContent<L extends string>({
     viewIds: () => contexts.viewIds(),
     archivedItem: (itemId) => state.log.index.archivedItem(itemId),
     stored: (space) => resource?.contentStored(space),
+    ...(deps.indexes === undefined ? {} : { indexes: deps.indexes }),
   })
   state.content = content
   return content

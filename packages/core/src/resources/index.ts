@@ -1,5 +1,5 @@
+export { IndexPool } from '../content/index-pool'
 export { bindThread, type ResourceDependencies, ResourceHandle } from './resource'
-export { IndexPool } from './resource-index'
 export type {
   ResolvedResourceOptions,
   ResourceIndexOptions,

@@ -1,37 +1,6 @@
+import type { IndexPool } from '../content/index-pool'
 import { ThreadIndex } from '../content/thread-index'
 import type { StrataStoreBase } from '../stores'
-
-/**
- * The resource indexes of one memory, within a bound on the entries they hold together: past it, the
- * least recently queried resources are dropped (and rebuilt from the store at their next query).
- */
-export class IndexPool {
-  readonly maxEntries: number
-  /** Each index's entries at its last use, least recently used first. */
-  readonly #sizes = new Map<ResourceIndex, number>()
-  #total = 0
-
-  constructor(maxEntries: number) {
-    this.maxEntries = maxEntries
-  }
-
-  /**
-   * Marks `index` as just used, holding `size` entries, then drops the least recently used others
-   * until the bound holds (or none is left). Costs nothing per index the memory holds while under it.
-   */
-  used(index: ResourceIndex, size: number) {
-    this.#total += size - (this.#sizes.get(index) ?? 0)
-    this.#sizes.delete(index)
-    this.#sizes.set(index, size)
-    for (const [other, held] of this.#sizes) {
-      if (this.#total <= this.maxEntries) break
-      if (other === index) continue
-      this.#total -= held
-      other.clear()
-      this.#sizes.delete(other)
-    }
-  }
-}
 
 /**
  * A resource's search index, kept in memory between queries: one {@link ThreadIndex} per thread,

@@ -31,10 +31,11 @@ export interface ResourceRecallOptions {
 /** The in-process search index of a memory's resources. */
 export interface ResourceIndexOptions {
   /**
-   * The most entries (items, facts, content) the memory keeps indexed across all its resources. A
-   * resource's first query reads its threads from the store and indexes them; later queries read only
-   * each thread's head and what was appended since. Past this bound, the least recently queried
-   * resources are dropped from memory and indexed again at their next query. @default 250000
+   * The most entries (items, facts, content) the memory keeps indexed across all its resources and
+   * its threads' own `memory_query` indexes. A first query reads the threads from the store and
+   * indexes them; later queries read only each thread's head and what was appended since. Past this
+   * bound, the least recently queried indexes are dropped from memory and built again at their next
+   * query. @default 250000
    */
   maxEntries?: number
 }

@@ -1,3 +1,4 @@
+import type { IndexPool } from '../content/index-pool'
 import { type EntryFilter, entriesOf, searchIndex } from '../content/index-search'
 import { MemoryRanking } from '../content/memory-ranking'
 import type { MemoryQueryHit, ToolResource } from '../content/memory-tool-types'
@@ -15,7 +16,7 @@ import { resourceMethods } from '../stores/store-check'
 import type { TokenCounter } from '../tokens'
 import { assertNamespace, listNamespaces, searchDocuments } from './resource-documents'
 import { mergeResourceFacts } from './resource-facts'
-import { type IndexPool, ResourceIndex } from './resource-index'
+import { ResourceIndex } from './resource-index'
 import type { ResolvedResourceOptions } from './resource-options'
 import {
   newestHits,

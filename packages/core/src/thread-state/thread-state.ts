@@ -1,5 +1,6 @@
 import type { ResolvedContentOptions, ThreadContent } from '../content'
 import { referenceOf } from '../content/content-reference'
+import type { IndexPool } from '../content/index-pool'
 import type { MemoryEventEmitter } from '../events'
 import type {
   FactItem,
@@ -46,6 +47,8 @@ export interface ThreadDependencies<L extends string, C extends StateCompaction 
   tracer?: TelemetryTracer | undefined
   /** The memory's live thread holds, which `memory.close()` releases. */
   holds?: HoldRegistry
+  /** The memory's bound on the entries its search indexes hold (resources' and `memory_query`'s). */
+  indexes?: IndexPool
 }
 
 /**
