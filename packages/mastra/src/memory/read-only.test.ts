@@ -6,6 +6,7 @@ import { countingStore } from '@strata-memory/core/testing'
 import { fileStore } from '@strata-memory/store-file'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
+import { strataErrorOf } from '../errors/strata-error-of'
 import { promptLines, strataAgent } from '../testing/agent-harness'
 import { scriptedModel } from '../testing/scripted-model'
 import { StrataMemory } from './strata-memory'
@@ -42,6 +43,48 @@ describe('readOnly', () => {
     ])
     expect(await snapshot(strata, thread.id)).toBe(before)
     await memory.settled()
+    expect(await snapshot(strata, thread.id)).toBe(before)
+  })
+
+  it("with history: 'full', a list that does not hold the stored conversation is refused, as a writing call refuses it", async () => {
+    const memory = createMemory()
+    const answers = ['answer one', 'answer two', 'answer three'].map((text) => ({ text }))
+    const { agent, strata, prompts } = strataAgent(memory, [...answers, { text: 'answer new' }], {
+      history: 'full',
+    })
+    const conversation: { role: 'user' | 'assistant'; content: string }[] = []
+    for (const [index, question] of ['one?', 'two?', 'three?'].entries()) {
+      conversation.push({ role: 'user', content: question })
+      await agent.generate(conversation, { memory: memoryOf })
+      conversation.push({ role: 'assistant', content: answers[index]!.text })
+    }
+    const thread = await strata.thread(memoryOf.thread)
+    const before = await snapshot(strata, thread.id)
+    const readOnly = { memory: { ...memoryOf, options: { readOnly: true } } }
+    const calls = prompts.length
+    // Only the conversation's tail and a new message: the stored conversation would be shown twice.
+    const error = await agent
+      .generate([...conversation.slice(-2), { role: 'user', content: 'new?' }], readOnly)
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      )
+    expect(strataErrorOf(error)).toMatchObject({
+      code: 'STRATA_INVALID_MESSAGE',
+      details: { history: 'full', reason: 'not-continuing', readOnly: true },
+    })
+    expect(prompts).toHaveLength(calls)
+    // The whole conversation and a new message: the new message alone follows the context.
+    await agent.generate([...conversation, { role: 'user', content: 'new?' }], readOnly)
+    expect(promptLines(prompts.at(-1)!).slice(1)).toEqual([
+      'user: one?',
+      'assistant: answer one',
+      'user: two?',
+      'assistant: answer two',
+      'user: three?',
+      'assistant: answer three',
+      'user: new?',
+    ])
     expect(await snapshot(strata, thread.id)).toBe(before)
   })
 

@@ -16,7 +16,7 @@ import type {
   Processor,
 } from '@mastra/core/processors'
 import type { RequestContext } from '@mastra/core/request-context'
-import type { HistoryMode, Thread, TransitionEvent } from '@strata-memory/core'
+import { type HistoryMode, StrataError, type Thread, type TransitionEvent } from '@strata-memory/core'
 import { markRequestFailed } from '@strata-memory/core/adapter-kit'
 import { strataErrorOf } from '../errors/strata-error-of'
 import { type MemoryTransitionData, memoryTransitionData } from '../messages/db-messages'
@@ -356,10 +356,24 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     // Told from the stored tail even for 'new': a read-only call Mastra makes inside a run (structured
     // output with `useAgent`) re-sends the run's input, which the run has stored. Only the compared
     // tail is read (a long thread's open sealed the rest), as appendUnseen reads it.
-    const { unseen: fresh } = await thread.unseen(conversation, {
-      history: history === 'full' ? 'full' : 'auto',
+    const mode = history === 'full' ? 'full' : 'auto'
+    const { unseen: fresh, aligned } = await thread.unseen(conversation, {
+      history: mode,
       toMessage: fromPromptMessage,
     })
+    // Refused as a writing request refuses it: showing such a list after the context would show the
+    // stored conversation twice.
+    if (!aligned) {
+      throw new StrataError({
+        code: 'STRATA_INVALID_MESSAGE',
+        message:
+          `The messages sent do not continue thread '${thread.id}': they do not hold its stored conversation ` +
+          'before their new messages (a history cut short, an edited message, or another conversation?), so ' +
+          'showing them after the thread would show its history twice. Nothing was sent to the model: send the ' +
+          "history the thread holds, or only new messages (history: 'new' or 'auto').",
+        details: { threadId: thread.id, history: mode, reason: 'not-continuing', readOnly: true },
+      })
+    }
     const alongside = [
       ...system.map((message) => (message.role === 'system' ? message.content : '')),
       ...fresh.map((message) => JSON.stringify(message.content)),
