@@ -84,8 +84,8 @@ export function termScore(idf: number, body: number, label: number, norm: number
  * What an identifier's parts count for together, against 1 for its whole, while some entry holds the
  * whole. Below 1 / (K1 + 1), so an entry holding the whole outranks every entry holding only parts: a
  * term adds at most K1 + 1 times its IDF, a whole held at least once adds at least its IDF (see
- * {@link QueryScorer}), and a part is no rarer than the whole (entries holding `po7001` hold `po` and
- * `7001`: their IDF is at most the whole's).
+ * {@link QueryScorer}), and a part is almost never rarer than the whole (the entries holding `po7001`
+ * hold `po` and `7001`; only a whole written as one plain word or number, `invoicetotal`, does not).
  */
 const PARTS_WEIGHT = 0.4
 
