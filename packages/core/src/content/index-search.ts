@@ -1,6 +1,7 @@
 import { normalizeFactText } from '../items/facts'
-import { inverseFrequency, lengthNorm, termScore } from './memory-ranking'
+import { lengthNorm, queryScorer } from './memory-ranking'
 import { compareEntriesNewestFirst, type MemoryEntry } from './memory-search'
+import type { SearchQuery } from './search-terms'
 import { type CountedEntry, type IndexedEntry, POSTING_SIZE, type ThreadIndex } from './thread-index'
 
 /** Entries a query may return (memory_query's filters); all when absent. */
@@ -82,17 +83,18 @@ export function entriesOf(threads: readonly ThreadIndex[], allowed?: EntryFilter
 }
 
 /**
- * The entries holding at least one of `terms`, best first: BM25F over every entry the filter lets
- * through (IDF and average length over them, as {@link MemoryRanking.rank} ranks one thread), then
+ * The entries holding at least one of the query's terms, best first: BM25F over every entry the filter
+ * lets through (IDF and average length over them, as {@link MemoryRanking.rank} ranks one thread), then
  * newest first among equal scores; only the best `keep` when given. Reads only the postings of the
  * query's terms.
  */
 export function searchIndex(
   threads: readonly ThreadIndex[],
-  terms: readonly string[],
+  query: SearchQuery,
   allowed?: EntryFilter,
   keep?: number,
 ): IndexSearch {
+  const { terms } = query
   const { masks, extras, documents, totalLength } = searchable(threads, allowed)
   if (documents === 0 || terms.length === 0) return { ranked: [], idf: new Map() }
   const holding = terms.map((term) => {
@@ -110,7 +112,7 @@ export function searchIndex(
     return count
   })
   const averageLength = Math.max(totalLength / documents, 1)
-  const idf = holding.map((count) => inverseFrequency(documents, count))
+  const { idf, score } = queryScorer(query, documents, holding)
   const scores = new Map<IndexedEntry, number>()
   // Term by term, so each entry's score is summed in the same order as a single thread's ranking.
   terms.forEach((term, index) => {
@@ -123,7 +125,7 @@ export function searchIndex(
         if (mask !== undefined && mask[position] === 0) continue
         const indexed = thread.entries[position]!
         const norm = lengthNorm(indexed.length, averageLength)
-        const added = termScore(idf[index]!, postings[posting + 1]!, postings[posting + 2]!, norm)
+        const added = score(index, postings[posting + 1]!, postings[posting + 2]!, norm)
         scores.set(indexed, (scores.get(indexed) ?? 0) + added)
       }
     })
@@ -132,7 +134,7 @@ export function searchIndex(
       const label = extra.counted.label.get(term) ?? 0
       if (body === 0 && label === 0) continue
       const norm = lengthNorm(extra.length, averageLength)
-      scores.set(extra, (scores.get(extra) ?? 0) + termScore(idf[index]!, body, label, norm))
+      scores.set(extra, (scores.get(extra) ?? 0) + score(index, body, label, norm))
     }
   })
   const ranked = best(scores, keep)

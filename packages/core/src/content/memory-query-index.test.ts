@@ -12,7 +12,9 @@ afterEach(() => {
 })
 
 const WORDS = ['bread', 'cache', 'index', 'shape', 'preview', 'quokka', 'layout', 'export']
-const word = fc.constantFrom(...WORDS)
+/** Identifiers and some of their parts: a query naming an identifier whole weighs its parts down. */
+const IDENTIFIERS = ['PO-7001', '7001', 'shape_12']
+const word = fc.constantFrom(...WORDS, ...IDENTIFIERS)
 const words = fc.array(word, { minLength: 1, maxLength: 3 }).map((list) => list.join(' '))
 
 type Op =

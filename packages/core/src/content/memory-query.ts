@@ -9,7 +9,7 @@ import { type EntryFilter, entriesOf, searchIndex } from './index-search'
 import { type KeyedEntry, MemoryRanking } from './memory-ranking'
 import { compareEntriesNewestFirst, contentEntry, type MemoryEntry, snippetOf } from './memory-search'
 import type { MemoryHitLocation, MemoryQueryOutput } from './memory-tool-types'
-import { queryTerms } from './search-terms'
+import { type SearchQuery, searchQuery } from './search-terms'
 import { isEchoRecord, pendingCall, searchedEntry, ToolCalls } from './searched-entries'
 import { ThreadIndex } from './thread-index'
 import { type CheckedQuery, checkQueryInput } from './tool-input'
@@ -75,9 +75,10 @@ export async function queryMemory(spaces: ContentSpaces, input: unknown): Promis
   // Refused as before when the store keeps no content.
   contentMethods(store, 'memory_query')
   const matches = entryFilter(query)
-  const terms = queryTerms(query.words.join(' '))
+  const words = searchQuery(query.words.join(' '))
+  const { terms } = words
   const own = QUERY_INDEX.own && spaces.readSpaces.length === 1 && spaces.readSpaces[0] === threadId
-  const { hits, weights } = await (own ? searchIndexed : searchWhole)(spaces, query, matches, terms)
+  const { hits, weights } = await (own ? searchIndexed : searchWhole)(spaces, query, matches, words)
   return {
     results: hits.map(({ text, json: _json, order: _order, labels: _labels, ...hit }) => ({
       ...hit,
@@ -102,16 +103,16 @@ interface Found {
  */
 const indexes = new WeakMap<ContentSpaces, { index: ThreadIndex; clear(): void }>()
 
-/** A search of what a thread reads, for a checked query, its filters and its terms. */
+/** A search of what a thread reads, for a checked query, its filters and its words. */
 type Search = (
   spaces: ContentSpaces,
   query: CheckedQuery,
   matches: EntryFilter,
-  terms: readonly string[],
+  words: SearchQuery,
 ) => Promise<Found>
 
 /** The thread's own content and history, searched through its index brought up to date. */
-const searchIndexed: Search = async (spaces, query, matches, terms) => {
+const searchIndexed: Search = async (spaces, query, matches, words) => {
   const { store, threadId } = spaces.deps
   let held = indexes.get(spaces)
   if (held === undefined) {
@@ -126,13 +127,13 @@ const searchIndexed: Search = async (spaces, query, matches, terms) => {
   const viewIds = await spaces.deps.viewIds()
   let hits: MemoryEntry[]
   let weights: ReadonlyMap<string, number> | undefined
-  if (terms.length === 0) {
+  if (words.terms.length === 0) {
     hits = entriesOf([index], matches)
       .map(({ entry }) => entry)
       .sort(compareEntriesNewestFirst)
       .slice(0, query.limit)
   } else {
-    const ranked = searchIndex([index], terms, matches, query.limit)
+    const ranked = searchIndex([index], words, matches, query.limit)
     hits = ranked.ranked.map(({ indexed }) => indexed.entry)
     weights = ranked.idf
   }
@@ -146,7 +147,7 @@ const searchIndexed: Search = async (spaces, query, matches, terms) => {
 }
 
 /** Everything the thread reads, read from the store and ranked at each query. */
-const searchWhole: Search = async (spaces, query, matches, terms) => {
+const searchWhole: Search = async (spaces, query, matches, words) => {
   const { store, threadId } = spaces.deps
   const { items, viewIds } = await spaces.deps.history()
   // Everything the thread held is searched; the archive is read a page at a time.
@@ -202,13 +203,13 @@ const searchWhole: Search = async (spaces, query, matches, terms) => {
   const entries = distinctFacts(found)
   let hits: MemoryEntry[]
   let weights: ReadonlyMap<string, number> | undefined
-  if (terms.length === 0) {
+  if (words.terms.length === 0) {
     hits = entries
       .map(({ entry }) => entry)
       .sort(compareEntriesNewestFirst)
       .slice(0, query.limit)
   } else {
-    const ranked = ranking.rank(entries, terms, compareEntriesNewestFirst)
+    const ranked = ranking.rank(entries, words, compareEntriesNewestFirst)
     hits = ranked.ranked.slice(0, query.limit).map(({ entry }) => entry)
     weights = ranked.idf
   }

@@ -1,6 +1,6 @@
 import type { MemoryEntry } from './memory-search'
 import type { MemoryHitLocation } from './memory-tool-types'
-import { termsOf } from './search-terms'
+import { type SearchQuery, termsOf } from './search-terms'
 
 /*
  * Ranking of `memory_query`: BM25F over two fields of each entry — its text, and its labels (the tool
@@ -80,6 +80,53 @@ export function termScore(idf: number, body: number, label: number, norm: number
   return weighted === 0 ? 0 : (idf * weighted * (K1 + 1)) / (weighted + K1)
 }
 
+/**
+ * What an identifier's parts count for together, against 1 for its whole, while some entry holds the
+ * whole. Below 1 / (K1 + 1), so an entry holding the whole outranks every entry holding only parts: a
+ * term adds at most K1 + 1 times its IDF, a whole held at least once adds at least its IDF (see
+ * {@link QueryScorer}), and a part is almost never rarer than the whole (the entries holding `po7001`
+ * hold `po` and `7001`; only a whole written as one plain word or number, `invoicetotal`, does not).
+ */
+const PARTS_WEIGHT = 0.4
+
+/** How a query's terms score, once the entries holding each are counted. */
+export interface QueryScorer {
+  /** Each term's IDF, in the query's order. */
+  idf: number[]
+  /**
+   * What term `term` adds to an entry of length normalisation `norm` holding it `body` times in its
+   * text and `label` times in its labels: its BM25F score, times its weight. A part of an identifier
+   * the query names whole counts at a share of {@link PARTS_WEIGHT} when some entry holds the whole
+   * (in full when none does: the identifier is then only written in other forms). The whole of an
+   * identifier is not weighed down by a long text (its normalisation is at most 1): an identifier
+   * names one thing, and a long tool result holding it once is as much about it as a short one.
+   */
+  score(term: number, body: number, label: number, norm: number): number
+}
+
+/** The scorer of `query` over `documents` entries, `holding[t]` of which hold its term `t`. */
+export function queryScorer(query: SearchQuery, documents: number, holding: readonly number[]): QueryScorer {
+  // Lucene's IDF: always positive, so a term every entry holds still counts a little.
+  const idf = holding.map((count) => inverseFrequency(documents, count))
+  const weights = query.terms.map(() => 1)
+  const wholes = query.terms.map(() => false)
+  const parts = new Set<number>()
+  for (const { whole, parts: of } of query.identifiers) {
+    wholes[whole] = true
+    const share = holding[whole] === 0 ? 1 : PARTS_WEIGHT / of.length
+    for (const part of of) {
+      // A part of several identifiers counts at its largest share.
+      weights[part] = parts.has(part) ? Math.max(weights[part]!, share) : share
+      parts.add(part)
+    }
+  }
+  return {
+    idf,
+    score: (term, body, label, norm) =>
+      weights[term]! * termScore(idf[term]!, body, label, wholes[term]! ? Math.min(norm, 1) : norm),
+  }
+}
+
 /** Summaries and facts of the active log are found "in" `summary` and `fact`; the archive stays `archive`. */
 const placed = (entry: MemoryEntry, where: MemoryHitLocation): MemoryEntry => {
   const wanted =
@@ -125,15 +172,16 @@ export class MemoryRanking {
   }
 
   /**
-   * The entries holding at least one of the terms, best first: by BM25F score, then newest first among
-   * equal scores (`newestFirst` orders them).
+   * The entries holding at least one of the query's terms, best first: by BM25F score (see
+   * {@link queryScorer}), then newest first among equal scores (`newestFirst` orders them).
    */
   rank(
     entries: readonly KeyedEntry[],
-    terms: readonly string[],
+    query: SearchQuery,
     newestFirst: (left: MemoryEntry, right: MemoryEntry) => number,
   ): Ranking {
     const documents = entries.length
+    const { terms } = query
     if (documents === 0 || terms.length === 0) return { ranked: [], idf: new Map() }
     // One pass: each entry's counts of the query's terms, and how many entries hold each term.
     const holding = new Array<number>(terms.length).fill(0)
@@ -157,8 +205,7 @@ export class MemoryRanking {
       if (body !== undefined && label !== undefined) matched.push({ index, counted, body, label })
     })
     const averageLength = Math.max(totalLength / documents, 1)
-    // Lucene's IDF: always positive, so a term every entry holds still counts a little.
-    const idf = holding.map((count) => inverseFrequency(documents, count))
+    const { idf, score: termScoreOf } = queryScorer(query, documents, holding)
     const ranked: RankedEntry[] = matched.map(({ index, counted, body, label }) => {
       const norm = lengthNorm(counted.bodyLength, averageLength)
       let score = 0
@@ -166,7 +213,7 @@ export class MemoryRanking {
       for (let term = 0; term < terms.length; term++) {
         if (body[term] === 0 && label[term] === 0) continue
         held++
-        score += termScore(idf[term]!, body[term]!, label[term]!, norm)
+        score += termScoreOf(term, body[term]!, label[term]!, norm)
       }
       return { entry: entries[index]!.entry, score, terms: held }
     })

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { queryTerms, termSpans, termsOf } from './search-terms'
+import { queryTerms, searchQuery, termSpans, termsOf } from './search-terms'
 
 describe('search terms', () => {
   it('split identifiers into their parts and keep the whole', () => {
@@ -37,6 +37,31 @@ describe('search terms', () => {
   it('drop common words from a query unless nothing else is left', () => {
     expect(queryTerms('what is the PO-7001 total?')).toEqual(['po', '7001', 'po7001', 'total'])
     expect(queryTerms('The Who')).toEqual(['the', 'who'])
+  })
+
+  it("name a query's identifiers: their whole term and the terms held only as their parts", () => {
+    expect(searchQuery('PO-7001 total')).toEqual({
+      terms: ['po', '7001', 'po7001', 'total'],
+      identifiers: [{ whole: 2, parts: [0, 1] }],
+    })
+    // A part the query also holds as a word is not only a part.
+    expect(searchQuery('po PO-7001').identifiers).toEqual([{ whole: 2, parts: [1] }])
+    // Common words are dropped as parts too; a whole folded to its own part is no identifier.
+    expect(searchQuery('it-4 invoice')).toEqual({
+      terms: ['4', 'it4', 'invoice'],
+      identifiers: [{ whole: 1, parts: [0] }],
+    })
+    expect(searchQuery("Dana's manager").identifiers).toEqual([])
+    expect(searchQuery('po 7001').identifiers).toEqual([])
+    expect(searchQuery('RAREBIGMX09N9V6').terms).toEqual([
+      'rarebigmx',
+      '09',
+      'n',
+      '9',
+      'v',
+      '6',
+      'rarebigmx09n9v6',
+    ])
   })
 
   it('give each term the span of its token', () => {

@@ -231,11 +231,63 @@ export function termsOf(text: string, { asciiScan = true }: { asciiScan?: boolea
   return terms
 }
 
+/** An identifier a query names whole (`PO-7001`): its whole term and its parts, as indexes of the query's terms. */
+export interface QueryIdentifier {
+  whole: number
+  /** The parts the query holds only as parts of an identifier (not as words or wholes of their own). */
+  parts: number[]
+}
+
+/** A query's distinct terms, and the identifiers it names whole. */
+export interface SearchQuery {
+  terms: string[]
+  identifiers: QueryIdentifier[]
+}
+
+/**
+ * A query's distinct terms, in order (common words dropped unless the query holds nothing else), and
+ * each identifier it names whole with the terms it holds only as that identifier's parts: the ranking
+ * counts those parts at a fraction, so an entry holding `INV-2024-6` outranks entries holding `6`.
+ */
+export function searchQuery(text: string): SearchQuery {
+  // The terms of one token share its span: a token of several terms is an identifier, its whole last.
+  const tokens: string[][] = []
+  let span = { start: -1, end: -1 }
+  visitTerms(text, (term, start, end) => {
+    if (start === span.start && end === span.end) tokens.at(-1)!.push(term)
+    else {
+      tokens.push([term])
+      span = { start, end }
+    }
+  })
+  const all = [...new Set(tokens.flat())]
+  const kept = all.filter((term) => !STOP_WORDS.has(term))
+  const terms = kept.length > 0 ? kept : all
+  const index = new Map(terms.map((term, at) => [term, at]))
+  // Words and wholes count in full wherever else they are a part.
+  const plain = new Set(tokens.map((token) => token.at(-1)!))
+  const identifiers = new Map<number, Set<number>>()
+  for (const token of tokens) {
+    // A whole folded to one of its parts (`Dana's` → `dana`, `s`) names nothing more than its words.
+    if (token.length < 2 || token.indexOf(token.at(-1)!) < token.length - 1) continue
+    const whole = index.get(token.at(-1)!)
+    if (whole === undefined) continue
+    const parts = identifiers.get(whole) ?? new Set<number>()
+    identifiers.set(whole, parts)
+    for (const part of token.slice(0, -1)) {
+      const at = index.get(part)
+      if (at !== undefined && !plain.has(part)) parts.add(at)
+    }
+  }
+  return {
+    terms,
+    identifiers: [...identifiers].map(([whole, parts]) => ({ whole, parts: [...parts] })),
+  }
+}
+
 /** The distinct terms of a query, in order; common words dropped unless the query holds nothing else. */
 export function queryTerms(text: string): string[] {
-  const terms = [...new Set(termsOf(text))]
-  const kept = terms.filter((term) => !STOP_WORDS.has(term))
-  return kept.length > 0 ? kept : terms
+  return searchQuery(text).terms
 }
 
 /** Every term with its span in the text, in order. */

@@ -1,6 +1,6 @@
 import type { MemoryRanking } from '../content/memory-ranking'
 import type { MemoryEntry } from '../content/memory-search'
-import { queryTerms } from '../content/search-terms'
+import { searchQuery } from '../content/search-terms'
 import { invalidOptions } from '../errors'
 import type { JsonObject, JsonValue } from '../items'
 import type { ResourceDocument } from '../stores'
@@ -118,9 +118,9 @@ export function searchDocuments(
         matchesCondition(document.value[field], condition),
       ),
   )
-  const terms = query === undefined ? [] : queryTerms(query)
+  const words = searchQuery(query ?? '')
   let ordered: ResourceDocumentHit[] = kept
-  if (terms.length > 0) {
+  if (words.terms.length > 0) {
     ranking.begin()
     const byEntry = new Map<MemoryEntry, ResourceDocument>()
     const entries = kept.map((document, order) => {
@@ -139,7 +139,7 @@ export function searchDocuments(
       return { key, entry }
     })
     // Equal scores keep the store's order.
-    const ranked = ranking.rank(entries, terms, (left, right) => left.order - right.order).ranked
+    const ranked = ranking.rank(entries, words, (left, right) => left.order - right.order).ranked
     const hits = new Set<ResourceDocument>()
     ordered = ranked.map(({ entry, score }) => {
       const document = byEntry.get(entry)!

@@ -4,7 +4,7 @@ import { citationPart, referenceOf } from '../content/content-reference'
 import { distinctFacts } from '../content/memory-query'
 import { type KeyedEntry, MemoryRanking } from '../content/memory-ranking'
 import { compareEntriesNewestFirst, contentEntry, type MemoryEntry } from '../content/memory-search'
-import { queryTerms } from '../content/search-terms'
+import { searchQuery } from '../content/search-terms'
 import { isEchoRecord, searchedEntry, ToolCalls } from '../content/searched-entries'
 import type { Item, UnsequencedItem } from '../items'
 import { createMemory } from '../memory'
@@ -20,7 +20,20 @@ import { FIXTURE_BASE_TS } from '../testing/fixtures'
  */
 
 const RESOURCE = 'user-1'
-const WORDS = ['invoice', 'lyon', 'budget', 'kitchen', 'flight', 'tuesday', 'vegan', 'piano', 'tax', 'paris']
+const WORDS = [
+  'invoice',
+  'lyon',
+  'budget',
+  'kitchen',
+  'flight',
+  'tuesday',
+  'vegan',
+  'piano',
+  'tax',
+  'paris',
+  'PO-7001',
+  '7001',
+]
 
 interface Origin {
   threadId: string
@@ -73,14 +86,14 @@ async function referenceQuery(store: StrataStore, threadIds: readonly string[], 
     for (const item of archived) take(item, 'archive')
   }
   const entries = distinctFacts(found)
-  const terms = queryTerms(text)
+  const query = searchQuery(text)
   const ranked =
-    terms.length === 0
+    query.terms.length === 0
       ? entries
           .map(({ entry }) => entry)
           .sort(compareEntriesNewestFirst)
           .map((entry) => ({ entry, score: 0 }))
-      : new MemoryRanking().rank(entries, terms, compareEntriesNewestFirst).ranked
+      : new MemoryRanking().rank(entries, query, compareEntriesNewestFirst).ranked
   return ranked.slice(0, limit).map(({ entry, score }) => {
     const { threadId, seq, kind, memoryId } = origins.get(entry)!
     return { threadId, seq, kind, ...(memoryId === undefined ? {} : { memoryId }), score }

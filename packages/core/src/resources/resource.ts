@@ -2,7 +2,7 @@ import type { IndexPool } from '../content/index-pool'
 import { type EntryFilter, entriesOf, searchIndex } from '../content/index-search'
 import { MemoryRanking } from '../content/memory-ranking'
 import type { MemoryQueryHit, ToolResource } from '../content/memory-tool-types'
-import { queryTerms } from '../content/search-terms'
+import { searchQuery } from '../content/search-terms'
 import { invalidOptions, StrataError } from '../errors'
 import { assertSerializable, assertThreadId, type JsonObject, type JsonValue } from '../items'
 import type {
@@ -221,16 +221,16 @@ export class ResourceHandle implements Resource, ToolResource {
   ): Promise<RankedHit[]> {
     if (threadIds.length === 0) return []
     const threads = await this.#index.sync(this.#deps.store, threadIds)
-    const terms = queryTerms(text)
-    if (terms.length === 0) return newestHits(entriesOf(threads, matches), limit)
+    const query = searchQuery(text)
+    if (query.terms.length === 0) return newestHits(entriesOf(threads, matches), limit)
     const { embedder } = this.#deps
     // Fusion with the semantic ranks needs every word rank; word ranking alone, the best `limit`.
-    const searched = searchIndex(threads, terms, matches, embedder === undefined ? limit : undefined)
+    const searched = searchIndex(threads, query, matches, embedder === undefined ? limit : undefined)
     const similarity =
       embedder === undefined
         ? undefined
         : await similarities(this.#store('query'), embedder, entriesOf(threads, matches), text)
-    return rankedHits(searched, terms, limit, similarity)
+    return rankedHits(searched, query.terms, limit, similarity)
   }
 
   /** @internal Content was stored in the thread: its next query reads the thread's new content. */
