@@ -30,10 +30,13 @@ export const BUNDLES: BundleCase[] = [
   {
     name: 'createMemory',
     source: "export { createMemory } from '@strata-memory/core'",
-    budget: 84.5 * KB,
+    // 84.5 → 85.5 KB at stop 42: memory_query's thread index (a sync path, view ids, the index pool) and
+    // the ranking of identifiers (a query's wholes and parts).
+    budget: 85.5 * KB,
     target: 32 * KB,
   },
-  { name: 'core', source: "export * from '@strata-memory/core'", budget: 85.5 * KB, target: 40 * KB },
+  // 85.5 → 86.8 KB at stop 42: as createMemory, and `thread.unseen()`.
+  { name: 'core', source: "export * from '@strata-memory/core'", budget: 86.8 * KB, target: 40 * KB },
   // One helper alone: a call left at a module's top level keeps what it reaches in every partial import
   // (a top-level patternSummarizer() once made this 14.6 KB).
   {
@@ -69,8 +72,10 @@ export const BUNDLES: BundleCase[] = [
   })),
   ...(
     [
-      ['store-file', 22.5],
-      ['store-redis', 15.8],
+      // Stop 42: content queries read only matching records (file: the catalog journal; Redis: the
+      // content-meta hash and its two read scripts): 22.5 → 24.0 and 15.8 → 16.5 KB.
+      ['store-file', 24.0],
+      ['store-redis', 16.5],
     ] as const
   ).map(([name, budget]) => ({
     name,
