@@ -478,6 +478,7 @@ describe('the public surface of @strata-memory/core', () => {
       'memoryToolSchemasWith',
       'messageFingerprint',
       'normalizedToolSchema',
+      'notContinuing',
       'openAppThread',
       'partsText',
       'providerToolCall',

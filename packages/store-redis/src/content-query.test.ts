@@ -1,9 +1,8 @@
 import type { ContentRecord } from '@strata-memory/core'
-import type { RedisClientType } from 'redis'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { redisStore } from './redis-store'
-import { cleanUpAndClose, connectTestClient } from './testing/redis-admin'
-import { type TestRedis, testRedis } from './testing/redis-server'
+import { connectTestClient } from './testing/redis-admin'
+import { redisTestRun } from './testing/suite-redis'
 
 /*
  * queryContent used to fetch every record of the thread, data included (HVALS), then filter: each
@@ -11,21 +10,8 @@ import { type TestRedis, testRedis } from './testing/redis-server'
  * fetches only the records that match.
  */
 
-let redis: TestRedis
-let admin: RedisClientType
-const RUN_PREFIX = `strata-content-query-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
-let prefixCounter = 0
-const newPrefix = () => `${RUN_PREFIX}-${++prefixCounter}`
-
-beforeAll(async () => {
-  redis = await testRedis()
-  admin = await connectTestClient(redis.url)
-})
-
-afterAll(async () => {
-  await cleanUpAndClose(admin, `${RUN_PREFIX}*`)
-  await redis?.stop()
-})
+const run = redisTestRun('content-query')
+const { newPrefix } = run
 
 const record = (id: string, ts: number, overrides: Partial<ContentRecord> = {}): ContentRecord => ({
   id,
@@ -46,7 +32,7 @@ const stringsOf = (reply: unknown): string[] =>
  * came over the wire. The client is the real one; only `sendCommand` is observed.
  */
 async function countedStore(prefix: string) {
-  const client = await connectTestClient(redis.url)
+  const client = await connectTestClient(run.url)
   const received = { records: 0 }
   const observed = new Proxy(client, {
     get(target, property) {
@@ -111,15 +97,15 @@ describe('redisStore queryContent fetches the data of the records that match, no
       const meta = `${prefix}:{t}:content-meta`
       // As the store wrote a thread before: records only.
       for (let index = 0; index < 20; index++) {
-        await admin.hSet(content, `m_${index}`, JSON.stringify(record(`m_${index}`, index)))
+        await run.admin.hSet(content, `m_${index}`, JSON.stringify(record(`m_${index}`, index)))
       }
-      await admin.expire(content, 600)
+      await run.admin.expire(content, 600)
       expect(await counted.records(() => counted.store.queryContent('t', { fromTs: 19 }))).toEqual({
         result: [record('m_19', 19)],
         records: 20,
       })
-      expect(await admin.hLen(meta)).toBe(20)
-      expect(await admin.ttl(meta)).toBeGreaterThan(590)
+      expect(await run.admin.hLen(meta)).toBe(20)
+      expect(await run.admin.ttl(meta)).toBeGreaterThan(590)
       expect(await counted.records(() => counted.store.queryContent('t', { fromTs: 19 }))).toEqual({
         result: [record('m_19', 19)],
         records: 1,
@@ -136,7 +122,7 @@ describe('redisStore queryContent fetches the data of the records that match, no
       await counted.store.putContent('t', record('new', 1))
       await counted.store.putContent('t', record('replaced', 2, { type: 'old' }))
       // An older store beside this one: a record added, and one replaced, in the content hash alone.
-      await admin.hSet(`${prefix}:{t}:content`, 'old', JSON.stringify(record('old', 3, { tags: ['a'] })))
+      await run.admin.hSet(`${prefix}:{t}:content`, 'old', JSON.stringify(record('old', 3, { tags: ['a'] })))
       expect((await counted.store.queryContent('t', { tags: ['a'] })).map(({ id }) => id)).toEqual(['old'])
       expect((await counted.store.queryContent('t')).map(({ id }) => id)).toEqual(['old', 'replaced', 'new'])
       // Replaced by this store: its fields replaced with it.
@@ -155,9 +141,9 @@ describe('redisStore queryContent fetches the data of the records that match, no
     const counted = await countedStore(prefix)
     try {
       await counted.store.putContent('t', record('a', 1))
-      expect(await admin.exists(`${prefix}:{t}:content-meta`)).toBe(1)
+      expect(await run.admin.exists(`${prefix}:{t}:content-meta`)).toBe(1)
       await counted.store.deleteThread('t')
-      expect(await admin.exists([`${prefix}:{t}:content`, `${prefix}:{t}:content-meta`])).toBe(0)
+      expect(await run.admin.exists([`${prefix}:{t}:content`, `${prefix}:{t}:content-meta`])).toBe(0)
       await counted.store.putContent('t', record('b', 2))
       expect(await counted.store.queryContent('t')).toEqual([record('b', 2)])
     } finally {

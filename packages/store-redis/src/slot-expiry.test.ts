@@ -1,9 +1,7 @@
 import { makeContentRecord, makeItems } from '@strata-memory/core/testing'
-import type { RedisClientType } from 'redis'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { redisStore } from './redis-store'
-import { cleanUpAndClose, connectTestClient } from './testing/redis-admin'
-import { type TestRedis, testRedis } from './testing/redis-server'
+import { redisTestRun } from './testing/suite-redis'
 
 /*
  * Issue 32: core keeps its log digest in the slot `log-digest`, and opens a thread from it without
@@ -13,28 +11,15 @@ import { type TestRedis, testRedis } from './testing/redis-server'
  * replayed the whole log.)
  */
 
-let redis: TestRedis
-let admin: RedisClientType
-const RUN_PREFIX = `strata-slot-expiry-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
-let prefixCounter = 0
-const newPrefix = () => `${RUN_PREFIX}-${++prefixCounter}`
-
-beforeAll(async () => {
-  redis = await testRedis()
-  admin = await connectTestClient(redis.url)
-})
-
-afterAll(async () => {
-  await cleanUpAndClose(admin, `${RUN_PREFIX}*`)
-  await redis?.stop()
-})
+const run = redisTestRun('slot-expiry')
+const { newPrefix } = run
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe('redisStore: the slots hash and the ttl', () => {
   it('keeps a slot as long as appends keep the log, and lets both expire together', async () => {
     const prefix = newPrefix()
-    const store = redisStore({ url: redis.url, prefix, ttlSeconds: 2 })
+    const store = redisStore({ url: run.url, prefix, ttlSeconds: 2 })
     try {
       const log = `${prefix}:{t}:log`
       const slots = `${prefix}:{t}:slots`
@@ -54,11 +39,11 @@ describe('redisStore: the slots hash and the ttl', () => {
           lastSeq: 2,
         })
         // Refreshed by the same script: the two expire within the same millisecond or so.
-        expect(Math.abs((await admin.pTTL(log)) - (await admin.pTTL(slots)))).toBeLessThan(50)
+        expect(Math.abs((await run.admin.pTTL(log)) - (await run.admin.pTTL(slots)))).toBeLessThan(50)
       }
       // No more writes: the log and the slot go together.
       await sleep(2_300)
-      expect(await admin.exists([log, slots])).toBe(0)
+      expect(await run.admin.exists([log, slots])).toBe(0)
       expect(await store.getSlot('t', 'log-digest')).toBeUndefined()
     } finally {
       await store.close()
@@ -67,7 +52,7 @@ describe('redisStore: the slots hash and the ttl', () => {
 
   it('refreshes the slots hash on every write that refreshes the thread, on both append paths', async () => {
     const prefix = newPrefix()
-    const store = redisStore({ url: redis.url, prefix, ttlSeconds: 300 })
+    const store = redisStore({ url: run.url, prefix, ttlSeconds: 300 })
     try {
       const slots = `${prefix}:{t}:slots`
       await store.append('t', makeItems(4), { expectedSeq: 0 })
@@ -83,9 +68,9 @@ describe('redisStore: the slots hash and the ttl', () => {
         ['setSlot (another slot)', () => store.setSlot('t', 'other', { a: 1 })],
       ]
       for (const [name, write] of writes) {
-        await admin.expire(slots, 20)
+        await run.admin.expire(slots, 20)
         await write()
-        expect(await admin.ttl(slots), name).toBeGreaterThan(290)
+        expect(await run.admin.ttl(slots), name).toBeGreaterThan(290)
       }
       expect(await store.getSlot('t', 'log-digest')).toEqual({ lastSeq: 4 })
     } finally {
@@ -95,12 +80,12 @@ describe('redisStore: the slots hash and the ttl', () => {
 
   it('leaves the slots hash without a ttl when the store has none', async () => {
     const prefix = newPrefix()
-    const store = redisStore({ url: redis.url, prefix })
+    const store = redisStore({ url: run.url, prefix })
     try {
       await store.append('t', makeItems(1), { expectedSeq: 0 })
       await store.setSlot('t', 'log-digest', { lastSeq: 1 })
       await store.append('t', makeItems(1), { expectedSeq: 1 })
-      expect(await admin.ttl(`${prefix}:{t}:slots`)).toBe(-1)
+      expect(await run.admin.ttl(`${prefix}:{t}:slots`)).toBe(-1)
     } finally {
       await store.close()
     }

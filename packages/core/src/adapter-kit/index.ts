@@ -11,6 +11,7 @@ export {
   type ComparableMessage,
   type HistoryMode,
   messageFingerprint,
+  notContinuing,
   readConversationTail,
   type UnseenMessagesOptions,
   type UnseenMessagesResult,

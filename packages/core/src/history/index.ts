@@ -3,6 +3,7 @@ export {
   HISTORY_MODES,
   type HistoryMode,
   messageFingerprint,
+  notContinuing,
   readConversationTail,
   type UnseenMessagesOptions,
   type UnseenMessagesResult,

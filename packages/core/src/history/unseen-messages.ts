@@ -1,4 +1,4 @@
-import { invalidOptions } from '../errors'
+import { invalidOptions, StrataError } from '../errors'
 import type { Item } from '../items/item'
 import type { StrataStore } from '../stores/store'
 import {
@@ -359,4 +359,24 @@ export async function readConversationTail(
     toSeq = fromSeq - 1
   }
   return chunks.flat()
+}
+
+/**
+ * `STRATA_INVALID_MESSAGE` (`details.reason: 'not-continuing'`) for a list that does not continue the
+ * thread (`aligned: false`): storing it would store the history a second time, and showing it after
+ * the thread's context (`readOnly`, a read-only request) would show it twice. Nothing was done.
+ */
+export function notContinuing(threadId: string, history: HistoryMode, readOnly = false): StrataError {
+  const why = readOnly
+    ? 'showing them after the thread would show its history twice. Nothing was sent to the model: '
+    : 'storing them would store history a second time. Nothing was stored: rewind the thread to where they leave it (divergence() and rewind()), '
+  return new StrataError({
+    code: 'STRATA_INVALID_MESSAGE',
+    message:
+      `The messages sent do not continue thread '${threadId}': they do not hold its stored conversation ` +
+      'before their new messages (a regenerated answer, an edited message, a history that lost stored ' +
+      `messages, or another conversation?), so ${why}send the history the thread holds, or send only new ` +
+      "messages with history: 'new'.",
+    details: { threadId, history, reason: 'not-continuing', ...(readOnly ? { readOnly } : {}) },
+  })
 }

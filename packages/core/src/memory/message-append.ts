@@ -8,6 +8,7 @@ import {
   checkMatchingOptions,
   DEFAULT_WINDOW,
   type HistoryMode,
+  notContinuing,
   type TailAlignment,
   type UnseenMessagesResult,
 } from '../history/unseen-messages'
@@ -69,18 +70,7 @@ export class MessageAppend<L extends string> {
     const id = this.#state.id
     return this.appendMessages(async () => {
       const { indexes, aligned } = await this.#alignStoredTail(messages, history, window)
-      if (!aligned) {
-        throw new StrataError({
-          code: 'STRATA_INVALID_MESSAGE',
-          message:
-            `The messages sent do not continue thread '${id}': they do not hold its stored conversation ` +
-            'before their new messages (a regenerated answer, an edited message, a history that lost stored ' +
-            'messages, or another conversation?), so storing them would store history a second time. Nothing was stored: ' +
-            'rewind the thread to where they leave it (divergence() and rewind()), send the history the ' +
-            "thread holds, or send only new messages with history: 'new'.",
-          details: { threadId: id, history, reason: 'not-continuing' },
-        })
-      }
+      if (!aligned) throw notContinuing(id, history)
       return indexes.map((index) => messages.comparable(index) as NormalizedMessage)
     }, beforeWrite)
   }

@@ -16,8 +16,8 @@ import type {
   Processor,
 } from '@mastra/core/processors'
 import type { RequestContext } from '@mastra/core/request-context'
-import { type HistoryMode, StrataError, type Thread, type TransitionEvent } from '@strata-memory/core'
-import { markRequestFailed } from '@strata-memory/core/adapter-kit'
+import type { HistoryMode, Thread, TransitionEvent } from '@strata-memory/core'
+import { markRequestFailed, notContinuing } from '@strata-memory/core/adapter-kit'
 import { strataErrorOf } from '../errors/strata-error-of'
 import { type MemoryTransitionData, memoryTransitionData } from '../messages/db-messages'
 import {
@@ -363,17 +363,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     })
     // Refused as a writing request refuses it: showing such a list after the context would show the
     // stored conversation twice.
-    if (!aligned) {
-      throw new StrataError({
-        code: 'STRATA_INVALID_MESSAGE',
-        message:
-          `The messages sent do not continue thread '${thread.id}': they do not hold its stored conversation ` +
-          'before their new messages (a history cut short, an edited message, or another conversation?), so ' +
-          'showing them after the thread would show its history twice. Nothing was sent to the model: send the ' +
-          "history the thread holds, or only new messages (history: 'new' or 'auto').",
-        details: { threadId: thread.id, history: mode, reason: 'not-continuing', readOnly: true },
-      })
-    }
+    if (!aligned) throw notContinuing(thread.id, mode, true)
     const alongside = [
       ...system.map((message) => (message.role === 'system' ? message.content : '')),
       ...fresh.map((message) => JSON.stringify(message.content)),
