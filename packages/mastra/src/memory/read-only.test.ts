@@ -52,7 +52,7 @@ describe('readOnly', () => {
     const { agent, strata, prompts } = strataAgent(memory, [...answers, { text: 'answer new' }], {
       history: 'full',
     })
-    const conversation: { role: 'user' | 'assistant'; content: string }[] = []
+    const conversation: ({ role: 'user'; content: string } | { role: 'assistant'; content: string })[] = []
     for (const [index, question] of ['one?', 'two?', 'three?'].entries()) {
       conversation.push({ role: 'user', content: question })
       await agent.generate(conversation, { memory: memoryOf })
