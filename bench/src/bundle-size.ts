@@ -51,7 +51,8 @@ export const BUNDLES: BundleCase[] = [
     budget: 4.2 * KB,
   },
   { name: 'core/store-kit', source: "export * from '@strata-memory/core/store-kit'", budget: 7.1 * KB },
-  { name: 'core/adapter-kit', source: "export * from '@strata-memory/core/adapter-kit'", budget: 10.8 * KB },
+  // 10.8 → 11.3 KB at stop 42: notContinuing(), the not-continuing error Mastra's read-only calls share.
+  { name: 'core/adapter-kit', source: "export * from '@strata-memory/core/adapter-kit'", budget: 11.3 * KB },
   {
     name: 'core/tokenizer',
     source: "export * from '@strata-memory/core/tokenizer'",
