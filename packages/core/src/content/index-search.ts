@@ -2,7 +2,13 @@ import { normalizeFactText } from '../items/facts'
 import { lengthNorm, queryScorer } from './memory-ranking'
 import { compareEntriesNewestFirst, type MemoryEntry } from './memory-search'
 import type { SearchQuery } from './search-terms'
-import { type CountedEntry, type IndexedEntry, POSTING_SIZE, type ThreadIndex } from './thread-index'
+import {
+  type CountedEntry,
+  type IndexedEntry,
+  POSTING_SIZE,
+  postingList,
+  type ThreadIndex,
+} from './thread-index'
 
 /** Entries a query may return (memory_query's filters); all when absent. */
 export type EntryFilter = (entry: MemoryEntry) => boolean
@@ -100,8 +106,9 @@ export function searchIndex(
   const holding = terms.map((term) => {
     let count = 0
     threads.forEach((thread, index) => {
-      const postings = thread.postings.get(term)
-      if (postings === undefined) return
+      const held = thread.postings.get(term)
+      if (held === undefined) return
+      const postings = postingList(held)
       const mask = masks[index]
       if (mask === undefined) count += postings.length / POSTING_SIZE
       else
@@ -117,8 +124,9 @@ export function searchIndex(
   // Term by term, so each entry's score is summed in the same order as a single thread's ranking.
   terms.forEach((term, index) => {
     threads.forEach((thread, at) => {
-      const postings = thread.postings.get(term)
-      if (postings === undefined) return
+      const held = thread.postings.get(term)
+      if (held === undefined) return
+      const postings = postingList(held)
       const mask = masks[at]
       for (let posting = 0; posting < postings.length; posting += POSTING_SIZE) {
         const position = postings[posting]!

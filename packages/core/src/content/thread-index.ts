@@ -31,14 +31,33 @@ export interface CountedEntry extends IndexedEntry {
 
 /**
  * One term's postings in a thread, three numbers a posting in one flat list: the entry's position, the
- * term's count in its text and in its labels. One list a term, made at its exact size: a long thread's
- * index holds more than a million terms, most of them in one entry (ids, numbers), where an object
- * and three growing lists a term cost about 600 bytes.
+ * term's count in its text and in its labels. A long thread's index holds more than a million terms,
+ * most of them in one entry (ids, numbers): such a term's one posting is packed into one small integer
+ * (see {@link packPosting}), which the map holds without an object; a second posting makes the list.
  */
-export type Postings = number[]
+export type Postings = number | number[]
 
-/** Numbers a posting takes in {@link Postings}. */
+/** Numbers a posting takes in a list of {@link Postings}. */
 export const POSTING_SIZE = 3
+
+/** Counts below this, and positions below {@link PACKED_POSITIONS}, pack into one small integer. */
+const PACKED_COUNTS = 32
+const PACKED_POSITIONS = 2 ** 21
+
+/** One posting as one small integer (a V8 Smi), or undefined when its numbers are too large to pack. */
+function packPosting(at: number, body: number, label: number): number | undefined {
+  if (at >= PACKED_POSITIONS || body >= PACKED_COUNTS || label >= PACKED_COUNTS) return undefined
+  return (at * PACKED_COUNTS + body) * PACKED_COUNTS + label
+}
+
+/** A term's postings as their flat list (a packed one unpacked). */
+export function postingList(postings: Postings): number[] {
+  if (typeof postings !== 'number') return postings
+  const label = postings % PACKED_COUNTS
+  const rest = (postings - label) / PACKED_COUNTS
+  const body = rest % PACKED_COUNTS
+  return [(rest - body) / PACKED_COUNTS, body, label]
+}
 
 /** Thrown inside a sync when what the store holds is not the thread's old state plus appends. */
 class NeedsRebuild extends Error {}
@@ -308,7 +327,9 @@ export class ThreadIndex {
     this.totalLength += counted.bodyLength
     const post = (term: string, body: number, label: number) => {
       const postings = this.postings.get(term)
-      if (postings === undefined) this.postings.set(term, [at, body, label])
+      if (postings === undefined) this.postings.set(term, packPosting(at, body, label) ?? [at, body, label])
+      else if (typeof postings === 'number')
+        this.postings.set(term, [...postingList(postings), at, body, label])
       else postings.push(at, body, label)
     }
     for (const [term, body] of counted.body) post(term, body, counted.label.get(term) ?? 0)
