@@ -30,13 +30,13 @@ export const BUNDLES: BundleCase[] = [
   {
     name: 'createMemory',
     source: "export { createMemory } from '@strata-memory/core'",
-    // 84.5 → 85.5 KB at stop 42: memory_query's thread index (a sync path, view ids, the index pool) and
-    // the ranking of identifiers (a query's wholes and parts).
-    budget: 85.5 * KB,
+    // 84.5 → 86.0 KB at stop 42: memory_query's thread index (a sync path, view ids, the index pool, the
+    // sync after an archive) and the ranking of identifiers (a query's wholes and parts).
+    budget: 86.0 * KB,
     target: 32 * KB,
   },
-  // 85.5 → 86.8 KB at stop 42: as createMemory, and `thread.unseen()`.
-  { name: 'core', source: "export * from '@strata-memory/core'", budget: 86.8 * KB, target: 40 * KB },
+  // 85.5 → 87.3 KB at stop 42: as createMemory, and `thread.unseen()`.
+  { name: 'core', source: "export * from '@strata-memory/core'", budget: 87.3 * KB, target: 40 * KB },
   // One helper alone: a call left at a module's top level keeps what it reaches in every partial import
   // (a top-level patternSummarizer() once made this 14.6 KB).
   {

@@ -145,13 +145,16 @@ describe('memory_query through the thread index', () => {
     let runs = 0
     const where = new Map<string, number>()
     await fc.assert(
-      fc.asyncProperty(fc.array(op, { minLength: 10, maxLength: 50 }), async (ops) => {
+      fc.asyncProperty(fc.array(op, { minLength: 10, maxLength: 50 }), fc.boolean(), async (ops, budget) => {
         const store = inMemoryStore()
         let now = 1_000
+        // Under a small budget compactions archive old turns and write summaries and facts: the index
+        // moves their entries to the archive instead of reading the history again.
         const options = {
           store,
           clock: () => (now += 3),
           content: { offloadAboveBytes: 120 },
+          ...(budget ? { compaction: { budget: { inputTokens: 700 } } } : {}),
         }
         const thread = await createMemory(options).thread('t')
         const other = async () => createMemory(options).thread('t')
@@ -162,6 +165,7 @@ describe('memory_query through the thread index', () => {
           // A note is looked for right after it is stored (no append between: the head does not show it).
           if (step.kind !== 'query' && step.kind !== 'note') continue
           const input = step.kind === 'note' ? { text: step.text } : step.input
+          await thread.settled()
           runs++
           QUERY_INDEX.own = true
           const indexed = await tools.memory_query.execute(input)
@@ -177,8 +181,8 @@ describe('memory_query through the thread index', () => {
     )
     expect(runs).toBeGreaterThan(100)
     // Hits from every place a memory lives.
-    for (const place of ['view', 'out-of-view', 'archive', 'content'])
-      expect(where.get(place), place).toBeGreaterThan(10)
+    for (const place of ['view', 'out-of-view', 'archive', 'content', 'summary'])
+      expect(where.get(place), place).toBeGreaterThan(5)
   }, 120_000)
 
   it('reads what changed since the last query, not the history again', async () => {
@@ -243,5 +247,51 @@ describe('memory_query through the thread index', () => {
     expect(await query(a)).toEqual(first)
     // Built again: a's whole log read.
     expect(counted.reads.activeItems - before).toBeGreaterThanOrEqual(50)
+  })
+
+  it('moves what a compaction archived to the archive, reading the short active log and no archive', async () => {
+    const counted = countingStore(inMemoryStore())
+    let now = 1_000
+    const memory = createMemory({
+      store: counted.store,
+      clock: () => (now += 3),
+      compaction: { budget: { inputTokens: 2_000 } },
+    })
+    const thread = await memory.thread('budget')
+    const tools = memoryTools(thread)
+    const say = async (turn: number) => {
+      await thread.append({
+        role: 'user',
+        content: `turn ${turn}: ${WORDS[turn % WORDS.length]} ${'detail '.repeat(20)}`,
+      })
+      await thread.append({ role: 'assistant', content: `done ${turn}` })
+      await thread.settled()
+    }
+    for (let turn = 0; turn < 60; turn++) await say(turn)
+    const search = async () => {
+      QUERY_INDEX.own = false
+      const whole = await tools.memory_query.execute({ text: 'quokka', limit: 20 })
+      QUERY_INDEX.own = true
+      const indexed = await tools.memory_query.execute({ text: 'quokka', limit: 20 })
+      expect(indexed).toEqual(whole)
+      return indexed
+    }
+    await search()
+    const archivedBefore = (await counted.store.head('budget')).archivedCount
+    for (let turn = 60; turn < 90; turn++) await say(turn)
+    const head = await counted.store.head('budget')
+    // Compactions archived turns since the last query, and the newest items stayed active.
+    expect(head.archivedCount).toBeGreaterThan(archivedBefore)
+    const reads = { ...counted.reads }
+    QUERY_INDEX.own = true
+    const found = await tools.memory_query.execute({ text: 'quokka', limit: 20 })
+    // The active log (short under the budget), the archive above the last query and the newest item
+    // synced (archived since): not the history.
+    expect(counted.reads.archivedItems - reads.archivedItems).toBeLessThanOrEqual(
+      head.archivedCount - archivedBefore + 1,
+    )
+    expect(counted.reads.activeItems - reads.activeItems).toBeLessThanOrEqual(head.activeCount + 1)
+    expect('results' in found && found.results.some((hit) => hit.where === 'archive')).toBe(true)
+    await search()
   })
 })

@@ -87,6 +87,8 @@ export class ThreadIndex {
   facts: CountedEntry[] = []
   pending: CountedEntry[] = []
   #pendingItems: { item: Item; where: MemoryHitLocation }[] = []
+  /** The seqs of the active items indexed (an archive moves some of them: see {@link #syncArchived}). */
+  #activeSeqs = new Set<number>()
   /** Each content record's entry and whether an item cites it (which fixes its seq). */
   #records = new Map<string, { key: string; indexed: IndexedEntry | undefined; cited: boolean }>()
   #recordsFromTs = Number.NEGATIVE_INFINITY
@@ -135,7 +137,12 @@ export class ThreadIndex {
       last === undefined ? [] : store.read(this.threadId, { fromSeq: last.seq, toSeq: last.seq }),
     ])
     const known = this.head
-    const sameTail = last === undefined || tail[0]?.id === last.id
+    let sameTail = last === undefined || tail[0]?.id === last.id
+    // A compaction may have archived the newest item synced: found in the archive, it is the same thread.
+    if (!sameTail && known !== undefined && head.archivedCount > known.archivedCount) {
+      const [archived] = await store.readArchive(this.threadId, { fromSeq: last!.seq, toSeq: last!.seq })
+      sameTail = archived?.id === last!.id
+    }
     if (known !== undefined && sameTail && sameHead(head, known)) {
       if (!contentStored) return
       try {
@@ -155,9 +162,16 @@ export class ThreadIndex {
       head.archivedCount === known.archivedCount &&
       head.lastSeq > known.lastSeq &&
       head.lastSeq - known.lastSeq === head.activeCount - known.activeCount
-    if (appendsOnly) {
+    // A compaction (or a rewind that kept the newest item) archived items, and more may have come.
+    const archivedSince =
+      known !== undefined &&
+      sameTail &&
+      head.archivedCount > known.archivedCount &&
+      head.lastSeq >= known.lastSeq
+    if (appendsOnly || archivedSince) {
       try {
-        await this.#syncAppends(store, known, head)
+        if (appendsOnly) await this.#syncAppends(store, known, head)
+        else await this.#syncArchived(store, known!, head)
         return
       } catch (error) {
         if (!(error instanceof NeedsRebuild)) {
@@ -185,6 +199,7 @@ export class ThreadIndex {
     this.facts = []
     this.pending = []
     this.#pendingItems = []
+    this.#activeSeqs = new Set()
     this.#records = new Map()
     this.#recordsFromTs = Number.NEGATIVE_INFINITY
     this.#citing = new Map()
@@ -244,6 +259,58 @@ export class ThreadIndex {
     if (newest !== undefined) this.#lastActive = { seq: newest.seq, id: newest.id }
   }
 
+  /**
+   * After the store archived items (a compaction; a rewind that kept the newest item synced): their
+   * entries move to the archive, and what came since is indexed. Reads the active log (short after a
+   * compaction) and the archive above the last sync, never the history indexed already.
+   */
+  async #syncArchived(store: StrataStoreBase, known: ThreadHead, head: ThreadHead) {
+    const [active, archivedNew, records] = await Promise.all([
+      store.read(this.threadId),
+      readArchiveRange(store, this.threadId, { fromSeq: known.lastSeq + 1 }),
+      this.#newRecords(store),
+    ])
+    const stillActive = new Set<number>()
+    const appended: Item[] = []
+    for (const item of active) {
+      if (item.seq > known.lastSeq) appended.push(item)
+      // An item active now that the index holds as archived (or never saw): not an archive of ours.
+      else if (this.#activeSeqs.has(item.seq)) stillActive.add(item.seq)
+      else throw new NeedsRebuild()
+    }
+    const archived = new Set<number>()
+    for (const seq of this.#activeSeqs) if (!stillActive.has(seq)) archived.add(seq)
+    if (
+      active.length !== head.activeCount ||
+      archived.size + archivedNew.length !== head.archivedCount - known.archivedCount
+    )
+      throw new NeedsRebuild()
+    const toArchive = <T extends IndexedEntry>(indexed: T) => {
+      if (indexed.origin.kind !== 'content' && archived.has(indexed.origin.seq))
+        indexed.entry = { ...indexed.entry, where: 'archive' }
+    }
+    for (const indexed of this.entries) toArchive(indexed)
+    for (const fact of this.facts) toArchive(fact)
+    for (const seq of archived) this.#activeSeqs.delete(seq)
+    const waiting = this.#pendingItems.map(({ item, where }) => ({
+      item,
+      where: archived.has(item.seq) ? ('archive' as const) : where,
+    }))
+    this.#pendingItems = []
+    this.pending = []
+    this.#calls.add(archivedNew)
+    this.#calls.add(appended)
+    const added = [...archivedNew, ...appended].sort((left, right) => left.seq - right.seq)
+    for (const item of added) this.#register(item)
+    for (const { item, where } of waiting) this.#addItem(item, where)
+    for (const item of archivedNew) this.#addItem(item, 'archive')
+    for (const item of appended) this.#addItem(item, 'out-of-view')
+    for (const record of records) if (!this.#records.has(record.id)) this.#addRecord(record)
+    this.head = head
+    const newest = active.at(-1)
+    this.#lastActive = newest === undefined ? undefined : { seq: newest.seq, id: newest.id }
+  }
+
   /** The content records written since the newest one indexed; a record replaced under its id rebuilds. */
   async #newRecords(store: StrataStoreBase): Promise<ContentRecord[]> {
     if (!hasContentMethods(store)) return []
@@ -273,6 +340,7 @@ export class ThreadIndex {
   }
 
   #addItem(item: Item, where: MemoryHitLocation) {
+    if (where !== 'archive') this.#activeSeqs.add(item.seq)
     const pending = pendingCall(item, this.#calls)
     const entry = searchedEntry(item, where, this.#calls)
     if (pending) this.#pendingItems.push({ item, where })
