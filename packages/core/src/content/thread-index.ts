@@ -59,15 +59,17 @@ export function postingList(postings: Postings): number[] {
   return [(rest - body) / PACKED_COUNTS, body, label]
 }
 
-/** Thrown inside a sync when what the store holds is not the thread's old state plus appends. */
+/** Thrown inside a sync when what the store holds is not the thread's old state plus appends and archives. */
 class NeedsRebuild extends Error {}
 
 /**
  * What one thread holds that a search reads (a resource's query, the thread's own `memory_query`),
- * kept between queries and brought up to date from the store: when the thread's head says only appends happened, only the new items (and content
- * records written since) are read and indexed; any other change (an archive, a rewind, a thread
- * deleted and written again) rebuilds it from the store. Items and records do not change once
- * written, so their entries and term counts are built once.
+ * kept between queries and brought up to date from the store: when the thread's head says only
+ * appends happened, only the new items (and content records written since) are read and indexed;
+ * after an archive (a compaction, a rewind), the active log and the archive above the last sync are
+ * read and the archived entries move to the archive; anything else (a thread deleted and written
+ * again) rebuilds it from the store. Items and records do not change once written, so their entries
+ * and term counts are built once.
  *
  * Entries are in three parts: `entries` with their term `postings` (everything that will not change),
  * `facts` (deduplicated across the resource's threads at query time) and `pending` (items holding a
