@@ -3,9 +3,10 @@ import type { Item, JsonObject } from '../items'
 import type { StrataStore, StrataStoreBase } from '../stores'
 import { STORE_SPECIFICATION_VERSION } from '../stores/store'
 import { hasContentMethods } from '../stores/store-check'
-import { makeContentRecord, makeEveryItemType, makeItems, withSeqs } from './fixtures'
+import { makeContentRecord, makeItems, withSeqs } from './fixtures'
 import { checkSkipLevelScope } from './skip-level-scope'
 import { describeAppendConformance } from './store-conformance-append'
+import { describeArchiveConformance } from './store-conformance-archive'
 import { describeAuditConformance } from './store-conformance-audit'
 import { describeContentConformance } from './store-conformance-content'
 import {
@@ -207,118 +208,7 @@ export function describeStoreConformance(
       })
     })
 
-    describe('archive', () => {
-      it('moves items to the archive, item for item, and deletes nothing', async () => {
-        const threadId = newThreadId()
-        const input = makeEveryItemType()
-        const expected = withSeqs(input)
-        await store.append(threadId, input, { expectedSeq: 0 })
-        expect(await store.archive(threadId, { seqs: [1, 2, 3] })).toBe(3)
-        expect(await store.read(threadId)).toStrictEqual(expected.slice(3))
-        expect(await store.readArchive(threadId)).toStrictEqual(expected.slice(0, 3))
-        expect(await store.head(threadId)).toEqual({
-          lastSeq: expected.length,
-          activeCount: expected.length - 3,
-          archivedCount: 3,
-        })
-      })
-
-      it('never lowers lastSeq: the next append continues the seq', async () => {
-        const { threadId } = await threadWithItems(5)
-        expect(await store.archive(threadId, { seqs: [4, 5] })).toBe(2)
-        expect(await store.head(threadId)).toEqual({ lastSeq: 5, activeCount: 3, archivedCount: 2 })
-        await expectStrataError(
-          () => store.append(threadId, makeItems(1), { expectedSeq: 3 }),
-          'STRATA_SEQ_CONFLICT',
-        )
-        const [next] = await store.append(threadId, makeItems(1), { expectedSeq: 5 })
-        expect(next?.seq).toBe(6)
-        expect(seqsOf(await store.read(threadId))).toEqual([1, 2, 3, 6])
-      })
-
-      it('can archive every item and keep appending', async () => {
-        const { threadId, items } = await threadWithItems(4)
-        expect(await store.archive(threadId, { seqs: [1, 2, 3, 4] })).toBe(4)
-        expect(await store.read(threadId)).toEqual([])
-        expect(await store.readArchive(threadId)).toStrictEqual(items)
-        expect(await store.head(threadId)).toEqual({ lastSeq: 4, activeCount: 0, archivedCount: 4 })
-        const added = makeItems(2)
-        expect(await store.append(threadId, added, { expectedSeq: 4 })).toStrictEqual(withSeqs(added, 4))
-        expect(await store.head(threadId)).toEqual({ lastSeq: 6, activeCount: 2, archivedCount: 4 })
-      })
-
-      it('ignores unknown, already archived and repeated seqs', async () => {
-        const { threadId, items } = await threadWithItems(5)
-        expect(await store.archive(threadId, { seqs: [2, 2, 99, 0, -1, 2.5] })).toBe(1)
-        expect(await store.archive(threadId, { seqs: [2, 3] })).toBe(1)
-        expect(await store.archive(threadId, { seqs: [2, 3, 6] })).toBe(0)
-        expect(await store.archive(threadId, { seqs: [] })).toBe(0)
-        expect(await store.readArchive(threadId)).toStrictEqual(items.slice(1, 3))
-        expect(await store.head(threadId)).toEqual({ lastSeq: 5, activeCount: 3, archivedCount: 2 })
-      })
-
-      it('keeps the archive in seq order across batches in any order', async () => {
-        const { threadId, items } = await threadWithItems(8)
-        expect(await store.archive(threadId, { seqs: [6, 2] })).toBe(2)
-        expect(await store.archive(threadId, { seqs: [8, 1, 4] })).toBe(3)
-        expect(await store.readArchive(threadId)).toStrictEqual([1, 2, 4, 6, 8].map((seq) => items[seq - 1]))
-        expect(await store.read(threadId)).toStrictEqual([3, 5, 7].map((seq) => items[seq - 1]))
-      })
-
-      it('moves nothing when expectedSeq is stale, and archives when it matches', async () => {
-        const { threadId, items } = await threadWithItems(4)
-        const error = await expectStrataError(
-          () => store.archive(threadId, { seqs: [1, 2], expectedSeq: 3 }),
-          'STRATA_SEQ_CONFLICT',
-        )
-        expect(error.details).toMatchObject({ threadId, expectedSeq: 3, actualSeq: 4 })
-        expect(await store.read(threadId)).toStrictEqual(items)
-        expect(await store.readArchive(threadId)).toEqual([])
-        expect(await store.head(threadId)).toEqual({ lastSeq: 4, activeCount: 4, archivedCount: 0 })
-        expect(await store.archive(threadId, { seqs: [1, 2], expectedSeq: 4 })).toBe(2)
-        expect(await store.readArchive(threadId)).toStrictEqual(items.slice(0, 2))
-      })
-
-      it('returns 0 for an unknown thread and creates nothing', async () => {
-        const threadId = newThreadId()
-        expect(await store.archive(threadId, { seqs: [1, 2] })).toBe(0)
-        expect(await store.head(threadId)).toEqual({ lastSeq: 0, activeCount: 0, archivedCount: 0 })
-        expect(await store.listThreads()).not.toContain(threadId)
-      })
-
-      it('returns copies: mutating archived items read back changes nothing stored', async () => {
-        const { threadId, items } = await threadWithItems(3)
-        await store.archive(threadId, { seqs: [1, 2, 3] })
-        scribble(await store.readArchive(threadId))
-        expect(await store.readArchive(threadId)).toStrictEqual(items)
-      })
-    })
-
-    describe('readArchive', () => {
-      it('returns [] when nothing is archived', async () => {
-        expect(await store.readArchive(newThreadId())).toEqual([])
-        const { threadId } = await threadWithItems(3)
-        expect(await store.readArchive(threadId)).toEqual([])
-      })
-
-      it('reads inclusive seq ranges with a limit, oldest first', async () => {
-        const { threadId, items } = await threadWithItems(10)
-        await store.archive(threadId, { seqs: [1, 3, 5, 7, 9] })
-        expect(await store.readArchive(threadId, { fromSeq: 2, toSeq: 7 })).toStrictEqual([
-          items[2],
-          items[4],
-          items[6],
-        ])
-        expect(seqsOf(await store.readArchive(threadId, { limit: 2 }))).toEqual([1, 3])
-        expect(seqsOf(await store.readArchive(threadId, { fromSeq: 4, limit: 1 }))).toEqual([5])
-        expect(seqsOf(await store.readArchive(threadId, { toSeq: 5 }))).toEqual([1, 3, 5])
-        expect(seqsOf(await store.readArchive(threadId, { fromSeq: 9, toSeq: 9 }))).toEqual([9])
-        expect(await store.readArchive(threadId, { fromSeq: 10 })).toEqual([])
-        expect(await store.readArchive(threadId, { toSeq: 0 })).toEqual([])
-        expect(await store.readArchive(threadId, { fromSeq: 8, toSeq: 2 })).toEqual([])
-        expect(await store.readArchive(threadId, { limit: 0 })).toEqual([])
-      })
-    })
+    describeArchiveConformance({ store: () => store, newThreadId, threadWithItems, content })
 
     const openTwin =
       twin &&
