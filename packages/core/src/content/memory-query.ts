@@ -7,10 +7,10 @@ import { utf8Length } from './content-size'
 import type { ContentSpaces } from './content-spaces'
 import { type EntryFilter, entriesOf, searchIndex } from './index-search'
 import { type KeyedEntry, MemoryRanking } from './memory-ranking'
-import { compareEntriesNewestFirst, contentEntry, type MemoryEntry, snippetOf } from './memory-search'
+import { compareEntriesNewestFirst, type MemoryEntry, snippetOf } from './memory-search'
 import type { MemoryHitLocation, MemoryQueryOutput } from './memory-tool-types'
 import { type SearchQuery, searchQuery } from './search-terms'
-import { isEchoRecord, pendingCall, searchedEntry, ToolCalls } from './searched-entries'
+import { isEchoRecord, pendingCall, searchedEntry, searchedRecord, ToolCalls } from './searched-entries'
 import { ThreadIndex } from './thread-index'
 import { type CheckedQuery, checkQueryInput } from './tool-input'
 
@@ -180,13 +180,7 @@ const searchWhole: Search = async (spaces, query, matches, words) => {
       const key = `c:${record.id}:${record.ts}:${record.size}`
       take(
         key,
-        ranking.entry(key, 'content', () => {
-          const entry = contentEntry(record)
-          const toolCallId = record.meta?.toolCallId
-          const labels = typeof toolCallId === 'string' ? calls.inputsOf([toolCallId]) : undefined
-          if (labels !== undefined) entry.labels = labels
-          return entry
-        }),
+        ranking.entry(key, 'content', () => searchedRecord(record, calls)),
       )
     }
   }

@@ -1,5 +1,6 @@
 import type { Item, JsonValue } from '../items'
-import { itemEntry, type MemoryEntry } from './memory-search'
+import type { ContentRecord } from '../stores'
+import { contentEntry, itemEntry, type MemoryEntry } from './memory-search'
 import type { MemoryHitLocation } from './memory-tool-types'
 
 /**
@@ -72,5 +73,17 @@ export function searchedEntry(
     kept.flatMap((part) => (part.type === 'tool-result' ? [part.toolCallId] : [])),
   )
   if (entry !== undefined && labels !== undefined) entry.labels = labels
+  return entry
+}
+
+/**
+ * A content record as the query searches it: found by the input of the call whose result it holds
+ * (`meta.toolCallId`), as that call's result in the log is.
+ */
+export function searchedRecord(record: ContentRecord, calls: ToolCalls): MemoryEntry {
+  const entry = contentEntry(record)
+  const toolCallId = record.meta?.toolCallId
+  const labels = typeof toolCallId === 'string' ? calls.inputsOf([toolCallId]) : undefined
+  if (labels !== undefined) entry.labels = labels
   return entry
 }

@@ -4,9 +4,9 @@ import { readArchiveRange } from '../stores/archive-pages'
 import { hasContentMethods } from '../stores/store-check'
 import { referenceOf } from './content-reference'
 import { type Counted, countEntry } from './memory-ranking'
-import { contentEntry, type MemoryEntry } from './memory-search'
+import type { MemoryEntry } from './memory-search'
 import type { MemoryHitLocation } from './memory-tool-types'
-import { isEchoRecord, pendingCall, searchedEntry, ToolCalls } from './searched-entries'
+import { isEchoRecord, pendingCall, searchedEntry, searchedRecord, ToolCalls } from './searched-entries'
 
 /** Where a ranked entry came from. */
 export interface Origin {
@@ -374,12 +374,7 @@ export class ThreadIndex {
       kind: 'content',
       memoryId: record.id,
     }
-    // Found by the input of the call whose result it holds, as the call's result in the log is.
-    const entry = contentEntry(record)
-    const toolCallId = record.meta?.toolCallId
-    const labels = typeof toolCallId === 'string' ? this.#calls.inputsOf([toolCallId]) : undefined
-    if (labels !== undefined) entry.labels = labels
-    held.indexed = this.#index(entry, origin)
+    held.indexed = this.#index(searchedRecord(record, this.#calls), origin)
   }
 
   /** The seq a record no item cites is shown at: the newest item written before it (0 for none). */
