@@ -172,6 +172,7 @@ export type {
   ThreadWithScopes,
 } from './scopes'
 export type {
+  ActivePagesOptions,
   AppendOptions,
   ArchiveOptions,
   ContentQuery,

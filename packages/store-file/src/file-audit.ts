@@ -15,7 +15,7 @@ import { archiveSize, auditArchive, type Sink } from './file-audit-archive'
 import type { FileContext } from './file-context'
 import { isMissing, storeFailed } from './file-errors'
 import { itemFromRecord, itemJsonFromLine, parseLogRecord, recordAsItem } from './line-format'
-import { parseChunk } from './log-file'
+import { parseChunk } from './parse-chunk'
 import { ACTIVE_FILE, CONTENT_FOLDER } from './thread-files'
 
 /** What the file store's repair mends, holding the thread's lock: the same as a write does first. */

@@ -1,6 +1,7 @@
 import { fstatSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 import {
+  type ActivePagesOptions,
   type AppendOptions,
   type ArchiveOptions,
   assertThreadId,
@@ -178,13 +179,20 @@ export function fileLog(
       })
     },
 
-    async *readActivePages(threadId: string): AsyncIterable<readonly Item[]> {
+    async *readActivePages(
+      threadId: string,
+      options: ActivePagesOptions = {},
+    ): AsyncIterable<readonly Item[]> {
       assertThreadId(threadId)
       const thread = threadFiles(threadId)
-      // A cold log is loaded a 4 MiB piece at a time and each piece's items go out as they are parsed;
-      // the cache keeps where the lines are, not the items.
+      // A cold log is loaded a 4 MiB piece at a time, each piece parsed a small page at a time, and
+      // each page goes out as it is parsed: the load parses the next once this one is taken (see
+      // `LogFile.refresh`). The cache keeps where the lines are, not the items.
       const queue: Item[][] = []
       let wake: (() => void) | undefined
+      /** Lets the load parse its next page: the consumer took the last one, or left. */
+      let taken: (() => void) | undefined
+      let left = false
       let finished = false
       let failure: unknown
       let streamed = false
@@ -193,9 +201,16 @@ export function fileLog(
       const loading = (
         thread.held?.trusted(thread.resets)
           ? Promise.resolve(false)
-          : thread.active.refresh((items) => {
+          : thread.active.refresh((items, { bytes, size }) => {
+              if (left) return
+              // The first page's lines against the log's bytes tell about how many items it holds.
+              if (given === 0 && queue.length === 0)
+                options.onCount?.(Math.round((items.length * size) / bytes))
               queue.push(items)
               wake?.()
+              return new Promise<void>((resolve) => {
+                taken = resolve
+              })
             })
       )
         .then(
@@ -210,17 +225,24 @@ export function fileLog(
           finished = true
           wake?.()
         })
-      for (;;) {
-        const page = queue.shift()
-        if (page !== undefined) {
-          given += page.length
-          lastGiven = page.at(-1)!.seq
-          yield page
-        } else if (finished) break
-        else
-          await new Promise<void>((resolve) => {
-            wake = resolve
-          })
+      try {
+        for (;;) {
+          const page = queue.shift()
+          if (page !== undefined) {
+            given += page.length
+            lastGiven = page.at(-1)!.seq
+            yield page
+            taken?.()
+          } else if (finished) break
+          else
+            await new Promise<void>((resolve) => {
+              wake = resolve
+            })
+        }
+      } finally {
+        // A consumer that stops early must not leave the load waiting for it.
+        left = true
+        taken?.()
       }
       await loading
       if (failure !== undefined && !StrataError.isInstance(failure, 'STRATA_CORRUPT_LOG')) throw failure
@@ -228,6 +250,7 @@ export function fileLog(
       const view = await snapshot(thread)
       if (!streamed && failure === undefined && given === 0) {
         // The cache was up to date (or held): its view, a page at a time.
+        options.onCount?.(view.activeSeqs.length)
         for (let start = 0; start < view.activeSeqs.length; start += CACHED_PAGE_ITEMS)
           yield view.activeItems(start, Math.min(view.activeSeqs.length, start + CACHED_PAGE_ITEMS))
         return

@@ -1,12 +1,11 @@
 import { type Stats, statSync } from 'node:fs'
 import type { Item } from '@strata-memory/core'
-import { ChunkLines } from './chunk-lines'
-import { corruptLog, isMissing, storeFailed } from './file-errors'
+import { isMissing, storeFailed } from './file-errors'
 import { type FileVersion, sameFile, versionOf } from './file-version'
-import { itemFromRecord, parseLogRecord } from './line-format'
 import { lastBytes } from './log-chunks'
 import { LogLines } from './log-lines'
 import { type LogReader, openLog, readLogInto, readLogRange } from './log-reader'
+import { parseChunk } from './parse-chunk'
 
 /** Why the end of a log file is not (yet) part of the log. */
 export type PendingReason = 'torn-line' | 'unparseable-last-line' | 'incomplete-batch'
@@ -30,6 +29,21 @@ const TAIL_CHECK_BYTES = 64
  * part of a long log, which is never held whole.
  */
 const PIECE_BYTES = 4 * 1024 * 1024
+
+/** Bytes of lines a streamed load parses at once: a page of about a hundred items of a usual log. */
+const PAGE_BYTES = 64 * 1024
+
+/**
+ * Takes the items of a streamed load's page; the load parses the next page once the promise it
+ * returns settles (the page was taken), so that one page is alive at a time.
+ */
+export type ItemsSink = (items: Item[], progress: LoadProgress) => void | Promise<void>
+
+/** How far a streamed load is: the file's bytes up to the end of the page's lines, and its size. */
+export interface LoadProgress {
+  bytes: number
+  size: number
+}
 
 /**
  * The cached, validated content of one JSONL log file (`raw_traces.jsonl` or its archive): its lines'
@@ -56,6 +70,8 @@ export class LogFile {
     readonly path: string,
     /** Bytes a whole load reads at once (tests set it small). */
     private readonly pieceBytes = PIECE_BYTES,
+    /** Bytes of lines a streamed load parses and hands over at once (see `#loadWhole`). */
+    private readonly pageBytes = PAGE_BYTES,
   ) {
     this.#lines = this.#newLines(undefined)
   }
@@ -101,7 +117,7 @@ export class LogFile {
   /**
    * Brings the cache up to date with the file; `STRATA_CORRUPT_LOG` for a bad line. A whole load gives
    * each piece's items to `onItems` (a streamed open) instead of keeping them: true when one did. */
-  async refresh(onItems?: (items: Item[]) => void): Promise<boolean> {
+  async refresh(onItems?: ItemsSink): Promise<boolean> {
     let current: FileVersion
     let stats: Stats
     try {
@@ -140,7 +156,7 @@ export class LogFile {
     }
   }
 
-  private async load(reader: LogReader, onItems?: (items: Item[]) => void): Promise<boolean> {
+  private async load(reader: LogReader, onItems?: ItemsSink): Promise<boolean> {
     const stats = versionOf(await reader.stat())
     const { committedBytes, tailCheck } = this.#lines
     const start = committedBytes - tailCheck.length
@@ -161,8 +177,14 @@ export class LogFile {
    * as large as the file, until the next full garbage collection). Bytes that are not committed at a
    * piece's end (a line or a batch the piece cuts) go to the front of the buffer and are parsed again
    * with the next piece, so lines and batches commit as a parse of the whole file commits them.
+   *
+   * A streamed load (`onItems`) parses each piece a sub-page at a time (`pageBytes` of lines, more for
+   * a batch that is longer) and waits for each sub-page to be taken before it parses the next: the
+   * items of one small page are alive at a time, so they die young. Parsed a piece at a time, a 4 MiB
+   * piece's items outlived the young generation's collections and were promoted, only to die there:
+   * at 100k items that raised the open's peak memory by about 100 MiB.
    */
-  async #loadWhole(reader: LogReader, stats: FileVersion, onItems?: (items: Item[]) => void): Promise<void> {
+  async #loadWhole(reader: LogReader, stats: FileVersion, onItems?: ItemsSink): Promise<void> {
     const lines = this.#newLines(stats)
     let items: Item[] = []
     let buffer = Buffer.allocUnsafe(Math.min(this.pieceBytes, stats.size))
@@ -185,22 +207,36 @@ export class LogFile {
       read += got
       const piece = buffer.subarray(0, carried + got)
       const last = got < wanted || read >= stats.size
-      const parsed = parseChunk(piece, {
-        path: this.path,
-        firstLine: lines.seqs.length + 1,
-        previousSeq: lines.seqs.at(-1) ?? 0,
-        keepItems: true,
-        keepLines: false,
-      })
-      lines.push(parsed.seqs, parsed.ends, base)
-      // The first piece's list is taken as it is (a log under a piece has one); later ones are added
-      // by index: a cold load runs this in the interpreter, where `for…of` allocates a result a step.
-      const parsedItems = parsed.items
-      if (onItems !== undefined) {
-        if (parsedItems.length > 0) onItems(parsedItems)
-      } else if (items.length === 0) items = parsedItems
-      else for (let index = 0; index < parsedItems.length; index++) items.push(parsedItems[index]!)
-      const committed = parsed.committedBytes
+      /** Bytes of the piece parsed and committed so far. */
+      let committed = 0
+      let span = onItems === undefined ? piece.length : this.pageBytes
+      for (;;) {
+        const end = Math.min(committed + span, piece.length)
+        const part = piece.subarray(committed, end)
+        const parsed = parseChunk(part, {
+          path: this.path,
+          firstLine: lines.seqs.length + 1,
+          previousSeq: lines.seqs.at(-1) ?? 0,
+          keepItems: true,
+          keepLines: false,
+        })
+        lines.push(parsed.seqs, parsed.ends, base + committed)
+        // The first piece's list is taken as it is (a log under a piece has one); later ones are added
+        // by index: a cold load runs this in the interpreter, where `for…of` allocates a result a step.
+        const parsedItems = parsed.items
+        committed += parsed.committedBytes
+        if (onItems !== undefined) {
+          if (parsedItems.length > 0)
+            await onItems(parsedItems, { bytes: base + committed, size: stats.size })
+        } else if (items.length === 0) items = parsedItems
+        else for (let index = 0; index < parsedItems.length; index++) items.push(parsedItems[index]!)
+        if (end === piece.length) {
+          if (last) pendingReason = parsed.pendingReason
+          break
+        }
+        // A part that commits nothing holds one line or batch longer than it: the next part is larger.
+        span = parsed.committedBytes === 0 ? span * 2 : this.pageBytes
+      }
       if (committed > 0) {
         tailCheck = Buffer.concat([
           tailCheck,
@@ -209,7 +245,6 @@ export class LogFile {
       }
       base += committed
       if (last) {
-        pendingReason = parsed.pendingReason
         // The file was shorter than its stat said (cut meanwhile): what is there is what was read.
         if (read < stats.size) stats = { ...stats, size: read }
         break
@@ -336,164 +371,4 @@ function newlinesOf(bytes: Buffer): number[] {
     ends.push(newline)
   }
   return ends
-}
-
-interface ParsedChunk {
-  /** The item of each committed line, in order, when the context asks to keep them (else empty). */
-  items: Item[]
-  /** The text of each committed line, in order (empty with an `onLine`, or without `keepLines`). */
-  lines: string[]
-  /** The seq of each committed line, in order. */
-  seqs: number[]
-  /** The offset of each committed line's newline in the chunk. */
-  ends: number[]
-  /** Bytes of the chunk that are committed lines. */
-  committedBytes: number
-  pendingReason: PendingReason | undefined
-}
-
-interface ChunkContext {
-  path: string
-  /** The 1-based line number of the chunk's first line, for error messages. */
-  firstLine: number
-  /** The seq of the last committed line before the chunk. */
-  previousSeq: number
-  /** Whether to build each line's item (a whole load, which a read takes them from). */
-  keepItems: boolean
-  /**
-   * Each committed line handed over as it commits (a batch's lines once its last line is read), parsed:
-   * the record as the line holds it (its `turn_id` not renamed, the item under `item` when wrapped),
-   * and its text. Then no line or item is kept (`lines` and `items` stay empty): a reader that keeps
-   * none (an audit) lets each line die young.
-   */
-  onLine?: (record: Record<string, unknown>, text: string, seq: number) => void
-  /** Bytes decoded at once (see `ChunkLines`). */
-  segmentBytes?: number
-  /** Whether to keep each line's text (true unless set false: a cache keeps only where lines are). */
-  keepLines?: boolean
-}
-
-/**
- * Splits a chunk into committed lines and a pending tail. Lines of a multi-item append are held back
- * until the batch's last line (`batch_end === seq`) is read; a batch cut short by a crash is pending.
- */
-export function parseChunk(
-  chunk: Buffer,
-  { path, firstLine, previousSeq, keepItems, onLine, segmentBytes, keepLines = true }: ChunkContext,
-): ParsedChunk {
-  const lines: string[] = []
-  const seqs: number[] = []
-  const ends: number[] = []
-  const items: Item[] = []
-  let committedBytes = 0
-  let position = 0
-  let lineNumber = firstLine - 1
-  let lastSeq = previousSeq
-  let batch:
-    | {
-        start: number
-        end: number
-        firstLine: number
-        lines: string[]
-        seqs: number[]
-        values: unknown[]
-        ends: number[]
-      }
-    | undefined
-
-  const texts = new ChunkLines(chunk, segmentBytes)
-  /**
-   * Bytes after the last newline. A flag, not a comparison after the loop: code that an optimised
-   * loop reaches once, at its end, would have no type feedback and drop the optimised code each call.
-   */
-  let tornLine = false
-  while (position < chunk.length) {
-    const newline = texts.newlineAfter(position)
-    if (newline === -1) {
-      tornLine = true
-      break
-    }
-    lineNumber += 1
-    const lineStart = position
-    const text = texts.line(position, newline)
-    position = newline + 1
-    let value: unknown
-    try {
-      value = JSON.parse(text)
-    } catch {
-      // Only the very last line may be a torn write; anything followed by more data is corruption.
-      if (position === chunk.length) {
-        return {
-          items,
-          lines,
-          seqs,
-          ends,
-          committedBytes,
-          pendingReason: batch === undefined ? 'unparseable-last-line' : 'incomplete-batch',
-        }
-      }
-      throw corruptLog(path, lineNumber, text.trim() === '' ? 'is empty' : 'is not valid JSON')
-    }
-    const record = parseLogRecord(value)
-    if (typeof record === 'string') throw corruptLog(path, lineNumber, record)
-    const { seq, batchEnd } = record
-    if (seq <= lastSeq) {
-      throw corruptLog(path, lineNumber, `has seq ${seq}, which does not follow the previous seq ${lastSeq}`)
-    }
-    lastSeq = seq
-    if (batch !== undefined && batchEnd !== batch.end) {
-      throw corruptLog(
-        path,
-        lineNumber,
-        `does not continue the batch of line ${batch.firstLine}, which ends at seq ${batch.end}`,
-      )
-    }
-    if (batchEnd !== undefined && batchEnd < seq) {
-      throw corruptLog(path, lineNumber, `has batch_end ${batchEnd} below its seq ${seq}`)
-    }
-    if (batch === undefined && batchEnd !== undefined && batchEnd > seq) {
-      batch = {
-        start: lineStart,
-        end: batchEnd,
-        firstLine: lineNumber,
-        lines: [],
-        seqs: [],
-        values: [],
-        ends: [],
-      }
-    }
-    if (batch === undefined) {
-      seqs.push(seq)
-      ends.push(newline)
-      if (onLine !== undefined) onLine(value as Record<string, unknown>, text, seq)
-      else {
-        if (keepLines) lines.push(text)
-        if (keepItems) items.push(itemFromRecord(value as Record<string, unknown>))
-      }
-      committedBytes = position
-      continue
-    }
-    if (keepLines || onLine !== undefined) batch.lines.push(text)
-    batch.seqs.push(seq)
-    batch.ends.push(newline)
-    if (keepItems || onLine !== undefined) batch.values.push(value)
-    if (seq === batch.end) {
-      for (let index = 0; index < batch.seqs.length; index += 1) {
-        const batchSeq = batch.seqs[index]!
-        seqs.push(batchSeq)
-        ends.push(batch.ends[index]!)
-        const record = batch.values[index] as Record<string, unknown>
-        if (onLine !== undefined) onLine(record, batch.lines[index]!, batchSeq)
-        else {
-          if (keepLines) lines.push(batch.lines[index]!)
-          if (keepItems) items.push(itemFromRecord(record))
-        }
-      }
-      batch = undefined
-      committedBytes = position
-    }
-  }
-  const pendingReason: PendingReason | undefined =
-    batch !== undefined ? 'incomplete-batch' : tornLine ? 'torn-line' : undefined
-  return { items, lines, seqs, ends, committedBytes, pendingReason }
 }

@@ -22,6 +22,14 @@ export function nextPageItems(items: number, chars: number): number {
   return Math.max(1, Math.min(READ_PAGE.maxItems, Math.floor((READ_PAGE.chars * items) / chars)))
 }
 
+/** How many items the plan's runs of seqs hold (see {@link pagesOf}). */
+export function planItems(plan: readonly string[]): number {
+  let items = 0
+  for (let index = 3; index + 1 < plan.length; index += 2)
+    items += Number(plan[index + 1]) - Number(plan[index]) + 1
+  return items
+}
+
 /**
  * The plan's runs of seqs (`plan[3]`, `plan[4]`: the first run's bounds, and so on) cut into pages, each
  * a list of `[from, to]` runs of at most `size()` items; `size` is asked again for each page, once the

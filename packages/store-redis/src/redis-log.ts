@@ -1,4 +1,5 @@
 import {
+  type ActivePagesOptions,
   type ArchiveOptions,
   assertThreadId,
   type Item,
@@ -14,7 +15,7 @@ import {
   leaseOfWrite,
 } from '@strata-memory/core/store-kit'
 import { ARCHIVE_SCRIPT, LOG_HEADER, READ_PLAN_SCRIPT } from './lua-scripts'
-import { nextPageItems, pagesOf, READ_PAGE } from './read-pages'
+import { nextPageItems, pagesOf, planItems, READ_PAGE } from './read-pages'
 import type { RedisContext } from './redis-context'
 import { busyError, conflictError, corruptError, storeError } from './redis-errors'
 import type { ThreadEpochs } from './thread-epochs'
@@ -42,10 +43,13 @@ export function redisLog(
       return readLog(threadId, keys, 'active', options)
     },
 
-    async *readActivePages(threadId: string): AsyncIterable<readonly Item[]> {
+    async *readActivePages(
+      threadId: string,
+      options: ActivePagesOptions = {},
+    ): AsyncIterable<readonly Item[]> {
       assertThreadId(threadId)
       const keys = threadKeys(prefix, threadId)
-      for await (const page of pagesOfLog(threadId, keys, 'active', {})) {
+      for await (const page of pagesOfLog(threadId, keys, 'active', {}, options.onCount)) {
         if (page === RESTART) {
           throw new StrataError({
             code: 'STRATA_SEQ_CONFLICT',
@@ -155,6 +159,8 @@ export function redisLog(
     keys: ThreadKeys,
     which: 'active' | 'archived',
     { fromSeq, toSeq, limit }: ReadOptions,
+    /** Told how many items the plan found, before the first page. */
+    onCount?: (items: number) => void,
   ): AsyncGenerator<Item[] | typeof RESTART> {
     if (limit === 0) return
     // Seqs are whole numbers from 1 up to a safe integer; the bounds are cut to that range.
@@ -180,6 +186,7 @@ export function redisLog(
     }
     const header = plan[1]!
     await epochs.observe(threadId, header, Number(plan[2]), startedAt)
+    if (onCount !== undefined) onCount(planItems(plan))
     let size = READ_PAGE.firstItems
     const pages = pagesOf(plan, () => size)
     let ahead = sendPage(threadId, keys, pages)

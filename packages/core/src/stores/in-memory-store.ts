@@ -10,6 +10,7 @@ import { inMemoryResources } from './in-memory-resources'
 import { checkLeaseOptions, checkLeaseOwner, leaseOfWrite, threadBusyError } from './lease-arguments'
 import { checkSlotName, checkSlotValue } from './slot-arguments'
 import type {
+  ActivePagesOptions,
   AppendOptions,
   ArchiveOptions,
   ContentQuery,
@@ -164,11 +165,15 @@ export function inMemoryStore({
       return thread === undefined ? [] : readRange(thread.active, options)
     },
 
-    async *readActivePages(threadId: string): AsyncIterable<readonly Item[]> {
+    async *readActivePages(
+      threadId: string,
+      options: ActivePagesOptions = {},
+    ): AsyncIterable<readonly Item[]> {
       const thread = existing(threadId)
       if (thread === undefined) return
       // The log as it is now: an archive or an append meanwhile changes a later read, not this one.
       const active = thread.active.slice()
+      options.onCount?.(active.length)
       for (let start = 0; start < active.length; start += ACTIVE_PAGE_ITEMS)
         yield active.slice(start, start + ACTIVE_PAGE_ITEMS).map(copyItem)
     },

@@ -1,5 +1,6 @@
 export { type InMemoryStoreOptions, inMemoryStore } from './in-memory-store'
 export type {
+  ActivePagesOptions,
   AppendOptions,
   ArchiveOptions,
   ContentQuery,

@@ -292,6 +292,19 @@ export interface ReadOptions {
   limit?: number
 }
 
+/** Options of {@link StrataStore.readActivePages}. */
+export interface ActivePagesOptions {
+  /**
+   * Where the store can tell, it calls this once, before its last page, with about how many items the
+   * active log holds: exact, or estimated (the file store counts the first page's items against the
+   * log's bytes). An open then seals from the page it is told on when the log is long (at least
+   * `SEALING.fromItems`), instead of holding the first items whole until that many arrived: items
+   * held whole a while outlive the young generation's collections, which on a long log raised the
+   * open's peak memory by tens of megabytes.
+   */
+  onCount?: (items: number) => void
+}
+
 /** Options of {@link StrataStore.archive}. */
 export interface ArchiveOptions extends LeaseWriteOptions {
   /** The seqs to move from the active log to the archive. Unknown or already archived seqs are ignored. */
@@ -383,9 +396,9 @@ export interface StrataStoreBase
    * once. An open of a long thread then holds one page of parsed items beside what it keeps (see
    * `ThreadLog.seal`); without it the open reads the log whole. A thread deleted or re-created under
    * the iteration ends it with `STRATA_SEQ_CONFLICT` (the pages given are void): the open then reads
-   * the log whole.
+   * the log whole. `options.onCount`: see {@link ActivePagesOptions}.
    */
-  readActivePages?(threadId: string): AsyncIterable<readonly Item[]>
+  readActivePages?(threadId: string, options?: ActivePagesOptions): AsyncIterable<readonly Item[]>
   /** The thread's counters; an unknown thread has all zeros. */
   head(threadId: string): Promise<ThreadHead>
   /** Moves items out of the active log into the archive (never deletes). Returns how many moved. */

@@ -1,5 +1,5 @@
 import type { Item } from '../items'
-import type { StrataStore } from '../stores'
+import type { ActivePagesOptions, StrataStore } from '../stores'
 import { CONTENT_METHODS, REQUIRED_METHODS } from '../stores/store-check'
 import { storeWithOverrides } from '../stores/store-overrides'
 import type { TelemetryAttributes, TelemetryTracer } from './telemetry-tracer'
@@ -49,8 +49,10 @@ export function tracedStore(store: StrataStore, tracer: () => TelemetryTracer | 
   const pages = store.readActivePages
   if (typeof pages === 'function') {
     // A span for each page fetched: an open that streams the log shows its reads as a read would.
-    methods.set('readActivePages', async function* (threadId: string) {
-      const iterator = (pages.call(store, threadId) as AsyncIterable<readonly Item[]>)[Symbol.asyncIterator]()
+    methods.set('readActivePages', async function* (threadId: string, options?: ActivePagesOptions) {
+      const iterator = (pages.call(store, threadId, options) as AsyncIterable<readonly Item[]>)[
+        Symbol.asyncIterator
+      ]()
       for (;;) {
         const now = tracer()
         const attributes = { 'strata.store.name': store.name, 'strata.thread.id': threadId }

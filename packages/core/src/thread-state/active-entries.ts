@@ -79,6 +79,17 @@ export class ActiveEntries<L extends string> extends FrozenItems<LogEntry<L>> {
     this.#read = options.read
   }
 
+  /**
+   * The store streaming the log says it holds about `count` items (`ActivePagesOptions.onCount`): when
+   * that is at least `fromItems`, sealing starts with the next item, as it would once `fromItems` items
+   * had arrived (what a broader item covers already is sealed then), rather than after the first
+   * `fromItems` items were held whole. A wrong count changes only when sealing starts, never what.
+   */
+  expectCount(count: number) {
+    const streaming = this.#streaming
+    if (streaming !== undefined && !streaming.sealing && count >= streaming.from) streaming.from = 0
+  }
+
   override push(item: LogEntry<L>, frozen: boolean) {
     super.push(item, frozen)
     const streaming = this.#streaming

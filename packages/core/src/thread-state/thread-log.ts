@@ -300,6 +300,11 @@ export class ThreadLog<L extends string> {
     this.#active.beginSealing(options)
   }
 
+  /** The store streaming the log says it holds about `count` items (see `ActiveEntries.expectCount`). */
+  expectCount(count: number) {
+    this.#active.expectCount(count)
+  }
+
   /** Ends {@link beginSealing}, reading back what an open keeps whole; returns how many stay sealed. */
   endSealing(): Promise<number> {
     return this.#active.endSealing(this.scopes[0]?.seq ?? Number.POSITIVE_INFINITY)

@@ -137,11 +137,12 @@ async function streamedLog<L extends string>(
   counter: TokenCounter,
   seal: Omit<SealOptions<L>, 'read'>,
 ): Promise<{ log: ThreadLog<L>; items: number; sealed: number } | undefined> {
-  const pages: unknown = store.readActivePages!(threadId)
+  const log = new ThreadLog<L>(counter, (range) => store.readArchive(threadId, range))
+  // The store may say how long the log is: a long one is sealed from its first page.
+  const pages: unknown = store.readActivePages!(threadId, { onCount: (count) => log.expectCount(count) })
   // A wrapper that made the method async (a promise, not pages): the log is read whole.
   if (typeof (pages as Partial<AsyncIterable<unknown>> | null)?.[Symbol.asyncIterator] !== 'function')
     return undefined
-  const log = new ThreadLog<L>(counter, (range) => store.readArchive(threadId, range))
   log.beginSealing({ ...seal, read: sealedReader(store, threadId) })
   let items = 0
   try {
