@@ -95,6 +95,7 @@ describe('the public surface of @strata-memory/core', () => {
 
   it('the root exports exactly these types', () => {
     expect(typeExports('./index.ts')).toEqual([
+      'ActivePagesOptions',
       'AppendFitOptions',
       'AppendMessageOptions',
       'AppendOptions',

@@ -57,6 +57,30 @@ async function loaded(path: string, pieceBytes: number) {
 
 const PIECES = [64, 1000, 4096, 65_536]
 
+/** A streamed load (items given to a sink a page at a time): what it leaves, and the items it gave. */
+async function streamed(path: string, pieceBytes: number, pageBytes: number) {
+  const file = new LogFile(path, pieceBytes, pageBytes)
+  const given: unknown[] = []
+  await file.refresh((items) => {
+    given.push(...items)
+  })
+  const { seqs, ends, committedBytes, tailCheck } = file.lines
+  return {
+    state: { seqs, ends, committedBytes, tailCheck: tailCheck.toString('hex'), pending: file.pending },
+    given,
+  }
+}
+
+/** Pieces and pages of a streamed load: pages smaller than, as large as and larger than a piece. */
+const STREAMED: [piece: number, page: number][] = [
+  [65_536, 64],
+  [65_536, 1000],
+  [65_536, 4096],
+  [4096, 1000],
+  [1000, 4096],
+  [64, 64],
+]
+
 describe('a whole log read in pieces', () => {
   it('commits the same lines, batches and items whatever the piece size', async () => {
     const path = await logPath(logText())
@@ -88,5 +112,59 @@ describe('a whole log read in pieces', () => {
       const error = await refusal(pieceBytes)
       expect(error).toMatchObject({ code: 'STRATA_CORRUPT_LOG', message: expected.message })
     }
+  })
+
+  it('commits the same lines and gives the same items, pending tail or refusal when streamed a page at a time', async () => {
+    const text = logText()
+    const bad = text.split('\n')
+    bad[300] = '{"seq": not json'
+    for (const body of [text, `${text}{"seq":601,"id":"m`, text + line(601, 5, 603) + line(602, 900, 603)]) {
+      const path = await logPath(body)
+      const whole = await loaded(path, 1 << 30)
+      for (const [piece, page] of STREAMED) {
+        const { state, given } = await streamed(path, piece, page)
+        const { items, ...rest } = whole
+        expect(state).toStrictEqual(rest)
+        expect(given).toStrictEqual(items)
+      }
+    }
+    const path = await logPath(bad.join('\n'))
+    const expected = await new LogFile(path, 1 << 30).refresh().catch((error) => error)
+    for (const [piece, page] of STREAMED) {
+      const error = await streamed(path, piece, page).catch((failure) => failure)
+      expect(error).toMatchObject({ code: 'STRATA_CORRUPT_LOG', message: expected.message })
+    }
+  })
+
+  it('parses the next page only once the page before it was taken, and says how far it is', async () => {
+    const text = logText()
+    const path = await logPath(text)
+    const file = new LogFile(path, 65_536, 4096)
+    const calls: { items: number; bytes: number; size: number }[] = []
+    let release: (() => void) | undefined
+    const loading = file.refresh((items, progress) => {
+      calls.push({ items: items.length, ...progress })
+      return new Promise<void>((resolve) => {
+        release = resolve
+      })
+    })
+    // However long it is left, the load waits on the page it gave.
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve))
+    expect(calls).toHaveLength(1)
+    for (let page = 1; ; page++) {
+      const before = calls.length
+      release!()
+      for (let turn = 0; turn < 5 && calls.length === before; turn++)
+        await new Promise((resolve) => setImmediate(resolve))
+      if (calls.length === before) break
+      expect(calls).toHaveLength(page + 1)
+    }
+    await loading
+    const size = Buffer.byteLength(text)
+    expect(calls.length).toBeGreaterThan(size / 4096 / 2)
+    expect(calls.at(-1)).toMatchObject({ bytes: size, size })
+    expect(calls.reduce((sum, call) => sum + call.items, 0)).toBe(600)
+    for (let index = 1; index < calls.length; index++)
+      expect(calls[index]!.bytes).toBeGreaterThan(calls[index - 1]!.bytes)
   })
 })

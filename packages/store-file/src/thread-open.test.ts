@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs'
+import { existsSync, readdirSync, readlinkSync, statSync } from 'node:fs'
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -110,5 +110,57 @@ describe("a cold file store's active log, a page at a time", () => {
     const { seqs } = await paged(store, 't')
     expect(seqs).toEqual(Array.from({ length: 50 }, (_, index) => index + 1))
     expect(await store.head('t')).toMatchObject({ lastSeq: 50, activeCount: 50 })
+  })
+  it('says about how many items a cold log holds with its first page, and exactly from the cache', async () => {
+    const dir = await temporaryDirectory()
+    await fileStore({ dir }).append('t', items(3_000, 0), { expectedSeq: 0 })
+    for (const warm of [false, true]) {
+      const store = fileStore({ dir })
+      if (warm) await store.head('t')
+      const counts: { count: number; pagesBefore: number }[] = []
+      let pagesGiven = 0
+      for await (const _page of store.readActivePages!('t', {
+        onCount: (count) => counts.push({ count, pagesBefore: pagesGiven }),
+      }))
+        pagesGiven++
+      expect(counts).toHaveLength(1)
+      expect(counts[0]!.pagesBefore).toBe(0)
+      if (warm) expect(counts[0]!.count).toBe(3_000)
+      else expect(Math.abs(counts[0]!.count - 3_000)).toBeLessThan(3_000 * 0.05)
+    }
+  })
+
+  it('lets a load that the reader left after its first page finish, and reads whole afterwards', async () => {
+    const dir = await temporaryDirectory()
+    // Appends of 50 (a batch commits whole, so a page holds at least one), the writer's log closed.
+    const writer = fileStore({ dir })
+    for (let from = 0; from < 3_000; from += 50)
+      await writer.append('t', items(50, from), { expectedSeq: from })
+    await writer.close()
+    const store = fileStore({ dir })
+    for await (const page of store.readActivePages!('t')) {
+      expect(page.length).toBeGreaterThan(0)
+      break
+    }
+    // The load the reader left went on to its end and closed the log (a load waiting on a reader that
+    // left would hold it open for good).
+    if (existsSync('/proc/self/fd')) {
+      const log = join(dir, 'agents', 't', 'raw_traces.jsonl')
+      const open = () =>
+        readdirSync('/proc/self/fd').filter((fd) => {
+          try {
+            return readlinkSync(`/proc/self/fd/${fd}`) === log
+          } catch {
+            return false
+          }
+        })
+      for (let turn = 0; turn < 50 && open().length > 0; turn++)
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      expect(open()).toEqual([])
+    }
+    expect((await store.read('t')).map((item) => item.seq)).toEqual(
+      Array.from({ length: 3_000 }, (_, index) => index + 1),
+    )
+    expect((await paged(store, 't')).seqs).toHaveLength(3_000)
   })
 })

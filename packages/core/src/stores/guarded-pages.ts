@@ -7,10 +7,29 @@ export async function* guardedPages<T>(
   guard: (next: () => Promise<IteratorResult<T>>) => Promise<unknown>,
 ): AsyncGenerator<T> {
   const iterator = pages[Symbol.asyncIterator]()
-  for (;;) {
-    const step = (await guard(() => iterator.next())) as IteratorResult<T>
-    if (step.done === true) return
-    yield step.value
+  /** `next` when the pages ended or a page failed: no page is being read when the reader stops early. */
+  let ended: 'pages' | 'failure' | undefined
+  try {
+    for (;;) {
+      let step: IteratorResult<T>
+      try {
+        step = (await guard(() => iterator.next())) as IteratorResult<T>
+      } catch (error) {
+        ended = 'failure'
+        throw error
+      }
+      if (step.done === true) {
+        ended = 'pages'
+        return
+      }
+      yield step.value
+    }
+  } finally {
+    // A reader that stops early ends the store's iteration too, so that the store's own clean-up runs
+    // (a load waiting for its page to be taken, an open file). After a failed page (a deadline), the
+    // store's read of it may still be under way: its iteration ends once that read settles, unawaited.
+    if (ended === undefined) await iterator.return?.()
+    else if (ended === 'failure') iterator.return?.()?.then(undefined, () => undefined)
   }
 }
 

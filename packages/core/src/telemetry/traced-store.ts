@@ -1,5 +1,6 @@
 import type { Item } from '../items'
 import type { ActivePagesOptions, StrataStore } from '../stores'
+import { guardedPages } from '../stores/guarded-pages'
 import { CONTENT_METHODS, REQUIRED_METHODS } from '../stores/store-check'
 import { storeWithOverrides } from '../stores/store-overrides'
 import type { TelemetryAttributes, TelemetryTracer } from './telemetry-tracer'
@@ -49,24 +50,17 @@ export function tracedStore(store: StrataStore, tracer: () => TelemetryTracer | 
   const pages = store.readActivePages
   if (typeof pages === 'function') {
     // A span for each page fetched: an open that streams the log shows its reads as a read would.
-    methods.set('readActivePages', async function* (threadId: string, options?: ActivePagesOptions) {
-      const iterator = (pages.call(store, threadId, options) as AsyncIterable<readonly Item[]>)[
-        Symbol.asyncIterator
-      ]()
-      for (;;) {
+    methods.set('readActivePages', (threadId: string, options?: ActivePagesOptions) => {
+      const attributes = { 'strata.store.name': store.name, 'strata.thread.id': threadId }
+      return guardedPages(pages.call(store, threadId, options) as AsyncIterable<readonly Item[]>, (next) => {
         const now = tracer()
-        const attributes = { 'strata.store.name': store.name, 'strata.thread.id': threadId }
-        const step =
-          now === undefined
-            ? await iterator.next()
-            : await traced(now, 'strata.store.readActivePages', attributes, async (span) => {
-                const next = await iterator.next()
-                if (next.done !== true) span?.setAttribute('strata.store.items', next.value.length)
-                return next
-              })
-        if (step.done === true) return
-        yield step.value
-      }
+        if (now === undefined) return next()
+        return traced(now, 'strata.store.readActivePages', attributes, async (span) => {
+          const step = await next()
+          if (step.done !== true) span?.setAttribute('strata.store.items', step.value.length)
+          return step
+        })
+      })
     })
   }
   return storeWithOverrides(store, methods)

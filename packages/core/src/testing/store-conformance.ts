@@ -179,19 +179,30 @@ export function describeStoreConformance(
         skip,
       }) => {
         if (typeof store.readActivePages !== 'function') skip()
+        /** The pages, and each `onCount` call with how many pages had been given before it. */
         const paged = async (threadId: string) => {
           const pages: (readonly Item[])[] = []
-          for await (const page of store.readActivePages!(threadId)) pages.push(page)
-          return pages
+          const counts: { count: number; before: number }[] = []
+          const onCount = (count: number) => counts.push({ count, before: pages.length })
+          for await (const page of store.readActivePages!(threadId, { onCount })) pages.push(page)
+          return { pages, counts }
         }
-        expect(await paged(newThreadId())).toEqual([])
+        expect((await paged(newThreadId())).pages).toEqual([])
         // Long enough for several pages of any store, archived stretches across them.
         const { threadId } = await threadWithItems(4_500)
         const archived = [...Array.from({ length: 900 }, (_, index) => 700 + index), 2_222, 4_499]
         await store.archive(threadId, { seqs: archived })
-        const pages = await paged(threadId)
+        const { pages, counts } = await paged(threadId)
         expect(pages.flat()).toStrictEqual(await store.read(threadId))
         expect(pages.every((page) => page.length > 0)).toBe(true)
+        // `onCount` (optional): once at most, before the last page, about the active log's size (an
+        // estimate may be off; an open only compares it with a threshold).
+        expect(counts.length).toBeLessThanOrEqual(1)
+        for (const { count, before } of counts) {
+          expect(before).toBeLessThan(pages.length)
+          expect(count).toBeGreaterThanOrEqual(pages.flat().length / 2)
+          expect(count).toBeLessThanOrEqual(pages.flat().length * 2)
+        }
       })
     })
 
