@@ -5,10 +5,9 @@ import { type FileVersion, sameFile, versionOf } from './file-version'
 import { lastBytes } from './log-chunks'
 import { LogLines } from './log-lines'
 import { type LogReader, openLog, readLogInto, readLogRange } from './log-reader'
-import { parseChunk } from './parse-chunk'
+import { type PendingReason, parseChunk } from './parse-chunk'
 
-/** Why the end of a log file is not (yet) part of the log. */
-export type PendingReason = 'torn-line' | 'unparseable-last-line' | 'incomplete-batch'
+export type { PendingReason }
 
 /** Bytes at the end of a log file that are not committed lines: a write in progress, or a torn one. */
 export interface PendingTail {

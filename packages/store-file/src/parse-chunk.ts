@@ -2,7 +2,9 @@ import type { Item } from '@strata-memory/core'
 import { ChunkLines } from './chunk-lines'
 import { corruptLog } from './file-errors'
 import { itemFromRecord, parseLogRecord } from './line-format'
-import type { PendingReason } from './log-file'
+
+/** Why the end of a log file is not (yet) part of the log. */
+export type PendingReason = 'torn-line' | 'unparseable-last-line' | 'incomplete-batch'
 
 export interface ParsedChunk {
   /** The item of each committed line, in order, when the context asks to keep them (else empty). */

@@ -136,7 +136,7 @@ describe("a cold file store's active log, a page at a time", () => {
     const writer = fileStore({ dir })
     for (let from = 0; from < 3_000; from += 50)
       await writer.append('t', items(50, from), { expectedSeq: from })
-    await writer.close()
+    await writer.close!()
     const store = fileStore({ dir })
     for await (const page of store.readActivePages!('t')) {
       expect(page.length).toBeGreaterThan(0)
