@@ -14,7 +14,7 @@ import {
 } from './archive-parts'
 import { readRange, syncDirectory, writeFully } from './durable-fs'
 import { corruptLog, errorCode, isMissing, storeFailed } from './file-errors'
-import { itemFromLogLine, withoutBatchEnd } from './line-format'
+import { itemFromLogLine, withoutBatchEndBytes } from './line-format'
 
 /** The bytes of one part, checked against the index: whole lines, as many as it says, in its seqs. */
 export async function readPart(
@@ -137,11 +137,11 @@ export async function archivedLine(index: ArchiveIndex, seq: number): Promise<st
  */
 export async function appendToArchive(
   index: ArchiveIndex,
-  lines: readonly string[],
+  lines: readonly Buffer[],
   seqs: readonly number[],
   durable: boolean,
 ): Promise<void> {
-  const clean = lines.map((line) => Buffer.from(`${withoutBatchEnd(line)}\n`))
+  const clean = lines.map(withoutBatchEndBytes)
   const groups = groupParts(
     seqs,
     clean.map((buffer) => buffer.length),

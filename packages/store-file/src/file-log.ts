@@ -290,14 +290,14 @@ export function fileLog(
           const view = thread.view()
           if (expectedSeq !== undefined) checkSeq(threadId, expectedSeq, view.lastSeq)
           const kept = { lines: [] as Buffer[], seqs: [] as number[] }
-          const moved = { lines: [] as string[], seqs: [] as number[] }
+          const moved = { lines: [] as Buffer[], seqs: [] as number[] }
           if (!view.activeSeqs.some((seq) => wanted.has(seq))) return { kept, moved }
           // Every active line at once: the moved ones' text goes to the archive, the kept ones' bytes
           // to the new log as they are.
           const block = view.activeBlock()
           view.activeSeqs.forEach((seq, index) => {
             if (wanted.has(seq)) {
-              moved.lines.push(block.textOf(index))
+              moved.lines.push(block.bytesOf(index))
               moved.seqs.push(seq)
             } else {
               kept.lines.push(block.bytesOf(index))

@@ -9,6 +9,7 @@ import {
   prepareLogLine,
   sequenceLogLine,
   withoutBatchEnd,
+  withoutBatchEndBytes,
 } from './line-format'
 
 /** Top-level keys of generated items: the ones the line format writes or renames, and others. */
@@ -60,6 +61,41 @@ describe('line format', () => {
         expect(JSON.stringify(itemFromLogLine(line))).toBe(JSON.stringify(expected))
         expect(JSON.stringify(itemFromLogLine(withoutBatchEnd(line)))).toBe(JSON.stringify(expected))
         expect(withoutBatchEnd(line)).not.toMatch(/"batch_end":\d+\}$/)
+      }),
+    )
+  })
+
+  it("takes batch_end out of a line's bytes as out of its text, copying only lines that have one", () => {
+    const item = fc
+      .tuple(
+        fc.constantFrom('message', 'transition', 'summary', 'fact'),
+        fc.string(),
+        fc.dictionary(key, fc.jsonValue(), { maxKeys: 6 }),
+      )
+      .map(([type, id, fields]) => ({ id, ...fields, type }) as unknown as UnsequencedItem)
+    // Lines as the store writes them, and lines edited by hand: a batch_end elsewhere, or not a number.
+    const edited = fc.constantFrom(
+      '{"seq":1,"batch_end":3,"id":"a"}',
+      '{"seq":1,"id":"a","batch_end":"3"}',
+      '{"seq":1,"id":"a","batch_end":3 }',
+      '{"seq":1,"id":"a", "batch_end":3}',
+      '{"seq":1,"x":{"batch_end":3},"id":"é"}',
+      '{"seq":1,"x":{"batch_end":3},"batch_end":4}',
+    )
+    const line = fc.oneof(
+      fc
+        .tuple(item, fc.integer({ min: 1, max: 1e6 }), fc.boolean())
+        .map(([input, seq, inBatch]) =>
+          sequenceLogLine(prepareLogLine(input), seq, inBatch ? seq + 2 : undefined),
+        ),
+      edited,
+    )
+    fc.assert(
+      fc.property(line, (text) => {
+        const bytes = Buffer.from(`${text}\n`)
+        const clean = withoutBatchEndBytes(bytes)
+        expect(clean.toString('utf8')).toBe(`${withoutBatchEnd(text)}\n`)
+        if (!text.includes('"batch_end":')) expect(clean).toBe(bytes)
       }),
     )
   })

@@ -1,4 +1,4 @@
-import { withoutBatchEnd } from './line-format'
+import { withoutBatchEndBytes } from './line-format'
 
 /** Bytes a chunk of small pieces (lines rewritten, or apart from their neighbours) is gathered to. */
 const CHUNK_BYTES = 8 * 1024 * 1024
@@ -6,20 +6,16 @@ const CHUNK_BYTES = 8 * 1024 * 1024
 /** A piece at least this long is written as it is, not copied into a chunk. */
 const WHOLE_PIECE_BYTES = 64 * 1024
 
-const BATCH_END = Buffer.from('"batch_end":')
-
 /**
  * Lines (each one's bytes with its newline) as the bytes of a rewritten log, without their
  * `batch_end` (see `withoutBatchEnd`). Lines next to each other in memory (a run of lines read from
  * the log at once) stay one view of those bytes, not a copy; the rest are gathered into chunks of
- * about 8 MiB. No line is decoded unless it has a `batch_end` to take out.
+ * about 8 MiB. No line is decoded unless its `batch_end` is not where the store writes it.
  */
 export function logChunks(lines: readonly Buffer[]): Buffer[] {
   const pieces: Buffer[] = []
   for (const line of lines) {
-    const clean = line.includes(BATCH_END)
-      ? Buffer.from(`${withoutBatchEnd(line.toString('utf8', 0, line.length - 1))}\n`)
-      : line
+    const clean = withoutBatchEndBytes(line)
     const last = pieces.at(-1)
     if (
       last !== undefined &&
