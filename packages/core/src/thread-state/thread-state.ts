@@ -67,10 +67,13 @@ export class ThreadState<L extends string, C extends StateCompaction = StateComp
   afterAppend: ((items: readonly Item[]) => void) | undefined
   /** Token counts of stored parts: contexts render the same parts again and again. */
   readonly #partTokens = new WeakMap<MessagePart, number>()
+  /** The token counter's identity, as stored counts record it. */
+  readonly #identity: string
 
   constructor(id: string, deps: ThreadDependencies<L, C>, log: ThreadLog<L>, mode: string | undefined) {
     this.id = id
     this.deps = deps
+    this.#identity = counterIdentity(deps.tokenCounter)
     this.log = log
     this.mode = mode
   }
@@ -141,7 +144,7 @@ export class ThreadState<L extends string, C extends StateCompaction = StateComp
    * count is of what was appended, not of the citation that stands in the log.
    */
   takeStoredCounts(items: readonly Item<L>[]) {
-    const identity = counterIdentity(this.deps.tokenCounter)
+    const identity = this.#identity
     for (let at = 0; at < items.length; at++) {
       const item = items[at]!
       if (item.type !== 'message') continue
@@ -158,23 +161,46 @@ export class ThreadState<L extends string, C extends StateCompaction = StateComp
   countTokens(message: { content: readonly MessagePart[] }): number {
     let total = MESSAGE_OVERHEAD_TOKENS
     const { content } = message
-    for (let index = 0; index < content.length; index++) {
-      const part = content[index]!
-      let tokens = this.#partTokens.get(part)
-      if (tokens === undefined) {
-        tokens = countPartTokens(part, this.deps.tokenCounter)
-        this.#partTokens.set(part, tokens)
-      }
-      total += tokens
-    }
+    for (let index = 0; index < content.length; index++) total += this.#partCount(content[index]!)
     return total
   }
 
   /** The tokens of the active log's messages. */
   historyTokens(): number {
     let total = 0
-    for (const item of this.log.items) if (item.type === 'message') total += this.countTokens(item)
+    for (const item of this.log.items) if (item.type === 'message') total += this.logMessageTokens(item)
     return total
+  }
+
+  /**
+   * {@link countTokens} of a message of the log (never a copy: its stored counts are of its own parts),
+   * from the counts stored with it by this very counter where it has them (see `takeStoredCounts`),
+   * read where they are rather than remembered: a budget's plan and gauge count every active message,
+   * which on a long thread read whole meant counting a million texts again and keeping a million
+   * entries in `#partTokens`.
+   */
+  logMessageTokens(item: MessageItem): number {
+    const stored = storedPartCounts(item, this.#identity, true)
+    if (stored === undefined) return this.countTokens(item)
+    let total = MESSAGE_OVERHEAD_TOKENS
+    const { content } = item
+    for (let index = 0; index < content.length; index++) {
+      const part = content[index]!
+      total +=
+        this.#partTokens.get(part) ??
+        (referenceOf(part) === undefined ? stored[index]! : this.#partCount(part))
+    }
+    return total
+  }
+
+  /** One part's count, counted once. */
+  #partCount(part: MessagePart): number {
+    let tokens = this.#partTokens.get(part)
+    if (tokens === undefined) {
+      tokens = countPartTokens(part, this.deps.tokenCounter)
+      this.#partTokens.set(part, tokens)
+    }
+    return tokens
   }
 
   /** The memory's summarizer under the compaction's timeout. */

@@ -30,7 +30,7 @@ export async function autoTransitionItems<L extends string>(
   let scopeTokens: number | undefined
   if (options.maxScopeTokens !== undefined) {
     scopeTokens = 0
-    for (const item of items) if (item.type === 'message') scopeTokens += state.countTokens(item)
+    for (const item of items) if (item.type === 'message') scopeTokens += state.logMessageTokens(item)
   }
   // Not while a call of the scope waits for its result, also one from before a reopening the view starts at.
   if (waitingCall(items)) return undefined

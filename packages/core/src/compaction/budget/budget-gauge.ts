@@ -77,7 +77,7 @@ export class BudgetGauge<L extends string> {
       if (item.type === 'summary' || item.type === 'fact') total += text(item.text)
     }
     for (const item of state.contextView(state.level)) {
-      if (item.type === 'message') total += state.countTokens(item)
+      if (item.type === 'message') total += state.logMessageTokens(item)
       else if (item.type === 'transition') total += text(item.agentFacingMessage)
       else if (item.type === 'summary' || item.type === 'fact') total += text(item.text)
     }

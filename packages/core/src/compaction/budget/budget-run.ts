@@ -283,7 +283,7 @@ export class BudgetRunner<L extends string> {
     const fresh = newFacts(known, recalled, result.facts)
     // What the compaction does, kept on its summary: the archived messages leave the history's count.
     let archivedTokens = 0
-    for (const item of items) if (item.type === 'message') archivedTokens += state.countTokens(item)
+    for (const item of items) if (item.type === 'message') archivedTokens += state.logMessageTokens(item)
     const summary: Omit<SummaryItem<L>, 'seq'> = {
       ...state.summaryItem('episodic', result.summary, plan.range, plan.turnIds),
       // The exact seqs it replaces: if the archive below is cut short, the summary still stands for them.
@@ -404,7 +404,7 @@ export class BudgetRunner<L extends string> {
     const rest = state.log.items.filter((item) => !planned.has(item.seq))
     const steps = planStepCompaction(rest, {
       keepTokens: Math.floor(this.gauge.effectiveBudget() * KEEP_STEPS_SHARE),
-      countItem: (item: Item<L>) => (item.type === 'message' ? state.countTokens(item) : 0),
+      countItem: (item: Item<L>) => (item.type === 'message' ? state.logMessageTokens(item) : 0),
       keep: openings,
     })
     for (const seq of steps?.seqs ?? []) planned.add(seq)

@@ -37,7 +37,8 @@ export class WaterfallRunner<L extends string> {
     const state = this.#state
     let total = 0
     // Counts only: the window's items need not be frozen for it.
-    for (const item of state.unfrozenWindow()) if (item.type === 'message') total += state.countTokens(item)
+    for (const item of state.unfrozenWindow())
+      if (item.type === 'message') total += state.logMessageTokens(item)
     for (const tier of ['short-term', 'long-term'] as const) {
       const summary = state.log.latestSummary(tier)
       if (summary !== undefined)
