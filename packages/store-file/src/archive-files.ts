@@ -12,9 +12,10 @@ import {
   indexLine,
   partOf,
 } from './archive-parts'
+import { cleanLength, cleanLine, copyClean } from './clean-lines'
 import { readRange, syncDirectory, writeFully } from './durable-fs'
 import { corruptLog, errorCode, isMissing, storeFailed } from './file-errors'
-import { itemFromLogLine, withoutBatchEndBytes } from './line-format'
+import { itemFromLogLine } from './line-format'
 
 /** The bytes of one part, checked against the index: whole lines, as many as it says, in its seqs. */
 export async function readPart(
@@ -141,12 +142,10 @@ export async function appendToArchive(
   seqs: readonly number[],
   durable: boolean,
 ): Promise<void> {
-  const clean = lines.map(withoutBatchEndBytes)
-  const groups = groupParts(
-    seqs,
-    clean.map((buffer) => buffer.length),
-  )
-  const total = clean.reduce((sum, buffer) => sum + buffer.length, 0)
+  const clean = lines.map(cleanLine)
+  const sizes = lines.map((line, index) => cleanLength(line, clean[index]!))
+  const groups = groupParts(seqs, sizes)
+  const total = sizes.reduce((sum, size) => sum + size, 0)
   const { file, offset } = index.nextData(total)
   const dataPath = join(index.directory, file)
   const folder = dirname(dataPath)
@@ -171,8 +170,12 @@ export async function appendToArchive(
     if (size > offset) await handle.truncate(offset)
     let position = offset
     for (const [start, end] of groups) {
-      // One write per part (at most PART_BYTES, or one longer line).
-      const bytes = Buffer.concat(clean.slice(start, end))
+      // One write per part (at most PART_BYTES, or one longer line), each line copied in once.
+      let length = 0
+      for (let line = start; line < end; line++) length += sizes[line]!
+      const bytes = Buffer.allocUnsafe(length)
+      for (let line = start, at = 0; line < end; line++)
+        at += copyClean(lines[line]!, clean[line]!, bytes, at)
       await writeFully(handle, bytes)
       parts.push(partOf(file, position, bytes.length, seqs.slice(start, end)))
       position += bytes.length

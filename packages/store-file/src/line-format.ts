@@ -221,42 +221,6 @@ function messageFromRecord(record: Record<string, unknown>, keys: readonly strin
 
 const BATCH_END_SUFFIX = /,"batch_end":\d+\}$/
 
-const BATCH_END_BYTES = Buffer.from('"batch_end":')
-const COMMA = 0x2c
-const CLOSE = 0x7d
-const NEWLINE = 0x0a
-const ZERO = 0x30
-const NINE = 0x39
-
-/**
- * {@link withoutBatchEnd} of a line's bytes with its newline (`bytes`, as the log holds them), with its
- * newline: the bytes themselves when the line has no `batch_end`, cut before it when it ends the line
- * (`,"batch_end":N}`, as the store writes it), else through the text. An archive moves every line of a
- * long compaction: decoding each to text and encoding it again took longer than the rest of the move.
- */
-export function withoutBatchEndBytes(bytes: Buffer): Buffer {
-  const at = bytes.lastIndexOf(BATCH_END_BYTES)
-  if (at === -1) return bytes
-  const end = bytes.length - 2
-  let digits = at + BATCH_END_BYTES.length
-  while (digits < end && bytes[digits]! >= ZERO && bytes[digits]! <= NINE) digits++
-  if (
-    at > 0 &&
-    bytes[at - 1] === COMMA &&
-    digits > at + BATCH_END_BYTES.length &&
-    digits === end &&
-    bytes[end] === CLOSE &&
-    bytes[end + 1] === NEWLINE
-  ) {
-    const cut = Buffer.allocUnsafe(at + 1)
-    bytes.copy(cut, 0, 0, at - 1)
-    cut[at - 1] = CLOSE
-    cut[at] = NEWLINE
-    return cut
-  }
-  return Buffer.from(`${withoutBatchEnd(bytes.toString('utf8', 0, bytes.length - 1))}\n`)
-}
-
 /** The line without its `batch_end`, as a rewritten file stores it. */
 export function withoutBatchEnd(line: string): string {
   if (!line.includes('"batch_end":')) return line

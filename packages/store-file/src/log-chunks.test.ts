@@ -55,6 +55,18 @@ describe('log chunks', () => {
     expect(gathered[0]!.toString()).toBe(expected(lines.filter((_, index) => index % 2 === 1)))
   })
 
+  it('gathers lines cut short of their batch_end into chunks of about 8 MiB, mixed with runs kept as they are', () => {
+    const lines = Array.from({ length: 120_000 }, (_, index) =>
+      index % 50 < 40
+        ? `{"seq":${index + 1},"text":"${'y'.repeat(index % 90)}","batch_end":${index + 2}}`
+        : `{"seq":${index + 1},"text":"${'z'.repeat(2_000)}"}`,
+    )
+    const chunks = logChunks(viewsOf(lines))
+    expect(chunks.length).toBeGreaterThan(2)
+    for (const chunk of chunks.slice(0, -1)) expect(chunk.length).toBeLessThanOrEqual(8 * 1024 * 1024)
+    expect(Buffer.concat(chunks).toString()).toBe(expected(lines))
+  })
+
   it('takes the last bytes across chunks', () => {
     const chunks = [Buffer.from('abc'), Buffer.from('de'), Buffer.from('f')]
     expect(lastBytes(chunks, 4).toString()).toBe('cdef')

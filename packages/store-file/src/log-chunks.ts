@@ -1,4 +1,4 @@
-import { withoutBatchEndBytes } from './line-format'
+import { cleanLength, cleanLine, copyClean } from './clean-lines'
 
 /** Bytes a chunk of small pieces (lines rewritten, or apart from their neighbours) is gathered to. */
 const CHUNK_BYTES = 8 * 1024 * 1024
@@ -8,44 +8,61 @@ const WHOLE_PIECE_BYTES = 64 * 1024
 
 /**
  * Lines (each one's bytes with its newline) as the bytes of a rewritten log, without their
- * `batch_end` (see `withoutBatchEnd`). Lines next to each other in memory (a run of lines read from
- * the log at once) stay one view of those bytes, not a copy; the rest are gathered into chunks of
- * about 8 MiB. No line is decoded unless its `batch_end` is not where the store writes it.
+ * `batch_end` (see {@link cleanLine}). Runs of lines kept as they are that lie next to each other in
+ * memory (lines read from the log at once) stay one view of those bytes, not a copy, when long; the
+ * rest is copied into chunks of about 8 MiB, a line cut short of its `batch_end` straight from its
+ * bytes. No line is decoded unless its `batch_end` is not where the store writes it.
  */
 export function logChunks(lines: readonly Buffer[]): Buffer[] {
-  const pieces: Buffer[] = []
-  for (const line of lines) {
-    const clean = withoutBatchEndBytes(line)
-    const last = pieces.at(-1)
-    if (
-      last !== undefined &&
-      last.buffer === clean.buffer &&
-      last.byteOffset + last.length === clean.byteOffset
-    ) {
-      pieces[pieces.length - 1] = Buffer.from(last.buffer, last.byteOffset, last.length + clean.length)
-    } else {
-      pieces.push(clean)
-    }
-  }
   const chunks: Buffer[] = []
-  let group: Buffer[] = []
-  let groupBytes = 0
-  const flush = () => {
-    if (group.length > 0) chunks.push(group.length === 1 ? group[0]! : Buffer.concat(group, groupBytes))
-    group = []
-    groupBytes = 0
+  let gather: Buffer | undefined
+  let used = 0
+  /** A run of whole lines next to each other in memory, not yet placed. */
+  let run: Buffer | undefined
+  const flushGather = () => {
+    if (gather !== undefined && used > 0) chunks.push(gather.subarray(0, used))
+    gather = undefined
+    used = 0
   }
-  for (const piece of pieces) {
-    if (piece.length >= WHOLE_PIECE_BYTES) {
-      flush()
-      chunks.push(piece)
+  /** Room for `bytes` more in the gathering chunk. */
+  const room = (bytes: number): Buffer => {
+    if (gather !== undefined && used + bytes > gather.length) flushGather()
+    gather ??= Buffer.allocUnsafe(Math.max(CHUNK_BYTES, bytes))
+    return gather
+  }
+  const placeRun = () => {
+    if (run === undefined) return
+    if (run.length >= WHOLE_PIECE_BYTES) {
+      flushGather()
+      chunks.push(run)
+    } else {
+      // The chunk first: making room may start a new one, and `used` with it.
+      const target = room(run.length)
+      used += run.copy(target, used)
+    }
+    run = undefined
+  }
+  for (const line of lines) {
+    const clean = cleanLine(line)
+    if (clean === -1) {
+      if (
+        run !== undefined &&
+        run.buffer === line.buffer &&
+        run.byteOffset + run.length === line.byteOffset
+      ) {
+        run = Buffer.from(run.buffer, run.byteOffset, run.length + line.length)
+      } else {
+        placeRun()
+        run = line
+      }
       continue
     }
-    group.push(piece)
-    groupBytes += piece.length
-    if (groupBytes >= CHUNK_BYTES) flush()
+    placeRun()
+    const target = room(cleanLength(line, clean))
+    used += copyClean(line, clean, target, used)
   }
-  flush()
+  placeRun()
+  flushGather()
   return chunks
 }
 
