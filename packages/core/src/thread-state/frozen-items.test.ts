@@ -15,11 +15,16 @@ const deeplyFrozen = (item: Entry) =>
   Object.isFrozen(item.nested.list[0])
 
 describe('frozen items', () => {
-  it('freezes deeply every item from where a read asks, whatever was pushed, frozen or removed before', () => {
+  it('freezes deeply every item from where a read asks, whatever was pushed, frozen or removed before (all, or a window)', () => {
     const operation = fc.oneof(
       fc.record({ kind: fc.constant('push' as const), frozen: fc.boolean() }),
       fc.record({ kind: fc.constant('freeze' as const), from: fc.nat(30) }),
-      fc.record({ kind: fc.constant('remove' as const), every: fc.integer({ min: 2, max: 5 }) }),
+      fc.record({
+        kind: fc.constant('remove' as const),
+        every: fc.integer({ min: 2, max: 5 }),
+        // Only the items at indexes `from` to `to` are asked (undefined: all of them).
+        window: fc.option(fc.tuple(fc.nat(30), fc.nat(40)), { nil: undefined }),
+      }),
       fc.record({
         kind: fc.constant('view' as const),
         from: fc.nat(30),
@@ -52,9 +57,13 @@ describe('frozen items', () => {
             for (const item of view) mustBeFrozen.add(item)
             for (const item of range) mayBeFrozen.add(item)
           } else {
-            const removed = items.removeWhere((item) => item.id % step.every === 0)
-            expect(removed.every((item) => item.id % step.every === 0)).toBe(true)
-            expect(items.all.every((item) => item.id % step.every !== 0)).toBe(true)
+            const before = items.all.slice()
+            const [from, to] = step.window ?? [0, before.length]
+            const dropped = (item: Entry, index: number) =>
+              index >= from && index < to && item.id % step.every === 0
+            const removed = items.removeWhere((item) => item.id % step.every === 0, from, to)
+            expect(removed).toEqual(before.filter(dropped))
+            expect(items.all).toEqual(before.filter((item, index) => !dropped(item, index)))
           }
           expect(items.all.map((item) => item.id)).toEqual(
             [...items.all.map((item) => item.id)].sort((a, b) => a - b),

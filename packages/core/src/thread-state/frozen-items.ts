@@ -42,16 +42,21 @@ export class FrozenItems<T extends object> {
     else for (const item of view) deepFreeze(item)
   }
 
-  /** Removes the items `drop` holds for, keeping the order of the rest; returns the removed ones. */
-  removeWhere(drop: (item: T) => boolean): T[] {
+  /**
+   * Removes the items `drop` holds for, keeping the order of the rest; returns the removed ones. Only
+   * the items at indexes `start` to `end` (exclusive) are asked: the others stay.
+   */
+  removeWhere(drop: (item: T) => boolean, start = 0, end = this.all.length): T[] {
     const all = this.all
     const removed: T[] = []
-    let kept = 0
-    let prefix = 0
-    let suffix = 0
-    for (let index = 0; index < all.length; index++) {
+    if (start > all.length) return removed
+    let kept = start
+    // The items before `start` stay where they are, frozen or not.
+    let prefix = Math.min(this.#prefix, start)
+    let suffix = Math.min(this.#suffix, start)
+    for (let index = start; index < all.length; index++) {
       const item = all[index]!
-      if (drop(item)) {
+      if (index < end && drop(item)) {
         removed.push(item)
         continue
       }

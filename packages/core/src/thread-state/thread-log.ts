@@ -235,7 +235,13 @@ export class ThreadLog<L extends string> {
   /** Drops items the store has archived from the active items; they still count in the totals. */
   removeArchived(seqs: ReadonlySet<number>) {
     for (const seq of seqs) if (this.#unfinished.delete(seq)) this.archivedCount++
-    const removed = this.#active.removeWhere((item) => seqs.has(item.seq))
+    let low = Number.POSITIVE_INFINITY
+    let high = 0
+    for (const seq of seqs) {
+      if (seq < low) low = seq
+      if (seq > high) high = seq
+    }
+    const removed = this.#active.removeInSeqs((item) => seqs.has(item.seq), low, high)
     this.archivedCount += removed.length
     this.index.archived(removed)
     this.#dropMemory(removed)
@@ -261,9 +267,14 @@ export class ThreadLog<L extends string> {
    */
   #hideCovered(summary: SummaryItem<L>) {
     const covered = new Set<number>()
-    for (const { fromSeq, toSeq } of summary.covers ?? [])
+    let low = Number.POSITIVE_INFINITY
+    let high = 0
+    for (const { fromSeq, toSeq } of summary.covers ?? []) {
       for (let seq = fromSeq; seq <= toSeq; seq++) covered.add(seq)
-    const removed = this.#active.removeWhere((item) => covered.has(item.seq))
+      low = Math.min(low, fromSeq)
+      high = Math.max(high, toSeq)
+    }
+    const removed = this.#active.removeInSeqs((item) => covered.has(item.seq), low, high)
     if (removed.length === 0) return
     for (const item of removed) this.#unfinished.add(item.seq)
     this.index.archived(removed)
