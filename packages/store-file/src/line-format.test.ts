@@ -27,6 +27,15 @@ const key = fc.constantFrom(
   'x',
 )
 
+/** Items of every type with generated keys, some of them the ones the line format writes or renames. */
+const item = fc
+  .tuple(
+    fc.constantFrom('message', 'transition', 'summary', 'fact'),
+    fc.string(),
+    fc.dictionary(key, fc.jsonValue(), { maxKeys: 6 }),
+  )
+  .map(([type, id, fields]) => ({ id, ...fields, type }) as unknown as UnsequencedItem)
+
 const stored = (item: UnsequencedItem, seq: number): Item => {
   const copy = jsonCopy(item) as Item
   copy.seq = seq
@@ -46,13 +55,6 @@ describe('line format', () => {
   })
 
   it('round-trips any item exactly, keys in order, in both forms and with batch_end', () => {
-    const item = fc
-      .tuple(
-        fc.constantFrom('message', 'transition', 'summary', 'fact'),
-        fc.string(),
-        fc.dictionary(key, fc.jsonValue(), { maxKeys: 6 }),
-      )
-      .map(([type, id, fields]) => ({ id, ...fields, type }) as unknown as UnsequencedItem)
     fc.assert(
       fc.property(item, fc.integer({ min: 1, max: 1e6 }), fc.boolean(), (input, seq, inBatch) => {
         const line = sequenceLogLine(prepareLogLine(input), seq, inBatch ? seq + 2 : undefined)
@@ -66,13 +68,6 @@ describe('line format', () => {
   })
 
   it("takes batch_end out of a line's bytes as out of its text, copying only lines that have one", () => {
-    const item = fc
-      .tuple(
-        fc.constantFrom('message', 'transition', 'summary', 'fact'),
-        fc.string(),
-        fc.dictionary(key, fc.jsonValue(), { maxKeys: 6 }),
-      )
-      .map(([type, id, fields]) => ({ id, ...fields, type }) as unknown as UnsequencedItem)
     // Lines as the store writes them, and lines edited by hand: a batch_end elsewhere, or not a number.
     const edited = fc.constantFrom(
       '{"seq":1,"batch_end":3,"id":"a"}',
