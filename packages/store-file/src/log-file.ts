@@ -177,11 +177,11 @@ export class LogFile {
    * piece's end (a line or a batch the piece cuts) go to the front of the buffer and are parsed again
    * with the next piece, so lines and batches commit as a parse of the whole file commits them.
    *
-   * A streamed load (`onItems`) parses each piece a sub-page at a time (`pageBytes` of lines, more for
-   * a batch that is longer) and waits for each sub-page to be taken before it parses the next: the
-   * items of one small page are alive at a time, so they die young. Parsed a piece at a time, a 4 MiB
-   * piece's items outlived the young generation's collections and were promoted, only to die there:
-   * at 100k items that raised the open's peak memory by about 100 MiB.
+   * A streamed load (`onItems`) parses each piece a sub-page at a time (`pageBytes` of lines; the rest
+   * of the piece at once after a batch longer than that) and waits for each sub-page to be taken before
+   * it parses the next: the items of one small page are alive at a time, so they die young. Parsed a
+   * piece at a time, a 4 MiB piece's items outlived the young generation's collections and were
+   * promoted, only to die there: at 100k items that raised the open's peak memory by about 100 MiB.
    */
   async #loadWhole(reader: LogReader, stats: FileVersion, onItems?: ItemsSink): Promise<void> {
     const lines = this.#newLines(stats)
@@ -233,8 +233,9 @@ export class LogFile {
           if (last) pendingReason = parsed.pendingReason
           break
         }
-        // A part that commits nothing holds one line or batch longer than it: the next part is larger.
-        span = parsed.committedBytes === 0 ? span * 2 : this.pageBytes
+        // A part that commits nothing holds one line or batch longer than it: the next part is the rest
+        // of the piece, parsed once (parts doubling in size parsed a long batch about twice over).
+        span = parsed.committedBytes === 0 ? piece.length - committed : this.pageBytes
       }
       if (committed > 0) {
         tailCheck = Buffer.concat([

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { LogFile } from './log-file'
 
 const directories: string[] = []
@@ -161,10 +161,24 @@ describe('a whole log read in pieces', () => {
     }
     await loading
     const size = Buffer.byteLength(text)
-    expect(calls.length).toBeGreaterThan(size / 4096 / 2)
+    // Pages of about 4 KiB, and the rest of a piece after a batch longer than a page.
+    expect(calls.length).toBeGreaterThan(3)
     expect(calls.at(-1)).toMatchObject({ bytes: size, size })
     expect(calls.reduce((sum, call) => sum + call.items, 0)).toBe(600)
     for (let index = 1; index < calls.length; index++)
       expect(calls[index]!.bytes).toBeGreaterThan(calls[index - 1]!.bytes)
+  })
+  it('parses a batch longer than a page about once, not once for each doubling of the page', async () => {
+    // One batch of 2,000 lines (about 500 KB) in one piece, pages of 4 KiB.
+    const text = Array.from({ length: 2_000 }, (_, index) => line(index + 1, 200, 2_000)).join('')
+    const path = await logPath(text)
+    const parse = vi.spyOn(JSON, 'parse')
+    try {
+      const { given } = await streamed(path, 1 << 20, 4096)
+      expect(given).toHaveLength(2_000)
+      expect(parse.mock.calls.length).toBeLessThan(2_000 * 1.1)
+    } finally {
+      parse.mockRestore()
+    }
   })
 })
