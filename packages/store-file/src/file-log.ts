@@ -292,8 +292,8 @@ export function fileLog(
           const kept = { lines: [] as Buffer[], seqs: [] as number[] }
           const moved = { lines: [] as Buffer[], seqs: [] as number[] }
           if (!view.activeSeqs.some((seq) => wanted.has(seq))) return { kept, moved }
-          // Every active line at once: the moved ones' text goes to the archive, the kept ones' bytes
-          // to the new log as they are.
+          // Every active line at once: the moved ones' bytes go to the archive, the kept ones' to the
+          // new log (each without its batch_end, see `cleanLine`).
           const block = view.activeBlock()
           view.activeSeqs.forEach((seq, index) => {
             if (wanted.has(seq)) {

@@ -115,7 +115,7 @@ export class LogFile {
 
   /**
    * Brings the cache up to date with the file; `STRATA_CORRUPT_LOG` for a bad line. A whole load gives
-   * each piece's items to `onItems` (a streamed open) instead of keeping them: true when one did. */
+   * its items to `onItems` (a streamed open) a page at a time instead of keeping them: true when one did. */
   async refresh(onItems?: ItemsSink): Promise<boolean> {
     let current: FileVersion
     let stats: Stats

@@ -7,7 +7,7 @@ export async function* guardedPages<T>(
   guard: (next: () => Promise<IteratorResult<T>>) => Promise<unknown>,
 ): AsyncGenerator<T> {
   const iterator = pages[Symbol.asyncIterator]()
-  /** `next` when the pages ended or a page failed: no page is being read when the reader stops early. */
+  /** How the iteration ended, if it did: undefined while the reader may stop it early (no page is being read). */
   let ended: 'pages' | 'failure' | undefined
   try {
     for (;;) {

@@ -186,9 +186,7 @@ export class ThreadState<L extends string, C extends StateCompaction = StateComp
     const { content } = item
     for (let index = 0; index < content.length; index++) {
       const part = content[index]!
-      total +=
-        this.#partTokens.get(part) ??
-        (referenceOf(part) === undefined ? stored[index]! : this.#partCount(part))
+      total += referenceOf(part) === undefined ? stored[index]! : this.#partCount(part)
     }
     return total
   }
