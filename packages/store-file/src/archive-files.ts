@@ -8,11 +8,12 @@ import {
   ARCHIVE_FOLDER,
   type ArchivePart,
   dataFileName,
-  groupParts,
   indexLine,
+  PART_BYTES,
+  PART_LINES,
   partOf,
 } from './archive-parts'
-import { cleanLength, cleanLine, copyClean } from './clean-lines'
+import { type CleanLine, cleanLength, cleanLine, copyClean } from './clean-lines'
 import { readRange, syncDirectory, writeFully } from './durable-fs'
 import { corruptLog, errorCode, isMissing, storeFailed } from './file-errors'
 import { itemFromLogLine } from './line-format'
@@ -130,64 +131,119 @@ export async function archivedLine(index: ArchiveIndex, seq: number): Promise<st
 }
 
 /**
- * Holding the lock: appends `lines` (ascending seqs) to the archive. First the parts' lines go to the
- * end of a data file, synced; then their index lines go to the index in one write, synced: that write
- * is the commit. A crash before it leaves bytes no index line names (ignored, cut off by the next
- * archive); a crash inside it leaves an incomplete batch (a pending tail, moved aside). Either way the
- * items are still in the active log. Nothing proportional to the archive is read or held.
+ * Holding the lock: appends lines (ascending seqs, each its bytes with its newline) to the archive as
+ * they come, each without its batch_end (see `cleanLine`). First the parts go to the end of a data
+ * file, a part a write (at most {@link PART_LINES} lines and {@link PART_BYTES}, or one longer line),
+ * synced at the {@link commit}; then their index lines go to the index in one write, synced: that
+ * write is the commit. A crash before it leaves bytes no index line names (ignored, cut off by the
+ * next archive); a crash inside it leaves an incomplete batch (a pending tail, moved aside). Either way
+ * the items are still in the active log. Nothing proportional to the archive, or to the lines
+ * appended, is read or held: a part's buffer is reused.
  */
-export async function appendToArchive(
-  index: ArchiveIndex,
-  lines: readonly Buffer[],
-  seqs: readonly number[],
-  durable: boolean,
-): Promise<void> {
-  const clean = lines.map(cleanLine)
-  const sizes = lines.map((line, index) => cleanLength(line, clean[index]!))
-  const groups = groupParts(seqs, sizes)
-  const total = sizes.reduce((sum, size) => sum + size, 0)
-  const { file, offset } = index.nextData(total)
-  const dataPath = join(index.directory, file)
-  const folder = dirname(dataPath)
-  const folderCreated = statOrMissing(folder) === undefined
-  await mkdir(folder, { recursive: true }).catch((error: unknown) => {
-    throw storeFailed('create', folder, error)
-  })
-  if (folderCreated && durable) await syncDirectory(index.directory)
-  const parts: ArchivePart[] = []
-  let handle: FileHandle | undefined
-  try {
-    const created = statOrMissing(dataPath) === undefined
-    handle = await open(dataPath, 'a')
-    // Bytes past the last indexed part were never committed (an archive cut short): cut them off.
-    const size = (await handle.stat()).size
-    if (size < offset)
-      throw corruptLog(
-        dataPath,
-        0,
-        `ends at byte ${size}, before the ${offset} bytes ${index.indexPath} names`,
-      )
-    if (size > offset) await handle.truncate(offset)
-    let position = offset
-    for (const [start, end] of groups) {
-      // One write per part (at most PART_BYTES, or one longer line), each line copied in once.
-      let length = 0
-      for (let line = start; line < end; line++) length += sizes[line]!
-      const bytes = Buffer.allocUnsafe(length)
-      for (let line = start, at = 0; line < end; line++)
-        at += copyClean(lines[line]!, clean[line]!, bytes, at)
-      await writeFully(handle, bytes)
-      parts.push(partOf(file, position, bytes.length, seqs.slice(start, end)))
-      position += bytes.length
-    }
-    if (durable) await handle.sync()
-    if (created && durable) await syncDirectory(folder)
-  } catch (error) {
-    throw storeFailed('append to', dataPath, error)
-  } finally {
-    await handle?.close()
+export class ArchiveAppend {
+  readonly #parts: ArchivePart[] = []
+  #buffer = Buffer.allocUnsafe(PART_BYTES)
+  #used = 0
+  #seqs: number[] = []
+  #position: number
+
+  private constructor(
+    private readonly index: ArchiveIndex,
+    private readonly file: string,
+    private readonly dataPath: string,
+    private readonly handle: FileHandle,
+    offset: number,
+    private readonly created: boolean,
+    private readonly durable: boolean,
+  ) {
+    this.#position = offset
   }
-  await appendIndex(index, parts, durable)
+
+  /** Opens the data file the next parts go to, for at most `bytes` of lines. */
+  static async create(index: ArchiveIndex, bytes: number, durable: boolean): Promise<ArchiveAppend> {
+    const { file, offset } = index.nextData(bytes)
+    const dataPath = join(index.directory, file)
+    const folder = dirname(dataPath)
+    const folderCreated = statOrMissing(folder) === undefined
+    await mkdir(folder, { recursive: true }).catch((error: unknown) => {
+      throw storeFailed('create', folder, error)
+    })
+    if (folderCreated && durable) await syncDirectory(index.directory)
+    let handle: FileHandle | undefined
+    try {
+      const created = statOrMissing(dataPath) === undefined
+      handle = await open(dataPath, 'a')
+      // Bytes past the last indexed part were never committed (an archive cut short): cut them off.
+      const size = (await handle.stat()).size
+      if (size < offset)
+        throw corruptLog(
+          dataPath,
+          0,
+          `ends at byte ${size}, before the ${offset} bytes ${index.indexPath} names`,
+        )
+      if (size > offset) await handle.truncate(offset)
+      return new ArchiveAppend(index, file, dataPath, handle, offset, created, durable)
+    } catch (error) {
+      await handle?.close().catch(() => {})
+      throw storeFailed('append to', dataPath, error)
+    }
+  }
+
+  /**
+   * Adds the line `bytes` of item `seq`. A promise when a part was written first: await it before the
+   * next line, and keep `bytes` as they are until then.
+   */
+  add(bytes: Buffer, seq: number): Promise<void> | undefined {
+    const clean = cleanLine(bytes)
+    const size = cleanLength(bytes, clean)
+    const count = this.#seqs.length
+    if (count > 0 && (count >= PART_LINES || this.#used + size > PART_BYTES)) {
+      return this.#writePart().then(() => this.#put(bytes, clean, size, seq))
+    }
+    this.#put(bytes, clean, size, seq)
+    return undefined
+  }
+
+  /** Writes the last part, syncs the data file and commits the parts in the index. */
+  async commit(): Promise<void> {
+    try {
+      await this.#writePart()
+      if (this.durable) await this.handle.sync()
+      if (this.created && this.durable) await syncDirectory(dirname(this.dataPath))
+    } catch (error) {
+      throw storeFailed('append to', this.dataPath, error)
+    } finally {
+      await this.handle.close()
+    }
+    await appendIndex(this.index, this.#parts, this.durable)
+  }
+
+  /** Gives up: nothing is committed (the bytes written are cut off by the next archive). */
+  async abort(): Promise<void> {
+    await this.handle.close().catch(() => {})
+  }
+
+  #put(bytes: Buffer, clean: CleanLine, size: number, seq: number): void {
+    // One line longer than a part: a buffer of its own, written as the part it is alone in.
+    if (size > this.#buffer.length) this.#buffer = Buffer.allocUnsafe(size)
+    this.#used += copyClean(bytes, clean, this.#buffer, this.#used)
+    this.#seqs.push(seq)
+  }
+
+  async #writePart(): Promise<void> {
+    if (this.#seqs.length === 0) return
+    const bytes = this.#buffer.subarray(0, this.#used)
+    try {
+      await writeFully(this.handle, bytes)
+    } catch (error) {
+      throw storeFailed('append to', this.dataPath, error)
+    }
+    this.#parts.push(partOf(this.file, this.#position, bytes.length, this.#seqs))
+    this.#position += bytes.length
+    this.#used = 0
+    this.#seqs = []
+    if (this.#buffer.length > PART_BYTES) this.#buffer = Buffer.allocUnsafe(PART_BYTES)
+  }
 }
 
 /** Holding the lock: appends the index lines of `parts` in one write, synced; cut back on failure. */

@@ -5,7 +5,7 @@ import { type Item, inMemoryStore, StrataError, type StrataStore } from '@strata
 import { makeItems } from '@strata-memory/core/testing'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
-import { PART_LINES } from './archive-parts'
+import { groupParts, PART_BYTES, PART_LINES } from './archive-parts'
 import { fileStore } from './file-store'
 import type { FileStoreEvent } from './file-store-options'
 import { prepareLogLine, sequenceLogLine } from './line-format'
@@ -58,6 +58,47 @@ describe('the archive layout: appended parts and an index', () => {
         .slice(0, limit ?? Number.POSITIVE_INFINITY)
       expect(await cold.readArchive('t', { fromSeq, toSeq, limit })).toStrictEqual(expected)
     }
+  })
+
+  it('cuts parts as the lines come: as many as fit in 1 MiB and 512 lines, a longer line alone', async () => {
+    const dir = await temporaryDirectory()
+    const store = fileStore({ dir, fsync: false })
+    // Lines of a few bytes to 600 KiB, and one of 1.5 MiB: parts closed by their bytes and by their lines.
+    const sizes = Array.from({ length: 1_400 }, (_, index) =>
+      index === 700 ? 1_536 * 1024 : index % 97 === 0 ? 600 * 1024 : (index * 131) % 3_000,
+    )
+    const items = await store.append(
+      't',
+      makeItems(sizes.length).map((item, index) => ({
+        ...item,
+        content: [{ type: 'text' as const, text: 'x'.repeat(sizes[index]!) }],
+      })),
+      { expectedSeq: 0 },
+    )
+    const moved = items.filter((item) => item.seq % 4 !== 0)
+    expect(await store.archive('t', { seqs: seqsOf(moved) })).toBe(moved.length)
+    const parts = (await readFile(join(dir, 'agents/t/archive/index.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { offset: number; bytes: number; count: number })
+    // Each moved line's bytes as the archive holds it (without its batch_end).
+    const data = await readFile(join(dir, 'agents/t/archive/000001.jsonl'))
+    const lineBytes: number[] = []
+    for (let start = 0, end = data.indexOf(10); end !== -1; start = end + 1, end = data.indexOf(10, start)) {
+      lineBytes.push(end + 1 - start)
+    }
+    expect(lineBytes).toHaveLength(moved.length)
+    expect(parts.map((part) => part.count)).toEqual(
+      groupParts(seqsOf(moved), lineBytes).map(([start, end]) => end - start),
+    )
+    let offset = 0
+    for (const part of parts) {
+      expect(part.offset).toBe(offset)
+      expect(part.count <= PART_LINES && (part.bytes <= PART_BYTES || part.count === 1)).toBe(true)
+      offset += part.bytes
+    }
+    expect(await store.readArchive('t')).toStrictEqual(moved)
+    expect(await store.read('t')).toStrictEqual(items.filter((item) => item.seq % 4 === 0))
   })
 
   it('reads a page without touching the other parts; read() and head() touch no archived line', async () => {

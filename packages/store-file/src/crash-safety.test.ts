@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { appendFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -188,6 +188,9 @@ describe('crash safety', () => {
           (await expectParsable(join(threadDirectory, 'raw_traces.jsonl'))) +
           (await archivedLineCount(threadDirectory))
         expect(lines).toBe(active.length + archived.length)
+        // A rewrite killed midway leaves its temporary file; the next one removes it.
+        const leftovers = (await readdir(threadDirectory)).filter((name) => name.endsWith('.tmp'))
+        expect(leftovers.length, leftovers.join(', ')).toBeLessThanOrEqual(1)
       }
       expect(acknowledged.size).toBeGreaterThan(TRIALS)
       // The kills really cut writes short: many inside an append, many inside an archive.

@@ -1,15 +1,12 @@
-import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { StrataError } from '@strata-memory/core'
+import { rewriteActive as rewriteLog } from './active-rewrite'
 import { AppendHandles } from './append-handles'
 import { migrateLegacy, trimArchiveData } from './archive-files'
 import { directoryLocks } from './directory-locks'
-import { writeFileAtomic } from './durable-fs'
 import { storeFailed } from './file-errors'
 import type { FileStoreEvent, ResolvedFileStoreOptions } from './file-store-options'
 import type { HeldLease } from './held-lease'
-import { logChunks } from './log-chunks'
-import type { LogFile } from './log-file'
 import { retryStale } from './log-lines'
 import { ACTIVE_FILE, ThreadFiles, type ThreadView } from './thread-files'
 import { tornTailMover } from './torn-tail'
@@ -49,10 +46,10 @@ export interface FileContext {
   /** Holding the lock (taken by `locked`): brings both files up to date and repairs what a crash left behind. */
   repair(thread: ThreadFiles): Promise<void>
   /**
-   * Holding the lock: replaces the active log with `lines` (each one's bytes with its newline, as
-   * `ThreadView.activeBlock` gives them) atomically, a chunk of lines at a time.
+   * Holding the lock: rewrites the thread's active log as `view` shows it, the lines of `moved` going
+   * to the archive (see `rewriteActive`). Returns how many did.
    */
-  replaceLog(file: LogFile, lines: readonly Buffer[], seqs: readonly number[]): Promise<void>
+  rewriteActive(thread: ThreadFiles, view: ThreadView, moved?: ReadonlySet<number>): Promise<number>
 }
 
 /** The shared part of one file store. */
@@ -84,21 +81,13 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
 
   const moveTornTail = tornTailMover(durable, onEvent)
 
-  const replaceLog = async (
-    file: LogFile,
-    lines: readonly Buffer[],
-    seqs: readonly number[],
-  ): Promise<void> => {
-    const chunks = logChunks(lines)
-    // The file at the path is about to be another: a handle on the old one would hold its space.
-    appendHandles.drop(file.path)
-    try {
-      await writeFileAtomic(file.path, chunks, durable)
-      file.replaced(seqs, chunks, await stat(file.path))
-    } catch (error) {
-      throw storeFailed('rewrite', file.path, error)
-    }
-  }
+  const rewriteActive = (thread: ThreadFiles, view: ThreadView, moved?: ReadonlySet<number>) =>
+    rewriteLog(thread, view, {
+      ...(moved === undefined ? {} : { moved }),
+      durable,
+      // The file at the path is about to be another: a handle on the old one would hold its space.
+      beforeReplace: () => appendHandles.drop(thread.active.path),
+    })
 
   /**
    * After a whole refresh that began with `held` the thread's lease (so after it was written) and
@@ -142,12 +131,7 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
     }
     const view = thread.view()
     if (view.overlap.length > 0) {
-      const block = view.activeBlock()
-      await replaceLog(
-        thread.active,
-        view.activeSeqs.map((_, index) => block.bytesOf(index)),
-        view.activeSeqs,
-      )
+      await rewriteActive(thread, view)
       onEvent({
         type: 'archive-repaired',
         threadId: thread.threadId,
@@ -222,6 +206,6 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
     locked,
     snapshot,
     repair,
-    replaceLog,
+    rewriteActive,
   }
 }

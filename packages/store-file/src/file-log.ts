@@ -20,7 +20,7 @@ import {
   checkSeq,
   seqRangeIndexes,
 } from '@strata-memory/core/store-kit'
-import { appendToArchive, archivedLine, readArchivePage } from './archive-files'
+import { archivedLine, readArchivePage } from './archive-files'
 import { syncDirectory, writeFully, writeFullySync } from './durable-fs'
 import type { FileContext } from './file-context'
 import { storeFailed } from './file-errors'
@@ -57,7 +57,7 @@ export function fileLog(
     locked,
     snapshot,
     repair,
-    replaceLog,
+    rewriteActive,
     appendHandles,
   } = context
 
@@ -285,34 +285,15 @@ export function fileLog(
       if (!ahead.activeSeqs.some((seq) => wanted.has(seq))) return 0
       return locked(thread, async () => {
         await fence(thread, options, 'archive')
-        const { kept, moved } = await retryStale(async () => {
+        return retryStale(async () => {
           await repair(thread)
           const view = thread.view()
           if (expectedSeq !== undefined) checkSeq(threadId, expectedSeq, view.lastSeq)
-          const kept = { lines: [] as Buffer[], seqs: [] as number[] }
-          const moved = { lines: [] as Buffer[], seqs: [] as number[] }
-          if (!view.activeSeqs.some((seq) => wanted.has(seq))) return { kept, moved }
-          // Every active line at once: the moved ones' bytes go to the archive, the kept ones' to the
-          // new log (each without its batch_end, see `cleanLine`).
-          const block = view.activeBlock()
-          view.activeSeqs.forEach((seq, index) => {
-            if (wanted.has(seq)) {
-              moved.lines.push(block.bytesOf(index))
-              moved.seqs.push(seq)
-            } else {
-              kept.lines.push(block.bytesOf(index))
-              kept.seqs.push(seq)
-            }
-          })
-          return { kept, moved }
+          if (!view.activeSeqs.some((seq) => wanted.has(seq))) return 0
+          // The log read a window at a time, its moved lines to the archive (appended, never rewritten:
+          // its size costs nothing here), the kept ones to the new log (see `rewriteActive`).
+          return rewriteActive(thread, view, wanted)
         })
-        if (moved.seqs.length === 0) return 0
-        // Archive first (appended, committed by its index line), active log second: after a crash in
-        // between, the moved items are in both, which the recovery rule reads as archived. Never in
-        // neither. The archive is appended to, never rewritten: its size costs nothing here.
-        await appendToArchive(thread.archive, moved.lines, moved.seqs, durable)
-        await replaceLog(thread.active, kept.lines, kept.seqs)
-        return moved.seqs.length
       })
     },
 

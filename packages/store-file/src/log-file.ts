@@ -2,9 +2,9 @@ import { type Stats, statSync } from 'node:fs'
 import type { Item } from '@strata-memory/core'
 import { isMissing, storeFailed } from './file-errors'
 import { type FileVersion, sameFile, versionOf } from './file-version'
-import { lastBytes } from './log-chunks'
 import { LogLines } from './log-lines'
 import { type LogReader, openLog, readLogInto, readLogRange } from './log-reader'
+import { type RewrittenLog, TAIL_CHECK_BYTES } from './log-rewrite'
 import { type PendingReason, parseChunk } from './parse-chunk'
 
 export type { PendingReason }
@@ -19,9 +19,6 @@ export interface PendingTail {
 }
 
 const NEWLINE = 0x0a
-
-/** How many bytes before the committed end are compared to tell an appended file from a replaced one. */
-const TAIL_CHECK_BYTES = 64
 
 /**
  * Bytes of a log read at once by a whole load: many 256 KiB segments (see ChunkLines), and a small
@@ -329,19 +326,13 @@ export class LogFile {
     this.version = version
   }
 
-  /** Records that the file was replaced with `chunks` (lines of `seqs`, holding the lock). */
-  replaced(seqs: readonly number[], chunks: readonly Buffer[], stats: Stats): void {
-    const version = versionOf(stats)
+  /** Records that the file was replaced by `rewrite` (lines of `seqs`, holding the lock). */
+  replaced(seqs: readonly number[], rewrite: RewrittenLog): void {
+    const version = versionOf(rewrite.stats)
     const lines = this.#newLines(version)
-    let base = 0
-    const ends: number[] = []
-    for (const chunk of chunks) {
-      for (const end of newlinesOf(chunk)) ends.push(base + end)
-      base += chunk.length
-    }
-    lines.push(seqs, ends, 0)
-    lines.committedBytes = base
-    lines.tailCheck = lastBytes(chunks, TAIL_CHECK_BYTES)
+    lines.push(seqs, rewrite.ends, 0)
+    lines.committedBytes = rewrite.bytes
+    lines.tailCheck = rewrite.tail
     this.#lines = lines
     this.revision += 1
     this.pending = undefined

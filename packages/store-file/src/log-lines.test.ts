@@ -110,4 +110,47 @@ describe('lines read back from the log', () => {
     await file.refresh()
     expect(file.seqs).toEqual([1])
   })
+
+  it('reads any range of lines through a window of any size as one read would', async () => {
+    const dir = await temporaryDirectory()
+    const path = join(dir, 'log.jsonl')
+    const lines = Array.from(
+      { length: 60 },
+      (_, index) => `{"seq":${index + 1},"text":"${'é'.repeat((index * 37) % 50)}"}`,
+    )
+    await writeFile(path, lines.map((line) => `${line}\n`).join(''))
+    const file = new LogFile(path)
+    await file.refresh()
+    const loaded = file.lines
+    for (const [first, last] of [
+      [0, 59],
+      [5, 5],
+      [17, 42],
+      [3, 2],
+    ] as const) {
+      for (const size of [1, 30, 64, 200, 1 << 20]) {
+        const windows: { first: number; last: number; lines: string[] }[] = []
+        for (const block of loaded.blocks(first, last, Buffer.alloc(size))) {
+          const texts: string[] = []
+          for (let index = block.first; index <= block.last; index += 1)
+            texts.push(block.bytesOf(index).toString())
+          windows.push({ first: block.first, last: block.last, lines: texts })
+          // A window holds as many lines as fit in the buffer, or one line alone.
+          const bytes = texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0)
+          expect(bytes <= size || block.first === block.last).toBe(true)
+        }
+        expect(windows.flatMap((window) => window.lines)).toEqual(
+          lines.slice(first, last + 1).map((line) => `${line}\n`),
+        )
+        // Windows follow each other, line after line.
+        windows.forEach((window, index) => {
+          expect(window.first).toBe(index === 0 ? first : windows[index - 1]!.last + 1)
+        })
+      }
+    }
+    // One file version: a replaced log is refused before the first window.
+    await writeFile(`${path}.new`, '{"seq":1}\n')
+    await rename(`${path}.new`, path)
+    expect(() => [...loaded.blocks(0, 59, Buffer.alloc(64))]).toThrow(StaleLines)
+  })
 })

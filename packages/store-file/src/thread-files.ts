@@ -14,6 +14,13 @@ export const STATE_FILE = 'state.json'
 export const CONTENT_FOLDER = 'content'
 export const CORRUPT_SUFFIX = '.corrupt'
 
+/** A window of a thread's active lines (see `ThreadView.activeBlocks`). */
+export interface ActiveBlock {
+  start: number
+  end: number
+  bytesOf(index: number): Buffer
+}
+
 /** What a thread holds, as of the last refresh of its two log files. */
 export interface ThreadView {
   /** Seqs of the active log, without items that are also in the archive. */
@@ -26,8 +33,14 @@ export interface ThreadView {
   activeLines(start?: number, end?: number): string[]
   /** The items of the active lines from `start` to `end`: those a cold load parsed, else read as `activeLines`. */
   activeItems(start: number, end: number): Item[]
-  /** Every active line read at once, as `activeLines`, for each one's bytes (with its newline) or text, by index into `activeSeqs`. */
-  activeBlock(): { bytesOf(index: number): Buffer; textOf(index: number): string }
+  /**
+   * The active lines read a window at a time into `buffer` (see `LogLines.blocks`): each window the
+   * indexes into `activeSeqs` it holds, `start` to `end` (exclusive), and each one's bytes with its
+   * newline, valid until the next window is asked for. Throws `StaleLines` as `activeLines` does.
+   */
+  activeBlocks(buffer: Buffer): Generator<ActiveBlock>
+  /** How many bytes active line `index` takes in the file, with its newline (nothing is read). */
+  lineBytes(index: number): number
   /** How many items the archive holds (from its index: no archived line is read). */
   archivedCount: number
   /** The highest seq ever assigned: the newest line of either file (the archive keeps every line it got). */
@@ -110,13 +123,18 @@ export class ThreadFiles {
         for (let index = start; index < end; index += 1) indexes.push(lineIndex(index))
         return lines.read(indexes)
       },
-      activeBlock() {
-        const block =
-          seqs.length === 0 ? lines.block(0, -1) : lines.block(lineIndex(0), lineIndex(seqs.length - 1))
-        return {
-          bytesOf: (index) => block.bytesOf(lineIndex(index)),
-          textOf: (index) => block.textOf(lineIndex(index)),
+      *activeBlocks(buffer) {
+        if (seqs.length === 0) return
+        let index = 0
+        for (const block of lines.blocks(lineIndex(0), lineIndex(seqs.length - 1), buffer)) {
+          const start = index
+          while (index < seqs.length && lineIndex(index) <= block.last) index += 1
+          yield { start, end: index, bytesOf: (at: number) => block.bytesOf(lineIndex(at)) }
         }
+      },
+      lineBytes(index) {
+        const line = lineIndex(index)
+        return lines.ends[line]! - (line === 0 ? -1 : lines.ends[line - 1]!)
       },
       activeItems(start, end) {
         // A cold read of the whole log: the items the load built, handed over in one list.
