@@ -1,5 +1,5 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createMemory, type Item, openAppThread } from '@strata-memory/core'
 import { fileStore } from '@strata-memory/store-file'
@@ -21,6 +21,48 @@ afterAll(() => {
 })
 
 describe('strata on the file store (the built binary)', { timeout: 60_000 }, () => {
+  it('--timeout bounds each store call: a held lock gives up in time, saying how to allow longer', async () => {
+    // An import into a thread whose folder lock a live process (this one) on this host holds: its
+    // append waits for the lock.
+    const exported = await runStrata([...store(), 'export', FIXTURE_THREAD, '--archive'])
+    const file = join(dir, 'locked-export.jsonl')
+    writeFileSync(file, exported.stdout)
+    mkdirSync(join(dir, 'agents', 'locked-copy'), { recursive: true })
+    const lock = join(dir, 'agents', 'locked-copy', '.lock')
+    writeFileSync(
+      lock,
+      `${JSON.stringify({ pid: process.pid, hostname: hostname(), ts: Date.now(), token: 'held' })}\n`,
+    )
+    try {
+      const started = Date.now()
+      const waited = await runStrata([
+        ...store(),
+        '--timeout',
+        '0.5',
+        'import',
+        file,
+        '--thread',
+        'locked-copy',
+      ])
+      expect(Date.now() - started).toBeLessThan(9_000)
+      expect(waited.code).toBe(2)
+      expect(waited.stderr).toMatch(
+        /within 500 ms \(timeoutMs\).*\(STRATA_STORE_FAILED\) Run with --timeout <seconds>/,
+      )
+    } finally {
+      rmSync(join(dir, 'agents', 'locked-copy'), { recursive: true, force: true })
+      rmSync(file, { force: true })
+    }
+    for (const bad of ['0', '-3', 'soon', '']) {
+      const refused = await runStrata([...store(), '--timeout', bad, 'threads'])
+      expect(refused.code).toBe(2)
+      expect(refused.stderr.trim()).toBe(
+        `strata: Bad --timeout '${bad}': give a number of seconds greater than 0.`,
+      )
+    }
+    expect((await runStrata([...store(), '--timeout', '30', 'verify', FIXTURE_THREAD])).code).toBe(0)
+  })
+
   it('threads lists the thread with its counts, as a table and as JSON', async () => {
     const text = await runStrata([...store(), 'threads'])
     expect(text.code).toBe(0)

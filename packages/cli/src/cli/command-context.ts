@@ -3,6 +3,7 @@ import { type LoadedConfig, loadConfig } from '../config/load-config'
 import { Output } from '../output/output'
 import { memoryOf, type OpenStore, openStore, requireThread } from '../store/open-store'
 import { resolveStoreTarget, type StoreTarget } from '../store/store-target'
+import { CliError } from './cli-error'
 
 /** The global options every command takes. */
 export interface GlobalOptions {
@@ -10,6 +11,8 @@ export interface GlobalOptions {
   prefix?: string
   config?: string
   levels?: string
+  /** `--timeout`: seconds one store call may take. */
+  timeout?: string
   json?: boolean
   color?: boolean
 }
@@ -35,6 +38,7 @@ export class CommandContext {
   #open: Promise<OpenStore> | undefined
   #config: Promise<LoadedConfig> | undefined
   #memory: Promise<Memory<string>> | undefined
+  readonly #timeoutMs: number | undefined
 
   constructor(options: GlobalOptions) {
     this.options = options
@@ -42,6 +46,7 @@ export class CommandContext {
       json: options.json === true,
       ...(options.color === false ? { colour: false } : {}),
     })
+    this.#timeoutMs = timeoutMsOf(options.timeout)
     this.target = resolveStoreTarget({
       ...(options.store !== undefined ? { store: options.store } : {}),
       ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
@@ -50,7 +55,7 @@ export class CommandContext {
 
   /** The store, opened once. */
   store({ create = false }: { create?: boolean } = {}): Promise<OpenStore> {
-    this.#open ??= openStore(this.target, { create })
+    this.#open ??= openStore(this.target, { create, timeoutMs: this.#timeoutMs })
     return this.#open
   }
 
@@ -88,4 +93,14 @@ export class CommandContext {
     const open = await this.#open?.catch(() => undefined)
     await open?.close()
   }
+}
+
+/** `--timeout` in milliseconds (undefined: the store's own default), or a usage error. */
+function timeoutMsOf(seconds: string | undefined): number | undefined {
+  if (seconds === undefined) return undefined
+  const value = Number(seconds)
+  if (seconds.trim() === '' || !Number.isFinite(value) || value <= 0) {
+    throw new CliError(`Bad --timeout '${seconds}': give a number of seconds greater than 0.`)
+  }
+  return value * 1000
 }

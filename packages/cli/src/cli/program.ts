@@ -38,6 +38,11 @@ export function createProgram(result: { exitCode: number }): Command {
     .option('--prefix <prefix>', 'the Redis key prefix', 'strata')
     .option('--config <file>', 'memory options module (default ./strata.config.{ts,mts,mjs,js})')
     .option('--levels <list>', 'the level ladder, broad to narrow, comma-separated')
+    .option(
+      '--timeout <seconds>',
+      'how long one store call may take before it gives up (verify or export of a very long thread may need more)',
+      '60',
+    )
     .option('--json', 'print JSON for scripts')
     .option('--no-color', 'no colours')
     .showHelpAfterError()

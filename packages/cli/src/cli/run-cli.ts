@@ -25,7 +25,12 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     // Core is loaded by the command that threw, if any: asked only then.
     const { StrataError } = await import('@strata-memory/core')
     if (StrataError.isInstance(error)) {
-      process.stderr.write(`strata: ${firstLine(error)} (${error.code})\n`)
+      // A long thread's verify or export can take longer than a store call is given by default.
+      const hint =
+        error.code === 'STRATA_STORE_FAILED' && error.details?.reason === 'timeout'
+          ? ' Run with --timeout <seconds> to give each store call longer.'
+          : ''
+      process.stderr.write(`strata: ${firstLine(error)} (${error.code})${hint}\n`)
       return EXIT_USAGE
     }
     process.stderr.write(`strata: ${firstLine(error)}\n`)

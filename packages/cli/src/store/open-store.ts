@@ -88,19 +88,20 @@ function hintOf(url: URL, error: unknown): string {
  */
 export async function openStore(
   target: StoreTarget,
-  { create = false }: { create?: boolean } = {},
+  { create = false, timeoutMs }: { create?: boolean; timeoutMs?: number | undefined } = {},
 ): Promise<OpenStore> {
+  const deadline = timeoutMs === undefined ? {} : { timeoutMs }
   if (target.kind === 'file') {
     if (!create && !(existsSync(target.dir) && statSync(target.dir).isDirectory())) {
       throw new CliError(`No memory folder at ${target.dir}: pass --store <folder> or set STRATA_MEMORY_DIR.`)
     }
-    return { target, store: fileStore({ dir: target.dir }), close: async () => undefined }
+    return { target, store: fileStore({ dir: target.dir, ...deadline }), close: async () => undefined }
   }
   const redis = await connectRedis(target.url)
   const { redisStore } = await importRedisPackage(() => import('@strata-memory/store-redis'))
   return {
     target,
-    store: redisStore({ client: redis, prefix: target.prefix }),
+    store: redisStore({ client: redis, prefix: target.prefix, ...deadline }),
     close: async () => {
       await redis.close()
     },
