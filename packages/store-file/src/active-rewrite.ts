@@ -43,7 +43,7 @@ export async function rewriteActive(
   }
   let rewrite: LogRewrite | undefined
   try {
-    await removeLeftovers(path)
+    await rewriting(path, () => removeLeftovers(path))
     rewrite = await rewriting(path, () => LogRewrite.create(path, durable))
     const kept: number[] = []
     let archived = 0
