@@ -75,7 +75,9 @@ export const BUNDLES: BundleCase[] = [
     [
       // Stop 42: content queries read only matching records (file: the catalog journal; Redis: the
       // content-meta hash and its two read scripts): 22.5 → 24.0 and 15.8 → 16.5 KB.
-      ['store-file', 24.0],
+      // Stop 44: an archive streams the log through reused buffers (windowed reads, the archive's parts
+      // and the new log written as lines come, a crashed rewrite's leftovers removed): 24.0 → 24.6 KB.
+      ['store-file', 24.6],
       ['store-redis', 16.5],
     ] as const
   ).map(([name, budget]) => ({
