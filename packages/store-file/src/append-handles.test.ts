@@ -1,9 +1,13 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { readdirSync, readlinkSync } from 'node:fs'
+import { mkdtemp, open, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Item, UnsequencedItem } from '@strata-memory/core'
 import { afterEach, describe, expect, it } from 'vitest'
+import { AppendHandles } from './append-handles'
 import { fileStore } from './file-store'
+import type { FileVersion } from './file-version'
+import type { LogFile } from './log-file'
 
 const directories: string[] = []
 afterEach(async () => {
@@ -14,6 +18,18 @@ async function temporaryDirectory(): Promise<string> {
   const directory = await mkdtemp(join(tmpdir(), 'strata-append-handles-'))
   directories.push(directory)
   return directory
+}
+
+/** This process's open files under `dir` (Linux: its /proc/self/fd links). */
+function openFilesUnder(dir: string): string[] {
+  return readdirSync('/proc/self/fd').flatMap((fd) => {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`)
+      return target.startsWith(dir) ? [target] : []
+    } catch {
+      return []
+    }
+  })
 }
 
 let counter = 0
@@ -83,5 +99,36 @@ describe('appended lines read back from the log', () => {
     await again.deleteThread('t')
     const fresh = await again.append('t', messages(2), { expectedSeq: 0 })
     expect(await again.read('t')).toStrictEqual(fresh)
+  })
+
+  it('has closed every log it kept open once close() resolves', async () => {
+    const dir = await temporaryDirectory()
+    const store = fileStore({ dir })
+    for (const thread of ['a', 'b', 'c']) await store.append(thread, messages(2), { expectedSeq: 0 })
+    expect(openFilesUnder(dir)).toHaveLength(3)
+    await store.close?.()
+    expect(openFilesUnder(dir)).toEqual([])
+  })
+
+  it('waits for every kept handle to close, however long each close takes', async () => {
+    const dir = await temporaryDirectory()
+    const handles = new AppendHandles()
+    const closed: string[] = []
+    for (const name of ['a', 'b', 'c']) {
+      const path = join(dir, name)
+      const handle = await open(path, 'w')
+      const close = handle.close.bind(handle)
+      // A slow close (a busy thread pool, a slow disk).
+      handle.close = async () => {
+        await new Promise((resolve) => setTimeout(resolve, 30))
+        await close()
+        closed.push(name)
+      }
+      const stats = await handle.stat()
+      await handles.keep({ path } as LogFile, handle, { dev: stats.dev, ino: stats.ino } as FileVersion)
+    }
+    await handles.dropAll()
+    expect(closed.sort()).toEqual(['a', 'b', 'c'])
+    expect(openFilesUnder(dir)).toEqual([])
   })
 })

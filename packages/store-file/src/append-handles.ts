@@ -60,10 +60,12 @@ export class AppendHandles {
     closeQuietly(log.handle)
   }
 
-  /** Closes every handle, and from now on keeps none: the store is closed. */
-  dropAll(): void {
+  /** Closes every handle, and from now on keeps none: the store is closed. Resolves once they are. */
+  async dropAll(): Promise<void> {
     this.closed = true
-    for (const path of [...this.logs.keys()]) this.drop(path)
+    const handles = [...this.logs.values()].map((log) => log.handle)
+    this.logs.clear()
+    await Promise.all(handles.map((handle) => handle.close().catch(() => {})))
   }
 }
 

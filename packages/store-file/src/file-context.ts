@@ -32,8 +32,10 @@ export interface FileContext {
   readonly appendHandles: AppendHandles
   /** The cached files of a thread (the least recently used are dropped beyond 256). */
   threadFiles(threadId: string): ThreadFiles
-  /** Drops a thread's cached files (deleted), or every thread's (`undefined`: closed). */
-  forget(threadId?: string): void
+  /** Drops a thread's cached files (deleted). */
+  forget(threadId: string): void
+  /** Drops every thread's cached files and closes the logs kept open: the store is closed. */
+  close(): Promise<void>
   /** Runs `action` holding the lock of a thread's folder, or of a resource's (`resources/<id>/`). */
   lockedDirectory<T>(directory: string, action: () => Promise<T>): Promise<T>
   /** Runs `action` holding the thread's lock. */
@@ -194,13 +196,12 @@ export function fileContext(settings: ResolvedFileStoreOptions): FileContext {
     appendHandles,
     threadFiles,
     forget(threadId) {
-      if (threadId === undefined) {
-        threads.clear()
-        appendHandles.dropAll()
-      } else {
-        threads.delete(threadId)
-        appendHandles.drop(join(agentsDirectory, threadId, ACTIVE_FILE))
-      }
+      threads.delete(threadId)
+      appendHandles.drop(join(agentsDirectory, threadId, ACTIVE_FILE))
+    },
+    close() {
+      threads.clear()
+      return appendHandles.dropAll()
     },
     lockedDirectory,
     locked,

@@ -60,7 +60,7 @@ export function fileStore(
       ...fileSlots(context, { fence }),
       audit: fileAudit(context),
       async close(): Promise<void> {
-        context.forget()
+        await context.close()
       },
     },
     settings.timeoutMs,
