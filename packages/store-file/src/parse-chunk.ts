@@ -1,4 +1,5 @@
 import type { Item } from '@strata-memory/core'
+import { shareItemStrings } from '@strata-memory/core/store-kit'
 import { ChunkLines } from './chunk-lines'
 import { corruptLog } from './file-errors'
 import { itemFromRecord, parseLogRecord } from './line-format'
@@ -136,7 +137,7 @@ export function parseChunk(
       if (onLine !== undefined) onLine(value as Record<string, unknown>, text, seq)
       else {
         if (keepLines) lines.push(text)
-        if (keepItems) items.push(itemFromRecord(value as Record<string, unknown>))
+        if (keepItems) items.push(shareItemStrings(itemFromRecord(value as Record<string, unknown>)))
       }
       committedBytes = position
       continue
@@ -154,7 +155,7 @@ export function parseChunk(
         if (onLine !== undefined) onLine(record, batch.lines[index]!, batchSeq)
         else {
           if (keepLines) lines.push(batch.lines[index]!)
-          if (keepItems) items.push(itemFromRecord(record))
+          if (keepItems) items.push(shareItemStrings(itemFromRecord(record)))
         }
       }
       batch = undefined

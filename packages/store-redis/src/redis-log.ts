@@ -13,6 +13,7 @@ import {
   checkReadOptions,
   isPlainObject,
   leaseOfWrite,
+  shareItemStrings,
 } from '@strata-memory/core/store-kit'
 import { ARCHIVE_SCRIPT, LOG_HEADER, READ_PLAN_SCRIPT } from './lua-scripts'
 import { nextPageItems, pagesOf, planItems, READ_PAGE } from './read-pages'
@@ -251,7 +252,7 @@ export function redisLog(
         if (!isItemOfSeq(item, from + index)) {
           throw corruptError(prefix, keys.log, 'an element that is not the Strata item of its seq', threadId)
         }
-        items.push(item as unknown as Item)
+        items.push(shareItemStrings(item as unknown as Item))
       }
     }
     return items

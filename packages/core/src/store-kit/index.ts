@@ -41,6 +41,7 @@ export {
   workingMemoryConflictError,
 } from '../stores/resource-arguments'
 export { seqLowerBound, seqRangeIndexes, seqUpperBound } from '../stores/seq-bounds'
+export { shareItemStrings } from '../stores/shared-strings'
 export { checkSlotName, checkSlotValue } from '../stores/slot-arguments'
 export {
   checkAppendArguments,
