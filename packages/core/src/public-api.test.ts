@@ -432,6 +432,7 @@ describe('the public surface of @strata-memory/core', () => {
       'seqLowerBound',
       'seqRangeIndexes',
       'seqUpperBound',
+      'shareItemStrings',
       'threadBusyError',
       'vectorAddress',
       'workingMemoryConflictError',
