@@ -281,17 +281,24 @@ export function fileAudit({
   }
 }
 
-/** Which cited content ids have a record: in the thread's folder, else (a sub-agent sharing its parent's content) in another thread's. */
+/**
+ * Which cited content ids have a record: in the thread's folder (listed once: a `stat` per cited id
+ * took 2.6 s of a 1M-item thread's audit), else (a sub-agent sharing its parent's content, a rare
+ * case) in another thread's.
+ */
 async function contentFound(agentsDirectory: string, threadId: string, ids: string[]): Promise<boolean[]> {
   const exists = (folder: string, id: string) =>
     stat(join(agentsDirectory, folder, CONTENT_FOLDER, contentFileName(id))).then(
       () => true,
       () => false,
     )
+  const own = new Set(
+    await readdir(join(agentsDirectory, threadId, CONTENT_FOLDER)).catch(() => [] as string[]),
+  )
   let others: string[] | undefined
   const found: boolean[] = []
   for (const id of ids) {
-    if (await exists(threadId, id)) {
+    if (own.has(contentFileName(id))) {
       found.push(true)
       continue
     }

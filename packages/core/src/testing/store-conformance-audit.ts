@@ -146,9 +146,15 @@ export function describeAuditConformance(suite: AuditConformanceSuite): void {
       const other = suite.newThreadId()
       const cite = (id: string) => ({ type: 'text', text: `[${id}]`, meta: { strataContent: { id } } })
       await store().putContent?.(other, makeContentRecord({ id: 'mem-shared' }))
+      // Held by the thread itself, under an id whose file name is escaped.
+      await store().putContent?.(threadId, makeContentRecord({ id: 'mem-own/é 1' }))
       await store().append(
         threadId,
-        [makeMessageItem({ content: [cite('mem-shared'), cite('mem-gone')] as MessagePart[] })],
+        [
+          makeMessageItem({
+            content: [cite('mem-shared'), cite('mem-own/é 1'), cite('mem-gone')] as MessagePart[],
+          }),
+        ],
         { expectedSeq: 0 },
       )
       expect((await audit(threadId)).entries).toEqual([
