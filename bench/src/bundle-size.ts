@@ -51,7 +51,9 @@ export const BUNDLES: BundleCase[] = [
     budget: 4.2 * KB,
   },
   // Stop 44: `shareItemStrings`, which both stores call on every item they read: 7.1 → 7.3 KB.
-  { name: 'core/store-kit', source: "export * from '@strata-memory/core/store-kit'", budget: 7.3 * KB },
+  // Stop 45: `copyItem`, moved here from the Redis store for both stores' appends, and
+  // `checkStoredSize`: 7.3 → 7.8 KB (the Redis store's own code shrank by as much).
+  { name: 'core/store-kit', source: "export * from '@strata-memory/core/store-kit'", budget: 7.8 * KB },
   // 10.8 → 11.3 KB at stop 42: notContinuing(), the not-continuing error Mastra's read-only calls share.
   { name: 'core/adapter-kit', source: "export * from '@strata-memory/core/adapter-kit'", budget: 11.3 * KB },
   {
@@ -78,7 +80,9 @@ export const BUNDLES: BundleCase[] = [
       // content-meta hash and its two read scripts): 22.5 → 24.0 and 15.8 → 16.5 KB.
       // Stop 44: an archive streams the log through reused buffers (windowed reads, the archive's parts
       // and the new log written as lines come, a crashed rewrite's leftovers removed): 24.0 → 24.6 KB.
-      ['store-file', 24.6],
+      // Stop 45: an append's items checked and copied in one pass, its bytes built in one buffer:
+      // 24.6 → 24.9 KB.
+      ['store-file', 24.9],
       ['store-redis', 16.5],
     ] as const
   ).map(([name, budget]) => ({

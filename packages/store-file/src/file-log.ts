@@ -4,8 +4,10 @@ import {
   type ActivePagesOptions,
   type AppendOptions,
   type ArchiveOptions,
+  assertSerializable,
   assertThreadId,
   type Item,
+  invalidOptions,
   jsonCopy,
   type ReadOptions,
   StrataError,
@@ -14,10 +16,13 @@ import {
   type UnsequencedItem,
 } from '@strata-memory/core'
 import {
-  checkAppendArguments,
   checkArchiveOptions,
+  checkExpectedSeq,
   checkReadOptions,
   checkSeq,
+  checkStoredSize,
+  copyItem,
+  isPlainObject,
   seqRangeIndexes,
 } from '@strata-memory/core/store-kit'
 import { archivedLine, readArchivePage } from './archive-files'
@@ -25,11 +30,64 @@ import { syncDirectory, writeFully, writeFullySync } from './durable-fs'
 import type { FileContext } from './file-context'
 import { storeFailed } from './file-errors'
 import { versionOf } from './file-version'
-import { prepareLogLine, sequenceLogLine } from './line-format'
+import { type PreparedLine, prepareLogLine, sequenceLogLine } from './line-format'
 import { retryStale } from './log-lines'
 import { writeMirrors } from './mirrors'
 import { storedResend } from './resent-append'
 import type { ThreadFiles } from './thread-files'
+
+/**
+ * The lines of an append before their seqs are known, and the copies `append` returns, after the
+ * checks every store makes (see `checkAppendArguments`). An item of the common shape is checked and
+ * copied in one pass (`copyItem`), its line made from the copy; anything else, or an item carrying a
+ * `seq` of its own, is checked by `assertSerializable` (which names what cannot be stored) and copied
+ * through JSON.
+ */
+function preparedItems(items: readonly UnsequencedItem[]): { prepared: PreparedLine[]; stored: Item[] } {
+  if (!Array.isArray(items)) {
+    invalidOptions('append(threadId, items, options) needs items as an array (use [] for none).', {})
+  }
+  const count = items.length
+  for (let index = 0; index < count; index++) {
+    if (!isPlainObject(items[index]))
+      invalidOptions(`append: items[${index}] must be an item object.`, { index })
+  }
+  const prepared = new Array<PreparedLine>(count)
+  const stored = new Array<Item>(count)
+  for (let index = 0; index < count; index++) {
+    const item = items[index]!
+    const copy = Object.hasOwn(item, 'seq') ? undefined : copyItem(item)
+    if (copy === undefined) {
+      assertSerializable(item, `items[${index}]`)
+      prepared[index] = prepareLogLine(item)
+      stored[index] = jsonCopy(item) as Item
+      continue
+    }
+    const line = prepareLogLine(item, copy)
+    checkStoredSize(line.wrapped ? line.json : line.body, item, index)
+    prepared[index] = line
+    stored[index] = copy as unknown as Item
+  }
+  return { prepared, stored }
+}
+
+/**
+ * The lines as the bytes appended, each ending in a newline: encoded straight into one buffer, where a
+ * joined string would first be copied whole and then encoded.
+ */
+function linesData(lines: readonly string[]): Buffer {
+  let size = lines.length
+  for (const line of lines) size += Buffer.byteLength(line)
+  const data = Buffer.allocUnsafe(size)
+  let at = 0
+  for (const line of lines) {
+    at += data.write(line, at)
+    data[at++] = NEWLINE
+  }
+  return data
+}
+
+const NEWLINE = 0x0a
 
 /** Appends up to this many bytes are written without the thread pool. */
 const SYNC_WRITE_BYTES = 64 * 1024
@@ -69,7 +127,7 @@ export function fileLog(
     const file = thread.active
     const created = file.missing
     const sizeBefore = file.size
-    const data = Buffer.from(`${lines.join('\n')}\n`)
+    const data = linesData(lines)
     let handle = appendHandles.take(file)
     try {
       handle ??= await open(file.path, 'a')
@@ -109,11 +167,10 @@ export function fileLog(
       options: AppendOptions,
     ): Promise<Item[]> {
       assertThreadId(threadId)
-      const expectedSeq = checkAppendArguments(items, options)
+      const expectedSeq = checkExpectedSeq(options?.expectedSeq, 'append', true)
       // Serialised and copied before the first await: later changes to the caller's objects are not
       // stored, and the copies become the items returned.
-      const prepared = items.map(prepareLogLine)
-      const stored = items.map((item) => jsonCopy(item) as Item)
+      const { prepared, stored } = preparedItems(items)
       const thread = threadFiles(threadId)
       // For a thread not seen yet (or no items), check without the lock first: a stale expectedSeq
       // then fails before a new thread's folder is made. Otherwise the check under the lock suffices.

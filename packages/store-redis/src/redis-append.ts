@@ -8,8 +8,13 @@ import {
   StrataError,
   type UnsequencedItem,
 } from '@strata-memory/core'
-import { checkExpectedSeq, isPlainObject, leaseOfWrite } from '@strata-memory/core/store-kit'
-import { copyItem } from './item-copy'
+import {
+  checkExpectedSeq,
+  checkStoredSize,
+  copyItem,
+  isPlainObject,
+  leaseOfWrite,
+} from '@strata-memory/core/store-kit'
 import { APPEND_SCRIPT } from './lua-scripts'
 import { isErrorReply } from './redis-connection'
 import type { RedisContext } from './redis-context'
@@ -231,7 +236,9 @@ function storedItems(
     if (copy !== undefined) {
       // A copy has no seq of its own, so the one set here is its last key.
       copy.seq = seq
-      members[index] = JSON.stringify(copy)
+      const member = JSON.stringify(copy)
+      checkStoredSize(member, items[index]!, index)
+      members[index] = member
       stored[index] = copy as unknown as Item
       continue
     }

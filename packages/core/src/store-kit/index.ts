@@ -7,6 +7,7 @@
  */
 
 export { guardedMethods } from '../stores/guarded-pages'
+export { checkStoredSize, copyItem } from '../stores/item-copy'
 export {
   checkLeaseOptions,
   checkLeaseOwner,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { StrataError } from '../errors'
-import type { UnsequencedItem } from '../items'
+import { MAX_JSON_SIZE, type UnsequencedItem } from '../items'
 import { makeEveryItemType, makeItems, makeMessageItem, withSeqs } from './fixtures'
 import type { ConformanceSuite } from './store-conformance-content'
 import { deepCopy, expectStrataError, scribble, seqsOf } from './store-conformance-helpers'
@@ -159,6 +159,41 @@ export function describeAppendConformance(suite: ConformanceSuite): void {
       expect(seqsOf(second.items)).toEqual([1, 2])
       expect(await suite.store().read(first.threadId)).toStrictEqual(first.items)
       expect(await suite.store().read(second.threadId)).toStrictEqual(second.items)
+    })
+  })
+
+  describe('what cannot be stored', () => {
+    it('refuses an item JSON cannot hold (STRATA_NOT_SERIALIZABLE), naming it, and writes nothing', async () => {
+      const { threadId, items } = await suite.threadWithItems(2)
+      const bad = { ...makeMessageItem(), meta: { count: 10n } } as unknown as UnsequencedItem
+      const error = await expectStrataError(
+        () => suite.store().append(threadId, [makeMessageItem(), bad], { expectedSeq: 2 }),
+        'STRATA_NOT_SERIALIZABLE',
+      )
+      expect(error.details?.path).toBe('items[1].meta.count')
+      expect(await suite.store().read(threadId)).toStrictEqual(items)
+    })
+
+    it(`refuses an item over MAX_JSON_SIZE as JSON (STRATA_INVALID_MESSAGE) and writes nothing`, async () => {
+      const { threadId, items } = await suite.threadWithItems(1)
+      const huge = makeMessageItem({ text: 'x'.repeat(MAX_JSON_SIZE) })
+      const error = await expectStrataError(
+        () => suite.store().append(threadId, [makeMessageItem(), huge], { expectedSeq: 1 }),
+        'STRATA_INVALID_MESSAGE',
+      )
+      expect(error.details?.reason).toBe('size')
+      expect(await suite.store().read(threadId)).toStrictEqual(items)
+    })
+
+    it('stores an item with undefined properties as JSON does: without them', async () => {
+      const threadId = suite.newThreadId()
+      const item = { ...makeMessageItem(), meta: { kept: 1, dropped: undefined }, extra: undefined }
+      const [stored] = await suite.store().append(threadId, [item as unknown as UnsequencedItem], {
+        expectedSeq: 0,
+      })
+      const expected = { ...JSON.parse(JSON.stringify(item)), seq: 1 }
+      expect(stored).toStrictEqual(expected)
+      expect(await suite.store().read(threadId)).toStrictEqual([expected])
     })
   })
 

@@ -1,3 +1,5 @@
+import { assertSerializable, MAX_JSON_SIZE } from '../items/serializable'
+
 /**
  * The copy of an item that `append` returns, made in the same pass that checks it can be stored as
  * JSON: equal to `JSON.parse(JSON.stringify(item))` without its `seq` (keys in order, `undefined`
@@ -10,12 +12,27 @@
  * Anything else (what `assertSerializable` rejects, and rarer things it accepts, such as sparse
  * arrays, array subclasses or very deep nesting) gives `undefined`: the caller then runs
  * `assertSerializable`, which reports the problem with its path, and copies through JSON. So this is
- * never more lenient than `assertSerializable`, only faster where the answer is plainly yes.
+ * never more lenient than `assertSerializable` about what JSON can hold, only faster where the answer
+ * is plainly yes. It does not count the item's size: once the item's JSON is made, the store passes it
+ * to {@link checkStoredSize}.
  */
 export function copyItem(item: object): Record<string, unknown> | undefined {
   const copy = spreadObject(item as Record<string, unknown>, 0, true)
   return copy === UNUSUAL ? undefined : (copy as Record<string, unknown>)
 }
+
+/**
+ * Bounds an item's size by the JSON a store made of it (`json`): above {@link MAX_JSON_SIZE} / 32
+ * characters it runs `assertSerializable` on the item (`items[index]` of an append), which throws
+ * `STRATA_INVALID_MESSAGE` where the item is over {@link MAX_JSON_SIZE}. Below, the item cannot be:
+ * the size that check counts is at most 25 characters for each character of the JSON (a number
+ * counts as 24), besides properties holding `undefined`, which JSON leaves out and no store keeps.
+ */
+export function checkStoredSize(json: string, item: object, index: number): void {
+  if (json.length > SIZE_CHECKED_ABOVE) assertSerializable(item, `items[${index}]`)
+}
+
+const SIZE_CHECKED_ABOVE = MAX_JSON_SIZE / 32
 
 /** Deeper than this may be a cycle: left to `assertSerializable`, which finds cycles. */
 const MAX_DEPTH = 64

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { copyItem } from './item-copy'
+import { StrataError } from '../errors'
+import { MAX_JSON_SIZE } from '../items/serializable'
+import { checkStoredSize, copyItem } from './item-copy'
 
 /** What the copy must equal: the item through JSON, without its seq. */
 function throughJson(item: object): Record<string, unknown> {
@@ -60,5 +62,26 @@ describe('copyItem', () => {
       { ...base, meta: { big: 1n } },
     ]
     for (const [index, item] of items.entries()) expect(copyItem(item), `case ${index}`).toBeUndefined()
+  })
+})
+
+describe('checkStoredSize', () => {
+  it('passes the JSON of an item within MAX_JSON_SIZE, and refuses one over it by its count', () => {
+    const small = { ...base, content: [{ type: 'text', text: 'x'.repeat(1000) }] }
+    expect(() => checkStoredSize(JSON.stringify(small), small, 0)).not.toThrow()
+    // 1.4 million zeros: under 3 MB of JSON, yet over MAX_JSON_SIZE as assertSerializable counts
+    // numbers (24 characters each, a number's longest form). The JSON's length is what sends it there.
+    const zeros = { ...base, meta: { values: new Array(1_400_000).fill(0) } }
+    const json = JSON.stringify(zeros)
+    expect(json.length).toBeLessThan(MAX_JSON_SIZE / 8)
+    let thrown: unknown
+    try {
+      checkStoredSize(json, zeros, 3)
+    } catch (error) {
+      thrown = error
+    }
+    expect(thrown).toBeInstanceOf(StrataError)
+    expect((thrown as StrataError).code).toBe('STRATA_INVALID_MESSAGE')
+    expect((thrown as StrataError).message).toContain('items[3]')
   })
 })
