@@ -18,7 +18,7 @@ import type { SummarizedFact, SummarizeOptions, Summarizer } from '../summarizer
 import { withTimeout } from '../summarizers'
 import { type TelemetryTracer, traced } from '../telemetry'
 import { counterIdentity, countPartTokens, MESSAGE_OVERHEAD_TOKENS, type TokenCounter } from '../tokens'
-import { isContextMemoryItem, levelView, oneOpeningPerScope, viewItem, withTurnRequest } from '../views'
+import { isContextMemoryItem, LevelViews, oneOpeningPerScope, viewItem, withTurnRequest } from '../views'
 import type { HoldRegistry } from './thread-hold'
 import { storedPartCounts, type ThreadLog, turnIdOf } from './thread-log'
 
@@ -67,6 +67,8 @@ export class ThreadState<L extends string, C extends StateCompaction = StateComp
   afterAppend: ((items: readonly Item[]) => void) | undefined
   /** Token counts of stored parts: contexts render the same parts again and again. */
   readonly #partTokens = new WeakMap<MessagePart, number>()
+  /** The last level view, which the next extends while the log only grows. */
+  readonly #levelViews = new LevelViews<L>()
   /** The token counter's identity, as stored counts record it. */
   readonly #identity: string
 
@@ -103,7 +105,7 @@ export class ThreadState<L extends string, C extends StateCompaction = StateComp
     // Walked, not handed out: a caller that hands items of the view out freezes them (`log.handOut`).
     // Sealed entries are skipped or never reached (see `levelView`).
     const items = this.log.entries
-    if (waterfall === false) return levelView(items, level, ladder)
+    if (waterfall === false) return this.#levelViews.of(items, level, ladder).slice()
     const through = this.log.waterfallCursor.summarizedThroughSeq
     const minimum = waterfall.window
     const target = ladder.rank(level)

@@ -1,5 +1,5 @@
 export { isContextMemoryItem } from './context-memory-item'
-export { levelView, viewItem } from './level-view'
+export { LevelViews, levelView, viewItem } from './level-view'
 export { keepRecentScopes } from './recent-scopes'
 export { oneOpeningPerScope } from './scope-openings'
 export { type ToolInteraction, toolInteractions } from './tool-interactions'

@@ -46,3 +46,79 @@ export function viewItem<L extends string>(entry: LogEntry<L>): Item<L> {
   }
   return entry
 }
+
+/**
+ * A thread's last level view, extended rather than walked again while the log only grows: a chat call
+ * appends a question and an answer to a log of thousands of entries, and its context needs the same
+ * view with those two added. What {@link of} gives is always what `levelView` gives for the entries.
+ *
+ * The walk of `levelView` keeps the level's items after the newest broader item; read oldest first,
+ * that is: a broader item empties the view, an item of the level joins it, anything else is skipped.
+ * So the view of entries that only grew is the last view with the new entries read that way. The log
+ * grew only if the entries are the same array and the last entry seen is still where it was: a
+ * removal before it moves it, and any other change (a log read again, a rewind, an archive, sealing
+ * or unsealing it) either does that or makes a new array. Sealed entries never reach a view (a
+ * broader item follows each); an entry sealed in place where the last one seen was is another object.
+ */
+export class LevelViews<L extends string> {
+  #last:
+    | {
+        entries: readonly LogEntry<L>[]
+        length: number
+        lastEntry: LogEntry<L> | undefined
+        level: L
+        view: Item<L>[]
+      }
+    | undefined
+
+  /** `levelView(entries, level, ladder)`; the array is shared with later calls: copy it before changing it. */
+  of(entries: readonly LogEntry<L>[], level: L, ladder: LevelLadder<L>): readonly Item<L>[] {
+    const last = this.#last
+    const length = entries.length
+    if (
+      last !== undefined &&
+      last.entries === entries &&
+      last.level === level &&
+      length >= last.length &&
+      (last.length === 0 || entries[last.length - 1] === last.lastEntry)
+    ) {
+      if (length === last.length) return last.view
+      const view = grown(last.view, entries, last.length, level, ladder)
+      if (view !== undefined) {
+        this.#last = { entries, length, lastEntry: entries[length - 1], level, view }
+        return view
+      }
+    }
+    const view = levelView(entries, level, ladder)
+    this.#last = { entries, length, lastEntry: entries[length - 1], level, view }
+    return view
+  }
+}
+
+/**
+ * `view` (the level view of `entries` up to `from`) with the entries from `from` on read oldest first,
+ * in a new array when anything joins it; undefined at a sealed entry, which `levelView` must judge.
+ */
+function grown<L extends string>(
+  view: Item<L>[],
+  entries: readonly LogEntry<L>[],
+  from: number,
+  level: L,
+  ladder: LevelLadder<L>,
+): Item<L>[] | undefined {
+  const target = ladder.rank(level)
+  let next: Item<L>[] | undefined
+  for (let index = from; index < entries.length; index++) {
+    const entry = entries[index]!
+    if (isSealed(entry)) return undefined
+    if (isContextMemoryItem(entry)) continue
+    const rank = entry.level === level ? target : ladder.rank(entry.level)
+    if (rank < target) {
+      next = []
+    } else if (rank === target) {
+      next ??= view.slice()
+      next.push(entry)
+    }
+  }
+  return next ?? view
+}
