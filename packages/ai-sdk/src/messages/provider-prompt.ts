@@ -169,10 +169,14 @@ function toProviderPart(part: MessagePart): ProviderPart {
   }
 }
 
-/** The provider parts of a message's parts. */
+/**
+ * The provider parts of a message's parts: an array of their length, filled by index (a `for…of` over
+ * core's frozen lists made an iterator result per part, and an empty array's first push reserves 16
+ * slots; with a few hundred messages a call that was most of what it allocated).
+ */
 function toProviderParts(content: readonly MessagePart[]): ProviderPart[] {
-  const parts: ProviderPart[] = []
-  for (const part of content) parts.push(toProviderPart(part))
+  const parts = new Array<ProviderPart>(content.length)
+  for (let index = 0; index < content.length; index++) parts[index] = toProviderPart(content[index]!)
   return parts
 }
 
@@ -184,12 +188,18 @@ type AssistantMessage = Extract<LanguageModelV4Message, { role: 'assistant' }>
  */
 export function toProviderPrompt(messages: readonly ContextMessage[]): LanguageModelV4Prompt {
   const prompt: LanguageModelV4Prompt = []
-  for (const message of messages) {
-    const first = message.content[0]
-    const messageOptions = first === undefined ? undefined : readMeta(first).messageProviderOptions
-    prompt.push(withOptions(providerMessage(message), messageOptions))
-  }
+  for (const message of messages) prompt.push(toProviderMessage(message))
   return prompt
+}
+
+/**
+ * One context message as the provider's message, built new (it holds neither the message nor its part
+ * list): what `thread.context(options, map)` is given to skip the copy `context()` makes.
+ */
+export function toProviderMessage(message: ContextMessage): LanguageModelV4Message {
+  const first = message.content[0]
+  const messageOptions = first === undefined ? undefined : readMeta(first).messageProviderOptions
+  return withOptions(providerMessage(message), messageOptions)
 }
 
 /** A context message as the provider's message, without the message's own provider options. */

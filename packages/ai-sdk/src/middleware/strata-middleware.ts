@@ -21,7 +21,7 @@ import {
   FailedThreads,
   followHistory,
 } from '@strata-memory/core/adapter-kit'
-import { fromResponseContent, type ResponseMeta, toProviderPrompt } from '../messages/provider-prompt'
+import { fromResponseContent, type ResponseMeta, toProviderMessage } from '../messages/provider-prompt'
 import { assertChatId, isThreadOfChat, openChatThread } from '../threads/chat-thread'
 import { aiSdkTracer, type StrataMiddlewareTelemetry } from '../tracing/tracer'
 import { captureCallContext } from './call-context'
@@ -313,20 +313,21 @@ export function strataMiddleware<L extends string = string>(
             ...(alongside === undefined ? {} : { alongside }),
           },
         })
-        const context = await thread.context({
-          ...(target === undefined ? {} : { level: target as L }),
-          ...(system === undefined ? {} : { system }),
-          // The call's own system messages and tool definitions go with the context: under a budget
-          // they take their share, so the first call, before any usage report, fits too.
-          ...(alongside === undefined ? {} : { alongside }),
-        })
+        // Each message made the provider's as the context is built (no copy of core's made first).
+        const context = await thread.context(
+          {
+            ...(target === undefined ? {} : { level: target as L }),
+            ...(system === undefined ? {} : { system }),
+            // The call's own system messages and tool definitions go with the context: under a budget
+            // they take their share, so the first call, before any usage report, fits too.
+            ...(alongside === undefined ? {} : { alongside }),
+          },
+          toProviderMessage,
+        )
         const result = withoutStrataOptions(
           {
             ...params,
-            prompt:
-              callSystem.length === 0
-                ? toProviderPrompt(context.messages)
-                : [...callSystem, ...toProviderPrompt(context.messages)],
+            prompt: callSystem.length === 0 ? context.messages : [...callSystem, ...context.messages],
           },
           call,
         )

@@ -68,10 +68,10 @@ function kept(
 }
 
 /**
- * The rendered view's messages as a caller gets them: each message and its list of parts its own
- * (the caller may change them), the parts the frozen ones the view rendered.
+ * The rendered view's messages as a caller gets them, pushed to `out` (returned): each message and its
+ * list of parts its own (the caller may change them), the parts the frozen ones the view rendered.
  */
-export function handOutView(rendered: RenderedView, out: ContextMessage[]) {
+export function handOutView(rendered: RenderedView, out: ContextMessage[]): ContextMessage[] {
   for (const message of rendered.messages) {
     // Built field by field, in the order the rendered one has them: a spread of messages of two
     // shapes (with a kind and without) is several times slower.
@@ -79,6 +79,7 @@ export function handOutView(rendered: RenderedView, out: ContextMessage[]) {
     if (message.kind !== undefined) copy.kind = message.kind
     out.push(copy)
   }
+  return out
 }
 
 /** Spread, not slice(): V8 slices a frozen array (the log's lists are) an order of magnitude slower. */

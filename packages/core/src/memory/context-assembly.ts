@@ -96,7 +96,10 @@ export class ContextAssembly<L extends string> {
     })
   }
 
-  context(options: ContextOptions<L>): Promise<ThreadContext> {
+  context<M = ContextMessage>(
+    options: ContextOptions<L>,
+    map?: (message: ContextMessage) => M,
+  ): Promise<ThreadContext<M>> {
     const state = this.#state
     const { deps } = state
     const level = options.level === undefined ? undefined : deps.ladder.assert(options.level)
@@ -105,6 +108,9 @@ export class ContextAssembly<L extends string> {
     }
     if (options.alongside !== undefined && typeof options.alongside !== 'string') {
       invalidOptions('context(): alongside must be a string: the text sent with the context but outside it.')
+    }
+    if (map !== undefined && typeof map !== 'function') {
+      invalidOptions('context(options, map): map must be a function from a context message to what you send.')
     }
     // Read-only: a compaction the last write or usage report started has run first (it is queued in
     // the thread's exclusive section ahead of this), and nothing here writes.
@@ -155,8 +161,9 @@ export class ContextAssembly<L extends string> {
         this.#rendered = rendered
         let tokens = rendered.tokens
         for (const message of head) tokens += state.countTokens(message)
-        const messages = handOut(head)
-        handOutView(rendered, messages)
+        // Mapped, the rendered messages go to `map` as they are: no copy is made only to be converted.
+        const messages =
+          map === undefined ? handOutView(rendered, handOut(head)) : handOut(head).concat(rendered.messages)
         fitted = { messages, omitted: 0, tokens }
       } else {
         // The slots never push out what the context must keep whole (the request, the scopes'
@@ -208,6 +215,8 @@ export class ContextAssembly<L extends string> {
         stats.inputBudget = budget
         stats.omittedItems = fitted.omitted
       }
+      // Mapped before anything is recorded: a `map` that throws leaves the thread as it was.
+      const out = map === undefined ? (messages as M[]) : messages.map((message) => map(message))
       // A preview of another level is not what the next call sends: usage is not compared with it.
       if (!preview) {
         // What the provider is sent: the context and the text sent alongside it.
@@ -215,7 +224,7 @@ export class ContextAssembly<L extends string> {
         this.#policies.afterContext({ systemTokens: systemTokens + alongsideTokens })
       }
       deps.events.emit('context', { threadId: state.id, level: target, stats })
-      return { messages, stats }
+      return { messages: out, stats }
     })
   }
 

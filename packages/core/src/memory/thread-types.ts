@@ -98,9 +98,12 @@ export interface ContextOptions<L extends string = string> {
   alongside?: string
 }
 
-/** What {@link Thread.context} returns. */
-export interface ThreadContext {
-  messages: ContextMessage[]
+/**
+ * What {@link Thread.context} returns: the context's messages (or what `context`'s `map` made of each)
+ * and its stats.
+ */
+export interface ThreadContext<M = ContextMessage> {
+  messages: M[]
   stats: ContextStats
 }
 

@@ -6,6 +6,7 @@ import {
   threadPolicies,
 } from '../compaction/policy-registry'
 import type { ContentBinding, ThreadContent } from '../content'
+import type { ContextMessage } from '../context'
 import type { UnseenMessagesResult } from '../history'
 import type { Item, MessageInput, MessageItem, NormalizedMessage } from '../items'
 import type { Resource } from '../resources'
@@ -339,12 +340,23 @@ export class Thread<L extends string = string> {
    * parts are frozen (most are the log's own, handed out without a copy): copy one (`structuredClone`)
    * to change it.
    */
-  async context(options: ContextOptions<L> = {}): Promise<ThreadContext> {
+  context(options?: ContextOptions<L>): Promise<ThreadContext>
+  /**
+   * The context with each message made into what the caller sends (a framework's message type) by
+   * `map`, which gets the context's own messages rather than copies: theirs to read, not to keep or
+   * change (their parts are frozen; what `map` returns must not hold a message or its part list). For
+   * adapters that convert every message anyway: the copy `context()` hands out is skipped.
+   */
+  context<M>(options: ContextOptions<L>, map: (message: ContextMessage) => M): Promise<ThreadContext<M>>
+  async context<M = ContextMessage>(
+    options: ContextOptions<L> = {},
+    map?: (message: ContextMessage) => M,
+  ): Promise<ThreadContext<M>> {
     const { tracer } = this.#state.deps
-    if (tracer === undefined) return this.#contexts.context(options)
+    if (tracer === undefined) return this.#contexts.context(options, map)
     const attributes = { 'strata.thread.id': this.id, 'strata.level': options.level ?? this.level }
     return traced(tracer, 'strata.context', attributes, async (span) => {
-      const built = await this.#contexts.context(options)
+      const built = await this.#contexts.context(options, map)
       span?.setAttributes(contextSpanAttributes(built.stats))
       return built
     })
