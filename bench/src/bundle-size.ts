@@ -32,11 +32,14 @@ export const BUNDLES: BundleCase[] = [
     source: "export { createMemory } from '@strata-memory/core'",
     // 84.5 → 86.0 KB at stop 42: memory_query's thread index (a sync path, view ids, the index pool, the
     // sync after an archive) and the ranking of identifiers (a query's wholes and parts).
-    budget: 86.0 * KB,
+    // 86.0 → 86.5 KB at stop 45: the level view extended while the log grows (`LevelViews`) and
+    // `context(options, map)`, which spare a chat call a walk of the view and a copy of its context.
+    budget: 86.5 * KB,
     target: 32 * KB,
   },
-  // 85.5 → 87.3 KB at stop 42: as createMemory, and `thread.unseen()`.
-  { name: 'core', source: "export * from '@strata-memory/core'", budget: 87.3 * KB, target: 40 * KB },
+  // 85.5 → 87.3 KB at stop 42: as createMemory, and `thread.unseen()`; 87.3 → 87.8 KB at stop 45, as
+  // createMemory.
+  { name: 'core', source: "export * from '@strata-memory/core'", budget: 87.8 * KB, target: 40 * KB },
   // One helper alone: a call left at a module's top level keeps what it reaches in every partial import
   // (a top-level patternSummarizer() once made this 14.6 KB).
   {
