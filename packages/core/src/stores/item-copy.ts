@@ -39,6 +39,12 @@ const MAX_DEPTH = 64
 
 const UNUSUAL: unique symbol = Symbol('unusual')
 
+/** A plain object's prototype: `Object.prototype`, or none (`Object.create(null)`). */
+function hasPlainPrototype(object: object): boolean {
+  const prototype = Object.getPrototypeOf(object)
+  return prototype === Object.prototype || prototype === null
+}
+
 /**
  * The usual object, copied with a spread (one native copy of its properties, about a third faster
  * than setting them one by one: this runs for every object of every appended item) and its values
@@ -50,8 +56,7 @@ function spreadObject(
   depth: number,
   top: boolean,
 ): Record<string, unknown> | typeof UNUSUAL {
-  const prototype = Object.getPrototypeOf(object)
-  if (prototype !== Object.prototype && prototype !== null) return UNUSUAL
+  if (!hasPlainPrototype(object)) return UNUSUAL
   if (Object.getOwnPropertySymbols(object).length > 0) return copyObject(object, depth, top)
   const copy: Record<string, unknown> = { ...object }
   // for…in reads the keys from the copy's map without making an array as Object.keys does. It also
@@ -127,8 +132,7 @@ function copyObject(
   depth: number,
   top: boolean,
 ): Record<string, unknown> | typeof UNUSUAL {
-  const prototype = Object.getPrototypeOf(object)
-  if (prototype !== Object.prototype && prototype !== null) return UNUSUAL
+  if (!hasPlainPrototype(object)) return UNUSUAL
   const copy: Record<string, unknown> = {}
   for (const key of Object.keys(object)) {
     // The store assigns an item's seq; the caller sets it on the copy.
