@@ -131,4 +131,21 @@ describe('appended lines read back from the log', () => {
     expect(closed.sort()).toEqual(['a', 'b', 'c'])
     expect(openFilesUnder(dir)).toEqual([])
   })
+
+  it('closes a kept log after a while without appends, so a store dropped without close() leaves none open', async () => {
+    const dir = await temporaryDirectory()
+    const handles = new AppendHandles(50)
+    const path = join(dir, 'raw_traces.jsonl')
+    const handle = await open(path, 'a')
+    const stats = await handle.stat()
+    const file = { path, identity: { dev: stats.dev, ino: stats.ino } } as unknown as LogFile
+    await handles.keep(file, handle, { dev: stats.dev, ino: stats.ino } as FileVersion)
+    // Taken and kept again by the next append: the wait starts over.
+    expect(handles.take(file)).toBe(handle)
+    await handles.keep(file, handle, { dev: stats.dev, ino: stats.ino } as FileVersion)
+    expect(openFilesUnder(dir)).toEqual([path])
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(openFilesUnder(dir)).toEqual([])
+    expect(handles.take(file)).toBeUndefined()
+  })
 })

@@ -11,10 +11,19 @@ const OPEN_LOGS = 16
  */
 const KEEPS_LOGS_OPEN = process.platform !== 'win32'
 
+/**
+ * A kept log is closed after this long without an append: a store the app dropped without `close()`
+ * (one made per request) has closed its files soon after, rather than leaving them to the garbage
+ * collector, which closes a `FileHandle` with a warning (and, Node says, an error in a later version).
+ */
+export const IDLE_CLOSE_MS = 2_000
+
 interface OpenLog {
   handle: FileHandle
   dev: number
   ino: number
+  /** Closes it after `idleMs` without an append (unref'd: it keeps no process alive). */
+  idle: ReturnType<typeof setTimeout>
 }
 
 /**
@@ -31,6 +40,9 @@ export class AppendHandles {
   /** Set once the store is closed: an append still under way then closes its handle. */
   private closed = false
 
+  /** @param idleMs how long a kept log stays open without an append (see {@link IDLE_CLOSE_MS}). */
+  constructor(private readonly idleMs = IDLE_CLOSE_MS) {}
+
   /** The open handle on the file `file` now describes (refreshed holding the lock), else undefined. */
   take(file: LogFile): FileHandle | undefined {
     const log = this.logs.get(file.path)
@@ -41,6 +53,7 @@ export class AppendHandles {
       return undefined
     }
     this.logs.delete(file.path)
+    clearTimeout(log.idle)
     return log.handle
   }
 
@@ -48,7 +61,11 @@ export class AppendHandles {
   async keep(file: LogFile, handle: FileHandle, version: FileVersion): Promise<void> {
     if (!KEEPS_LOGS_OPEN || this.closed) return handle.close()
     this.drop(file.path)
-    this.logs.set(file.path, { handle, dev: version.dev, ino: version.ino })
+    const idle = setTimeout(() => {
+      if (this.logs.get(file.path)?.handle === handle) this.drop(file.path)
+    }, this.idleMs)
+    idle.unref?.()
+    this.logs.set(file.path, { handle, dev: version.dev, ino: version.ino, idle })
     if (this.logs.size > OPEN_LOGS) this.drop(this.logs.keys().next().value!)
   }
 
@@ -57,13 +74,17 @@ export class AppendHandles {
     const log = this.logs.get(path)
     if (log === undefined) return
     this.logs.delete(path)
+    clearTimeout(log.idle)
     closeQuietly(log.handle)
   }
 
   /** Closes every handle, and from now on keeps none: the store is closed. Resolves once they are. */
   async dropAll(): Promise<void> {
     this.closed = true
-    const handles = [...this.logs.values()].map((log) => log.handle)
+    const handles = [...this.logs.values()].map((log) => {
+      clearTimeout(log.idle)
+      return log.handle
+    })
     this.logs.clear()
     await Promise.all(handles.map((handle) => handle.close().catch(() => {})))
   }
