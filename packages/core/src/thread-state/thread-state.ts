@@ -59,7 +59,7 @@ export interface ThreadDependencies<L extends string, C extends StateCompaction 
 export class ThreadState<L extends string, C extends StateCompaction = StateCompaction> {
   readonly id: string
   readonly deps: ThreadDependencies<L, C>
-  log: ThreadLog<L>
+  #log!: ThreadLog<L>
   mode: string | undefined
   /** Set by the thread once its content channel exists (it needs the write path). */
   content!: ThreadContent
@@ -67,8 +67,8 @@ export class ThreadState<L extends string, C extends StateCompaction = StateComp
   afterAppend: ((items: readonly Item[]) => void) | undefined
   /** Token counts of stored parts: contexts render the same parts again and again. */
   readonly #partTokens = new WeakMap<MessagePart, number>()
-  /** The last level view, which the next extends while the log only grows. */
-  readonly #levelViews = new LevelViews<L>()
+  /** The last level view, which the next extends while the log only grows (a new log starts anew). */
+  #levelViews = new LevelViews<L>()
   /** The token counter's identity, as stored counts record it. */
   readonly #identity: string
 
@@ -78,6 +78,17 @@ export class ThreadState<L extends string, C extends StateCompaction = StateComp
     this.#identity = counterIdentity(deps.tokenCounter)
     this.log = log
     this.mode = mode
+  }
+
+  /** The thread's log: the one it opened, or the one it read again whole (see `WritePath.refresh`). */
+  get log(): ThreadLog<L> {
+    return this.#log
+  }
+
+  set log(log: ThreadLog<L>) {
+    this.#log = log
+    // The last view held the old log's items: not kept past it.
+    this.#levelViews = new LevelViews<L>()
   }
 
   /** The current level: the innermost open scope's, or the broadest when none is open. */
