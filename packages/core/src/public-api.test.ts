@@ -394,6 +394,7 @@ describe('the public surface of @strata-memory/core', () => {
       'auditWithRepair',
       'bindingConflictError',
       'checkAppendArguments',
+      'checkAppendItems',
       'checkArchiveOptions',
       'checkAuditOptions',
       'checkContentQuery',

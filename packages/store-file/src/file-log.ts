@@ -7,7 +7,6 @@ import {
   assertSerializable,
   assertThreadId,
   type Item,
-  invalidOptions,
   jsonCopy,
   type ReadOptions,
   StrataError,
@@ -16,13 +15,13 @@ import {
   type UnsequencedItem,
 } from '@strata-memory/core'
 import {
+  checkAppendItems,
   checkArchiveOptions,
   checkExpectedSeq,
   checkReadOptions,
   checkSeq,
   checkStoredSize,
   copyItem,
-  isPlainObject,
   seqRangeIndexes,
 } from '@strata-memory/core/store-kit'
 import { archivedLine, readArchivePage } from './archive-files'
@@ -44,14 +43,8 @@ import type { ThreadFiles } from './thread-files'
  * through JSON.
  */
 function preparedItems(items: readonly UnsequencedItem[]): { prepared: PreparedLine[]; stored: Item[] } {
-  if (!Array.isArray(items)) {
-    invalidOptions('append(threadId, items, options) needs items as an array (use [] for none).', {})
-  }
+  checkAppendItems(items)
   const count = items.length
-  for (let index = 0; index < count; index++) {
-    if (!isPlainObject(items[index]))
-      invalidOptions(`append: items[${index}] must be an item object.`, { index })
-  }
   const prepared = new Array<PreparedLine>(count)
   const stored = new Array<Item>(count)
   for (let index = 0; index < count; index++) {

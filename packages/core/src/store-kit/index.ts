@@ -46,6 +46,7 @@ export { shareItemStrings } from '../stores/shared-strings'
 export { checkSlotName, checkSlotValue } from '../stores/slot-arguments'
 export {
   checkAppendArguments,
+  checkAppendItems,
   checkArchiveOptions,
   checkContentQuery,
   checkContentRecord,

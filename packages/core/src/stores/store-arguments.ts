@@ -107,15 +107,25 @@ export function compareContentNewestFirst(left: ContentRecord, right: ContentRec
 /** Validates `append`'s items (an array of JSON-safe objects) and options; returns `expectedSeq`. */
 export function checkAppendArguments(items: readonly UnsequencedItem[], options: AppendOptions): number {
   const expectedSeq = checkExpectedSeq(options?.expectedSeq, 'append', true)
-  if (!Array.isArray(items)) {
-    invalidOptions('append(threadId, items, options) needs items as an array (use [] for none).', {})
-  }
-  items.forEach((item, index) => {
-    if (!isPlainObject(item)) invalidOptions(`append: items[${index}] must be an item object.`, { index })
-  })
+  checkAppendItems(items)
   // Each item on its own: the depth and size bounds are per item, as `append` checks each message.
   for (const [index, item] of items.entries()) assertSerializable(item, `items[${index}]`)
   return expectedSeq
+}
+
+/**
+ * Validates that `append`'s items are an array of item objects, for a store that checks each item's
+ * JSON as it copies it (`copyItem`, `checkStoredSize`) rather than through {@link checkAppendArguments}.
+ * A loop, not forEach, which skips holes: a hole in the array is no item either.
+ */
+export function checkAppendItems(items: readonly UnsequencedItem[]): void {
+  if (!Array.isArray(items)) {
+    invalidOptions('append(threadId, items, options) needs items as an array (use [] for none).', {})
+  }
+  for (let index = 0; index < items.length; index++) {
+    if (!isPlainObject(items[index]))
+      invalidOptions(`append: items[${index}] must be an item object.`, { index })
+  }
 }
 
 /** Validates `archive`'s options; returns the seqs and the optional `expectedSeq`. */

@@ -174,6 +174,18 @@ export function describeAppendConformance(suite: ConformanceSuite): void {
       expect(await suite.store().read(threadId)).toStrictEqual(items)
     })
 
+    it('refuses a list with a hole in it (no item there) and writes nothing', async () => {
+      const { threadId, items } = await suite.threadWithItems(1)
+      const holed = [makeMessageItem(), makeMessageItem()]
+      delete (holed as unknown[])[0]
+      const error = await expectStrataError(
+        () => suite.store().append(threadId, holed, { expectedSeq: 1 }),
+        'STRATA_INVALID_OPTIONS',
+      )
+      expect(error.details?.index).toBe(0)
+      expect(await suite.store().read(threadId)).toStrictEqual(items)
+    })
+
     it(`refuses an item over MAX_JSON_SIZE as JSON (STRATA_INVALID_MESSAGE) and writes nothing`, async () => {
       const { threadId, items } = await suite.threadWithItems(1)
       const huge = makeMessageItem({ text: 'x'.repeat(MAX_JSON_SIZE) })
