@@ -117,15 +117,42 @@ export function unseenMessages<T extends { role: string }>(
  * tool steps inside a turn — where the active log no longer does. A gap a rewind left (no summary
  * covers it) is walked over: the list no longer holds what was rewound either.
  */
-export function storedTail(stored: readonly Item[], window: number): StoredPattern[] {
+export function storedTail(stored: readonly Item[], window: number): readonly StoredPattern[] {
+  const last = stored[stored.length - 1]
+  const kept = lastTails.get(stored)
+  if (kept !== undefined && kept.length === stored.length && kept.last === last && kept.window === window) {
+    return kept.tail
+  }
   const tail: StoredPattern[] = []
+  if (walkTail(stored, window, tail)) lastTails.set(stored, { length: stored.length, last, window, tail })
+  return tail
+}
+
+/**
+ * The last tail worked out of each list: a call that re-sends its history aligns it twice against the
+ * same log (once to look for a divergence, once to append what it has not seen), and a call that
+ * retries once more. The list is the log's own array, which only changes by growing, by losing items
+ * (either changes its length or its last entry) or by an entry sealed, unsealed or frozen in place (the
+ * same item), as `LevelViews` relies on. Kept only when every item the walk read was frozen: a pattern
+ * of a frozen item is the one `storedPatternOf` keeps for it, while one of an item frozen later would
+ * lack what the frozen item's pattern holds (its parts, which match without a fingerprint).
+ */
+const lastTails = new WeakMap<
+  readonly Item[],
+  { length: number; last: Item | undefined; window: number; tail: StoredPattern[] }
+>()
+
+/** Fills `tail` (see {@link storedTail}); true when every item it read was frozen. */
+function walkTail(stored: readonly Item[], window: number, tail: StoredPattern[]): boolean {
+  let frozen = true
   for (let index = stored.length - 1; index >= 0 && tail.length < window; index--) {
     const item = stored[index]!
+    if (frozen && !Object.isFrozen(item)) frozen = false
     if (isConversation(item)) tail.push(storedPatternOf(item))
     const older = stored[index - 1]
     if (older !== undefined && older.seq !== item.seq - 1 && compacted(stored, older.seq, item.seq)) break
   }
-  return tail
+  return frozen
 }
 
 /** Whether an episodic summary among `stored` covers seqs strictly between `after` and `before`. */

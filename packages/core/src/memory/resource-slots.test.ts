@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { ContextMessage } from '../context'
 import { inMemoryStore } from '../stores'
+import { RESOURCE_METHODS } from '../stores/store-check'
 import { tokenEstimator } from '../tokens'
 import { createMemory } from './create-memory'
 
@@ -123,5 +124,27 @@ describe('the recall slot', () => {
     await thread.append({ role: 'user', content: 'and the lemon?' })
     const next = slot((await thread.context()).messages, '[MEMORY:RECALL]')!
     expect(next).toContain('best with lemon')
+  })
+})
+
+describe('a thread without a resource', () => {
+  it('looks at none of the store’s resource methods when it appends and builds contexts', async () => {
+    const read: string[] = []
+    let counting = false
+    const store = new Proxy(inMemoryStore(), {
+      get(target, name, receiver) {
+        if (counting && typeof name === 'string') read.push(name)
+        return Reflect.get(target, name, receiver)
+      },
+    })
+    const memory = createMemory({ store })
+    const thread = await memory.thread('loose')
+    counting = true
+    await thread.append({ role: 'user', content: 'hello' })
+    await thread.context()
+    await thread.append({ role: 'assistant', content: 'hi' })
+    counting = false
+    expect(read).toContain('append')
+    expect(read.filter((name) => (RESOURCE_METHODS as readonly string[]).includes(name))).toEqual([])
   })
 })

@@ -68,9 +68,11 @@ export class ThreadResourceLink {
    * the index's time as it was (the next append touches again).
    */
   afterAppend(items: readonly Item[]) {
+    // Asked after every append: a thread without a resource stops before the store is looked at.
     const resourceId = this.#resourceId
+    if (resourceId === undefined) return
     const store = this.#parts.store()
-    if (resourceId === undefined || store === undefined) return
+    if (store === undefined) return
     this.#background(store.touchResourceThread(resourceId, this.#parts.threadId, this.#parts.clock()))
     const { embedder } = this.#parts
     if (embedder !== undefined) this.#background(this.#embed(store, embedder, items))
@@ -120,8 +122,9 @@ export class ThreadResourceLink {
    */
   async slots(request: MessageItem | undefined): Promise<{ working?: string; recall?: string }> {
     const resourceId = this.#resourceId
+    if (resourceId === undefined) return {}
     const store = this.#parts.store()
-    if (resourceId === undefined || store === undefined) return {}
+    if (store === undefined) return {}
     const { options, tokenCounter } = this.#parts
     const [stored, recall] = await Promise.all([
       store.getWorkingMemory(resourceId),
