@@ -116,13 +116,18 @@ type NonSystemMessage = Exclude<LanguageModelV4Message, { role: 'system' }>
  */
 function splitPrompt(prompt: LanguageModelV4Prompt) {
   const system: LanguageModelV4Message[] = []
-  for (const message of prompt) {
+  // Walked by index: a route re-sends the whole history on every call, and a `for…of` that V8 has not
+  // optimised yet makes an iterator result per message and per part (60 KB a call at 1k messages).
+  for (let index = 0; index < prompt.length; index++) {
+    const message = prompt[index]!
     if (message.role === 'system') {
       system.push(message)
       continue
     }
     if (message.role !== 'tool') continue
-    for (const part of message.content) {
+    const { content } = message
+    for (let at = 0; at < content.length; at++) {
+      const part = content[at]!
       if (part.type !== 'tool-approval-response') continue
       throw new StrataError({
         code: 'STRATA_INVALID_MESSAGE',

@@ -203,14 +203,23 @@ function sameJson(a: unknown, b: unknown): boolean {
   if (Array.isArray(b)) return false
   const left = a as Record<string, unknown>
   const right = b as Record<string, unknown>
+  // `for…in` rather than `Object.keys`: no array of keys per object compared, on every call that
+  // re-sends a history. It walks inherited keys too, so only plain objects are compared here; any
+  // other is left to the fingerprint, which reads own keys.
+  if (!isPlain(left) || !isPlain(right)) return false
   let keys = 0
-  for (const key of Object.keys(left)) {
+  for (const key in left) {
     if (left[key] === undefined) continue
     keys++
     if (!sameJson(left[key], right[key])) return false
   }
-  for (const key of Object.keys(right)) if (right[key] !== undefined) keys--
+  for (const key in right) if (right[key] !== undefined) keys--
   return keys === 0
+}
+
+const isPlain = (value: object) => {
+  const prototype = Object.getPrototypeOf(value)
+  return prototype === Object.prototype || prototype === null
 }
 
 /** Whether two lists of parts are the same JSON: then the messages' fingerprints are equal too. */
