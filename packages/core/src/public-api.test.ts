@@ -456,6 +456,7 @@ describe('the public surface of @strata-memory/core', () => {
   // mapping's building blocks, failure marks) and what the adapters shared as copies before.
   it('@strata-memory/core/adapter-kit exports exactly these names', async () => {
     expect(Object.keys(await import('./adapter-kit/index')).sort()).toEqual([
+      'ADAPTER_OPTION_KEYS',
       'APP_THREAD_ID_STATE_KEY',
       'DIVERGENCE_HANDLINGS',
       'FailedThreads',
@@ -471,6 +472,7 @@ describe('the public surface of @strata-memory/core', () => {
       'checkMemoryArgument',
       'checkMemoryOption',
       'checkOneOf',
+      'checkOptionKeys',
       'checkResourceOption',
       'escapeThreadIdBytes',
       'failureCode',
@@ -514,6 +516,7 @@ describe('the public surface of @strata-memory/core', () => {
       'HistoryMode',
       'MemoryToolInputs',
       'MemoryToolSchemaName',
+      'OptionKeys',
       'PlainToolOutput',
       'PlainToolOutputKind',
       'SchemaBuilder',

@@ -491,6 +491,10 @@ describe('strataMiddleware', () => {
     expect(codeOf(() => strataMiddleware({ memory, threadId: 'a\uD800' }))).toBe('STRATA_INVALID_THREAD_ID')
     expect(codeOf(() => strataMiddleware({ memory, history: 'all' as never }))).toBe('STRATA_INVALID_OPTIONS')
     expect(codeOf(() => strataMiddleware({ memory, level: 'galaxy' as never }))).toBe('STRATA_INVALID_LEVEL')
+    // A misspelt option is refused, not ignored (the calls would go to another thread).
+    expect(() => strataMiddleware({ memory, threadID: 'chat-7' } as never)).toThrow(
+      "strataMiddleware(): unknown option 'threadID' (did you mean 'threadId'?). It takes memory, resource, level, system, history, onDivergence, threadId, telemetry, hold, toolStepWaitMs.",
+    )
   })
 
   it("keeps its own options from the provider and the call's other provider options as they were", async () => {

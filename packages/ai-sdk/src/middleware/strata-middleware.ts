@@ -16,10 +16,13 @@ import {
   toStoreThreadId,
 } from '@strata-memory/core'
 import {
+  ADAPTER_OPTION_KEYS,
   type AdapterOptions,
   checkAdapterOptions,
+  checkOptionKeys,
   FailedThreads,
   followHistory,
+  type OptionKeys,
 } from '@strata-memory/core/adapter-kit'
 import { fromResponseContent, type ResponseMeta, toProviderMessage } from '../messages/provider-prompt'
 import { assertChatId, isThreadOfChat, openChatThread } from '../threads/chat-thread'
@@ -107,6 +110,15 @@ export interface StrataMiddlewareOptions<L extends string = string> extends Adap
 }
 
 type NonSystemMessage = Exclude<LanguageModelV4Message, { role: 'system' }>
+
+/** The keys of {@link StrataMiddlewareOptions}: any other is refused (a misspelt `threadID`, say). */
+const MIDDLEWARE_OPTION_KEYS = {
+  ...ADAPTER_OPTION_KEYS,
+  threadId: true,
+  telemetry: true,
+  hold: true,
+  toolStepWaitMs: true,
+} as const satisfies OptionKeys<StrataMiddlewareOptions>
 
 /**
  * The call-level system messages and the conversation of a prompt, in one pass. A tool approval the
@@ -240,6 +252,7 @@ const heldAppId = (hold: ThreadHold) => appThreadIdOf(hold.threadId) ?? hold.thr
 export function strataMiddleware<L extends string = string>(
   options: StrataMiddlewareOptions<L>,
 ): LanguageModelV4Middleware {
+  checkOptionKeys('strataMiddleware()', options, MIDDLEWARE_OPTION_KEYS)
   // memory, level, system, history, onDivergence and resource, as every adapter checks them.
   const shared = checkAdapterOptions('strataMiddleware()', options, { history: 'auto' })
   const { memory, resource, level, system, history, onDivergence } = shared

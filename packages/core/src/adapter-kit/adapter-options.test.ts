@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest'
 import { StrataError } from '../errors'
 import { createMemory } from '../memory'
 import {
+  ADAPTER_OPTION_KEYS,
   checkAdapterOptions,
   checkMemoryArgument,
   checkOneOf,
+  checkOptionKeys,
   DIVERGENCE_HANDLINGS,
   HISTORY_MODES,
 } from './adapter-options'
@@ -58,7 +60,7 @@ describe('checkAdapterOptions', () => {
       ],
       [{ memory, level: 'sprint' }, 'STRATA_INVALID_LEVEL', 'sprint'],
       [{ memory, resource: 7 }, 'STRATA_INVALID_OPTIONS', 'resource must be a resource id string'],
-      [{ memory, resource: 'user 42' }, 'STRATA_INVALID_THREAD_ID', 'user 42'],
+      [{ memory, resource: 'user 42' }, 'STRATA_INVALID_THREAD_ID', 'Invalid resource id "user 42"'],
     ] as const
     for (const [options, code, message] of cases) {
       const error = refusal(() =>
@@ -80,6 +82,30 @@ describe('checkAdapterOptions', () => {
     expect(DIVERGENCE_HANDLINGS).toEqual(['rewind', 'reject'])
     const error = refusal(() => checkOneOf('StrataMemory', 'state', 'tiny', ['full', 'compact']))
     expect(error.message).toBe(`StrataMemory: state must be 'full' or 'compact' (got "tiny").`)
+  })
+})
+
+describe('checkOptionKeys', () => {
+  const known = { ...ADAPTER_OPTION_KEYS, threadId: true } as const
+
+  it('takes the keys it knows, and anything that is not an object (its own check judges that)', () => {
+    expect(() => checkOptionKeys('x()', { memory: 1, threadId: 'a', level: undefined }, known)).not.toThrow()
+    expect(() => checkOptionKeys('x()', undefined, known)).not.toThrow()
+    expect(() => checkOptionKeys('x()', 'memory', known)).not.toThrow()
+  })
+
+  it('refuses an unknown key, naming the caller, the key, the one it looks like and the known ones', () => {
+    const typo = refusal(() => checkOptionKeys('strataMiddleware()', { memory: 1, threadID: 'a' }, known))
+    expect(typo.code).toBe('STRATA_INVALID_OPTIONS')
+    expect(typo.message).toBe(
+      "strataMiddleware(): unknown option 'threadID' (did you mean 'threadId'?). It takes memory, resource, level, system, history, onDivergence, threadId.",
+    )
+    expect(typo.details).toEqual({ option: 'threadID', suggestion: 'threadId' })
+    const unknown = refusal(() => checkOptionKeys('x()', { store: 1 }, known))
+    expect(unknown.message).toBe(
+      "x(): unknown option 'store'. It takes memory, resource, level, system, history, onDivergence, threadId.",
+    )
+    expect(unknown.details).toEqual({ option: 'store' })
   })
 })
 

@@ -1,7 +1,8 @@
 import { invalidOptions } from '../errors'
 import { HISTORY_MODES, type HistoryMode } from '../history'
-import { assertThreadId } from '../items'
 import type { DivergenceHandling, Memory } from '../memory'
+import { nearestKey } from '../memory/option-keys'
+import { assertResourceId } from '../stores/resource-arguments'
 
 export { HISTORY_MODES } from '../history'
 
@@ -49,6 +50,45 @@ export interface AdapterOptions<L extends string = string> {
    * @default 'rewind'
    */
   onDivergence?: DivergenceHandling
+}
+
+/** Every key of an options type, for {@link checkOptionKeys}: `satisfies OptionKeys<T>` lists them all. */
+export type OptionKeys<T> = Record<keyof T, true>
+
+/** The keys of {@link AdapterOptions}, which each adapter's own options extend. */
+export const ADAPTER_OPTION_KEYS = {
+  memory: true,
+  resource: true,
+  level: true,
+  system: true,
+  history: true,
+  onDivergence: true,
+} as const satisfies OptionKeys<AdapterOptions>
+
+/**
+ * Refuses a key of `options` that `known` does not list, as `createMemory` does: a misspelt option
+ * (`threadID` for `threadId`) would otherwise be ignored without a word, and the app would run
+ * without what it asked for. `STRATA_INVALID_OPTIONS` names the key, the known one it looks like, and
+ * the keys `caller` takes.
+ *
+ * @example
+ * checkOptionKeys('strataMiddleware()', options, { ...ADAPTER_OPTION_KEYS, threadId: true })
+ */
+export function checkOptionKeys(
+  caller: string,
+  options: unknown,
+  known: Readonly<Record<string, true>>,
+): void {
+  if (typeof options !== 'object' || options === null) return
+  for (const key of Object.keys(options)) {
+    if (Object.hasOwn(known, key)) continue
+    const keys = Object.keys(known)
+    const suggestion = nearestKey(key, keys)
+    invalidOptions(
+      `${caller}: unknown option '${key}'${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}. It takes ${keys.join(', ')}.`,
+      { option: key, ...(suggestion === undefined ? {} : { suggestion }) },
+    )
+  }
 }
 
 /** The shared options an adapter goes on with: checked, `history` and `onDivergence` with their defaults. */
@@ -113,7 +153,7 @@ export function checkResourceOption(caller: string, resource: unknown): void {
   if (resource === undefined) return
   if (typeof resource !== 'string')
     invalidOptions(`${caller}: resource must be a resource id string.`, { resource })
-  assertThreadId(resource as string)
+  assertResourceId(resource)
 }
 
 /**

@@ -40,15 +40,18 @@ export {
   readAppThreadId,
 } from '../memory'
 export {
+  ADAPTER_OPTION_KEYS,
   type AdapterOptions,
   type CheckedAdapterOptions,
   checkAdapterOptions,
   checkMemoryArgument,
   checkMemoryOption,
   checkOneOf,
+  checkOptionKeys,
   checkResourceOption,
   DIVERGENCE_HANDLINGS,
   HISTORY_MODES,
+  type OptionKeys,
 } from './adapter-options'
 export { FailedThreads, type FailOptions, MAX_FAILED_THREADS } from './failed-threads'
 export {

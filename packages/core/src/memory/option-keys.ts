@@ -96,7 +96,7 @@ function elsewhere(key: string, path: readonly string[]): string | undefined {
 }
 
 /** A known key one letter apart (a typo): `buget` for `budget`. */
-function nearest(key: string, keys: readonly string[]): string | undefined {
+export function nearestKey(key: string, keys: readonly string[]): string | undefined {
   const lower = key.toLowerCase()
   return keys.find((known) => editDistanceAtMostTwo(lower, known.toLowerCase()))
 }
@@ -130,7 +130,7 @@ export function checkMemoryOptionKeys(options: object): void {
     for (const key of Object.keys(value)) {
       if (Object.hasOwn(keys, key)) continue
       const known = Object.keys(keys)
-      const typo = nearest(key, known)
+      const typo = nearestKey(key, known)
       const hint = elsewhere(key, path) ?? (typo === undefined ? undefined : [...path, typo].join('.'))
       const option = [...path, key].join('.')
       invalidOptions(

@@ -8,12 +8,15 @@ import {
   type Thread,
 } from '@strata-memory/core'
 import {
+  ADAPTER_OPTION_KEYS,
   type AdapterOptions,
   checkAdapterOptions,
   checkOneOf,
+  checkOptionKeys,
   FailedThreads,
   type FollowHistoryOptions,
   followHistory,
+  type OptionKeys,
   partsText,
 } from '@strata-memory/core/adapter-kit'
 import { createMiddleware, MiddlewareError, ToolInvocationError, type WrapModelCallHook } from 'langchain'
@@ -172,6 +175,16 @@ async function recordResponse(thread: Thread, response: ModelCallResult) {
   if (usage !== undefined) await thread.reportUsage(usage)
 }
 
+/** The keys of {@link StrataMiddlewareOptions} and of its `hold`: any other is refused (a misspelt `threadID`, say). */
+const MIDDLEWARE_OPTION_KEYS = {
+  ...ADAPTER_OPTION_KEYS,
+  threadId: true,
+  state: true,
+  tracing: true,
+  hold: true,
+} as const satisfies OptionKeys<StrataMiddlewareOptions>
+const HOLD_OPTION_KEYS = { ttlMs: true, idleMs: true } as const satisfies OptionKeys<StrataHoldOptions>
+
 /**
  * A `createAgent` middleware: each model call stores the messages of the request the thread has not
  * seen and calls the model with a copy of the request whose messages are the thread's context (the
@@ -184,6 +197,7 @@ async function recordResponse(thread: Thread, response: ModelCallResult) {
  * await agent.invoke({ messages: [new HumanMessage('Hi')] }, { configurable: { thread_id: 'user-42.chat-7' } })
  */
 export function strataMiddleware<L extends string = string>(options: StrataMiddlewareOptions<L>) {
+  checkOptionKeys('strataMiddleware()', options, MIDDLEWARE_OPTION_KEYS)
   // memory, level, system, history, onDivergence and resource, as every adapter checks them.
   const shared = checkAdapterOptions('strataMiddleware()', options, { history: 'auto' })
   const { memory, resource, level, system, history, onDivergence } = shared
@@ -194,6 +208,7 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
   if (typeof tracing !== 'boolean') invalidOptions('strataMiddleware(): tracing must be true or false.')
   if (tracing) memory.adoptTracer('langchain', langchainTracing())
   if (typeof hold !== 'object' || hold === null) invalidOptions('strataMiddleware(): hold must be an object.')
+  checkOptionKeys('strataMiddleware({ hold })', hold, HOLD_OPTION_KEYS)
   const { ttlMs, idleMs = DEFAULT_IDLE_MS } = hold
   if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && ttlMs > 0)) {
     invalidOptions(

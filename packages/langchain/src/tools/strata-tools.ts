@@ -9,8 +9,10 @@ import {
 } from '@strata-memory/core'
 import {
   checkMemoryArgument,
+  checkOptionKeys,
   checkResourceOption,
   memoryToolDefinitions,
+  type OptionKeys,
   workingToolDefinition,
 } from '@strata-memory/core/adapter-kit'
 import { memoryTools, scopeTools } from '@strata-memory/core/tools'
@@ -59,6 +61,14 @@ interface RunConfigLike {
   configurable?: ConfigurableLike
 }
 
+/** The keys of {@link StrataToolsOptions}: any other is refused (`scope` for `scopes`, say). */
+const TOOLS_OPTION_KEYS = {
+  threadId: true,
+  scopes: true,
+  resource: true,
+  workingMemory: true,
+} as const satisfies OptionKeys<StrataToolsOptions>
+
 /**
  * The memory tools (`memory_store`, `memory_retrieve`, `memory_query`, and with `scopes: true`
  * `enter_scope` and `exit_scope`) as LangChain tools for `createAgent({ tools })`. They are built once;
@@ -71,6 +81,7 @@ interface RunConfigLike {
  */
 export function strataTools(memory: Memory, options: StrataToolsOptions = {}): StructuredToolInterface[] {
   checkMemoryArgument('strataTools(memory)', memory)
+  checkOptionKeys('strataTools(memory, options)', options, TOOLS_OPTION_KEYS)
   const { threadId, scopes = false, resource, workingMemory = resource !== undefined } = options ?? {}
   if (threadId !== undefined && (typeof threadId !== 'string' || threadId.length === 0))
     invalidOptions('strataTools(): threadId must be a non-empty string.')

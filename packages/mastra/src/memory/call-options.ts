@@ -62,6 +62,15 @@ export function refusedCallOptions(
   config: CallMemoryOptions | undefined,
 ): unknown {
   const where = 'agent.generate()'
+  const readOnly = config?.readOnly
+  if (readOnly !== undefined && typeof readOnly !== 'boolean') {
+    // Read as false it would let the call write, which is the opposite of what it likely asked.
+    return new StrataError({
+      code: 'STRATA_INVALID_OPTIONS',
+      message: `${where}: memory.options.readOnly must be true or false (got ${JSON.stringify(readOnly)}). Nothing was stored.`,
+      details: { option: 'readOnly', value: String(readOnly) },
+    })
+  }
   try {
     resolveWorkingMemory(memoryLevel.workingMemory, config?.workingMemory, where)
     resolveSemanticRecall(memoryLevel.semanticRecall, config?.semanticRecall, where)

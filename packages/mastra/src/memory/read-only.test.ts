@@ -99,6 +99,69 @@ describe('readOnly', () => {
   })
 })
 
+describe('readOnly and the memory tools', () => {
+  it('a read-only call is offered only the tools that read: the model cannot store a note', async () => {
+    const memory = createMemory()
+    const note = { content: 'a note written in a read-only call' }
+    const { agent, strata } = strataAgent(memory, [
+      { text: 'Hello.' },
+      { toolCalls: [{ id: 'c1', name: 'memory_store', input: note }] },
+      { text: 'Done.' },
+    ])
+    await agent.generate('Hi', { memory: memoryOf })
+    const thread = await strata.thread(memoryOf.thread)
+    const before = await snapshot(strata, thread.id)
+    const reading = ['memory_query', 'memory_retrieve']
+    expect(Object.keys(strata.listTools()).sort()).toEqual([
+      'memory_query',
+      'memory_retrieve',
+      'memory_store',
+    ])
+    expect(Object.keys(strata.listTools({ readOnly: true })).sort()).toEqual(reading)
+    const scoped = new StrataMemory({ memory, readOnly: true, tools: { scopes: true } })
+    expect(Object.keys(scoped.listTools()).sort()).toEqual(reading)
+
+    const result = await agent.generate('Note this down.', {
+      memory: { ...memoryOf, options: { readOnly: true } },
+    })
+    expect(result.text).toBe('Done.')
+    expect(await snapshot(strata, thread.id)).toBe(before)
+    expect((await thread.content.query({ text: 'read-only call' })).results).toEqual([])
+  })
+
+  it('a readOnly that is not true or false is refused before anything is stored', async () => {
+    const memory = createMemory()
+    const { agent, strata, prompts } = strataAgent(memory, [{ text: 'Hello.' }, { text: 'unused' }])
+    await agent.generate('Hi', { memory: memoryOf })
+    const thread = await strata.thread(memoryOf.thread)
+    const before = await snapshot(strata, thread.id)
+    for (const readOnly of ['yes', 1, 'false']) {
+      const error = await agent
+        .generate('Again', { memory: { ...memoryOf, options: { readOnly: readOnly as never } } })
+        .then(
+          () => undefined,
+          (caught: unknown) => caught,
+        )
+      expect(strataErrorOf(error)).toMatchObject({
+        code: 'STRATA_INVALID_OPTIONS',
+        message: `agent.generate(): memory.options.readOnly must be true or false (got ${JSON.stringify(readOnly)}). Nothing was stored.`,
+      })
+    }
+    expect(prompts).toHaveLength(1)
+    expect(await snapshot(strata, thread.id)).toBe(before)
+  })
+
+  it('a misspelt option of the memory is refused, not ignored (a memory that writes)', () => {
+    const options = { memory: createMemory(), redOnly: true }
+    expect(() => new StrataMemory(options as never)).toThrow(
+      "new StrataMemory(): unknown option 'redOnly' (did you mean 'readOnly'?)",
+    )
+    expect(() => new StrataMemory({ memory: createMemory(), hold: { ttl: 5 } as never })).toThrow(
+      "new StrataMemory({ hold }): unknown option 'ttl' (did you mean 'ttlMs'?)",
+    )
+  })
+})
+
 describe('readOnly on a long thread', () => {
   it('a sealed thread of 20,000 items: the prompt shows a re-sent input once, and no whole log is read', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'strata-mastra-read-only-'))

@@ -1,6 +1,11 @@
 import type { MemoryConfig, SemanticRecall, WorkingMemory } from '@mastra/core/memory'
 import { type HistoryMode, invalidOptions } from '@strata-memory/core'
-import { type AdapterOptions, checkAdapterOptions } from '@strata-memory/core/adapter-kit'
+import {
+  type AdapterOptions,
+  checkAdapterOptions,
+  checkOptionKeys,
+  type OptionKeys,
+} from '@strata-memory/core/adapter-kit'
 import { resolveSemanticRecall } from '../semantic-recall/semantic-recall-config'
 import { resolveWorkingMemory } from '../working-memory/working-memory-config'
 import { unsupportedCallOptions } from './call-options'
@@ -100,11 +105,26 @@ export interface StrataMastraOptions {
   generateTitle?: MemoryConfig['generateTitle']
 }
 
+/** The keys of {@link StrataMemoryOptions}: any other is refused (a misspelt `redOnly` would leave a memory that writes). */
+const STRATA_MEMORY_OPTION_KEYS = {
+  memory: true,
+  level: true,
+  system: true,
+  history: true,
+  id: true,
+  tools: true,
+  telemetry: true,
+  hold: true,
+  readOnly: true,
+  options: true,
+} as const satisfies OptionKeys<StrataMemoryOptions>
+
 /**
  * Checks the options of `new StrataMemory()` (`STRATA_INVALID_OPTIONS` naming the bad one); gives
  * them back with their defaults.
  */
 export function checkStrataMemoryOptions<L extends string>(options: StrataMemoryOptions<L>) {
+  checkOptionKeys('new StrataMemory()', options, STRATA_MEMORY_OPTION_KEYS)
   // memory, level, system and history, as every adapter checks them.
   const { memory, level, system, history } = checkAdapterOptions('new StrataMemory()', options, {
     history: 'new',
@@ -129,6 +149,7 @@ export function checkStrataMemoryOptions<L extends string>(options: StrataMemory
   if (typeof telemetry !== 'boolean') invalidOptions('StrataMemory: telemetry must be true or false.')
   if (typeof readOnly !== 'boolean') invalidOptions('StrataMemory: readOnly must be true or false.')
   if (typeof hold !== 'object' || hold === null) invalidOptions('StrataMemory: hold must be an object.')
+  checkOptionKeys('new StrataMemory({ hold })', hold, { ttlMs: true })
   const { ttlMs } = hold
   if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && ttlMs > 0)) {
     invalidOptions(

@@ -27,7 +27,7 @@ import { plainMetadata, sameThread, toThread } from '../threads/mastra-thread'
 import { resolveStrataThreadId } from '../threads/thread-id-mapping'
 import type { MastraThreadRecord } from '../threads/thread-record'
 import { ThreadRecordWrites } from '../threads/thread-record-writes'
-import { type MastraTool, strataTools } from '../tools/strata-tools'
+import { type MastraTool, readingTools, strataTools } from '../tools/strata-tools'
 import { mastraTracer } from '../tracing/tracer'
 import { WorkingMemories } from '../working-memory/working-memories'
 import { resolveWorkingMemory, type WorkingMemorySettings } from '../working-memory/working-memory-config'
@@ -472,13 +472,14 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
   }
 
   /**
-   * Strata's memory tools and, when working memory is on (and the call may write), Mastra's
-   * `updateWorkingMemory` tool.
+   * Strata's memory tools and, when working memory is on, Mastra's `updateWorkingMemory` tool; a
+   * read-only call gets only the tools that read.
    */
   override listTools(config?: MemoryConfig): Record<string, MastraTool> {
     const settings = this.#workingMemory(config, 'StrataMemory.listTools()')
-    if (settings === undefined || !settings.agentManaged || this.#readOnly || config?.readOnly === true)
-      return this.#tools
+    // A read-only call stores nothing: it is offered the tools that only read.
+    if (this.#readOnly || config?.readOnly === true) return readingTools(this.#tools)
+    if (settings === undefined || !settings.agentManaged) return this.#tools
     return { ...this.#tools, updateWorkingMemory: this.#updateTool(settings) }
   }
 

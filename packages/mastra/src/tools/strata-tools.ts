@@ -89,3 +89,16 @@ export function strataTools(
   }
   return tools
 }
+
+/** The tools that write to the thread: `memory_store` (a note) and the scope tools (a scope opened or closed). */
+const WRITING_TOOLS: ReadonlySet<string> = new Set(['memory_store', 'enter_scope', 'exit_scope'])
+
+/**
+ * What a read-only call (Mastra's `readOnly`, the memory's or the call's) is offered of `tools`: those
+ * that only read (`memory_retrieve`, `memory_query`). A read-only call stores nothing, a note included.
+ */
+export function readingTools(tools: Record<string, MastraTool>): Record<string, MastraTool> {
+  const reading: Record<string, MastraTool> = {}
+  for (const [name, tool] of Object.entries(tools)) if (!WRITING_TOOLS.has(name)) reading[name] = tool
+  return reading
+}
