@@ -53,6 +53,7 @@ export {
   type StrataErrorCode,
   type StrataErrorDetails,
   type StrataErrorOptions,
+  shownValue,
 } from './errors'
 export type {
   CompactionEndEvent,

@@ -71,6 +71,7 @@ describe('the public surface of @strata-memory/core', () => {
       'promptSummarizer',
       'readAppThreadId',
       'scopeTools',
+      'shownValue',
       'toStoreThreadId',
       'tokenEstimator',
       'webPagePlugin',

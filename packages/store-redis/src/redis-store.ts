@@ -4,6 +4,7 @@ import {
   type StoreResourceMethods,
   type StoreSlotMethods,
   type StrataStore,
+  shownValue,
 } from '@strata-memory/core'
 import type { StoreAuditMethods } from '@strata-memory/core/store-kit'
 import { isPlainObject } from '@strata-memory/core/store-kit'
@@ -137,13 +138,13 @@ export function redisStore(options: RedisStoreOptions = {}): RedisStore {
   checkPrefix(prefix)
   if (ttlSeconds !== undefined && !(Number.isSafeInteger(ttlSeconds) && ttlSeconds > 0)) {
     invalidOptions(
-      `redisStore: ttlSeconds must be a whole number of seconds above 0, or left out for no expiry; got ${String(ttlSeconds)}.`,
+      `redisStore: ttlSeconds must be a whole number of seconds above 0, or left out for no expiry; got ${shownValue(ttlSeconds)}.`,
       { ttlSeconds },
     )
   }
   if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) {
     invalidOptions(
-      `redisStore: timeoutMs must be a number of milliseconds above 0 (Infinity for no deadline); got ${String(timeoutMs)}.`,
+      `redisStore: timeoutMs must be a number of milliseconds above 0 (Infinity for no deadline); got ${shownValue(timeoutMs)}.`,
       { timeoutMs },
     )
   }

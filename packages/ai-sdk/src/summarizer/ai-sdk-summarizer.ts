@@ -1,4 +1,4 @@
-import { invalidOptions, type Summarizer } from '@strata-memory/core'
+import { invalidOptions, type Summarizer, shownValue } from '@strata-memory/core'
 import { promptSummarizer } from '@strata-memory/core/prompt-summarizer'
 import { generateText, type LanguageModel } from 'ai'
 
@@ -48,7 +48,7 @@ export function aiSdkSummarizer(options: AiSdkSummarizerOptions): Summarizer {
   }
   if (!Number.isInteger(maxOutputTokens) || maxOutputTokens < 1) {
     invalidOptions(
-      `aiSdkSummarizer(): maxOutputTokens must be a whole number of at least 1 (got ${String(maxOutputTokens)}).`,
+      `aiSdkSummarizer(): maxOutputTokens must be a whole number of at least 1 (got ${shownValue(maxOutputTokens)}).`,
     )
   }
   if (name !== undefined && (typeof name !== 'string' || name.length === 0)) {

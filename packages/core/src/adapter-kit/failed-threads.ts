@@ -1,4 +1,4 @@
-import { invalidOptions } from '../errors'
+import { invalidOptions, shownValue } from '../errors'
 import type { HistoryMode } from '../history'
 import { markRequestFailed, type Thread } from '../memory'
 
@@ -31,7 +31,9 @@ export class FailedThreads {
 
   constructor(limit = MAX_FAILED_THREADS) {
     if (!Number.isSafeInteger(limit) || limit < 1)
-      invalidOptions(`FailedThreads: limit must be a whole number above 0 (got ${String(limit)}).`, { limit })
+      invalidOptions(`FailedThreads: limit must be a whole number above 0 (got ${shownValue(limit)}).`, {
+        limit,
+      })
     this.#limit = limit
   }
 

@@ -1,10 +1,10 @@
-import { invalidOptions } from '../errors'
+import { invalidOptions, shownValue } from '../errors'
 
 /** `STRATA_INVALID_OPTIONS` unless `value` is a whole number of at least `minimum` (`name` says which option). */
 export function wholeNumber(value: number, name: string, minimum: number) {
   if (!Number.isSafeInteger(value) || value < minimum) {
     invalidOptions(
-      `compaction: ${name} must be a whole number of at least ${minimum} (got ${String(value)}).`,
+      `compaction: ${name} must be a whole number of at least ${minimum} (got ${shownValue(value)}).`,
     )
   }
 }

@@ -1,4 +1,4 @@
-import { invalidOptions } from '../errors'
+import { invalidOptions, shownValue } from '../errors'
 import type { Item } from '../items'
 import { startsTurn } from '../items/turns'
 import { isContextMemoryItem } from '../views'
@@ -121,7 +121,9 @@ export function turnBoundaries<L extends string>(items: readonly Item<L>[]): Tur
     limitSeq,
     cutAtOrBefore(candidateSeq) {
       if (typeof candidateSeq !== 'number' || Number.isNaN(candidateSeq)) {
-        invalidOptions(`cutAtOrBefore() needs a seq number (got ${String(candidateSeq)}).`, { candidateSeq })
+        invalidOptions(`cutAtOrBefore() needs a seq number (got ${shownValue(candidateSeq)}).`, {
+          candidateSeq,
+        })
       }
       const index = lastIndexAtOrBefore(Math.min(candidateSeq, limitSeq))
       return index < 0 ? 0 : bestCuts[index]!

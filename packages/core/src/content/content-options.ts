@@ -1,4 +1,4 @@
-import { invalidOptions } from '../errors'
+import { invalidOptions, shownValue } from '../errors'
 import type { Summarizer } from '../summarizers'
 import type { ContentPlugin } from './content-plugin'
 import { genericPlugin } from './generic-plugin'
@@ -122,22 +122,22 @@ export function resolveContentOptions(options: ContentOptions | false = {}): Res
   } = options
   if (briefAfterTurns !== false && (!Number.isSafeInteger(briefAfterTurns) || briefAfterTurns < 1)) {
     invalidOptions(
-      `content: briefAfterTurns must be a whole number of turns, at least 1, or false (got ${String(briefAfterTurns)}).`,
+      `content: briefAfterTurns must be a whole number of turns, at least 1, or false (got ${shownValue(briefAfterTurns)}).`,
     )
   }
   if (maxCitations !== false && (!Number.isSafeInteger(maxCitations) || maxCitations < 0)) {
     invalidOptions(
-      `content: maxCitations must be a whole number of citations, 0 or more, or false (got ${String(maxCitations)}).`,
+      `content: maxCitations must be a whole number of citations, 0 or more, or false (got ${shownValue(maxCitations)}).`,
     )
   }
   if (!Number.isSafeInteger(offloadAboveBytes) || offloadAboveBytes < 0) {
     invalidOptions(
-      `content: offloadAboveBytes must be a whole number of bytes, 0 or more (got ${String(offloadAboveBytes)}).`,
+      `content: offloadAboveBytes must be a whole number of bytes, 0 or more (got ${shownValue(offloadAboveBytes)}).`,
     )
   }
   if (!Number.isSafeInteger(citationTimeoutMs) || citationTimeoutMs < 1) {
     invalidOptions(
-      `content: citationTimeoutMs must be a whole number of at least 1 (got ${String(citationTimeoutMs)}).`,
+      `content: citationTimeoutMs must be a whole number of at least 1 (got ${shownValue(citationTimeoutMs)}).`,
     )
   }
   if (!Array.isArray(plugins) || !plugins.every(isPlugin)) {

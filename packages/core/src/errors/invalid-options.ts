@@ -14,3 +14,14 @@ export function invalidOptions(
 ): never {
   throw new StrataError({ code: 'STRATA_INVALID_OPTIONS', message, details })
 }
+
+/**
+ * A refused value as an error message shows it: a string quoted (`'3000'` given for a number reads
+ * `"3000"`, not `3000`, which looks right), anything else as `String` gives it.
+ *
+ * @example
+ * invalidOptions(`limit must be a whole number (got ${shownValue(limit)}).`)
+ */
+export function shownValue(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value)
+}

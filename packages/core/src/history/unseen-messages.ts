@@ -1,4 +1,4 @@
-import { invalidOptions, StrataError } from '../errors'
+import { invalidOptions, StrataError, shownValue } from '../errors'
 import type { Item } from '../items/item'
 import type { StrataStore } from '../stores/store'
 import {
@@ -353,7 +353,7 @@ export function checkMatchingOptions({ history, window }: { history: HistoryMode
 
 function checkWindow(window: number) {
   if (!Number.isInteger(window) || window < 1) {
-    invalidOptions(`window must be a whole number of at least 1 (got ${String(window)}).`, { window })
+    invalidOptions(`window must be a whole number of at least 1 (got ${shownValue(window)}).`, { window })
   }
 }
 

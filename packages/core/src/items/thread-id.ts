@@ -16,7 +16,7 @@ export function assertThreadId(threadId: unknown): asserts threadId is string {
   const shown = typeof threadId === 'string' ? JSON.stringify(threadId.slice(0, 140)) : typeof threadId
   throw new StrataError({
     code: 'STRATA_INVALID_THREAD_ID',
-    message: `Invalid thread id ${shown}: use 1-128 characters of A-Z a-z 0-9 _ . - not starting with '.', for example 'user-42.chat-7'.`,
+    message: `Invalid thread id ${shown}: use 1-128 characters of A-Z a-z 0-9 _ . - not starting with '.', for example 'user-42.chat-7'. An id of your app's own form (a chat id such as 'user:42/chat:7') opens with openAppThread(memory, id), which maps it as the adapters do.`,
     details: { threadId },
   })
 }

@@ -1,4 +1,4 @@
-import { invalidOptions, StrataError } from '../errors'
+import { invalidOptions, StrataError, shownValue } from '../errors'
 import { quotedThreadId } from '../items/app-thread-id'
 import type { LeaseOptions, LeaseWriteOptions } from './store'
 import { isPlainObject } from './store-arguments'
@@ -36,7 +36,7 @@ export function checkTtlMs(ttlMs: unknown, method: string): number {
   if (typeof ttlMs === 'number' && Number.isSafeInteger(ttlMs) && ttlMs > 0 && ttlMs <= MAX_LEASE_TTL_MS)
     return ttlMs
   return invalidOptions(
-    `${method}: ttlMs must be a whole number of milliseconds from 1 to ${MAX_LEASE_TTL_MS}; got ${String(ttlMs)}.`,
+    `${method}: ttlMs must be a whole number of milliseconds from 1 to ${MAX_LEASE_TTL_MS}; got ${shownValue(ttlMs)}.`,
     { ttlMs },
   )
 }

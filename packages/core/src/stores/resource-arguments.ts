@@ -1,4 +1,4 @@
-import { invalidOptions, StrataError } from '../errors'
+import { invalidOptions, StrataError, shownValue } from '../errors'
 import { assertSerializable, isValidThreadId, type JsonObject, type JsonValue } from '../items'
 import type { ResourceDocument, ResourceThreadEntry, ResourceThreadPage, VectorRecord } from './store'
 import { isPlainObject } from './store-arguments'
@@ -57,7 +57,7 @@ export function checkLastAppendAt(lastAppendAt: unknown): number {
     return lastAppendAt
   }
   return invalidOptions(
-    `touchResourceThread: lastAppendAt must be a time in whole epoch milliseconds; got ${String(lastAppendAt)}.`,
+    `touchResourceThread: lastAppendAt must be a time in whole epoch milliseconds; got ${shownValue(lastAppendAt)}.`,
     { lastAppendAt },
   )
 }
@@ -99,7 +99,7 @@ export function checkResourcePageOptions(options: { cursor?: string; limit?: num
   const limit = options?.limit ?? DEFAULT_RESOURCE_PAGE_LIMIT
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_RESOURCE_PAGE_LIMIT) {
     invalidOptions(
-      `listResourceThreads: limit must be a whole number from 1 to ${MAX_RESOURCE_PAGE_LIMIT}, or left out (${DEFAULT_RESOURCE_PAGE_LIMIT}); got ${String(limit)}.`,
+      `listResourceThreads: limit must be a whole number from 1 to ${MAX_RESOURCE_PAGE_LIMIT}, or left out (${DEFAULT_RESOURCE_PAGE_LIMIT}); got ${shownValue(limit)}.`,
       { limit },
     )
   }
@@ -145,7 +145,7 @@ export function checkWorkingMemoryArguments(value: JsonValue, options: { expecte
     return expectedVersion
   }
   return invalidOptions(
-    `setWorkingMemory: expectedVersion must be the version read (a whole number, 0 when never written); got ${String(expectedVersion)}.`,
+    `setWorkingMemory: expectedVersion must be the version read (a whole number, 0 when never written); got ${shownValue(expectedVersion)}.`,
     { expectedVersion },
   )
 }
@@ -264,7 +264,7 @@ export function checkVectorQuery(options: { model?: string } | undefined): strin
   }
   const model = options?.model
   if (model !== undefined && (typeof model !== 'string' || model === '')) {
-    invalidOptions(`readVectors: model must be a non-empty string or left out; got ${String(model)}.`, {
+    invalidOptions(`readVectors: model must be a non-empty string or left out; got ${shownValue(model)}.`, {
       model,
     })
   }

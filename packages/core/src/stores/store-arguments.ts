@@ -1,4 +1,4 @@
-import { invalidOptions, StrataError } from '../errors'
+import { invalidOptions, StrataError, shownValue } from '../errors'
 import { assertSerializable, type JsonObject, type UnsequencedItem } from '../items'
 import type { AppendOptions, ArchiveOptions, ContentQuery, ContentRecord, ReadOptions } from './store'
 
@@ -19,7 +19,7 @@ export function checkExpectedSeq(value: unknown, method: string, required: boole
   if (value === undefined && !required) return undefined
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value
   return invalidOptions(
-    `${method}: expectedSeq must be the thread's last seq as a whole number of 0 or more (read it with head(threadId)), got ${String(value)}.`,
+    `${method}: expectedSeq must be the thread's last seq as a whole number of 0 or more (read it with head(threadId)), got ${shownValue(value)}.`,
     { expectedSeq: value },
   )
 }
@@ -42,7 +42,7 @@ export function checkReadOptions(options: ReadOptions, method: string): void {
   for (const bound of ['fromSeq', 'toSeq'] as const) {
     const value = options[bound]
     if (value !== undefined && (typeof value !== 'number' || Number.isNaN(value))) {
-      invalidOptions(`${method}: ${bound} must be a number or left out; got ${String(value)}.`, {
+      invalidOptions(`${method}: ${bound} must be a number or left out; got ${shownValue(value)}.`, {
         [bound]: value,
       })
     }
@@ -53,9 +53,12 @@ export function checkReadOptions(options: ReadOptions, method: string): void {
 /** Validates a limit: a whole number ≥ 0, or undefined. */
 export function checkLimit(limit: unknown, method: string): void {
   if (limit === undefined || (typeof limit === 'number' && Number.isSafeInteger(limit) && limit >= 0)) return
-  invalidOptions(`${method}: limit must be a whole number of 0 or more, or left out; got ${String(limit)}.`, {
-    limit,
-  })
+  invalidOptions(
+    `${method}: limit must be a whole number of 0 or more, or left out; got ${shownValue(limit)}.`,
+    {
+      limit,
+    },
+  )
 }
 
 /** Validates the shape of a content record before it is stored. */

@@ -1,4 +1,4 @@
-import { invalidOptions } from '../errors'
+import { invalidOptions, shownValue } from '../errors'
 import type { Item } from '../items'
 import { seqRuns } from '../items/seq-search'
 import { isPlainObject } from './store-arguments'
@@ -14,10 +14,10 @@ export function checkAuditOptions(
   }
   const { repair = false, checks = 'all', onProgress, onItem, onItemJson } = options as AuditOptions
   if (typeof repair !== 'boolean') {
-    invalidOptions(`audit: repair must be true or false, got ${String(repair)}.`, { repair })
+    invalidOptions(`audit: repair must be true or false, got ${shownValue(repair)}.`, { repair })
   }
   if (checks !== 'all' && checks !== 'format') {
-    invalidOptions(`audit: checks must be 'all' or 'format', got ${String(checks)}.`, {
+    invalidOptions(`audit: checks must be 'all' or 'format', got ${shownValue(checks)}.`, {
       checks: String(checks),
     })
   }

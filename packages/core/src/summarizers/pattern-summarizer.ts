@@ -1,4 +1,4 @@
-import { invalidOptions } from '../errors'
+import { invalidOptions, shownValue } from '../errors'
 import type { Item, JsonValue } from '../items'
 import { layoutSummary } from './pattern-layout'
 import { PatternReading } from './pattern-reading'
@@ -89,7 +89,7 @@ export function patternSummarizer({
   ] as const) {
     if (!Number.isInteger(value) || value < least) {
       invalidOptions(
-        `patternSummarizer(): ${name} must be a whole number of at least ${least} (got ${String(value)}).`,
+        `patternSummarizer(): ${name} must be a whole number of at least ${least} (got ${shownValue(value)}).`,
         { [name]: value },
       )
     }

@@ -1,4 +1,4 @@
-import { invalidOptions } from '../errors'
+import { invalidOptions, shownValue } from '../errors'
 import type { Item } from '../items'
 import type { SummarizeOptions, SummarizeResult, Summarizer } from './summarizer'
 import { buildSummaryPrompt, DEFAULT_MAX_FACTS, parseSummaryResponse } from './summary-prompt'
@@ -58,7 +58,7 @@ export function promptSummarizer({
   }
   if (!Number.isInteger(maxFacts) || maxFacts < 0) {
     invalidOptions(
-      `promptSummarizer(): maxFacts must be a whole number of at least 0 (got ${String(maxFacts)}).`,
+      `promptSummarizer(): maxFacts must be a whole number of at least 0 (got ${shownValue(maxFacts)}).`,
       { maxFacts },
     )
   }

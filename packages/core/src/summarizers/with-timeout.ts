@@ -1,4 +1,4 @@
-import { invalidOptions, StrataError } from '../errors'
+import { invalidOptions, StrataError, shownValue } from '../errors'
 import type { Item } from '../items'
 import type { SummarizeOptions, SummarizeResult, Summarizer } from './summarizer'
 
@@ -69,7 +69,7 @@ function failure(name: string, reason: SummarizerFailureReason, timeoutMs: numbe
 export function withTimeout(summarizer: Summarizer, { timeoutMs }: WithTimeoutOptions): Summarizer {
   if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs <= 0) {
     invalidOptions(
-      `withTimeout(): timeoutMs must be a positive number of milliseconds or Infinity (got ${String(timeoutMs)}).`,
+      `withTimeout(): timeoutMs must be a positive number of milliseconds or Infinity (got ${shownValue(timeoutMs)}).`,
       { timeoutMs },
     )
   }

@@ -1,4 +1,4 @@
-import { invalidOptions } from '../errors'
+import { invalidOptions, shownValue } from '../errors'
 import {
   ACCENTED_LETTER,
   ASCII_CLASS,
@@ -155,7 +155,7 @@ export interface TokenEstimatorOptions {
 export function tokenEstimator({ multiplier = 1 }: TokenEstimatorOptions = {}): TokenCounter {
   if (!(Number.isFinite(multiplier) && multiplier > 0)) {
     invalidOptions(
-      `tokenEstimator: multiplier must be a positive finite number, got ${String(multiplier)}.`,
+      `tokenEstimator: multiplier must be a positive finite number, got ${shownValue(multiplier)}.`,
       { multiplier },
     )
   }

@@ -79,6 +79,10 @@ describe('one request at a time per thread', () => {
       }
       expect(StrataError.isInstance(caught, 'STRATA_INVALID_OPTIONS')).toBe(true)
     }
+    // A number given as text is shown quoted: unquoted, "(got 30)" would read as a right value.
+    expect(() => strataMiddleware({ memory, hold: { ttlMs: '30' as never } })).toThrow(
+      'strataMiddleware(): hold.ttlMs must be a whole number of milliseconds above 0 (got "30").',
+    )
   })
 
   it('a second request on a thread in use is refused before it stores anything; the first completes, its tool calls paired', async () => {

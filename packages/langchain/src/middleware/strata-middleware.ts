@@ -5,6 +5,7 @@ import {
   type HistoryMode,
   invalidOptions,
   openAppThread,
+  shownValue,
   type Thread,
 } from '@strata-memory/core'
 import {
@@ -212,12 +213,12 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
   const { ttlMs, idleMs = DEFAULT_IDLE_MS } = hold
   if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && ttlMs > 0)) {
     invalidOptions(
-      `strataMiddleware(): hold.ttlMs must be a whole number of milliseconds above 0 (got ${String(ttlMs)}).`,
+      `strataMiddleware(): hold.ttlMs must be a whole number of milliseconds above 0 (got ${shownValue(ttlMs)}).`,
     )
   }
   if (!(Number.isSafeInteger(idleMs) && idleMs >= 0)) {
     invalidOptions(
-      `strataMiddleware(): hold.idleMs must be a whole number of milliseconds (got ${String(idleMs)}).`,
+      `strataMiddleware(): hold.idleMs must be a whole number of milliseconds (got ${shownValue(idleMs)}).`,
     )
   }
   const holds = new RequestHolds({ ttlMs, idleMs })

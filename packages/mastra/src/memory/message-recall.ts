@@ -1,6 +1,6 @@
 import type { MastraDBMessage } from '@mastra/core/agent/message-list'
 import type { StorageListMessagesInput } from '@mastra/core/storage'
-import { type Item, invalidOptions, type StrataStore } from '@strata-memory/core'
+import { type Item, invalidOptions, type StrataStore, shownValue } from '@strata-memory/core'
 import { toDBMessages } from '../messages/db-messages'
 import type { MastraThreadRecord } from '../threads/thread-record'
 import { pageOf, sameJson } from './thread-listing'
@@ -24,10 +24,10 @@ async function itemsOf(store: StrataStore, strataId: string, range?: { fromSeq: 
 function checkArgs(args: StorageListMessagesInput) {
   const { page = 0, perPage = 40, orderBy } = args
   if (!Number.isInteger(page) || page < 0)
-    invalidOptions(`StrataMemory.recall(): page must be a whole number ≥ 0 (got ${String(page)}).`)
+    invalidOptions(`StrataMemory.recall(): page must be a whole number ≥ 0 (got ${shownValue(page)}).`)
   if (perPage !== false && (!Number.isInteger(perPage) || perPage < 0))
     invalidOptions(
-      `StrataMemory.recall(): perPage must be a whole number ≥ 0 or false (got ${String(perPage)}).`,
+      `StrataMemory.recall(): perPage must be a whole number ≥ 0 or false (got ${shownValue(perPage)}).`,
     )
   if (orderBy?.field !== undefined && orderBy.field !== 'createdAt')
     invalidOptions(

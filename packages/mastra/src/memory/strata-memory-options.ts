@@ -1,5 +1,5 @@
 import type { MemoryConfig, SemanticRecall, WorkingMemory } from '@mastra/core/memory'
-import { type HistoryMode, invalidOptions } from '@strata-memory/core'
+import { type HistoryMode, invalidOptions, shownValue } from '@strata-memory/core'
 import {
   type AdapterOptions,
   checkAdapterOptions,
@@ -153,7 +153,7 @@ export function checkStrataMemoryOptions<L extends string>(options: StrataMemory
   const { ttlMs } = hold
   if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && ttlMs > 0)) {
     invalidOptions(
-      `StrataMemory: hold.ttlMs must be a whole number of milliseconds above 0 (got ${String(ttlMs)}).`,
+      `StrataMemory: hold.ttlMs must be a whole number of milliseconds above 0 (got ${shownValue(ttlMs)}).`,
     )
   }
   if (typeof mastraOptions !== 'object' || mastraOptions === null)

@@ -472,12 +472,11 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
   }
 
   /**
-   * Strata's memory tools and, when working memory is on, Mastra's `updateWorkingMemory` tool; a
-   * read-only call gets only the tools that read.
+   * The memory tools, with working memory on `updateWorkingMemory` too; a read-only call gets only those
+   * that read. Only a call's options can be refused here (the memory's were checked when it was made).
    */
   override listTools(config?: MemoryConfig): Record<string, MastraTool> {
-    const settings = this.#workingMemory(config, 'StrataMemory.listTools()')
-    // A read-only call stores nothing: it is offered the tools that only read.
+    const settings = this.#workingMemory(config, 'agent.generate()')
     if (this.#readOnly || config?.readOnly === true) return readingTools(this.#tools)
     if (settings === undefined || !settings.agentManaged) return this.#tools
     return { ...this.#tools, updateWorkingMemory: this.#updateTool(settings) }

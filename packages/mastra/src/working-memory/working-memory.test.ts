@@ -163,6 +163,10 @@ describe('working memory per call', () => {
       'updateWorkingMemory',
     )
     expect(Object.keys(strata.listTools())).not.toContain('updateWorkingMemory')
+    // A call's experiment is refused under the name the app called, not Mastra's internal listTools().
+    expect(() => strata.listTools({ workingMemory: { enabled: true, version: 'vnext' } as never })).toThrow(
+      "agent.generate(): workingMemory.version: 'vnext' is a Mastra experiment",
+    )
     await agent.generate('Hi', { memory: { thread: 'ana/one', resource: 'ana' } })
     expect(systemText(prompts[1]!)).not.toContain('WORKING')
     expect(await strata.getWorkingMemory({ threadId: 'ana/one', resourceId: 'ana' })).toBeNull()
