@@ -131,10 +131,15 @@ async function apply(
       if (point !== undefined) await thread.rewind({ afterSeq: point.seq }).catch(() => undefined)
       return
     }
-    case 'other':
-      // Another writer (a second process) appends: the thread's index must see it.
-      await (await other()).append({ role: 'user', content: `from elsewhere ${WORDS[index % WORDS.length]}` })
+    case 'other': {
+      // Another writer (a second process) appends: the thread's index must see it. Its own budget may
+      // start a compaction in the background: awaited, so that both searches of a query read the same
+      // store (a compaction ending between them wrote a summary only the second one saw).
+      const writer = await other()
+      await writer.append({ role: 'user', content: `from elsewhere ${WORDS[index % WORDS.length]}` })
+      await writer.settled()
       return
+    }
     case 'query':
       return
   }
