@@ -102,6 +102,11 @@ describe('the budget re-trigger guard', () => {
     await thread.context({ system })
     expect(calls).toHaveLength(1)
     expect(ends.at(-1)?.warning).toMatch(/still about .* over the threshold of 6400/)
+    // The event counts the history; the warning says so, and what else fills the prompt.
+    const end = ends.at(-1)!
+    expect(end.warning).toContain(
+      `the thread's history went from ${end.tokensBefore} to ${end.tokensAfter} tokens, and what is sent beside it (the system prompt, tool definitions, the memory slots)`,
+    )
 
     // Small turns: the history grows by far less than 1 600 tokens, no compaction however often asked.
     for (let index = 0; index < 5; index++) {

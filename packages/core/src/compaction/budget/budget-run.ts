@@ -433,12 +433,14 @@ export class BudgetRunner<L extends string> {
     const first = this.#hold === undefined
     this.#hold = tokensAfter
     if (!first) return undefined
+    // The event's tokensBefore/After count the history only: the message says what else the prompt holds.
     return (
       `The prompt is still about ${Math.round(estimated)} tokens after compacting, over the threshold of ` +
-      `${Math.round(threshold)}: the system prompt, the memory slots and the raw tail alone fill the ` +
-      'budget. Budget compaction waits until the history has grown; shorten the system prompt, lower ' +
-      'budget.rawTailTurns or raise the budget. Reported once until a prompt is under the ' +
-      'threshold.'
+      `${Math.round(threshold)}: the thread's history went from ${tokensBefore} to ${tokensAfter} tokens, and ` +
+      'what is sent beside it (the system prompt, tool definitions, the memory slots) with the raw tail ' +
+      'alone fills the budget. Budget compaction waits until the history has grown; shorten the system ' +
+      'prompt or the tool definitions, lower budget.rawTailTurns or raise the budget. Reported once until ' +
+      'a prompt is under the threshold.'
     )
   }
 
