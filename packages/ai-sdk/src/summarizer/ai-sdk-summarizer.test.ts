@@ -77,6 +77,9 @@ describe('aiSdkSummarizer', () => {
 
   it('rejects a missing model and bad options with STRATA_INVALID_OPTIONS', () => {
     const model = new MockLanguageModelV4({ doGenerate: generated('') })
+    expect(() => aiSdkSummarizer({ model, timeout: 5 } as never)).toThrow(
+      "aiSdkSummarizer(): unknown option 'timeout' (did you mean 'timeoutMs'?)",
+    )
     const cases: unknown[] = [
       undefined,
       {},
@@ -85,6 +88,8 @@ describe('aiSdkSummarizer', () => {
       { model, name: '' },
       { model, maxFacts: -1 },
       { model, timeoutMs: -5 },
+      // Misspelt: refused with the option it looks like, never ignored.
+      { model, maxOutputToken: 100 },
     ]
     for (const options of cases) {
       let thrown: unknown

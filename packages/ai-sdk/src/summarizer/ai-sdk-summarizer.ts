@@ -1,4 +1,5 @@
 import { invalidOptions, type Summarizer, shownValue } from '@strata-memory/core'
+import { checkOptionKeys, type OptionKeys } from '@strata-memory/core/adapter-kit'
 import { promptSummarizer } from '@strata-memory/core/prompt-summarizer'
 import { generateText, type LanguageModel } from 'ai'
 
@@ -28,6 +29,15 @@ export interface AiSdkSummarizerOptions {
   maxOutputTokens?: number
 }
 
+/** The keys of {@link AiSdkSummarizerOptions}: any other is refused. */
+const SUMMARIZER_OPTION_KEYS = {
+  model: true,
+  name: true,
+  timeoutMs: true,
+  maxFacts: true,
+  maxOutputTokens: true,
+} as const satisfies OptionKeys<AiSdkSummarizerOptions>
+
 /**
  * An LLM summarizer on any AI SDK model, for `createMemory({ summarizer })`: sends Strata's summary
  * prompt with `generateText` and reads the sectioned summary and the fenced JSON facts back
@@ -39,6 +49,7 @@ export interface AiSdkSummarizerOptions {
  * const memory = createMemory({ summarizer: aiSdkSummarizer({ model: openai('gpt-4o-mini') }) })
  */
 export function aiSdkSummarizer(options: AiSdkSummarizerOptions): Summarizer {
+  checkOptionKeys('aiSdkSummarizer()', options, SUMMARIZER_OPTION_KEYS)
   const { model, name, timeoutMs = 60_000, maxFacts, maxOutputTokens = 1024 } = options ?? {}
   const modelId = typeof model === 'string' ? model : model?.modelId
   if (typeof modelId !== 'string' || modelId.length === 0) {

@@ -103,6 +103,12 @@ describe('strataTools with scopes: true, driven by a scripted model', () => {
     expect(() => strataTools(memory, { threadId: 'plain', scopes: 'yes' as never })).toThrow(
       /scopes must be true or false/,
     )
+    expect(() => strataTools(memory, { threadId: 'plain', scope: true } as never)).toThrow(
+      "strataTools(memory, options): unknown option 'scope' (did you mean 'scopes'?)",
+    )
+    expect(() => strataTools(memory, { threadId: 'plain', resource: 'a@b.com' })).toThrow(
+      'Invalid resource id "a@b.com"',
+    )
     const script = [[toolCall('x1', 'exit_scope', { summary: 'Nothing.' })], 'No scope was open.']
     let step = 0
     const mock = new MockLanguageModelV4({ doGenerate: async () => generated(script[step++]!) })

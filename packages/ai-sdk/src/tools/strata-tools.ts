@@ -1,5 +1,4 @@
 import {
-  assertThreadId,
   type EnterScopeOutput,
   type ExitScopeOutput,
   invalidOptions,
@@ -15,9 +14,12 @@ import {
 } from '@strata-memory/core'
 import {
   checkMemoryArgument,
+  checkOptionKeys,
+  checkResourceOption,
   type MemoryToolInputs,
   memoryToolDefinitions,
   memoryToolSchemasWith,
+  type OptionKeys,
   workingToolDefinition,
   zodSchemaBuilder,
 } from '@strata-memory/core/adapter-kit'
@@ -104,6 +106,14 @@ export interface StrataToolsOptions {
   scopes?: boolean
 }
 
+/** The keys of {@link StrataToolsOptions}: any other is refused (`scope` for `scopes`, say). */
+const TOOLS_OPTION_KEYS = {
+  threadId: true,
+  resource: true,
+  workingMemory: true,
+  scopes: true,
+} as const satisfies OptionKeys<StrataToolsOptions>
+
 /**
  * The three memory tools (`memory_store`, `memory_retrieve`, `memory_query`) as AI SDK tools bound to
  * one thread: the agent can fetch offloaded tool results, archived turns, summaries and facts back.
@@ -130,6 +140,7 @@ export function strataTools(
   options: StrataToolsOptions,
 ): StrataTools | (StrataTools & Partial<StrataScopeTools & StrataResourceTools>) {
   checkMemoryArgument('strataTools(memory, { threadId })', memory)
+  checkOptionKeys('strataTools(memory, options)', options, TOOLS_OPTION_KEYS)
   const threadId = options?.threadId
   assertChatId(threadId)
   const scopes = options.scopes ?? false
@@ -137,7 +148,7 @@ export function strataTools(
     invalidOptions(`strataTools(): scopes must be true or false (got ${JSON.stringify(scopes)}).`)
   }
   const { resource, workingMemory = true } = options
-  if (resource !== undefined) assertThreadId(resource)
+  checkResourceOption('strataTools()', resource)
   if (typeof workingMemory !== 'boolean') {
     invalidOptions(
       `strataTools(): workingMemory must be true or false (got ${JSON.stringify(workingMemory)}).`,

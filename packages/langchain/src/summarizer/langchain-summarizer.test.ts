@@ -59,6 +59,9 @@ describe('langchainSummarizer', () => {
     for (const options of [{}, { model: fakeModel(), name: '' }, { model: fakeModel(), structured: 'yes' }]) {
       expect(() => langchainSummarizer(options as never)).toThrow(StrataError)
     }
+    expect(() => langchainSummarizer({ model: fakeModel(), maxFact: 3 } as never)).toThrow(
+      "langchainSummarizer(): unknown option 'maxFact' (did you mean 'maxFacts'?)",
+    )
   })
 
   it('in a streamed agent run, a budget compaction’s summarizer calls never stream as messages and are never stored', async () => {

@@ -1,6 +1,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { HumanMessage, SystemMessage } from '@langchain/core/messages'
 import { invalidOptions, type Summarizer } from '@strata-memory/core'
+import { checkOptionKeys, type OptionKeys } from '@strata-memory/core/adapter-kit'
 import { promptSummarizer } from '@strata-memory/core/prompt-summarizer'
 import { z } from 'zod'
 
@@ -61,6 +62,15 @@ function sectioned(value: StructuredSummary): string {
   ].join('\n')
 }
 
+/** The keys of {@link LangchainSummarizerOptions}: any other is refused. */
+const SUMMARIZER_OPTION_KEYS = {
+  model: true,
+  name: true,
+  structured: true,
+  timeoutMs: true,
+  maxFacts: true,
+} as const satisfies OptionKeys<LangchainSummarizerOptions>
+
 /**
  * An LLM summarizer on any LangChain chat model, for `createMemory({ summarizer })`: sends Strata's
  * summary prompt (`promptSummarizer` in core), as structured output where the model supports it. Its
@@ -71,6 +81,7 @@ function sectioned(value: StructuredSummary): string {
  * const memory = createMemory({ summarizer: langchainSummarizer({ model: new ChatOpenAI({ model: 'gpt-4o-mini' }) }) })
  */
 export function langchainSummarizer(options: LangchainSummarizerOptions): Summarizer {
+  checkOptionKeys('langchainSummarizer()', options, SUMMARIZER_OPTION_KEYS)
   const { model, name, timeoutMs = 60_000, maxFacts } = options ?? ({} as LangchainSummarizerOptions)
   if (typeof model?.invoke !== 'function') {
     invalidOptions(

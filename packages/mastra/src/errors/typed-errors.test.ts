@@ -38,6 +38,9 @@ describe('typed errors', () => {
       'STRATA_INVALID_LEVEL',
     )
     expect(await codeOf(() => mastraSummarizer({} as never))).toBe('STRATA_INVALID_OPTIONS')
+    expect(() => mastraSummarizer({ modle: 'openai/gpt-4o-mini' } as never)).toThrow(
+      "mastraSummarizer(): unknown option 'modle' (did you mean 'model'?)",
+    )
   })
 
   it('a missing thread is STRATA_INVALID_THREAD_ID where Mastra expects one to exist', async () => {

@@ -2,6 +2,7 @@ import { Agent } from '@mastra/core/agent'
 import type { MastraModelConfig } from '@mastra/core/llm'
 import { RequestContext } from '@mastra/core/request-context'
 import { invalidOptions, type Summarizer } from '@strata-memory/core'
+import { checkOptionKeys, type OptionKeys } from '@strata-memory/core/adapter-kit'
 import { promptSummarizer } from '@strata-memory/core/prompt-summarizer'
 import { INTERNAL_CALL_KEY } from '../memory/strata-processor'
 
@@ -28,6 +29,15 @@ export interface MastraSummarizerOptions {
   maxFacts?: number
 }
 
+/** The keys of {@link MastraSummarizerOptions}: any other is refused. */
+const SUMMARIZER_OPTION_KEYS = {
+  agent: true,
+  model: true,
+  name: true,
+  timeoutMs: true,
+  maxFacts: true,
+} as const satisfies OptionKeys<MastraSummarizerOptions>
+
 /**
  * An LLM summarizer on a Mastra agent or model, for `createMemory({ summarizer })`: sends Strata's
  * summary prompt with `agent.generate` and reads the sectioned summary and the JSON facts back
@@ -38,6 +48,7 @@ export interface MastraSummarizerOptions {
  * const memory = createMemory({ summarizer: mastraSummarizer({ model: openai('gpt-4o-mini') }) })
  */
 export function mastraSummarizer(options: MastraSummarizerOptions): Summarizer {
+  checkOptionKeys('mastraSummarizer()', options, SUMMARIZER_OPTION_KEYS)
   const { agent: given, model, name, timeoutMs = 60_000, maxFacts } = options ?? {}
   if (given !== undefined && typeof (given as Agent).generate !== 'function') {
     invalidOptions('mastraSummarizer(): agent must be a Mastra Agent.')
