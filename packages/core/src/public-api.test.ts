@@ -485,6 +485,7 @@ describe('the public surface of @strata-memory/core', () => {
       'memoryToolInputSchemas',
       'memoryToolSchemasWith',
       'messageFingerprint',
+      'nearestKey',
       'normalizedToolSchema',
       'notContinuing',
       'openAppThread',

@@ -2,6 +2,9 @@ import { invalidOptions } from '../errors'
 import { HISTORY_MODES, type HistoryMode } from '../history'
 import type { DivergenceHandling, Memory } from '../memory'
 import { nearestKey } from '../memory/option-keys'
+
+export { nearestKey } from '../memory/option-keys'
+
 import { assertResourceId } from '../stores/resource-arguments'
 
 export { HISTORY_MODES } from '../history'

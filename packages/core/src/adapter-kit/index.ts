@@ -51,6 +51,7 @@ export {
   checkResourceOption,
   DIVERGENCE_HANDLINGS,
   HISTORY_MODES,
+  nearestKey,
   type OptionKeys,
 } from './adapter-options'
 export { FailedThreads, type FailOptions, MAX_FAILED_THREADS } from './failed-threads'

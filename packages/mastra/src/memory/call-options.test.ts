@@ -34,6 +34,27 @@ describe('a call’s memory options Strata does not take', () => {
     })
   }
 
+  it('a misspelt option is refused, naming the one it looks like; nothing is stored', async () => {
+    const memory = createMemory()
+    const { agent, prompts } = strataAgent(memory, [{ text: 'Never sent.' }])
+    const error = await agent
+      .generate('Hi', {
+        memory: { thread: 'ana/new', resource: 'ana', options: { lastMesages: 3 } as never },
+      })
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      )
+    expect(strataErrorOf(error)).toMatchObject({
+      code: 'STRATA_INVALID_OPTIONS',
+      message:
+        "agent.generate(): memory.options has no option 'lastMesages' (did you mean 'lastMessages'?). Nothing was stored.",
+      details: { option: 'lastMesages', suggestion: 'lastMessages' },
+    })
+    expect(prompts).toHaveLength(0)
+    expect(await memory.listThreads()).toEqual([])
+  })
+
   it('the options Strata turns off, passed as off, are not refused', async () => {
     const memory = createMemory()
     const { agent } = strataAgent(memory, [{ text: 'Hello.' }])

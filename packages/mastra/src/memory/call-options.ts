@@ -1,4 +1,6 @@
+import type { MemoryConfig } from '@mastra/core/memory'
 import { StrataError } from '@strata-memory/core'
+import { nearestKey, type OptionKeys } from '@strata-memory/core/adapter-kit'
 import { resolveSemanticRecall } from '../semantic-recall/semantic-recall-config'
 import { resolveWorkingMemory } from '../working-memory/working-memory-config'
 import { resolveLastMessages } from './last-messages'
@@ -53,6 +55,40 @@ export function unsupportedCallOptions(config: CallMemoryOptions | undefined): S
   })
 }
 
+/** Every key of Mastra's `MemoryConfig`: a key a later Mastra adds fails this list's type check. */
+const MASTRA_MEMORY_KEYS = {
+  readOnly: true,
+  lastMessages: true,
+  messageHistory: true,
+  semanticRecall: true,
+  workingMemory: true,
+  observationalMemory: true,
+  generateTitle: true,
+  filterIncompleteToolCalls: true,
+  retainFullInput: true,
+  threads: true,
+} as const satisfies OptionKeys<MemoryConfig>
+
+/**
+ * The refusal of a call's memory option that is none of Mastra's but looks like one (`lastMesages`):
+ * ignored, the call would run without what it asked for. A key like none of them is left as it is
+ * (Mastra's to judge: a later Mastra may add options).
+ */
+function misspeltCallOption(config: object, where: string): StrataError | undefined {
+  const known = Object.keys(MASTRA_MEMORY_KEYS)
+  for (const key of Object.keys(config)) {
+    if (Object.hasOwn(MASTRA_MEMORY_KEYS, key)) continue
+    const suggestion = nearestKey(key, known)
+    if (suggestion === undefined) continue
+    return new StrataError({
+      code: 'STRATA_INVALID_OPTIONS',
+      message: `${where}: memory.options has no option '${key}' (did you mean '${suggestion}'?). Nothing was stored.`,
+      details: { option: key, suggestion },
+    })
+  }
+  return undefined
+}
+
 /**
  * Why a call's memory options (merged over the memory's own) are refused — a bad value of an option
  * Strata takes, or an option it does not take — or undefined.
@@ -71,6 +107,8 @@ export function refusedCallOptions(
       details: { option: 'readOnly', value: String(readOnly) },
     })
   }
+  const misspelt = config === undefined ? undefined : misspeltCallOption(config, where)
+  if (misspelt !== undefined) return misspelt
   try {
     resolveWorkingMemory(memoryLevel.workingMemory, config?.workingMemory, where)
     resolveSemanticRecall(memoryLevel.semanticRecall, config?.semanticRecall, where)
