@@ -6,7 +6,7 @@ import {
   type Thread,
   type ThreadHold,
 } from '@strata-memory/core'
-import { generateId as defaultGenerateId, type UIMessage } from 'ai'
+import { generateId as defaultGenerateId, safeValidateUIMessages, type UIMessage } from 'ai'
 import type { StrataChatRequestBody } from '../client/send-last-message'
 import { assertChatId, openChatThread } from '../threads/chat-thread'
 import { loadUIMessages, uiMessageIdOf } from '../ui/load-ui-messages'
@@ -103,6 +103,31 @@ function checkBody(body: unknown): StrataChatRequestBody {
     }
   }
   return body as StrataChatRequestBody
+}
+
+/**
+ * Refuses a user message the route cannot store as the page meant it, before the thread is taken:
+ * one the AI SDK's own `safeValidateUIMessages` rejects (a text part whose text is not a string, an
+ * unknown part), and one with nothing in it (no part, or only empty text), which would be stored and
+ * answered as an empty message. `STRATA_INVALID_MESSAGE`, a 400.
+ */
+async function checkUserMessage(message: UIMessage): Promise<void> {
+  const checked = await safeValidateUIMessages({ messages: [message] })
+  if (!checked.success) {
+    throw new StrataError({
+      code: 'STRATA_INVALID_MESSAGE',
+      message: `The chat request's message is not a message useChat sends (${checked.error.message.split('\n')[0]}): send it as useChat builds it. Nothing was stored.`,
+      details: { reason: 'invalid-ui-message' },
+      cause: checked.error,
+    })
+  }
+  if (message.parts.every((part) => part.type === 'text' && part.text.trim() === '')) {
+    throw new StrataError({
+      code: 'STRATA_INVALID_MESSAGE',
+      message: "The chat request's message holds nothing to send (no text, no file): nothing was stored.",
+      details: { reason: 'empty' },
+    })
+  }
 }
 
 /** A tool approval the page answered (`addToolApprovalResponse`): its call, and the decision. */
@@ -263,6 +288,8 @@ export async function openChatRequest<M extends UIMessage = UIMessage>(
     invalidOptions('openChatRequest() needs { memory }: the memory from createMemory().')
   }
   const body = checkBody(request === undefined ? options.body : await readBody(request))
+  if (body.trigger !== 'regenerate-message' && body.message?.role === 'user')
+    await checkUserMessage(body.message)
   const threadId = body.id
   // Any chat id: one outside the store's rule opens its mapped thread, which keeps the chat's id.
   const thread = await openChatThread(memory, threadId)

@@ -385,4 +385,40 @@ describe('the persistence route: the thread is the chat', () => {
     expect((await strataErrorFromResponse(again)).code).toBe('STRATA_SEQ_CONFLICT')
     expect(await (await memory.thread('odd-bodies')).items()).toEqual(before)
   })
+
+  it('a user message useChat would not send, or one with nothing in it, is a 400 before anything is stored', async () => {
+    const { memory, route } = setup()
+    const chat = page(route, 'bad-parts')
+    await chat.sendMessage({ text: 'one' })
+    const before = await (await memory.thread('bad-parts')).items()
+    const send = (parts: unknown) =>
+      route(
+        new Request('http://localhost/api/chat', {
+          method: 'POST',
+          body: JSON.stringify({
+            id: 'bad-parts',
+            trigger: 'submit-message',
+            message: { id: 'u-bad', role: 'user', parts },
+          }),
+        }),
+      )
+    for (const [parts, reason] of [
+      [[{ type: 'text', text: 5 }], 'invalid-ui-message'],
+      [[{ type: 'foo' }], 'invalid-ui-message'],
+      // The SDK's own check refuses a message without parts.
+      [[], 'invalid-ui-message'],
+      [[{ type: 'text', text: '  ' }], 'empty'],
+    ] as const) {
+      const response = await send(parts)
+      expect(response.status, JSON.stringify(parts)).toBe(400)
+      expect(await strataErrorFromResponse(response)).toMatchObject({
+        code: 'STRATA_INVALID_MESSAGE',
+        details: { reason },
+      })
+    }
+    expect(await (await memory.thread('bad-parts')).items()).toEqual(before)
+    // The chat goes on.
+    await chat.sendMessage({ text: 'two' })
+    expect((await (await memory.thread('bad-parts')).items()).length).toBeGreaterThan(before.length)
+  })
 })
