@@ -386,6 +386,33 @@ describe('the persistence route: the thread is the chat', () => {
     expect(await (await memory.thread('odd-bodies')).items()).toEqual(before)
   })
 
+  it('a model that fails gives the page one error chunk, with its Strata-shaped text; the question stays stored', async () => {
+    const memory = createMemory()
+    const model = new MockLanguageModelV4({
+      doStream: async () => {
+        throw new Error('Overloaded')
+      },
+    })
+    const route = strataChatRoute({ memory, model, tools })
+    const response = await route(
+      new Request('http://localhost/api/chat', {
+        method: 'POST',
+        body: JSON.stringify({
+          id: 'failing',
+          trigger: 'submit-message',
+          message: { id: 'u-1', role: 'user', parts: [{ type: 'text', text: 'hello?' }] },
+        }),
+      }),
+    )
+    const chunks = (await response.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map((line) => JSON.parse(line.slice(6)) as { type: string })
+    expect(chunks.filter((chunk) => chunk.type === 'error')).toHaveLength(1)
+    const stored = await (await memory.thread('failing')).items()
+    expect(stored.map((item) => (item.type === 'message' ? item.role : item.type))).toEqual(['user'])
+  })
+
   it('a user message useChat would not send, or one with nothing in it, is a 400 before anything is stored', async () => {
     const { memory, route } = setup()
     const chat = page(route, 'bad-parts')

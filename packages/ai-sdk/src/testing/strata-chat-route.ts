@@ -70,7 +70,10 @@ export function strataChatRoute(options: {
           for (let read = await chunks.read(); !read.done; read = await chunks.read())
             writer.write(read.value)
           // An answer that stopped on a tool step: its results reach no further model call.
-          await storeFinalToolResults({ thread, response: await result.response, messageId })
+          // A model call that failed wrote its error above (strataOnError); its response rejects too.
+          const response = await result.response.catch(() => undefined)
+          if (response === undefined) return
+          await storeFinalToolResults({ thread, response, messageId })
           // A compaction the answer's last step asked for ends inside the answer: its part is written
           // here, where loadUIMessages places it, and the seq below covers it.
           await thread.settled()
