@@ -71,7 +71,7 @@ export function strataChatRoute(options: {
             writer.write(read.value)
           // An answer that stopped on a tool step: its results reach no further model call.
           // A model call that failed wrote its error above (strataOnError); its response rejects too.
-          const response = await result.response.catch(() => undefined)
+          const response = await Promise.resolve(result.response).catch(() => undefined)
           if (response === undefined) return
           await storeFinalToolResults({ thread, response, messageId })
           // A compaction the answer's last step asked for ends inside the answer: its part is written
