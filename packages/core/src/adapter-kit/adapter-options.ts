@@ -2,12 +2,10 @@ import { invalidOptions } from '../errors'
 import { HISTORY_MODES, type HistoryMode } from '../history'
 import type { DivergenceHandling, Memory } from '../memory'
 import { nearestKey } from '../memory/option-keys'
-
-export { nearestKey } from '../memory/option-keys'
-
 import { assertResourceId } from '../stores/resource-arguments'
 
 export { HISTORY_MODES } from '../history'
+export { nearestKey } from '../memory/option-keys'
 
 /** Every {@link DivergenceHandling}, in the order error messages list them. */
 export const DIVERGENCE_HANDLINGS: readonly DivergenceHandling[] = ['rewind', 'reject']

@@ -1,6 +1,6 @@
 import { referenceOf } from '../content/content-reference'
 import type { Item, MessageItem } from '../items/item'
-import type { JsonValue } from '../items/json'
+import { hasPlainPrototype, type JsonValue } from '../items/json'
 import type { MessagePart, MessageRole } from '../items/message-part'
 
 /** A message as Strata compares it: role and parts (ids and metadata are ignored). */
@@ -206,7 +206,7 @@ function sameJson(a: unknown, b: unknown): boolean {
   // `for…in` rather than `Object.keys`: no array of keys per object compared, on every call that
   // re-sends a history. It walks inherited keys too, so only plain objects are compared here; any
   // other is left to the fingerprint, which reads own keys.
-  if (!isPlain(left) || !isPlain(right)) return false
+  if (!hasPlainPrototype(left) || !hasPlainPrototype(right)) return false
   let keys = 0
   for (const key in left) {
     if (left[key] === undefined) continue
@@ -215,11 +215,6 @@ function sameJson(a: unknown, b: unknown): boolean {
   }
   for (const key in right) if (right[key] !== undefined) keys--
   return keys === 0
-}
-
-const isPlain = (value: object) => {
-  const prototype = Object.getPrototypeOf(value)
-  return prototype === Object.prototype || prototype === null
 }
 
 /** Whether two lists of parts are the same JSON: then the messages' fingerprints are equal too. */

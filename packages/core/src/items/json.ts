@@ -56,9 +56,8 @@ export function plainJson<T>(value: T): T {
       entry === undefined || typeof entry === 'function' ? null : plainJson(entry),
     ) as T
   }
-  const prototype = Object.getPrototypeOf(value)
   // Dates, typed arrays and class instances: what JSON makes of them.
-  if (prototype !== Object.prototype && prototype !== null) return JSON.parse(JSON.stringify(value)) as T
+  if (!hasPlainPrototype(value)) return JSON.parse(JSON.stringify(value)) as T
   const copy: Record<string, unknown> = {}
   for (const [key, entry] of Object.entries(value)) {
     if (entry === undefined || typeof entry === 'function') continue
@@ -75,4 +74,10 @@ export function plainJson<T>(value: T): T {
     }
   }
   return copy as T
+}
+
+/** Whether `object` has a plain object's prototype: `Object.prototype`, or none (`Object.create(null)`). */
+export function hasPlainPrototype(object: object): boolean {
+  const prototype = Object.getPrototypeOf(object)
+  return prototype === Object.prototype || prototype === null
 }

@@ -1,4 +1,5 @@
 import { StrataError } from '../errors'
+import { hasPlainPrototype } from './json'
 
 /**
  * The deepest nesting a stored value may have (objects and arrays inside one another). Real tool
@@ -104,8 +105,7 @@ export function assertSerializable(value: unknown, label = 'value'): void {
         }
         const object = current as object
         if (ancestors.has(object)) fail(frame, 'a circular reference')
-        const prototype = Object.getPrototypeOf(object)
-        if (!Array.isArray(object) && prototype !== Object.prototype && prototype !== null) {
+        if (!Array.isArray(object) && !hasPlainPrototype(object)) {
           fail(frame, `an instance of ${object.constructor?.name ?? 'a class'}`)
         }
         if (frame.depth >= MAX_JSON_DEPTH) tooLarge(frame, 'depth')
@@ -166,8 +166,7 @@ function plainSize(value: unknown, inArray: boolean, depth: number, size: number
         }
         break
       }
-      const prototype = Object.getPrototypeOf(value)
-      if (prototype !== Object.prototype && prototype !== null) return -1
+      if (!hasPlainPrototype(value)) return -1
       const keys = Object.keys(value)
       for (let index = 0; index < keys.length && size >= 0; index++) {
         const key = keys[index]!

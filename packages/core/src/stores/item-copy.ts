@@ -1,3 +1,4 @@
+import { hasPlainPrototype } from '../items/json'
 import { assertSerializable, MAX_JSON_SIZE } from '../items/serializable'
 
 /**
@@ -38,12 +39,6 @@ const SIZE_CHECKED_ABOVE = MAX_JSON_SIZE / 32
 const MAX_DEPTH = 64
 
 const UNUSUAL: unique symbol = Symbol('unusual')
-
-/** A plain object's prototype: `Object.prototype`, or none (`Object.create(null)`). */
-function hasPlainPrototype(object: object): boolean {
-  const prototype = Object.getPrototypeOf(object)
-  return prototype === Object.prototype || prototype === null
-}
 
 /**
  * The usual object, copied with a spread (one native copy of its properties, about a third faster

@@ -1,5 +1,5 @@
 import type { MemoryConfig } from '@mastra/core/memory'
-import { StrataError } from '@strata-memory/core'
+import { StrataError, shownValue } from '@strata-memory/core'
 import { nearestKey, type OptionKeys } from '@strata-memory/core/adapter-kit'
 import { resolveSemanticRecall } from '../semantic-recall/semantic-recall-config'
 import { resolveWorkingMemory } from '../working-memory/working-memory-config'
@@ -103,8 +103,8 @@ export function refusedCallOptions(
     // Read as false it would let the call write, which is the opposite of what it likely asked.
     return new StrataError({
       code: 'STRATA_INVALID_OPTIONS',
-      message: `${where}: memory.options.readOnly must be true or false (got ${JSON.stringify(readOnly)}). Nothing was stored.`,
-      details: { option: 'readOnly', value: String(readOnly) },
+      message: `${where}: memory.options.readOnly must be true or false (got ${shownValue(readOnly)}). Nothing was stored.`,
+      details: { option: 'readOnly', value: shownValue(readOnly) },
     })
   }
   const misspelt = config === undefined ? undefined : misspeltCallOption(config, where)
