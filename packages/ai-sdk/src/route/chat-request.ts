@@ -267,6 +267,9 @@ async function storedMessage(memory: Memory, threadId: string) {
  * - an edit of the last user message (`messageId` is the message's own id): it and its answer move to
  *   the archive, and the edited message is stored.
  *
+ * A regenerate of a chat that holds no message is `STRATA_INVALID_MESSAGE` (a 400), unless the page
+ * says it shows messages (`lastSeq`): then the page is behind a deleted chat, as below.
+ *
  * A regenerate or edit of anything but the last turn, or a message the thread already answered, comes
  * from a page that is behind: `STRATA_SEQ_CONFLICT` (a 409; the page reloads), and nothing is
  * archived, so a stale copy never rewinds newer turns. Every error releases the hold; pass any thrown
@@ -298,8 +301,16 @@ export async function openChatRequest<M extends UIMessage = UIMessage>(
     const turn = await lastTurn(thread)
     let message: M
     if (body.trigger === 'regenerate-message') {
-      if (turn === undefined)
-        throw outOfDate(threadId, 'it holds no message to answer again', 0, body.lastSeq)
+      if (turn === undefined) {
+        // A page that shows messages the thread no longer holds (a deleted chat) is out of date; one
+        // that shows none, or says nothing of what it shows, asked for what no chat can do.
+        if ((body.lastSeq ?? 0) > 0) throw outOfDate(threadId, 'it holds no message', 0, body.lastSeq)
+        throw new StrataError({
+          code: 'STRATA_INVALID_MESSAGE',
+          message: `Chat '${threadId}' holds no answer to generate again: send a message first. Nothing was stored.`,
+          details: { reason: 'nothing-to-regenerate', threadId },
+        })
+      }
       const target = body.messageId
       const answerId = turn.answer === undefined ? undefined : (uiMessageIdOf(turn.answer) ?? turn.answer.id)
       if (target !== undefined && target !== answerId && target !== turn.requestId) {

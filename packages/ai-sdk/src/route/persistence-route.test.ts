@@ -193,6 +193,35 @@ describe('the persistence route: the thread is the chat', () => {
     expect(await archivedCount(memory, 'regen')).toBeGreaterThan(0)
   })
 
+  it('regenerate on a chat with nothing in it is a 400 that names it; from a page that shows messages, a 409', async () => {
+    const { memory, route } = setup()
+    const regenerate = (lastSeq?: number) =>
+      route(
+        new Request('http://localhost/api/chat', {
+          method: 'POST',
+          body: JSON.stringify({ id: 'empty-regen', trigger: 'regenerate-message', lastSeq }),
+        }),
+      )
+    const bare = await regenerate()
+    expect(bare.status).toBe(400)
+    expect(await strataErrorFromResponse(bare)).toMatchObject({
+      code: 'STRATA_INVALID_MESSAGE',
+      details: { reason: 'nothing-to-regenerate' },
+    })
+    // The server's own error (for its log) says what happened; the page shows its own text.
+    await expect(
+      openChatRequest({ memory, body: { id: 'empty-regen', trigger: 'regenerate-message' } }),
+    ).rejects.toThrow(/Chat 'empty-regen' holds no answer to generate again: send a message first/)
+    // A page that shows four messages of a chat since deleted is behind it: reload.
+    const behind = await regenerate(4)
+    expect(behind.status).toBe(409)
+    expect(await strataErrorFromResponse(behind)).toMatchObject({
+      code: 'STRATA_SEQ_CONFLICT',
+      details: { expectedSeq: 4, actualSeq: 0 },
+    })
+    expect(await (await memory.thread('empty-regen')).items()).toEqual([])
+  })
+
   it('a retry of a message whose answer never came stores it once', async () => {
     const { memory, route } = setup()
     const chat = page(route, 'retry')
