@@ -191,8 +191,14 @@ async function recentIds(thread: Thread): Promise<Set<string>> {
   return ids
 }
 
-/** The stored items of the last turn: its user message and what follows it (scope openings aside). */
-async function lastTurn(thread: Thread) {
+/**
+ * The stored items of the last turn: its user message and what follows it (scope openings aside), and
+ * the thread's last seq, which a compaction's summary and facts stored after the answer may put past
+ * the turn's last item: a rewind's `expectedLastSeq` is that seq.
+ */
+async function lastTurn(memory: Memory, thread: Thread) {
+  // Read first: whatever is stored after it (a background compaction's items) makes the rewind a 409.
+  const { lastSeq: threadLastSeq } = await memory.store.head(thread.id)
   const { items } = await thread.transcript({ archived: false, turns: 1, restore: false })
   const start = items.findIndex(
     (item) => item.type === 'message' && item.role === 'user' && item.scope === undefined,
@@ -210,6 +216,7 @@ async function lastTurn(thread: Thread) {
     answer,
     after,
     lastSeq: items.at(-1)!.seq,
+    threadLastSeq,
   }
 }
 
@@ -298,7 +305,7 @@ export async function openChatRequest<M extends UIMessage = UIMessage>(
   const thread = await openChatThread(memory, threadId)
   const hold = await thread.hold()
   try {
-    const turn = await lastTurn(thread)
+    const turn = await lastTurn(memory, thread)
     let message: M
     if (body.trigger === 'regenerate-message') {
       if (turn === undefined) {
@@ -327,7 +334,7 @@ export async function openChatRequest<M extends UIMessage = UIMessage>(
         )
       }
       if (turn.after.length > 0)
-        await thread.rewind({ afterSeq: turn.request.seq, expectedLastSeq: turn.lastSeq })
+        await thread.rewind({ afterSeq: turn.request.seq, expectedLastSeq: turn.threadLastSeq })
       const stored = await storedMessage(memory, threadId)
       if (stored === undefined)
         throw outOfDate(threadId, 'it holds no message to answer again', turn.lastSeq, body.lastSeq)
@@ -360,7 +367,7 @@ export async function openChatRequest<M extends UIMessage = UIMessage>(
       const edit = body.messageId !== undefined && body.messageId === message.id
       if (turn !== undefined && message.id === turn.requestId) {
         if (edit) {
-          await thread.rewind({ afterSeq: turn.request.seq - 1, expectedLastSeq: turn.lastSeq })
+          await thread.rewind({ afterSeq: turn.request.seq - 1, expectedLastSeq: turn.threadLastSeq })
         } else if (turn.answer !== undefined) {
           throw outOfDate(threadId, `message '${message.id}' is already answered`, turn.lastSeq, body.lastSeq)
         }

@@ -315,6 +315,44 @@ describe('the persistence route: the thread is the chat', () => {
     expect(seen(await loadUIMessages(memory, 'compacted'))).toEqual(seen(reloaded.messages))
   })
 
+  it('regenerate and edit of the last turn work after its answer compacted older turns (summary and facts stored after it)', async () => {
+    const memory = createMemory({ compaction: { budget: { inputTokens: 300, rawTailTurns: 1 } } })
+    const route = strataChatRoute({ memory, model: scriptedModel({ inputTokens: 250 }) })
+    const chat = page(route, 'regen-compacted')
+    const thread = await memory.thread('regen-compacted')
+    const lastType = async () => {
+      await thread.settled()
+      return (await thread.items()).at(-1)?.type
+    }
+    // Turns until the answer's last step asks for a compaction: its summary and facts land after it.
+    for (let turn = 1; turn <= 8 && [undefined, 'message'].includes(await lastType()); turn++)
+      await chat.sendMessage({ text: `question ${turn}` })
+    expect(['summary', 'fact']).toContain(await lastType())
+    // A fresh page (a reload) regenerates the last answer.
+    const reloaded = page(route, 'regen-compacted', await loadUIMessages(memory, 'regen-compacted'))
+    const replaced = reloaded.messages.at(-1)!.id
+    await reloaded.regenerate({ messageId: replaced })
+    expect(reloaded.error).toBeUndefined()
+    expect(reloaded.messages.at(-1)!.id).not.toBe(replaced)
+    // The compaction's part went with the replaced answer: a reload shows it at the new one's start.
+    const withoutCompactions = (messages: StrataUIMessage[]) =>
+      seen(messages).map((message) => ({
+        ...message,
+        parts: message.parts.filter((part) => part.type !== 'data-memory-compaction'),
+      }))
+    expect(withoutCompactions(await loadUIMessages(memory, 'regen-compacted'))).toEqual(
+      withoutCompactions(reloaded.messages),
+    )
+    // And edits the last question.
+    const question = reloaded.messages.at(-2)!
+    await reloaded.sendMessage({ text: 'an edited question', messageId: question.id })
+    expect(reloaded.error).toBeUndefined()
+    const loaded = await loadUIMessages(memory, 'regen-compacted')
+    expect(withoutCompactions(loaded)).toEqual(withoutCompactions(reloaded.messages))
+    expect(loaded.at(-2)!.parts).toContainEqual(expect.objectContaining({ text: 'an edited question' }))
+    expect(loaded.at(-1)!.role).toBe('assistant')
+  })
+
   it("a compaction that the answer's last step asks for ends the answer, before and after a reload", async () => {
     const memory = createMemory({ compaction: { budget: { inputTokens: 300, rawTailTurns: 1 } } })
     const route = strataChatRoute({ memory, model: scriptedModel({ inputTokens: 250 }) })
