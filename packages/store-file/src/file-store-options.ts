@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
 import { invalidOptions } from '@strata-memory/core'
+import { checkOptionKeys, type OptionKeys } from '@strata-memory/core/store-kit'
 import type { PendingReason } from './log-file'
 import type { LockHolder } from './thread-lock'
 
@@ -111,11 +112,23 @@ export interface ResolvedFileStoreOptions {
   onEvent: (event: FileStoreEvent) => void
 }
 
+/** The keys of {@link FileStoreOptions}: a misspelt one (`fsynk`) is refused, not ignored. */
+const FILE_STORE_OPTION_KEYS = {
+  dir: true,
+  fsync: true,
+  lockTimeoutMs: true,
+  timeoutMs: true,
+  staleLockMs: true,
+  mirrors: true,
+  onEvent: true,
+} as const satisfies OptionKeys<FileStoreOptions>
+
 /** Checks the options (`STRATA_INVALID_OPTIONS`) and applies the defaults. */
 export function resolveFileStoreOptions(options: FileStoreOptions): ResolvedFileStoreOptions {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     invalidOptions('fileStore(options) takes an options object such as { dir: "./memory" }.')
   }
+  checkOptionKeys('fileStore()', options, FILE_STORE_OPTION_KEYS)
   const {
     dir = process.env.STRATA_MEMORY_DIR || './memory',
     fsync = true,

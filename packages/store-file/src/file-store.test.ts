@@ -379,6 +379,11 @@ describe('fileStore on disk', () => {
     expect(() => fileStore({ dir: '' })).toThrow(/dir/)
     expect(() => fileStore({ fsync: 'yes' as never })).toThrow(/fsync/)
     expect(() => fileStore({ lockTimeoutMs: -1 })).toThrow(/lockTimeoutMs/)
+    // A misspelt option is refused, not ignored (the store would run without it).
+    expect(() => fileStore({ dir, fsynk: false } as never)).toThrow(
+      "fileStore(): unknown option 'fsynk' (did you mean 'fsync'?). It takes dir, fsync, lockTimeoutMs, timeoutMs, staleLockMs, mirrors, onEvent.",
+    )
+    expect(() => fileStore({ dir, timeoutMS: 5 } as never)).toThrow(/did you mean 'timeoutMs'/)
   })
 
   it('sees what another store instance on the same folder wrote, including after an archive', async () => {

@@ -120,7 +120,19 @@ function deadlineQueue(timeoutMs: number) {
  */
 export function guardedCalls<T extends object>(
   store: T,
-  { timeoutMs, alongside }: { timeoutMs: number; alongside: () => Promise<void> | undefined },
+  {
+    timeoutMs,
+    alongside,
+    late,
+  }: {
+    timeoutMs: number
+    alongside: () => Promise<void> | undefined
+    /**
+     * A call that succeeded after its deadline had rejected it: its caller was told it failed, so
+     * what it did is undone here when nobody else would (a lease taken late is released).
+     */
+    late?: (name: string, args: unknown[], result: unknown) => void
+  },
 ): T {
   const queue = Number.isFinite(timeoutMs) ? deadlineQueue(timeoutMs) : undefined
   /** One call under the deadline, beside what `alongside` runs first. */
@@ -144,7 +156,10 @@ export function guardedCalls<T extends object>(
       })
       call.then(
         (result) => {
-          if (settled) return
+          if (settled) {
+            late?.(name, args, result)
+            return
+          }
           queue.leave(waiting)
           resolve(result)
         },

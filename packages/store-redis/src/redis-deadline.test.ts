@@ -151,6 +151,56 @@ describe('redisStore timeoutMs', () => {
     expect(await store.getState('t')).toEqual({ mode: 'x' })
   }, 60_000)
 
+  it('a lease take that timed out and then runs is released behind it: the thread is not left busy until it lapses', async () => {
+    const { server, dir } = await durableServer()
+    const store = redisStore({ url: server.url, prefix: 'lease', timeoutMs: TIMEOUT_MS })
+    cleanups.push(() => store.close().catch(() => undefined))
+    await store.append('t', makeItems(1), { expectedSeq: 0 })
+    const take = (owner: string) => store.acquireLease('t', { owner, ttlMs: 60_000 })
+
+    // Hung: the take is on the wire, and runs when Redis wakes up.
+    server.signal('SIGSTOP')
+    cleanups.push(() => server.signal('SIGCONT'))
+    const hung = await timed(() => take('hung'))
+    expectTimeout(hung.error, 'acquireLease')
+    expect(hung.error.details.mayHaveLanded).toBe(true)
+    server.signal('SIGCONT')
+    // The take runs (after its script is loaded, on a server that did not know it), then the
+    // release sent behind it: the thread is free again within moments, not when the 60 s lease lapses.
+    const freeWithin = async (ms: number, owner: string) => {
+      const until = performance.now() + ms
+      for (;;) {
+        try {
+          await take(owner)
+          return store.releaseLease('t', { owner })
+        } catch (error) {
+          if (!StrataError.isInstance(error, 'STRATA_THREAD_BUSY') || performance.now() > until) throw error
+          await new Promise((resolve) => setTimeout(resolve, 25))
+        }
+      }
+    }
+    expect(await freeWithin(3_000, 'next')).toBe(true)
+
+    // Down: the take waits in the client's queue and runs once Redis is back, with its data.
+    server.signal('SIGKILL')
+    await server.exited()
+    const down = await timed(() => take('queued'))
+    expectTimeout(down.error, 'acquireLease')
+    await durableServer(server.port, dir)
+    // Until the client is back, reads time out too.
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const back = await store.head('t').then(
+        () => true,
+        (error: unknown) => {
+          expectTimeout(error, 'head')
+          return false
+        },
+      )
+      if (back) break
+    }
+    expect(await freeWithin(3_000, 'after')).toBe(true)
+  }, 60_000)
+
   it('ends a paged read of the active log at the deadline of the page Redis does not answer', async () => {
     const { server } = await durableServer()
     const store = redisStore({ url: server.url, prefix: 'pages', timeoutMs: TIMEOUT_MS })

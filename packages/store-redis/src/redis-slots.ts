@@ -8,6 +8,7 @@ import { checkSlotName, checkSlotValue, isPlainObject, leaseOfWrite } from '@str
 import { SET_SLOT_SCRIPT } from './lua-scripts'
 import type { RedisContext } from './redis-context'
 import { busyError, corruptError, storeError } from './redis-errors'
+import type { ThreadEpochs } from './thread-epochs'
 import { threadKeyList, threadKeys } from './thread-keys'
 
 /**
@@ -15,13 +16,14 @@ import { threadKeyList, threadKeys } from './thread-keys'
  * each (see ThreadKeys), read with one `HGET`, written by a script that checks the lease like
  * `setState`. With a ttl, every write to the thread refreshes the hash's with the other keys'.
  */
-export function redisSlots(context: RedisContext): StoreSlotMethods {
+export function redisSlots(context: RedisContext, epochs: ThreadEpochs): StoreSlotMethods {
   const { connection, prefix, ttl, send, scriptReply, checkOpen, parseJson } = context
 
   return {
     async getSlot(threadId: string, name: string): Promise<JsonObject | undefined> {
       assertThreadId(threadId)
       checkSlotName(name, 'getSlot')
+      epochs.checkLost(threadId)
       const key = threadKeys(prefix, threadId).slots
       const value = await send(key, ['HGET', key, name], threadId)
       if (value === null || value === undefined) return undefined
@@ -40,6 +42,7 @@ export function redisSlots(context: RedisContext): StoreSlotMethods {
       assertThreadId(threadId)
       checkSlotName(name, 'setSlot')
       checkSlotValue(value)
+      epochs.checkLost(threadId)
       const lease = leaseOfWrite(options, 'setSlot') ?? ''
       const keys = threadKeys(prefix, threadId)
       checkOpen()

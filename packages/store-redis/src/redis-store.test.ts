@@ -185,6 +185,26 @@ describe('redisStore', () => {
       }
     })
 
+    it('refuses a misspelt option rather than run without it (prefx would write under the default prefix)', () => {
+      for (const [key, meant] of [
+        ['prefx', 'prefix'],
+        ['timeoutMS', 'timeoutMs'],
+        ['expiresIn', undefined],
+      ] as const) {
+        let error: unknown
+        try {
+          redisStore({ client, [key]: 'x' } as never)
+        } catch (caught) {
+          error = caught
+        }
+        expect(StrataError.isInstance(error, 'STRATA_INVALID_OPTIONS'), key).toBe(true)
+        expect((error as StrataError).details).toEqual(
+          meant === undefined ? { option: key } : { option: key, suggestion: meant },
+        )
+        expect((error as Error).message).toContain(`redisStore(): unknown option '${key}'`)
+      }
+    })
+
     it('connects to url itself and closes only the client it created', async () => {
       const prefix = newPrefix()
       const own = redisStore({ url: redis.url, prefix })

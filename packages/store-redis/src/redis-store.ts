@@ -7,7 +7,7 @@ import {
   shownValue,
 } from '@strata-memory/core'
 import type { StoreAuditMethods } from '@strata-memory/core/store-kit'
-import { isPlainObject } from '@strata-memory/core/store-kit'
+import { checkOptionKeys, isPlainObject, type OptionKeys } from '@strata-memory/core/store-kit'
 import { createClient } from 'redis'
 import { guardedCalls } from './call-deadline'
 import { redisAppend } from './redis-append'
@@ -117,6 +117,16 @@ export interface RedisStore extends StrataStore {
   close(): Promise<void>
 }
 
+/** The keys of {@link RedisStoreOptions}: a misspelt one (`prefx`) is refused, not ignored. */
+const REDIS_STORE_OPTION_KEYS = {
+  client: true,
+  url: true,
+  prefix: true,
+  ttlSeconds: true,
+  timeoutMs: true,
+  persistent: true,
+} as const satisfies OptionKeys<RedisStoreOptions>
+
 /**
  * A store on Redis or Redis Cluster, shared by any number of processes. Each thread's keys share the
  * hash tag `{<threadId>}`, so appends (seq check, seq assignment and write in one Lua script) and
@@ -131,6 +141,7 @@ export interface RedisStore extends StrataStore {
  */
 export function redisStore(options: RedisStoreOptions = {}): RedisStore {
   if (!isPlainObject(options as unknown)) invalidOptions('redisStore(options) needs an options object.', {})
+  checkOptionKeys('redisStore()', options, REDIS_STORE_OPTION_KEYS)
   const { client, url, prefix = 'strata', ttlSeconds, timeoutMs = 10_000, persistent } = options
   if (client !== undefined && url !== undefined) {
     invalidOptions('redisStore: pass either client or url, not both.', { url })
@@ -185,11 +196,22 @@ export function redisStore(options: RedisStoreOptions = {}): RedisStore {
     ...redisLog(context, epochs),
     ...redisContent(context),
     ...redisThreads(context, { forgetThread, epochs }),
-    ...redisSlots(context),
+    ...redisSlots(context, epochs),
     ...resourceMethods,
     audit: redisAudit(context),
     persistence,
     close: context.close,
   }
-  return guardedCalls(store, { timeoutMs, alongside: ensure })
+  return guardedCalls(store, {
+    timeoutMs,
+    alongside: ensure,
+    // A take that timed out still runs once Redis answers (queued while it was away, or on the wire
+    // when it hung): its holder was told it failed and never releases it, so the thread would stay
+    // busy until the lease lapsed. The same owner's release takes it back (a compare-and-delete).
+    late: (name, args) => {
+      if (name !== 'acquireLease') return
+      const [threadId, options] = args as [string, { owner: string }]
+      store.releaseLease(threadId, { owner: options.owner }).catch(() => undefined)
+    },
+  })
 }

@@ -26,9 +26,16 @@ export function redisThreads(
   return {
     async getState(threadId: string): Promise<JsonObject | undefined> {
       assertThreadId(threadId)
+      epochs.checkLost(threadId)
       const keys = threadKeys(prefix, threadId)
       const value = await send(keys.state, ['GET', keys.state], threadId)
-      if (value === null) return undefined
+      if (value === null) {
+        // No state for a thread this store saw: its log is looked at, so that a Redis that lost the
+        // thread is reported here too, not read as a thread that never had state (an app's own
+        // records there, Mastra's thread record, would read as a new thread and be written again).
+        if (epochs.knows(threadId)) await epochs.recheck(threadId)
+        return undefined
+      }
       const state = parseJson(value, keys.state, threadId)
       if (!isPlainObject(state))
         throw corruptError(prefix, keys.state, 'JSON that is not an object', threadId)
@@ -38,6 +45,7 @@ export function redisThreads(
     async setState(threadId: string, state: JsonObject, options?: LeaseWriteOptions): Promise<void> {
       assertThreadId(threadId)
       checkState(state)
+      epochs.checkLost(threadId)
       const lease = leaseOfWrite(options, 'setState') ?? ''
       const keys = threadKeys(prefix, threadId)
       const [, reply] = await Promise.all([

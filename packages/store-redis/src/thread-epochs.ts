@@ -1,4 +1,4 @@
-import { StrataError } from '@strata-memory/core'
+import { appThreadIdOf, StrataError } from '@strata-memory/core'
 import { LOG_HEADER } from './lua-scripts'
 import type { RedisContext } from './redis-context'
 import { threadKeys, tombstoneKey } from './thread-keys'
@@ -37,9 +37,17 @@ export function threadLostError(threadId: string, { reason, knownSeq, storeSeq }
       : reason === 'log-replaced'
         ? `Redis now holds another log (created since, at seq ${storeSeq})`
         : `Redis now holds it only up to seq ${storeSeq}`
+  // A thread an app names by its own id (an adapter's, openAppThread's) is deleted by that id there.
+  const appId = appThreadIdOf(threadId)
+  const named =
+    appId === undefined || appId === threadId ? `'${threadId}'` : `'${appId}' (stored as '${threadId}')`
+  const remove =
+    appId === undefined || appId === threadId
+      ? `deleteThread('${threadId}')`
+      : `memory.deleteThread('${threadId}') (an adapter's delete takes the app's id, '${appId}')`
   return new StrataError({
     code: 'STRATA_THREAD_LOST',
-    message: `Thread '${threadId}' lost history: this store saw it at seq ${knownSeq}, and ${now}. Redis lost data (a restart without persistence, a failover to a replica that lagged, a flush): check its persistence (CONFIG GET appendonly, save). The thread is not presented as new; restore it from a backup, or accept the loss with deleteThread('${threadId}') (which removes what is left) and start it again.`,
+    message: `Thread ${named} lost history: this store saw it at seq ${knownSeq}, and ${now}. Redis lost data (a restart without persistence, a failover to a replica that lagged, a flush): check its persistence (CONFIG GET appendonly, save). The thread is not presented as new; restore it from a backup, or accept the loss with ${remove} (which removes what is left) and start it again.`,
     details: { threadId, knownSeq, storeSeq, reason },
   })
 }

@@ -94,6 +94,44 @@ describe('a Redis restarted without its data', () => {
     expect((await reader.append('t', makeItems(1), { expectedSeq: 0 }))[0]?.seq).toBe(1)
   }, 60_000)
 
+  it("is STRATA_THREAD_LOST for the thread's state and slots too, read first after the loss: nothing is written again", async () => {
+    const redis = await server()
+    const store = open(redis.url)
+    const other = open(redis.url)
+    await store.append('t', makeItems(3), { expectedSeq: 0 })
+    await store.setState('t', { record: { createdAt: '2026-01-01' } })
+    await store.setSlot('t', 'digest', { through: 3 })
+    await other.append('u', makeItems(2), { expectedSeq: 0 })
+    // A thread an app names by its own id (openAppThread, an adapter): 'olga/chat'.
+    await other.append('_.olga_2Fchat', makeItems(1), { expectedSeq: 0 })
+
+    const restarted = await crashAndRestart(redis)
+
+    // The state is the first thing read (an app's record of the thread): the store looks at the log.
+    const lost = await once(() => expectCode(() => store.getState('t'), 'STRATA_THREAD_LOST'))
+    expect(lost.details).toMatchObject({ threadId: 't', knownSeq: 3, reason: 'log-missing' })
+    // Every later read and write of the thread's state and slots is refused alike, before Redis.
+    await expectCode(() => store.getState('t'), 'STRATA_THREAD_LOST')
+    await expectCode(() => store.setState('t', { record: { createdAt: 'now' } }), 'STRATA_THREAD_LOST')
+    await expectCode(() => store.getSlot('t', 'digest'), 'STRATA_THREAD_LOST')
+    await expectCode(() => store.setSlot('t', 'digest', { through: 0 }), 'STRATA_THREAD_LOST')
+    expect((await redisCli(restarted.port, ['KEYS', '*'])).trim()).toBe('')
+    // A thread the store never saw has no state, as before; one it saw with no state left is a loss.
+    expect(await store.getState('never-seen')).toBeUndefined()
+    await once(() => expectCode(() => other.getState('u'), 'STRATA_THREAD_LOST'))
+    // The way out is named by the id the app uses.
+    const mapped = await expectCode(() => other.head('_.olga_2Fchat'), 'STRATA_THREAD_LOST')
+    expect(mapped.message).toContain("Thread 'olga/chat' (stored as '_.olga_2Fchat') lost history")
+    expect(mapped.message).toContain(
+      "memory.deleteThread('_.olga_2Fchat') (an adapter's delete takes the app's id, 'olga/chat')",
+    )
+
+    // Accepting the loss: the state is written again.
+    await store.deleteThread('t')
+    await store.setState('t', { record: { createdAt: 'now' } })
+    expect(await store.getState('t')).toEqual({ record: { createdAt: 'now' } })
+  }, 60_000)
+
   it('is STRATA_THREAD_LOST when the log came back shorter (an older RDB snapshot)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'strata-redis-rdb-'))
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }))

@@ -1,11 +1,11 @@
 import { invalidOptions } from '../errors'
 import { HISTORY_MODES, type HistoryMode } from '../history'
 import type { DivergenceHandling, Memory } from '../memory'
-import { nearestKey } from '../memory/option-keys'
+import type { OptionKeys } from '../memory/option-keys'
 import { assertResourceId } from '../stores/resource-arguments'
 
 export { HISTORY_MODES } from '../history'
-export { nearestKey } from '../memory/option-keys'
+export { checkOptionKeys, nearestKey, type OptionKeys } from '../memory/option-keys'
 
 /** Every {@link DivergenceHandling}, in the order error messages list them. */
 export const DIVERGENCE_HANDLINGS: readonly DivergenceHandling[] = ['rewind', 'reject']
@@ -53,9 +53,6 @@ export interface AdapterOptions<L extends string = string> {
   onDivergence?: DivergenceHandling
 }
 
-/** Every key of an options type, for {@link checkOptionKeys}: `satisfies OptionKeys<T>` lists them all. */
-export type OptionKeys<T> = Record<keyof T, true>
-
 /** The keys of {@link AdapterOptions}, which each adapter's own options extend. */
 export const ADAPTER_OPTION_KEYS = {
   memory: true,
@@ -65,32 +62,6 @@ export const ADAPTER_OPTION_KEYS = {
   history: true,
   onDivergence: true,
 } as const satisfies OptionKeys<AdapterOptions>
-
-/**
- * Refuses a key of `options` that `known` does not list, as `createMemory` does: a misspelt option
- * (`threadID` for `threadId`) would otherwise be ignored without a word, and the app would run
- * without what it asked for. `STRATA_INVALID_OPTIONS` names the key, the known one it looks like, and
- * the keys `caller` takes.
- *
- * @example
- * checkOptionKeys('strataMiddleware()', options, { ...ADAPTER_OPTION_KEYS, threadId: true })
- */
-export function checkOptionKeys(
-  caller: string,
-  options: unknown,
-  known: Readonly<Record<string, true>>,
-): void {
-  if (typeof options !== 'object' || options === null) return
-  for (const key of Object.keys(options)) {
-    if (Object.hasOwn(known, key)) continue
-    const keys = Object.keys(known)
-    const suggestion = nearestKey(key, keys)
-    invalidOptions(
-      `${caller}: unknown option '${key}'${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}. It takes ${keys.join(', ')}.`,
-      { option: key, ...(suggestion === undefined ? {} : { suggestion }) },
-    )
-  }
-}
 
 /** The shared options an adapter goes on with: checked, `history` and `onDivergence` with their defaults. */
 export type CheckedAdapterOptions<L extends string = string> = Omit<

@@ -101,6 +101,35 @@ export function nearestKey(key: string, keys: readonly string[]): string | undef
   return keys.find((known) => editDistanceAtMostTwo(lower, known.toLowerCase()))
 }
 
+/** Every key of an options type, for {@link checkOptionKeys}: `satisfies OptionKeys<T>` lists them all. */
+export type OptionKeys<T> = Record<keyof T, true>
+
+/**
+ * Refuses a key of `options` that `known` does not list, as `createMemory` does: a misspelt option
+ * (`threadID` for `threadId`) would otherwise be ignored without a word, and the app would run
+ * without what it asked for. `STRATA_INVALID_OPTIONS` names the key, the known one it looks like, and
+ * the keys `caller` takes.
+ *
+ * @example
+ * checkOptionKeys('strataMiddleware()', options, { ...ADAPTER_OPTION_KEYS, threadId: true })
+ */
+export function checkOptionKeys(
+  caller: string,
+  options: unknown,
+  known: Readonly<Record<string, true>>,
+): void {
+  if (typeof options !== 'object' || options === null) return
+  for (const key of Object.keys(options)) {
+    if (Object.hasOwn(known, key)) continue
+    const keys = Object.keys(known)
+    const suggestion = nearestKey(key, keys)
+    invalidOptions(
+      `${caller}: unknown option '${key}'${suggestion === undefined ? '' : ` (did you mean '${suggestion}'?)`}. It takes ${keys.join(', ')}.`,
+      { option: key, ...(suggestion === undefined ? {} : { suggestion }) },
+    )
+  }
+}
+
 /** Whether `a` becomes `b` in at most two edits (insertions, deletions, substitutions). */
 function editDistanceAtMostTwo(a: string, b: string): boolean {
   if (Math.abs(a.length - b.length) > 2) return false

@@ -97,6 +97,28 @@ describe('Mastra thread ids onto Strata thread ids', () => {
     )
   })
 
+  it("an id whose old escaped form is another Mastra thread's id takes the shared id: no collision refused", async () => {
+    const memory = createMemory()
+    const strata = new StrataMemory({ memory })
+    // 'order_2024' maps onto itself; 'order 24' escaped the old way was 'order_2024' too.
+    expect(escapeThreadId('order 24')).toBe('order_2024')
+    await strata.saveThread({
+      thread: { id: 'order_2024', resourceId: 'shop', createdAt: new Date(), updatedAt: new Date() },
+    })
+    expect(await resolveStrataThreadId(memory.store, 'order 24')).toBe('_.order_2024')
+    const saved = await strata.saveThread({
+      thread: { id: 'order 24', resourceId: 'shop', createdAt: new Date(), updatedAt: new Date() },
+    })
+    expect(saved.id).toBe('order 24')
+    expect((await strata.getThreadById({ threadId: 'order 24' }))?.id).toBe('order 24')
+    expect((await strata.getThreadById({ threadId: 'order_2024' }))?.id).toBe('order_2024')
+    expect(
+      (await strata.listThreads({ filter: { resourceId: 'shop' } })).threads
+        .map((thread) => thread.id)
+        .sort(),
+    ).toEqual(['order 24', 'order_2024'])
+  })
+
   it('a long id is hashed, and its original is kept with the thread', async () => {
     const long = `user@example.com/${'conversation '.repeat(20)}`
     const mapped = await toStrataThreadId(long)

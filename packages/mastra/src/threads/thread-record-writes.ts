@@ -29,7 +29,7 @@ export class ThreadRecordWrites {
     if (record !== undefined && record.threadId !== threadId) {
       throw new StrataError({
         code: 'STRATA_INVALID_THREAD_ID',
-        message: `Mastra thread ids ${JSON.stringify(threadId)} and ${JSON.stringify(record.threadId)} map onto the same Strata thread '${strataId}': use a shorter thread id.`,
+        message: `Mastra thread ids ${JSON.stringify(threadId)} and ${JSON.stringify(record.threadId)} map onto the same Strata thread '${strataId}': the thread there is the other's, so use another id for this one.`,
         details: { threadId, reason: 'collision' },
       })
     }
