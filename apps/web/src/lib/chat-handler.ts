@@ -152,7 +152,11 @@ export async function handleChat(request: Request, dependencies: ChatRouteDepend
         ended()
       }
     },
-    onError: strataOnError,
+    // The page gets the text for people; the server's log keeps the developer's message.
+    onError: (error) => {
+      console.error(error)
+      return strataOnError(error)
+    },
   })
   return createUIMessageStreamResponse({
     stream: recordRun(threadId, stream, { stored, abort }),

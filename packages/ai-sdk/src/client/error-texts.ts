@@ -15,6 +15,8 @@ const TEXTS: Readonly<Record<string, string>> = {
     'That earlier reply can no longer be replaced: the older part of this chat has been summarized. Send a new message instead.',
   STRATA_SUMMARIZER_FAILED:
     'The server could not tidy up this chat’s memory just now. Try again in a moment.',
+  STRATA_THREAD_LOST: 'This chat’s history was lost on the server, so it cannot go on. Start a new chat.',
+  STRATA_STORE_FAILED: 'The server cannot reach its memory just now. Try again in a moment.',
   NETWORK_ERROR: 'The server could not be reached. Check the connection and try again.',
 }
 

@@ -222,6 +222,21 @@ describe('the persistence route: the thread is the chat', () => {
     expect(await (await memory.thread('empty-regen')).items()).toEqual([])
   })
 
+  it('a tab whose last answer another tab regenerated gets a 409 for its own regenerate by id; the newer answer stays', async () => {
+    const { memory, route } = setup()
+    const first = page(route, 'two-tabs-regen')
+    await first.sendMessage({ text: 'hello' })
+    const second = page(route, 'two-tabs-regen', await loadUIMessages(memory, 'two-tabs-regen'))
+    const old = second.messages.at(-1)!.id
+    await first.regenerate({ messageId: old })
+    expect(first.error).toBeUndefined()
+    const newer = first.messages.at(-1)!.id
+    await second.regenerate({ messageId: old })
+    expect(strataErrorFromResponse(second.error).code).toBe('STRATA_SEQ_CONFLICT')
+    const ids = (await loadUIMessages(memory, 'two-tabs-regen')).map((message) => message.id)
+    expect(ids.at(-1)).toBe(newer)
+  })
+
   it('a retry of a message whose answer never came stores it once', async () => {
     const { memory, route } = setup()
     const chat = page(route, 'retry')

@@ -70,8 +70,32 @@ describe('strataErrorResponse', () => {
     expect(JSON.stringify(await response.json())).not.toContain('secret')
     const conflict = new StrataError({ code: 'STRATA_SEQ_CONFLICT', message: 'Send it again.' })
     expect(strataErrorStatus(conflict)).toBe(409)
-    const failed = new StrataError({ code: 'STRATA_STORE_FAILED', message: 'Disk full.' })
-    expect(strataErrorStatus(failed)).toBe(500)
+    const failed = new StrataError({ code: 'STRATA_STORE_FAILED', message: 'Redis did not answer.' })
+    expect(strataErrorStatus(failed)).toBe(503)
+  })
+
+  it('tells people a chat whose history the store lost cannot go on, and a store that did not answer to try later', async () => {
+    const lost = new StrataError({
+      code: 'STRATA_THREAD_LOST',
+      message: "Thread 'c' lost history: … accept the loss with deleteThread('c').",
+      details: { threadId: 'c', knownSeq: 4, storeSeq: 0, reason: 'log-missing' },
+    })
+    const response = strataErrorResponse(lost)
+    expect(response.status).toBe(500)
+    const body = (await response.json()) as {
+      error: { message: string; details: { developerMessage: string } }
+    }
+    expect(body.error.message).toBe(
+      'This chat’s history was lost on the server, so it cannot go on. Start a new chat.',
+    )
+    expect(body.error.details.developerMessage).toContain('deleteThread')
+    expect(strataOnError(lost)).toBe(
+      'STRATA_THREAD_LOST: This chat’s history was lost on the server, so it cannot go on. Start a new chat.',
+    )
+    const down = new StrataError({ code: 'STRATA_STORE_FAILED', message: 'Redis did not answer head.' })
+    expect(strataOnError(down)).toBe(
+      'STRATA_STORE_FAILED: The server cannot reach its memory just now. Try again in a moment.',
+    )
   })
 
   it('answers a thread another request holds with a 409 carrying STRATA_THREAD_BUSY, and a request over the budget with a 413', async () => {

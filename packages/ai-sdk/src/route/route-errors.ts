@@ -26,11 +26,18 @@ const HIDDEN = 'An error occurred.'
  * The `onError` of a UI message stream (`createUIMessageStream({ onError })`,
  * `toUIMessageStream({ stream, onError })`): a Strata error reaches the page as `CODE: text`, the text
  * written for the people using the chat (what happened, what to do; `strataErrorFromResponse` reads
- * it); the developer's message stays in the server's logs. Any other error stays hidden behind the AI
- * SDK's default text, as it would without this helper.
+ * it); the developer's message is neither sent nor logged here: log the error first where the
+ * server should keep it. Any other error stays hidden behind the AI SDK's default text, as it would
+ * without this helper.
  *
  * @example
- * const stream = createUIMessageStream<StrataUIMessage>({ execute, onError: strataOnError })
+ * const stream = createUIMessageStream<StrataUIMessage>({
+ *   execute,
+ *   onError: (error) => {
+ *     console.error(error)
+ *     return strataOnError(error)
+ *   },
+ * })
  */
 export function strataOnError(error: unknown): string {
   if (StrataError.isInstance(error)) return `${error.code}: ${errorText(error.code, reasonOf(error))}`
@@ -48,12 +55,15 @@ const CONFLICT_ERRORS: ReadonlySet<StrataErrorCode> = new Set<StrataErrorCode>([
  * caused (a bad thread id, malformed messages or options), 409 for a thread another request holds
  * (`STRATA_THREAD_BUSY`, from `thread.hold()`) or another writer changed (`STRATA_SEQ_CONFLICT`): send
  * it again once that request has ended; 413 for a request that cannot fit the input budget
- * (`STRATA_BUDGET_EXCEEDED`); 500 for anything else.
+ * (`STRATA_BUDGET_EXCEEDED`); 503 for a store that did not answer (`STRATA_STORE_FAILED`: try again
+ * later); 500 for anything else (`STRATA_THREAD_LOST` included: the chat cannot go on).
  */
 export function strataErrorStatus(error: unknown): number {
   if (!StrataError.isInstance(error)) return 500
   if (CONFLICT_ERRORS.has(error.code)) return 409
   if (error.code === 'STRATA_BUDGET_EXCEEDED') return 413
+  // The store did not answer (down, timed out): the server is there, its memory is not, for now.
+  if (error.code === 'STRATA_STORE_FAILED') return 503
   return REQUEST_ERRORS.has(error.code) ? 400 : 500
 }
 
