@@ -1,4 +1,4 @@
-import { createMemory, StrataError } from '@strata-memory/core'
+import { createMemory, inMemoryStore, StrataError, type StrataStore } from '@strata-memory/core'
 import { describe, expect, it } from 'vitest'
 import { StrataMemory } from '../memory/strata-memory'
 import { mastraSummarizer } from '../summarizer/mastra-summarizer'
@@ -89,5 +89,44 @@ describe('typed errors', () => {
         tight.agent.generate('word '.repeat(400), { memory: { thread: 't', resource: 'r' } }),
       ),
     ).toBe('STRATA_BUDGET_EXCEEDED')
+  })
+
+  it('a store that fails while the answer is stored: Mastra passes it on by its message alone, and strataErrorOf finds the Strata error', async () => {
+    const store = inMemoryStore()
+    let down = false
+    const failing: StrataStore = {
+      ...store,
+      append: async (threadId, items, options) => {
+        const answer = items.some((item) => item.type === 'message' && item.role === 'assistant')
+        if (down && answer) {
+          throw new StrataError({
+            code: 'STRATA_STORE_FAILED',
+            message: `Redis did not answer append of thread '${threadId}' within 2000 ms (timeoutMs).`,
+            details: { reason: 'timeout', command: 'append', mayHaveLanded: true, threadId },
+          })
+        }
+        return store.append(threadId, items, options)
+      },
+    }
+    const { agent } = strataAgent(createMemory({ store: failing }), [{ text: 'First.' }, { text: 'Second.' }])
+    const memory = { thread: 'down', resource: 'r' }
+    await agent.generate('One', { memory })
+    down = true
+    let thrown: unknown
+    try {
+      await agent.generate('Two', { memory })
+    } catch (error) {
+      thrown = error
+    }
+    // Mastra's own wrapping: no cause, no code of ours, the message quoted.
+    expect(thrown).toMatchObject({ code: 'PROCESSOR_WORKFLOW_FAILED' })
+    expect((thrown as { cause?: unknown }).cause).toBeUndefined()
+    const found = strataErrorOf(thrown)
+    expect(found?.code).toBe('STRATA_STORE_FAILED')
+    expect(found?.details).toMatchObject({ reason: 'timeout', mayHaveLanded: true, threadId: 'down' })
+    // An unrelated error that quotes nothing Strata threw is not taken for one.
+    expect(
+      strataErrorOf(new Error('Processor workflow x failed with status: failed — disk full')),
+    ).toBeUndefined()
   })
 })

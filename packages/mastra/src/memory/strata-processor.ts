@@ -16,9 +16,9 @@ import type {
   Processor,
 } from '@mastra/core/processors'
 import type { RequestContext } from '@mastra/core/request-context'
-import type { HistoryMode, Thread, TransitionEvent } from '@strata-memory/core'
+import { type HistoryMode, StrataError, type Thread, type TransitionEvent } from '@strata-memory/core'
 import { markRequestFailed, notContinuing } from '@strata-memory/core/adapter-kit'
-import { strataErrorOf } from '../errors/strata-error-of'
+import { rememberProcessorError, strataErrorOf } from '../errors/strata-error-of'
 import { type MemoryTransitionData, memoryTransitionData } from '../messages/db-messages'
 import {
   type ConversationMessage,
@@ -103,7 +103,18 @@ const conversationOf = (prompt: MastraPrompt) => prompt.filter((message) => mess
  * some phases, not for the LLM-request phase.
  */
 const inProcessorSpan = <T>(context: Partial<ObservabilityContext>, run: () => Promise<T>) =>
-  executeWithContext({ span: resolveObservabilityContext(context).tracing.currentSpan, fn: run })
+  executeWithContext({
+    span: resolveObservabilityContext(context).tracing.currentSpan,
+    fn: async () => {
+      try {
+        return await run()
+      } catch (error) {
+        // Mastra may pass it on with its message alone (strataErrorOf finds it by that).
+        if (StrataError.isInstance(error)) rememberProcessorError(error)
+        throw error
+      }
+    },
+  })
 
 /** A provider count Strata takes: a non-negative integer, or nothing. */
 const count = (value: unknown) =>

@@ -59,6 +59,32 @@ function canonical(value: unknown): unknown {
 }
 
 describe('listThreads by resource (Studio’s thread list)', () => {
+  it('pages as Mastra pages: a page below 0 or a negative size is STRATA_INVALID_OPTIONS; perPage 0 is an empty page', async () => {
+    const { strata } = strataAgent(createMemory(), [])
+    const now = new Date()
+    for (const id of ['a', 'b', 'c']) {
+      await strata.saveThread({ thread: { id, resourceId: 'ana', createdAt: now, updatedAt: now } })
+    }
+    const list = (page: unknown, perPage: unknown) =>
+      strata.listThreads({ filter: { resourceId: 'ana' }, page, perPage } as never)
+    for (const [page, perPage] of [
+      [-1, 10],
+      [0.5, 10],
+      [0, -1],
+      [0, 1.5],
+      ['1', 10],
+    ]) {
+      await expect(list(page, perPage), JSON.stringify([page, perPage])).rejects.toMatchObject({
+        code: 'STRATA_INVALID_OPTIONS',
+      })
+    }
+    await expect(list(-1, 10)).rejects.toThrow('page must be a whole number of at least 0 (got -1).')
+    expect(await list(0, 0)).toMatchObject({ threads: [], total: 3, perPage: 0 })
+    expect(await list(1, 2)).toMatchObject({ total: 3, page: 1, hasMore: false })
+    expect((await list(1, 2)).threads).toHaveLength(1)
+    expect(await list(0, false)).toMatchObject({ total: 3, hasMore: false })
+  })
+
   it("reads only the resource's own threads, a thread saved but never run included", async () => {
     const store = inMemoryStore()
     const statesRead: string[] = []

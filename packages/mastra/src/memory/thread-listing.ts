@@ -1,4 +1,5 @@
 import type { StorageListThreadsInput } from '@mastra/core/storage'
+import { invalidOptions, shownValue } from '@strata-memory/core'
 import type { MastraThreadRecord } from '../threads/thread-record'
 
 /** Structural equality of JSON values: object key order never matters, array order does. */
@@ -36,6 +37,18 @@ export function filterThreads(records: readonly MastraThreadRecord[], args: Stor
 
 /** One page of a list: `perPage: false` is all of it. */
 export function pageOf<T>(list: readonly T[], page = 0, perPage: number | false = 100) {
+  // As Mastra's own storages: a page below 0 or a negative size is refused, not answered as empty.
+  if (!Number.isSafeInteger(page) || page < 0) {
+    invalidOptions(`page must be a whole number of at least 0 (got ${shownValue(page)}).`, { page })
+  }
+  if (perPage !== false && (!Number.isSafeInteger(perPage) || perPage < 0)) {
+    invalidOptions(
+      `perPage must be a whole number of at least 0, or false for all (got ${shownValue(perPage)}).`,
+      {
+        perPage,
+      },
+    )
+  }
   if (perPage === false) return { items: [...list], total: list.length, page: 0, perPage, hasMore: false }
   const start = page * perPage
   const items = list.slice(start, start + perPage)
