@@ -63,6 +63,48 @@ describe('one writer', () => {
     expect(page.map((message) => message.role)).toEqual(['assistant'])
   })
 
+  it('saveMessages keeps ids and stores a message once: an import run again, or messages recall gave, add nothing; an edit is refused', async () => {
+    const memory = createMemory()
+    const { agent, strata } = strataAgent(memory, [{ text: 'Hello, Ana.' }])
+    await strata.saveThread({
+      thread: { id: 'again', resourceId: 'ana', createdAt: new Date(), updatedAt: new Date() },
+    })
+    const message = (id: string, role: 'user' | 'assistant', text: string) => ({
+      id,
+      role,
+      createdAt: new Date(),
+      threadId: 'again',
+      resourceId: 'ana',
+      content: { format: 2 as const, parts: [{ type: 'text' as const, text }] },
+    })
+    const imported = [message('u1', 'user', 'Old question'), message('a1', 'assistant', 'Old answer')]
+    await strata.saveMessages({ messages: imported })
+    await strata.saveMessages({ messages: imported })
+    await agent.generate('Hi', { memory: { thread: 'again', resource: 'ana' } })
+    const recalled = (await strata.recall({ threadId: 'again', perPage: false })).messages
+    expect(recalled.map((recalledMessage) => recalledMessage.id).slice(0, 2)).toEqual(['u1', 'a1'])
+    expect(recalled).toHaveLength(4)
+    const thread = await strata.thread('again')
+    const before = await thread.items()
+    // Read by recall and saved back, a run's messages included.
+    await strata.saveMessages({ messages: recalled })
+    expect(await thread.items()).toEqual(before)
+    // An edited message under a stored id: Mastra's storages would replace it; an append-only log cannot.
+    const edited = {
+      ...recalled[1]!,
+      content: { ...recalled[1]!.content, parts: [{ type: 'text' as const, text: 'Edited' }] },
+    }
+    const refused = await strata.saveMessages({ messages: [message('u9', 'user', 'New'), edited] }).then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    expect(refused).toMatchObject({
+      code: 'STRATA_INVALID_MESSAGE',
+      details: { reason: 'already-stored', messageId: 'a1' },
+    })
+    expect(await thread.items()).toEqual(before)
+  })
+
   it("with history: 'full', an app that re-sends the whole conversation stores each message once", async () => {
     const memory = createMemory()
     const { agent, prompts, strata } = strataAgent(

@@ -1,4 +1,4 @@
-import { type MastraDBMessage, MessageList } from '@mastra/core/agent/message-list'
+import type { MastraDBMessage } from '@mastra/core/agent/message-list'
 import {
   MastraMemory,
   type MemoryConfig,
@@ -48,6 +48,7 @@ import { threadBudgetOf } from './message-history'
 import { recallMessages } from './message-recall'
 import { searchMessages } from './message-search'
 import { bindSavedThread, bindToResource, threadIdsToList, toStrataResourceId } from './resource-binding'
+import { messagesToSave } from './saved-messages'
 import { type ProcessorHost, StrataProcessor } from './strata-processor'
 import { filterThreads, pageOf } from './thread-listing'
 
@@ -366,10 +367,9 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       byThread.set(message.threadId, [...(byThread.get(message.threadId) ?? []), message])
     }
     for (const [threadId, list] of byThread) {
-      const { strataId } = await this.#records.existing(threadId, 'saveMessages')
-      const models = new MessageList({ threadId }).add(list, 'memory').get.all.aiV5.model()
-      const thread = await this.strata.thread(strataId)
-      await thread.append(models, { format: 'ai-sdk' })
+      const { strataId, record } = await this.#records.existing(threadId, 'saveMessages')
+      const models = await messagesToSave(this.strata.store, strataId, { ...record, threadId }, list)
+      if (models.length > 0) await (await this.strata.thread(strataId)).append(models, { format: 'ai-sdk' })
     }
     return { messages }
   }

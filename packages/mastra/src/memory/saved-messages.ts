@@ -1,0 +1,49 @@
+import { type MastraDBMessage, MessageList } from '@mastra/core/agent/message-list'
+import { type Item, StrataError, type StrataStore } from '@strata-memory/core'
+import { type MessageOwner, toDBMessages } from '../messages/db-messages'
+
+/** The text a message shows, its text parts joined (what an edit of it changes). */
+const textOf = (message: MastraDBMessage): string =>
+  message.content.parts
+    .map((part) => (part.type === 'text' ? part.text : ''))
+    .join('')
+    .concat(typeof message.content.content === 'string' ? message.content.content : '')
+
+/**
+ * The messages of `list` the thread does not hold yet, as the model messages to append, each one's
+ * first under `meta.mastra.id`, so `recall` gives it back under the id it was saved with. Mastra's own
+ * storages upsert by id; a Strata thread is append-only. A message whose id the thread holds (an import
+ * run again, messages read by `recall` and saved back) is not stored twice; one whose text changed is
+ * refused, `STRATA_INVALID_MESSAGE` (`details.reason: 'already-stored'`), before anything is stored.
+ * Reads the thread's whole log, archive included: an import's cost, not a run's.
+ */
+export async function messagesToSave(
+  store: StrataStore,
+  strataId: string,
+  owner: MessageOwner,
+  list: readonly MastraDBMessage[],
+): Promise<unknown[]> {
+  const [archived, active] = await Promise.all([store.readArchive(strataId), store.read(strataId)])
+  const items: Item[] = [...archived, ...active].sort((left, right) => left.seq - right.seq)
+  const held = new Map(toDBMessages(items, owner).map((message) => [message.id, message]))
+  const models: unknown[] = []
+  for (const message of list) {
+    const stored = held.get(message.id)
+    if (stored !== undefined) {
+      if (textOf(stored) === textOf(message)) continue
+      throw new StrataError({
+        code: 'STRATA_INVALID_MESSAGE',
+        message: `StrataMemory.saveMessages(): message '${message.id}' is already stored in thread '${owner.threadId}', with other text. A Strata thread is append-only: a stored message is never replaced, and nothing was stored. To replace an answer and what followed it, rewind the thread (await (await memory.thread(threadId)).rewind({ afterSeq })), or save the edit under a new id.`,
+        details: { reason: 'already-stored', messageId: message.id, threadId: owner.threadId },
+      })
+    }
+    const converted = new MessageList({ threadId: owner.threadId })
+      .add([message], 'memory')
+      .get.all.aiV5.model()
+    converted.forEach((model, index) =>
+      models.push(index === 0 ? { ...model, meta: { mastra: { id: message.id } } } : model),
+    )
+    held.set(message.id, message)
+  }
+  return models
+}
