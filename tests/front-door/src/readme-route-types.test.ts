@@ -44,7 +44,7 @@ declare const tools: { lookup: Tool<{ q: string }, { rows: string[] }> }
 declare function Chat(props: { id: string; initialMessages: StrataUIMessage<typeof tools>[] }): React.JSX.Element
 declare const id: string
 declare const initialMessages: StrataUIMessage<typeof tools>[]
-export { Loaded, messages, sendMessage, regenerate, shown }
+export { Loaded, messages, sendMessage, regenerate, shown, again }
 `
 
 // create-next-app's tsconfig (Next 16), as it writes it.
