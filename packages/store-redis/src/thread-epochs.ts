@@ -44,7 +44,7 @@ export function threadLostError(threadId: string, { reason, knownSeq, storeSeq }
   const remove =
     appId === undefined || appId === threadId
       ? `deleteThread('${threadId}')`
-      : `memory.deleteThread('${threadId}') (an adapter's delete takes the app's id, '${appId}')`
+      : `the adapter's delete and the app's id, '${appId}' (Mastra's deleteThread, LangChain's deleteAgentThread), or memory.deleteThread('${threadId}') in core`
   return new StrataError({
     code: 'STRATA_THREAD_LOST',
     message: `Thread ${named} lost history: this store saw it at seq ${knownSeq}, and ${now}. Redis lost data (a restart without persistence, a failover to a replica that lagged, a flush): check its persistence (CONFIG GET appendonly, save). The thread is not presented as new; restore it from a backup, or accept the loss with ${remove} (which removes what is left) and start it again.`,

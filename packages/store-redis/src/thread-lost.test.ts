@@ -123,7 +123,7 @@ describe('a Redis restarted without its data', () => {
     const mapped = await expectCode(() => other.head('_.olga_2Fchat'), 'STRATA_THREAD_LOST')
     expect(mapped.message).toContain("Thread 'olga/chat' (stored as '_.olga_2Fchat') lost history")
     expect(mapped.message).toContain(
-      "memory.deleteThread('_.olga_2Fchat') (an adapter's delete takes the app's id, 'olga/chat')",
+      "accept the loss with the adapter's delete and the app's id, 'olga/chat' (Mastra's deleteThread, LangChain's deleteAgentThread), or memory.deleteThread('_.olga_2Fchat') in core",
     )
 
     // Accepting the loss: the state is written again.

@@ -129,4 +129,46 @@ describe('typed errors', () => {
       strataErrorOf(new Error('Processor workflow x failed with status: failed — disk full')),
     ).toBeUndefined()
   })
+
+  it("a thread the store lost is deleted through StrataMemory by the app's id, as the loss's message says; then it starts again", async () => {
+    // The Redis store's contract after a loss: every read of the thread throws until deleteThread.
+    const store = inMemoryStore()
+    const lost = new Set<string>()
+    const lostError = (threadId: string) =>
+      new StrataError({
+        code: 'STRATA_THREAD_LOST',
+        message: `Thread '${threadId}' lost history.`,
+        details: { threadId, knownSeq: 2, storeSeq: 0 },
+      })
+    const guard =
+      <A extends unknown[], R>(method: (threadId: string, ...rest: A) => Promise<R>) =>
+      async (threadId: string, ...rest: A): Promise<R> => {
+        if (lost.has(threadId)) throw lostError(threadId)
+        return method(threadId, ...rest)
+      }
+    const losing: StrataStore = {
+      ...store,
+      head: guard(store.head),
+      read: guard(store.read),
+      getState: guard(store.getState),
+      append: guard(store.append),
+      deleteThread: async (threadId) => {
+        lost.delete(threadId)
+        await store.deleteThread(threadId)
+      },
+    }
+    const { agent, strata } = strataAgent(createMemory({ store: losing }), [
+      { text: 'First.' },
+      { text: 'Again.' },
+    ])
+    const memory = { thread: 'olga/chat', resource: 'olga' }
+    await agent.generate('One', { memory })
+    const strataId = (await strata.thread('olga/chat')).id
+    lost.add(strataId)
+    expect(await codeOf(() => strata.getThreadById({ threadId: 'olga/chat' }))).toBe('STRATA_THREAD_LOST')
+    await strata.deleteThread('olga/chat')
+    expect(await strata.getThreadById({ threadId: 'olga/chat' })).toBeNull()
+    await agent.generate('Two', { memory })
+    expect((await strata.recall({ threadId: 'olga/chat', perPage: false })).messages).toHaveLength(2)
+  })
 })

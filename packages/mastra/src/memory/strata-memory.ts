@@ -304,8 +304,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
   }
 
   override async deleteThread(threadId: string): Promise<void> {
-    const { strataId } = await this.#records.lookup(threadId)
-    await this.strata.deleteThread(strataId)
+    await this.strata.deleteThread(await this.#records.toDelete(threadId))
   }
 
   /**

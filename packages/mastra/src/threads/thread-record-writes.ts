@@ -36,6 +36,20 @@ export class ThreadRecordWrites {
     return { strataId, record }
   }
 
+  /**
+   * The Strata thread to delete for a Mastra thread id: {@link lookup}'s, or, for a thread whose history
+   * the store lost (`STRATA_THREAD_LOST`, which every read of it throws), the one the loss names, so the
+   * loss can be accepted by deleting it, as the error says.
+   */
+  async toDelete(threadId: string): Promise<string> {
+    try {
+      return (await this.lookup(threadId)).strataId
+    } catch (error) {
+      if (!StrataError.isInstance(error, 'STRATA_THREAD_LOST')) throw error
+      return error.details.threadId
+    }
+  }
+
   /** {@link lookup} of a thread that must have been saved (`STRATA_INVALID_THREAD_ID` naming `method` otherwise). */
   async existing(threadId: string, method: string) {
     const found = await this.lookup(threadId)
