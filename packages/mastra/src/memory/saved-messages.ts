@@ -40,9 +40,8 @@ export async function messagesToSave(
     const converted = new MessageList({ threadId: owner.threadId })
       .add([message], 'memory')
       .get.all.aiV5.model()
-    converted.forEach((model, index) =>
-      models.push(index === 0 ? { ...model, meta: { mastra: { id: message.id } } } : model),
-    )
+    const [first, ...rest] = converted
+    if (first !== undefined) models.push({ ...first, meta: { mastra: { id: message.id } } }, ...rest)
     held.set(message.id, message)
   }
   return models
