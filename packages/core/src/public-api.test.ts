@@ -410,6 +410,7 @@ describe('the public surface of @strata-memory/core', () => {
       'checkLimit',
       'checkNamespace',
       'checkNamespacePrefix',
+      'checkOptionKeys',
       'checkReadOptions',
       'checkResourcePageOptions',
       'checkSeq',
@@ -448,6 +449,7 @@ describe('the public surface of @strata-memory/core', () => {
       'AuditPlace',
       'AuditReport',
       'AuditSource',
+      'OptionKeys',
       'ResourceCursorPosition',
       'StoreAuditMethods',
     ])
