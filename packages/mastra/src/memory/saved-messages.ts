@@ -15,7 +15,8 @@ const textOf = (message: MastraDBMessage): string =>
  * storages upsert by id; a Strata thread is append-only. A message whose id the thread holds (an import
  * run again, messages read by `recall` and saved back) is not stored twice; one whose text changed is
  * refused, `STRATA_INVALID_MESSAGE` (`details.reason: 'already-stored'`), before anything is stored.
- * Reads the thread's whole log, archive included: an import's cost, not a run's.
+ * Reads the thread's active log, not its archive (an agent network saves through here on every
+ * request): a message compaction or a rewind moved to the archive is not recognised there.
  */
 export async function messagesToSave(
   store: StrataStore,
@@ -23,9 +24,8 @@ export async function messagesToSave(
   owner: MessageOwner,
   list: readonly MastraDBMessage[],
 ): Promise<unknown[]> {
-  const [archived, active] = await Promise.all([store.readArchive(strataId), store.read(strataId)])
-  const items: Item[] = [...archived, ...active].sort((left, right) => left.seq - right.seq)
-  const held = new Map(toDBMessages(items, owner).map((message) => [message.id, message]))
+  const active: readonly Item[] = await store.read(strataId)
+  const held = new Map(toDBMessages(active, owner).map((message) => [message.id, message]))
   const models: unknown[] = []
   for (const message of list) {
     const stored = held.get(message.id)
