@@ -71,7 +71,10 @@ export const BUNDLES: BundleCase[] = [
   },
   ...(
     [
-      ['ai-sdk', 12.8],
+      // Stop 47: people's texts for a lost chat, a store that did not answer and an older message
+      // regenerated or edited, the empty-chat regenerate refusal and the thread's last seq before a
+      // rewind: 12.8 → 13.0 KB.
+      ['ai-sdk', 13],
       ['langchain', 11],
       // Stop 47: saveMessages stores a message once under its id (saved-messages.ts), strataErrorOf
       // finds errors Mastra passes on by their message, a lost thread deleted by its Mastra id, and

@@ -22,6 +22,13 @@ const TEXTS: Readonly<Record<string, string>> = {
 
 /** Where an error's `details.reason` tells more than its code: the text for that reason. */
 const REASON_TEXTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  // An older message, or the last one of a page behind the chat: the request cannot tell which.
+  STRATA_SEQ_CONFLICT: {
+    'not-last-answer':
+      'Only the last reply can be generated again. If this chat has changed in another tab or window, reload it to see the latest messages.',
+    'not-last-message':
+      'Only the last message can be edited. If this chat has changed in another tab or window, reload it to see the latest messages.',
+  },
   STRATA_REWIND_UNSAFE: {
     'scope-changed':
       'That reply can no longer be replaced: it started or finished a part of the work that later steps build on. Send a new message instead.',

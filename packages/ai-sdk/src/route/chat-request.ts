@@ -162,11 +162,23 @@ export function approvalsOf(message: Partial<UIMessage>): AnsweredApproval[] {
 }
 
 /** The page is behind the thread: a 409 that tells it to reload. */
-function outOfDate(threadId: string, reason: string, lastSeq: number, pageSeq?: number): StrataError {
+function outOfDate(
+  threadId: string,
+  reason: string,
+  lastSeq: number,
+  pageSeq?: number,
+  /** What the page asked of a message that is not the thread's last (`details.reason`): a page behind, or an older message. */
+  notLast?: 'not-last-answer' | 'not-last-message',
+): StrataError {
   return new StrataError({
     code: 'STRATA_SEQ_CONFLICT',
     message: `Chat '${threadId}' changed since the page loaded it (${reason}): load it again with loadUIMessages and send again. Nothing was stored.`,
-    details: { threadId, expectedSeq: pageSeq ?? lastSeq, actualSeq: lastSeq },
+    details: {
+      threadId,
+      expectedSeq: pageSeq ?? lastSeq,
+      actualSeq: lastSeq,
+      ...(notLast === undefined ? {} : { reason: notLast }),
+    },
   })
 }
 
@@ -321,7 +333,13 @@ export async function openChatRequest<M extends UIMessage = UIMessage>(
       const target = body.messageId
       const answerId = turn.answer === undefined ? undefined : (uiMessageIdOf(turn.answer) ?? turn.answer.id)
       if (target !== undefined && target !== answerId && target !== turn.requestId) {
-        throw outOfDate(threadId, `message '${target}' is not its last answer`, turn.lastSeq, body.lastSeq)
+        throw outOfDate(
+          threadId,
+          `message '${target}' is not its last answer`,
+          turn.lastSeq,
+          body.lastSeq,
+          'not-last-answer',
+        )
       }
       // `regenerate()` without an id names the page's last answer by the question before it: a page
       // behind the thread sends an older question, and the thread's newer turns stay.
@@ -378,6 +396,7 @@ export async function openChatRequest<M extends UIMessage = UIMessage>(
           `message '${message.id}' is ${edit ? 'not its last message' : 'already in it'}`,
           turn?.lastSeq ?? 0,
           body.lastSeq,
+          edit ? 'not-last-message' : undefined,
         )
       }
     }

@@ -237,6 +237,33 @@ describe('the persistence route: the thread is the chat', () => {
     expect(ids.at(-1)).toBe(newer)
   })
 
+  it('regenerating an older answer or editing an older message says only the last can be: a 409, nothing archived', async () => {
+    const { memory, route } = setup()
+    const chat = page(route, 'older')
+    await chat.sendMessage({ text: 'one' })
+    await chat.sendMessage({ text: 'two' })
+    const [firstQuestion, firstAnswer] = chat.messages
+    const before = await (await memory.thread('older')).items()
+    const current = () => page(route, 'older', chat.messages.slice())
+    const regenerating = current()
+    await regenerating.regenerate({ messageId: firstAnswer!.id })
+    expect(strataErrorFromResponse(regenerating.error)).toMatchObject({
+      code: 'STRATA_SEQ_CONFLICT',
+      message: expect.stringMatching(
+        /^Only the last reply can be generated again\. If this chat has changed/,
+      ),
+      details: { reason: 'not-last-answer' },
+    })
+    const editing = current()
+    await editing.sendMessage({ text: 'one, edited', messageId: firstQuestion!.id })
+    expect(strataErrorFromResponse(editing.error)).toMatchObject({
+      code: 'STRATA_SEQ_CONFLICT',
+      message: expect.stringMatching(/^Only the last message can be edited\./),
+      details: { reason: 'not-last-message' },
+    })
+    expect(await (await memory.thread('older')).items()).toEqual(before)
+  })
+
   it('a retry of a message whose answer never came stores it once', async () => {
     const { memory, route } = setup()
     const chat = page(route, 'retry')
