@@ -434,6 +434,7 @@ describe('the public surface of @strata-memory/core', () => {
       'matchesContentQuery',
       'namespaceStartsWith',
       'pageResourceThreads',
+      'quotedThreadId',
       'seqLowerBound',
       'seqRangeIndexes',
       'seqUpperBound',

@@ -1,4 +1,5 @@
 import { appThreadIdOf, StrataError } from '@strata-memory/core'
+import { quotedThreadId } from '@strata-memory/core/store-kit'
 import { LOG_HEADER } from './lua-scripts'
 import type { RedisContext } from './redis-context'
 import { threadKeys, tombstoneKey } from './thread-keys'
@@ -39,15 +40,13 @@ export function threadLostError(threadId: string, { reason, knownSeq, storeSeq }
         : `Redis now holds it only up to seq ${storeSeq}`
   // A thread an app names by its own id (an adapter's, openAppThread's) is deleted by that id there.
   const appId = appThreadIdOf(threadId)
-  const named =
-    appId === undefined || appId === threadId ? `'${threadId}'` : `'${appId}' (stored as '${threadId}')`
   const remove =
     appId === undefined || appId === threadId
       ? `deleteThread('${threadId}')`
       : `the adapter's delete and the app's id, '${appId}' (Mastra's deleteThread, LangChain's deleteAgentThread), or memory.deleteThread('${threadId}') in core`
   return new StrataError({
     code: 'STRATA_THREAD_LOST',
-    message: `Thread ${named} lost history: this store saw it at seq ${knownSeq}, and ${now}. Redis lost data (a restart without persistence, a failover to a replica that lagged, a flush): check its persistence (CONFIG GET appendonly, save). The thread is not presented as new; restore it from a backup, or accept the loss with ${remove} (which removes what is left) and start it again.`,
+    message: `Thread ${quotedThreadId(threadId)} lost history: this store saw it at seq ${knownSeq}, and ${now}. Redis lost data (a restart without persistence, a failover to a replica that lagged, a flush): check its persistence (CONFIG GET appendonly, save). The thread is not presented as new; restore it from a backup, or accept the loss with ${remove} (which removes what is left) and start it again.`,
     details: { threadId, knownSeq, storeSeq, reason },
   })
 }

@@ -204,13 +204,17 @@ async function recentIds(thread: Thread): Promise<Set<string>> {
 }
 
 /**
- * The stored items of the last turn: its user message and what follows it (scope openings aside), and
- * the thread's last seq, which a compaction's summary and facts stored after the answer may put past
- * the turn's last item: a rewind's `expectedLastSeq` is that seq.
+ * Moves what the thread holds after `afterSeq` to the archive (a regenerate, an edit). The seq it
+ * expects is the thread's own last seq, read here: a compaction's summary and facts stored after the
+ * turn's last item put it past that item, and the rewind keeps them. Only these paths pay the read.
  */
-async function lastTurn(memory: Memory, thread: Thread) {
-  // Read first: whatever is stored after it (a background compaction's items) makes the rewind a 409.
-  const { lastSeq: threadLastSeq } = await memory.store.head(thread.id)
+async function rewindTurn(memory: Memory, thread: Thread, afterSeq: number): Promise<void> {
+  const { lastSeq } = await memory.store.head(thread.id)
+  await thread.rewind({ afterSeq, expectedLastSeq: lastSeq })
+}
+
+/** The stored items of the last turn: its user message and what follows it (scope openings aside). */
+async function lastTurn(thread: Thread) {
   const { items } = await thread.transcript({ archived: false, turns: 1, restore: false })
   const start = items.findIndex(
     (item) => item.type === 'message' && item.role === 'user' && item.scope === undefined,
@@ -228,7 +232,6 @@ async function lastTurn(memory: Memory, thread: Thread) {
     answer,
     after,
     lastSeq: items.at(-1)!.seq,
-    threadLastSeq,
   }
 }
 
@@ -317,7 +320,7 @@ export async function openChatRequest<M extends UIMessage = UIMessage>(
   const thread = await openChatThread(memory, threadId)
   const hold = await thread.hold()
   try {
-    const turn = await lastTurn(memory, thread)
+    const turn = await lastTurn(thread)
     let message: M
     if (body.trigger === 'regenerate-message') {
       if (turn === undefined) {
@@ -351,8 +354,7 @@ export async function openChatRequest<M extends UIMessage = UIMessage>(
           body.lastSeq,
         )
       }
-      if (turn.after.length > 0)
-        await thread.rewind({ afterSeq: turn.request.seq, expectedLastSeq: turn.threadLastSeq })
+      if (turn.after.length > 0) await rewindTurn(memory, thread, turn.request.seq)
       const stored = await storedMessage(memory, threadId)
       if (stored === undefined)
         throw outOfDate(threadId, 'it holds no message to answer again', turn.lastSeq, body.lastSeq)
@@ -385,7 +387,7 @@ export async function openChatRequest<M extends UIMessage = UIMessage>(
       const edit = body.messageId !== undefined && body.messageId === message.id
       if (turn !== undefined && message.id === turn.requestId) {
         if (edit) {
-          await thread.rewind({ afterSeq: turn.request.seq - 1, expectedLastSeq: turn.threadLastSeq })
+          await rewindTurn(memory, thread, turn.request.seq - 1)
         } else if (turn.answer !== undefined) {
           throw outOfDate(threadId, `message '${message.id}' is already answered`, turn.lastSeq, body.lastSeq)
         }

@@ -6,6 +6,7 @@
  * ({@link ThreadAuditor}). An app that only uses stores never imports this.
  */
 
+export { quotedThreadId } from '../items/app-thread-id'
 export { checkOptionKeys, type OptionKeys } from '../memory/option-keys'
 export { guardedMethods } from '../stores/guarded-pages'
 export { checkStoredSize, copyItem } from '../stores/item-copy'

@@ -6,7 +6,7 @@ import {
   toStoreThreadId,
   unescapeThreadIdBytes,
 } from '@strata-memory/core/adapter-kit'
-import { THREAD_STATE_KEY } from './thread-record'
+import { threadRecordIn } from './thread-record'
 
 /** Where a hashed id starts its hash: `_h` never occurs in an escaped id (escapes are `_` + two upper-case hex digits). */
 const HASH_MARK = '_h'
@@ -86,18 +86,13 @@ export async function resolveStrataThreadId(store: StrataStore, threadId: string
   // Both ids asked at once: one round trip on a networked store, paid once per thread and process.
   const holds = async (id: string) => {
     const [head, state] = await Promise.all([store.head(id), store.getState(id)])
-    return { held: head.lastSeq > 0 || state !== undefined, record: state?.[THREAD_STATE_KEY] }
+    return { held: head.lastSeq > 0 || state !== undefined, record: threadRecordIn(state) }
   }
   const [{ held: sharedHeld }, old] = await Promise.all([holds(shared), holds(legacy)])
   // The escaped id of one Mastra id can be the shared id of another ('order 24' escaped was
   // 'order_2024', which is how 'order_2024' maps now): a thread there whose record names another
   // Mastra id is that one's, not this one's history.
-  const namesOther =
-    typeof old.record === 'object' &&
-    old.record !== null &&
-    typeof (old.record as { threadId?: unknown }).threadId === 'string' &&
-    (old.record as { threadId: string }).threadId !== threadId
-  const legacyHeld = old.held && !namesOther
+  const legacyHeld = old.held && (old.record === undefined || old.record.threadId === threadId)
   const id = !sharedHeld && legacyHeld ? legacy : shared
   if (known.size >= RESOLVED_LIMIT) known.clear()
   known.set(threadId, id)

@@ -26,14 +26,18 @@ const isRecord = (value: unknown): value is MastraThreadRecord =>
   typeof (value as MastraThreadRecord).threadId === 'string' &&
   typeof (value as MastraThreadRecord).resourceId === 'string'
 
+/** The Mastra thread a Strata thread's state keeps, or undefined for a thread Mastra never saved. */
+export function threadRecordIn(state: JsonObject | undefined): MastraThreadRecord | undefined {
+  const record = state?.[THREAD_STATE_KEY]
+  return isRecord(record) ? record : undefined
+}
+
 /** The Mastra thread a Strata thread keeps, or undefined for a thread Mastra never saved. */
 export async function readThreadRecord(
   store: StrataStore,
   strataThreadId: string,
 ): Promise<MastraThreadRecord | undefined> {
-  const state = await store.getState(strataThreadId)
-  const record = state?.[THREAD_STATE_KEY]
-  return isRecord(record) ? record : undefined
+  return threadRecordIn(await store.getState(strataThreadId))
 }
 
 /** Writes the Mastra thread into the Strata thread's state, keeping core's keys. */
