@@ -66,19 +66,36 @@ function preparedItems(items: readonly UnsequencedItem[]): { prepared: PreparedL
 
 /**
  * The lines as the bytes appended, each ending in a newline: encoded straight into one buffer, where a
- * joined string would first be copied whole and then encoded.
+ * joined string would first be copied whole and then encoded. The buffer is first sized for one byte a
+ * character (every line of ASCII, the usual case, fits without measuring) and grown where a line does
+ * not fit.
  */
 function linesData(lines: readonly string[]): Buffer {
   let size = lines.length
-  for (const line of lines) size += Buffer.byteLength(line)
-  const data = Buffer.allocUnsafe(size)
+  for (const line of lines) size += line.length
+  let data = Buffer.allocUnsafe(size)
   let at = 0
-  for (const line of lines) {
-    at += data.write(line, at)
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index]!
+    const { read, written: fitted } = encoder.encodeInto(line, data.subarray(at))
+    let written = fitted
+    // A line that did not fit with its newline: the buffer grows to what is left at its longest (three
+    // bytes a UTF-16 unit) and the rest of the line is encoded on.
+    if (read < line.length || at + written >= data.length) {
+      let rest = 0
+      for (let next = index; next < lines.length; next++) rest += lines[next]!.length * 3 + 1
+      const larger = Buffer.allocUnsafe(at + rest)
+      data.copy(larger, 0, 0, at + written)
+      data = larger
+      written += encoder.encodeInto(line.slice(read), data.subarray(at + written)).written
+    }
+    at += written
     data[at++] = NEWLINE
   }
-  return data
+  return at === data.length ? data : data.subarray(0, at)
 }
+
+const encoder = new TextEncoder()
 
 const NEWLINE = 0x0a
 

@@ -67,6 +67,59 @@ describe('line format', () => {
     )
   })
 
+  it('writes the line an object-by-object rename writes, byte for byte, whatever precedes turnId', () => {
+    // The line as the format defines it, built key by key: `turnId` renamed in place, a non-message's
+    // text last. The store makes it with one JSON.stringify and a rename in the text.
+    const reference = (input: Record<string, unknown>): string => {
+      const line: Record<string, unknown> = {}
+      for (const name of Object.keys(input)) line[name === 'turnId' ? 'turn_id' : name] = input[name]
+      if (input.type !== 'message') {
+        const text = input.type === 'transition' ? input.agentFacingMessage : input.text
+        line.content = typeof text === 'string' ? text : null
+      }
+      return JSON.stringify(line)
+    }
+    // Values that could be mistaken for the key: nested turnId keys and strings holding its JSON.
+    const tricky = fc.oneof(
+      fc.jsonValue(),
+      fc.constantFrom('"turnId":', '\\"turnId\\":"x"', '{"turnId":1}', '→ turnId'),
+      fc.record({ turnId: fc.string(), inner: fc.constant({ turnId: 'nested' }) }),
+    )
+    const keys = fc.constantFrom(
+      'id',
+      'ts',
+      'level',
+      'meta',
+      'turnId',
+      'text',
+      'agentFacingMessage',
+      'x',
+      'role',
+    )
+    const generated = fc
+      .tuple(
+        fc.constantFrom('message', 'transition', 'summary', 'fact'),
+        fc.array(fc.tuple(keys, tricky), { maxLength: 7 }),
+      )
+      .map(([type, entries]) => {
+        const input: Record<string, unknown> = {}
+        for (const [name, value] of entries) input[name] = value
+        input.type = type
+        return input
+      })
+    fc.assert(
+      fc.property(generated, fc.integer({ min: 1, max: 1e6 }), (input, seq) => {
+        const prepared = prepareLogLine(input as unknown as UnsequencedItem)
+        expect(prepared.wrapped).toBe(false)
+        const body = reference(input)
+        expect(sequenceLogLine(prepared, seq)).toBe(
+          body === '{}' ? `{"seq":${seq}}` : `{"seq":${seq},${body.slice(1)}`,
+        )
+      }),
+      { numRuns: 500 },
+    )
+  })
+
   it("takes batch_end out of a line's bytes as out of its text, copying only lines that have one", () => {
     // Lines as the store writes them, and lines edited by hand: a batch_end elsewhere, or not a number.
     const edited = fc.constantFrom(

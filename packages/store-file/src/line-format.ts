@@ -60,10 +60,39 @@ export function prepareLogLine(item: UnsequencedItem, copy: object = item): Prep
     return { wrapped: true, json: JSON.stringify(copy) }
   }
   const source = copy as Record<string, unknown>
+  const body = renamedBody(source)
+  if (body !== undefined) return { wrapped: false, body }
   const line: Record<string, unknown> = {}
   for (const key of Object.keys(source)) setKey(line, key === 'turnId' ? 'turn_id' : key, source[key])
   if (source.type !== 'message') line.content = textOf(source)
   return { wrapped: false, body: JSON.stringify(line) }
+}
+
+/** `"turnId":` as JSON writes the key. */
+const TURN_ID_KEY = '"turnId":'
+
+/**
+ * The body of an item's line made by one `JSON.stringify` of the item (this runs for every item of
+ * every append), or `undefined` where that is not certain to give the line: `turnId` renamed in the
+ * JSON text, which is safe when every key before it holds a string, number, boolean or null (a
+ * string's quotes are escaped, so the first `"turnId":` is then the item's own key), and a non-message
+ * item's text added as the last key, as the object-by-object path writes them.
+ */
+function renamedBody(source: Record<string, unknown>): string | undefined {
+  for (const key in source) {
+    if (key === 'turnId') break
+    const value = source[key]
+    if (typeof value === 'object' && value !== null) return undefined
+  }
+  let json = JSON.stringify(source)
+  if (Object.hasOwn(source, 'turnId') && source.turnId !== undefined) {
+    const at = json.indexOf(TURN_ID_KEY)
+    if (at === -1) return undefined
+    json = `${json.slice(0, at)}"turn_id":${json.slice(at + TURN_ID_KEY.length)}`
+  }
+  if (source.type === 'message') return json
+  const content = `"content":${JSON.stringify(textOf(source))}}`
+  return json === '{}' ? `{${content}` : `${json.slice(0, -1)},${content}`
 }
 
 /**
