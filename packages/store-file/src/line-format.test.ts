@@ -27,13 +27,12 @@ const key = fc.constantFrom(
   'x',
 )
 
+/** The item types, each written its own way: a message's content as it is, the others' text added. */
+const itemType = fc.constantFrom('message', 'transition', 'summary', 'fact')
+
 /** Items of every type with generated keys, some of them the ones the line format writes or renames. */
 const item = fc
-  .tuple(
-    fc.constantFrom('message', 'transition', 'summary', 'fact'),
-    fc.string(),
-    fc.dictionary(key, fc.jsonValue(), { maxKeys: 6 }),
-  )
+  .tuple(itemType, fc.string(), fc.dictionary(key, fc.jsonValue(), { maxKeys: 6 }))
   .map(([type, id, fields]) => ({ id, ...fields, type }) as unknown as UnsequencedItem)
 
 const stored = (item: UnsequencedItem, seq: number): Item => {
@@ -86,21 +85,10 @@ describe('line format', () => {
       fc.record({ turnId: fc.string(), inner: fc.constant({ turnId: 'nested' }) }),
     )
     const keys = fc.constantFrom(
-      'id',
-      'ts',
-      'level',
-      'meta',
-      'turnId',
-      'text',
-      'agentFacingMessage',
-      'x',
-      'role',
+      ...['id', 'ts', 'level', 'meta', 'turnId', 'text', 'agentFacingMessage', 'x', 'role'],
     )
     const generated = fc
-      .tuple(
-        fc.constantFrom('message', 'transition', 'summary', 'fact'),
-        fc.array(fc.tuple(keys, tricky), { maxLength: 7 }),
-      )
+      .tuple(itemType, fc.array(fc.tuple(keys, tricky), { maxLength: 7 }))
       .map(([type, entries]) => {
         const input: Record<string, unknown> = {}
         for (const [name, value] of entries) input[name] = value
