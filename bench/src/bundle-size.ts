@@ -74,7 +74,9 @@ export const BUNDLES: BundleCase[] = [
       // Stop 47: people's texts for a lost chat, a store that did not answer and an older message
       // regenerated or edited, the empty-chat regenerate refusal and the thread's last seq before a
       // rewind: 12.8 → 13.0 KB.
-      ['ai-sdk', 13],
+      // Stop 48: a regenerated answer shows the compaction its replaced answer showed
+      // (`writeMissedTransitions` writes it; `answerCompactions`): 13.0 → 13.2 KB.
+      ['ai-sdk', 13.2],
       ['langchain', 11],
       // Stop 47: saveMessages stores a message once under its id (saved-messages.ts), strataErrorOf
       // finds errors Mastra passes on by their message, a lost thread deleted by its Mastra id, and

@@ -43,7 +43,12 @@ export interface ChatRequest<M extends UIMessage = UIMessage> {
   message: M
   /** The id of the response's UI message: write it in the `start` chunk. */
   messageId: string
-  /** The last seq the page shows, when it sent one (for `writeMissedTransitions({ lastSeq })`). */
+  /**
+   * The last seq the page shows, when it sent one (for `writeMissedTransitions({ lastSeq })`). For a
+   * regenerate, the seq of the question answered again, whether or not the page sent one: the page
+   * drops the replaced answer, so what the thread kept after the question (a compaction that answer
+   * ran, shown on it) is written again at the new answer's start.
+   */
   lastSeq?: number
   /** `providerOptions` for `streamText`: the thread and the UI ids the middleware stores with the items. */
   providerOptions: {
@@ -322,6 +327,7 @@ export async function openChatRequest<M extends UIMessage = UIMessage>(
   try {
     const turn = await lastTurn(thread)
     let message: M
+    let pageSeq = body.lastSeq
     if (body.trigger === 'regenerate-message') {
       if (turn === undefined) {
         // A page that shows messages the thread no longer holds (a deleted chat) is out of date; one
@@ -359,6 +365,7 @@ export async function openChatRequest<M extends UIMessage = UIMessage>(
       if (stored === undefined)
         throw outOfDate(threadId, 'it holds no message to answer again', turn.lastSeq, body.lastSeq)
       message = stored as unknown as M
+      pageSeq = turn.request.seq
     } else if (body.message?.role === 'assistant') {
       // The page answered tool approvals of the last answer: the answer goes on, under its own id.
       message = body.message as M
@@ -409,7 +416,7 @@ export async function openChatRequest<M extends UIMessage = UIMessage>(
       hold,
       message,
       messageId,
-      ...(body.lastSeq === undefined ? {} : { lastSeq: body.lastSeq }),
+      ...(pageSeq === undefined ? {} : { lastSeq: pageSeq }),
       providerOptions: { strata: { threadId, messageId, userMessageId: message.id } },
     }
   } catch (error) {

@@ -395,6 +395,40 @@ describe('the persistence route: the thread is the chat', () => {
     expect(loaded.at(-1)!.role).toBe('assistant')
   })
 
+  it('regenerating an answer that compacted older turns shows the compaction on the new answer, as a reload does', async () => {
+    const memory = createMemory({ compaction: { budget: { inputTokens: 300, rawTailTurns: 1 } } })
+    const route = strataChatRoute({ memory, model: scriptedModel({ inputTokens: 250 }) })
+    const chat = page(route, 'regen-shows-compaction')
+    const thread = await memory.thread('regen-shows-compaction')
+    const lastType = async () => {
+      await thread.settled()
+      return (await thread.items()).at(-1)?.type
+    }
+    for (let turn = 1; turn <= 8 && [undefined, 'message'].includes(await lastType()); turn++)
+      await chat.sendMessage({ text: `question ${turn}` })
+    expect(['summary', 'fact']).toContain(await lastType())
+    const compactionsOf = (message: StrataUIMessage | undefined) =>
+      (message?.parts ?? []).filter((part) => part.type === 'data-memory-compaction')
+    const shown = compactionsOf(chat.messages.at(-1))
+    expect(shown).not.toHaveLength(0)
+    // The same page regenerates its last answer: the compaction it showed stays in view, on the new
+    // answer, where a reload puts it.
+    await chat.regenerate({ messageId: chat.messages.at(-1)!.id })
+    expect(chat.error).toBeUndefined()
+    expect(compactionsOf(chat.messages.at(-1))).toEqual(shown)
+    expect(seen(await loadUIMessages(memory, 'regen-shows-compaction'))).toEqual(seen(chat.messages))
+    // Regenerated again, from a reloaded page this time: still shown once, on the newest answer.
+    const reloaded = page(
+      route,
+      'regen-shows-compaction',
+      await loadUIMessages(memory, 'regen-shows-compaction'),
+    )
+    await reloaded.regenerate({ messageId: reloaded.messages.at(-1)!.id })
+    expect(reloaded.error).toBeUndefined()
+    expect(compactionsOf(reloaded.messages.at(-1))).toEqual(shown)
+    expect(seen(await loadUIMessages(memory, 'regen-shows-compaction'))).toEqual(seen(reloaded.messages))
+  })
+
   it("a compaction that the answer's last step asks for ends the answer, before and after a reload", async () => {
     const memory = createMemory({ compaction: { budget: { inputTokens: 300, rawTailTurns: 1 } } })
     const route = strataChatRoute({ memory, model: scriptedModel({ inputTokens: 250 }) })

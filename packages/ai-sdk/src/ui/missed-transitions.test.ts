@@ -78,6 +78,54 @@ describe('writeMissedTransitions', () => {
     expect(parts[0]!.data!.seq).toBeGreaterThan(lastSeq)
   })
 
+  it('writes a compaction only where the answer about to stream is the one that shows it, as loadUIMessages does', async () => {
+    const memory = createMemory({ compaction: { budget: { inputTokens: 2_000, rawTailTurns: 1 } } })
+    const thread = await memory.thread('compacted')
+    for (let turn = 1; turn <= 4; turn++) {
+      await thread.append({ role: 'user', content: `Question ${turn}` })
+      await thread.append({ role: 'assistant', content: `Answer ${turn}` })
+    }
+    const lastAnswer = (await thread.items()).at(-1)!.seq
+    await thread.compact({ force: true })
+    const summary = (await thread.items()).find((item) => item.type === 'summary' && item.compaction)
+    expect(summary).toBeDefined()
+    const run = async (options: { lastSeq?: number; messages?: UIMessage[] }) => {
+      let written = -1
+      const chunks = await chunksOf(
+        createUIMessageStream({
+          execute: async ({ writer }) => {
+            written = await writeMissedTransitions({ writer, memory, threadId: 'compacted', ...options })
+          },
+        }),
+      )
+      return { written, parts: chunks.filter((chunk) => chunk.type === 'data-memory-compaction') }
+    }
+    // After the last answer, before a new question: a reload shows it on that answer, so the next
+    // answer does not.
+    expect(await run({ lastSeq: lastAnswer })).toEqual({ written: 0, parts: [] })
+    expect((await run({ messages: [] })).parts).toEqual([])
+    // The last answer replaced (a regenerate rewinds it; the compaction stays): the answer about to
+    // stream shows it first, by lastSeq (the question's seq) or by the messages the page still has.
+    const question = (await thread.items()).findLast(
+      (item) => item.type === 'message' && item.role === 'user',
+    )!
+    await thread.rewind({ afterSeq: question.seq })
+    const byLastSeq = await run({ lastSeq: question.seq })
+    expect(byLastSeq.written).toBe(1)
+    expect(byLastSeq.parts).toEqual([
+      expect.objectContaining({ id: summary!.id, data: expect.objectContaining({ seq: summary!.seq }) }),
+    ])
+    const byMessages = await run({ messages: [{ id: 'q4', role: 'user', parts: [] }] })
+    expect(byMessages.parts).toEqual(byLastSeq.parts)
+    // A page that shows it already gets nothing again.
+    const shown: UIMessage = {
+      id: 'a',
+      role: 'assistant',
+      parts: [byLastSeq.parts[0] as UIMessage['parts'][number]],
+    }
+    expect((await run({ messages: [shown] })).parts).toEqual([])
+  })
+
   it('refuses a call without the chat messages or with a bad thread id, with typed errors', async () => {
     const memory = createMemory()
     await chunksOf(

@@ -1,7 +1,14 @@
-import { invalidOptions, type Memory, type TransitionItem } from '@strata-memory/core'
+import {
+  type Item,
+  invalidOptions,
+  type Memory,
+  type SummaryItem,
+  type Thread,
+  type TransitionItem,
+} from '@strata-memory/core'
 import type { UIMessage, UIMessageStreamWriter } from 'ai'
 import { assertChatId, readChatThread } from '../threads/chat-thread'
-import type { StrataUIMessage } from './memory-ui-parts'
+import { memoryCompactionChunk, type StrataUIMessage } from './memory-ui-parts'
 
 /** Options of {@link writeMissedTransitions}. */
 export interface WriteMissedTransitionsOptions {
@@ -22,12 +29,12 @@ export interface WriteMissedTransitionsOptions {
   messages?: readonly UIMessage[]
 }
 
-/** The seqs of the transitions a chat already shows. */
-function shownSeqs(messages: readonly UIMessage[]): Set<number> {
+/** The seqs of the parts of this type (`data-memory-transition`, `data-memory-compaction`) a chat shows. */
+function shownSeqs(messages: readonly UIMessage[], type: string): Set<number> {
   const seqs = new Set<number>()
   for (const message of messages) {
     for (const part of message.parts ?? []) {
-      if (part.type !== 'data-memory-transition') continue
+      if (part.type !== type) continue
       const seq = (part as { data?: { seq?: unknown } }).data?.seq
       if (typeof seq === 'number') seqs.add(seq)
     }
@@ -35,17 +42,45 @@ function shownSeqs(messages: readonly UIMessage[]): Set<number> {
   return seqs
 }
 
+/** A conversation message: a user's or an assistant's, not a scope's opening. */
+const isConversation = (item: Item) =>
+  item.type === 'message' && item.scope === undefined && (item.role === 'user' || item.role === 'assistant')
+
+/**
+ * The compactions of `candidates` that belong to the answer about to stream: those after the thread's
+ * last conversation message when that is a user message (a question answered again, its old answer
+ * replaced; or a question whose answer never came), as `loadUIMessages` places them. Others stay
+ * where they are: a compaction before a new question is shown on the answer before it.
+ */
+async function answerCompactions(
+  thread: Thread,
+  items: readonly Item[],
+  candidates: readonly SummaryItem[],
+): Promise<SummaryItem[]> {
+  if (candidates.length === 0) return []
+  let last = items.findLast(isConversation)
+  if (last === undefined) {
+    const turn = await thread.transcript({ archived: false, turns: 1, restore: false })
+    last = turn.items.findLast(isConversation)
+  }
+  if (last?.type !== 'message' || last.role !== 'user') return []
+  const after = last.seq
+  return candidates.filter((summary) => summary.seq > after)
+}
+
 /**
  * Writes a `data-memory-transition` part for each transition of the thread the page does not show
  * yet: a scope closed between responses (by the app, a control on the page, or an automatic
- * transition) then reaches the chat at the start of the next response. With `lastSeq` (a page that
+ * transition) then reaches the chat at the start of the next response. A compaction the page no
+ * longer shows because its answer is being replaced (a regenerate: `openChatRequest`'s `lastSeq` is
+ * then the question's seq) gets its `data-memory-compaction` part there too, where a reload shows it. With `lastSeq` (a page that
  * sends only its last message) only what the thread stored after it is read, so a request costs the
  * same on a long thread; with `messages`, the active log is read and the transitions they show are
  * skipped. Call it in `execute` before the model streams (transitions made while it streams come from
  * `writeMemoryParts`), after writing the message's `start` chunk, and merge the model's stream with
  * `sendStart: false`: a client resets a message whose `start` chunk (carrying the message id) comes
  * after its first parts. Transitions whose user-facing text is `null` are not written. Resolves to
- * the number written.
+ * the number of parts written.
  *
  * @example
  * execute: async ({ writer }) => {
@@ -77,21 +112,39 @@ export async function writeMissedTransitions(options: WriteMissedTransitionsOpti
       'writeMissedTransitions() needs { lastSeq } (the last seq the page shows) or { messages } (the UI messages the request sent).',
     )
   }
-  const shown = lastSeq === undefined ? shownSeqs(messages!) : new Set<number>()
+  const shown = lastSeq === undefined ? shownSeqs(messages!, 'data-memory-transition') : new Set<number>()
+  const shownCompactions =
+    lastSeq === undefined ? shownSeqs(messages!, 'data-memory-compaction') : new Set<number>()
   const thread = await readChatThread(memory, threadId)
   const target = writer as UIMessageStreamWriter<StrataUIMessage>
-  const { items } = await thread.transcript({
+  const { items, compactions = [] } = await thread.transcript({
     archived: false,
+    compactions: true,
     ...(lastSeq === undefined ? {} : { afterSeq: lastSeq }),
   })
+  const compacted = await answerCompactions(
+    thread,
+    items,
+    compactions.filter((summary) => !shownCompactions.has(summary.seq)),
+  )
   // The title of a closed scope is on its opening item, the first of the range the transition covers.
   const titles = new Map<number, string>()
   for (const item of items) if (item.type === 'message' && item.scope) titles.set(item.seq, item.scope.title)
   let written = 0
+  let next = 0
+  const writeCompactionsBefore = (seq: number) => {
+    for (; next < compacted.length && compacted[next]!.seq < seq; next++) {
+      const chunk = memoryCompactionChunk(threadId, compacted[next])
+      if (chunk === undefined) continue
+      target.write(chunk)
+      written++
+    }
+  }
   for (const item of items) {
     if (item.type !== 'transition' || shown.has(item.seq)) continue
     const transition = item as TransitionItem
     if (transition.userFacingMessage === null) continue
+    writeCompactionsBefore(transition.seq)
     // A scope opened before the page's last seq: its opening item is read by its seq alone.
     const opening = transition.range.fromSeq
     if (!titles.has(opening)) titles.set(opening, await scopeTitle(memory, thread.id, opening))
@@ -110,6 +163,7 @@ export async function writeMissedTransitions(options: WriteMissedTransitionsOpti
     })
     written++
   }
+  writeCompactionsBefore(Number.POSITIVE_INFINITY)
   return written
 }
 
