@@ -88,6 +88,25 @@ function setup() {
   return { memory, model, errors, route }
 }
 
+/**
+ * A chat under a small budget, sent questions until an answer's last step asked for a compaction: its
+ * summary and facts are the thread's last items, after that answer.
+ */
+async function compactedChat(id: string) {
+  const memory = createMemory({ compaction: { budget: { inputTokens: 300, rawTailTurns: 1 } } })
+  const route = strataChatRoute({ memory, model: scriptedModel({ inputTokens: 250 }) })
+  const chat = page(route, id)
+  const thread = await memory.thread(id)
+  const lastType = async () => {
+    await thread.settled()
+    return (await thread.items()).at(-1)?.type
+  }
+  for (let turn = 1; turn <= 8 && [undefined, 'message'].includes(await lastType()); turn++)
+    await chat.sendMessage({ text: `question ${turn}` })
+  expect(['summary', 'fact']).toContain(await lastType())
+  return { memory, route, chat }
+}
+
 const archivedCount = async (memory: Memory, id: string) =>
   (await (await memory.thread(id)).status()).items.archived
 
@@ -358,18 +377,7 @@ describe('the persistence route: the thread is the chat', () => {
   })
 
   it('regenerate and edit of the last turn work after its answer compacted older turns (summary and facts stored after it)', async () => {
-    const memory = createMemory({ compaction: { budget: { inputTokens: 300, rawTailTurns: 1 } } })
-    const route = strataChatRoute({ memory, model: scriptedModel({ inputTokens: 250 }) })
-    const chat = page(route, 'regen-compacted')
-    const thread = await memory.thread('regen-compacted')
-    const lastType = async () => {
-      await thread.settled()
-      return (await thread.items()).at(-1)?.type
-    }
-    // Turns until the answer's last step asks for a compaction: its summary and facts land after it.
-    for (let turn = 1; turn <= 8 && [undefined, 'message'].includes(await lastType()); turn++)
-      await chat.sendMessage({ text: `question ${turn}` })
-    expect(['summary', 'fact']).toContain(await lastType())
+    const { memory, route } = await compactedChat('regen-compacted')
     // A fresh page (a reload) regenerates the last answer.
     const reloaded = page(route, 'regen-compacted', await loadUIMessages(memory, 'regen-compacted'))
     const replaced = reloaded.messages.at(-1)!.id
@@ -396,17 +404,7 @@ describe('the persistence route: the thread is the chat', () => {
   })
 
   it('regenerating an answer that compacted older turns shows the compaction on the new answer, as a reload does', async () => {
-    const memory = createMemory({ compaction: { budget: { inputTokens: 300, rawTailTurns: 1 } } })
-    const route = strataChatRoute({ memory, model: scriptedModel({ inputTokens: 250 }) })
-    const chat = page(route, 'regen-shows-compaction')
-    const thread = await memory.thread('regen-shows-compaction')
-    const lastType = async () => {
-      await thread.settled()
-      return (await thread.items()).at(-1)?.type
-    }
-    for (let turn = 1; turn <= 8 && [undefined, 'message'].includes(await lastType()); turn++)
-      await chat.sendMessage({ text: `question ${turn}` })
-    expect(['summary', 'fact']).toContain(await lastType())
+    const { memory, route, chat } = await compactedChat('regen-shows-compaction')
     const compactionsOf = (message: StrataUIMessage | undefined) =>
       (message?.parts ?? []).filter((part) => part.type === 'data-memory-compaction')
     const shown = compactionsOf(chat.messages.at(-1))

@@ -1,9 +1,10 @@
-import type {
-  GetOperation,
-  ListNamespacesOperation,
-  Operation,
-  PutOperation,
-  SearchOperation,
+import {
+  type GetOperation,
+  type ListNamespacesOperation,
+  type Operation,
+  type PutOperation,
+  type SearchOperation,
+  validateNamespace,
 } from '@langchain/langgraph-checkpoint'
 import { assertSerializable, invalidOptions } from '@strata-memory/core'
 
@@ -16,17 +17,17 @@ export type GraphOperation =
 
 const WHAT = 'strataGraphStore.batch()'
 
-const isNamespace = (value: unknown, allowEmpty: boolean): value is string[] =>
-  Array.isArray(value) &&
-  (allowEmpty || value.length > 0) &&
-  value.every((label) => typeof label === 'string' && label.length > 0)
-
+/**
+ * A list, then LangGraph's own check, the one `BaseStore`'s methods run (its `InvalidNamespaceError`).
+ * The reserved `langgraph` root passes, as in `InMemoryStore.batch`: only the `put` method refuses it.
+ */
 function checkNamespace(value: unknown, allowEmpty = false): void {
-  if (!isNamespace(value, allowEmpty))
+  if (!Array.isArray(value))
     invalidOptions(
-      `${WHAT}: a namespace is a ${allowEmpty ? '' : 'non-empty '}list of non-empty strings, e.g. ['user-42', 'memories']. Nothing was written.`,
+      `${WHAT}: a namespace is a list of strings, e.g. ['user-42', 'memories']. Nothing was written.`,
       { namespace: value },
     )
+  validateNamespace(value, { allowEmpty, allowReservedRoot: true })
 }
 
 function checkCount(value: unknown, name: string, minimum: number): void {

@@ -1,9 +1,24 @@
-import { InMemoryStore, InvalidNamespaceError } from '@langchain/langgraph-checkpoint'
+import {
+  InMemoryStore,
+  InvalidNamespaceError,
+  type ListNamespacesOperation,
+  type Operation,
+  type SearchOperation,
+} from '@langchain/langgraph-checkpoint'
 import { createMemory, type Memory, StrataError } from '@strata-memory/core'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import { GRAPH_STORE_BACKENDS } from '../testing/graph-store-backends'
 import { type StrataGraphStore, strataGraphStore } from './strata-graph-store'
+
+// batch() once checked only for empty labels: ['user-1', 'a.b'] was stored apart from
+// ['user-1', 'a', 'b'], listed, then refused by get and search, and a batch holding it wrote its
+// good operations too.
+const BAD_LABELS = [
+  ['a period', 'a.b'],
+  ['a colon', 'a:b'],
+  ['a NUL byte', 'a\u0000b'],
+] as const
 
 const keysOf = (items: readonly { key: string }[]) => items.map((item) => item.key)
 
@@ -228,7 +243,11 @@ describe.each(GRAPH_STORE_BACKENDS)(
         )
       }
       const put = { namespace: ['user-1', 'batch'], key: 'new', value: { data: 'new' } }
-      await refused([put, { namespace: [], key: 'x', value: { data: 1 } }], 'STRATA_INVALID_OPTIONS')
+      // A namespace that LangGraph's check refuses is its InvalidNamespaceError (graph-store-batch-namespaces.test.ts).
+      await refused(
+        [put, { namespace: 'user-1' as never, key: 'x', value: { data: 1 } }],
+        'STRATA_INVALID_OPTIONS',
+      )
       await refused(
         [put, { namespace: ['user-1', 'batch'], key: 42 as never, value: { a: 1 } }],
         'STRATA_INVALID_OPTIONS',
@@ -244,7 +263,7 @@ describe.each(GRAPH_STORE_BACKENDS)(
       await refused([put, { namespacePrefix: ['user-1'], limit: 0, offset: 0 }], 'STRATA_INVALID_OPTIONS')
       await refused([put, { namespacePrefix: [], limit: 10, offset: 0 }], 'STRATA_INVALID_OPTIONS')
       await refused(
-        [put, { namespace: ['ana@example.com', 'memories'], key: 'k', value: { a: 1 } }],
+        [put, { namespace: ['ana@example', 'memories'], key: 'k', value: { a: 1 } }],
         'STRATA_INVALID_THREAD_ID',
       )
       await refused(
@@ -365,6 +384,55 @@ describe.each(GRAPH_STORE_BACKENDS)(
         ),
         { numRuns: backend.runs },
       )
+    })
+
+    it.each(BAD_LABELS)(
+      'a put or get under a label with %s is InvalidNamespaceError, as in InMemoryStore',
+      async (_, label) => {
+        await open()
+        const namespace = ['user-1', label]
+        const put = { namespace, key: 'k', value: { text: 'x' } }
+        await expect(new InMemoryStore().batch([put])).rejects.toThrow(InvalidNamespaceError)
+        await expect(store.batch([put])).rejects.toThrow(InvalidNamespaceError)
+        await expect(store.batch([{ namespace, key: 'k' }])).rejects.toThrow(InvalidNamespaceError)
+        expect(await store.listNamespaces({ prefix: ['user-1'] })).toEqual([])
+      },
+    )
+
+    it('a batch mixing a good put with a bad one writes neither', async () => {
+      await open()
+      const good = { namespace: ['user-1', 'a', 'b'], key: 'k', value: { text: 'good' } }
+      for (const [, label] of BAD_LABELS) {
+        const bad = { namespace: ['user-1', label], key: 'k', value: { text: 'bad' } }
+        await expect(store.batch([good, bad])).rejects.toThrow(InvalidNamespaceError)
+      }
+      expect(await store.get(['user-1', 'a', 'b'], 'k')).toBeNull()
+      expect(await store.listNamespaces({ prefix: ['user-1'] })).toEqual([])
+    })
+
+    it('an empty or non-string label, an empty put namespace and a bad search or listing path are refused too', async () => {
+      await open()
+      const value = { text: 'x' }
+      const refused: Operation[] = [
+        { namespace: [], key: 'k', value },
+        { namespace: ['user-1', ''], key: 'k', value },
+        { namespace: ['user-1', 42 as never], key: 'k', value },
+        { namespacePrefix: ['user-1', 'a.b'], limit: 10, offset: 0 },
+        { matchConditions: [{ matchType: 'prefix', path: ['user-1', 'a:b'] }], limit: 10, offset: 0 },
+        { matchConditions: [{ matchType: 'suffix', path: ['a\u0000b'] }], limit: 10, offset: 0 },
+      ]
+      for (const operation of refused)
+        await expect(store.batch([operation]), JSON.stringify(operation)).rejects.toThrow(
+          InvalidNamespaceError,
+        )
+      // The reserved root, which only the put method refuses, and the '*' wildcard still pass.
+      await store.batch([{ namespace: ['langgraph', 'x'], key: 'k', value }])
+      const [hits, listed] = await store.batch<[SearchOperation, ListNamespacesOperation]>([
+        { namespacePrefix: ['langgraph'], limit: 10, offset: 0 },
+        { matchConditions: [{ matchType: 'prefix', path: ['langgraph', '*'] }], limit: 10, offset: 0 },
+      ])
+      expect(hits.map((hit) => hit.key)).toEqual(['k'])
+      expect(listed).toEqual([['langgraph', 'x']])
     })
   },
 )

@@ -65,30 +65,56 @@ describe('recall a page at a time', () => {
     expect(result.messages).toHaveLength(40)
     expect(result).toMatchObject({ total: ITEMS, page: 0, perPage: 40, hasMore: true })
 
-    result = await strata.recall({ threadId: 'ana/long', perPage: 40, page: 100 })
+    // Without orderBy, as Mastra's own memory: page 0 the newest messages, oldest first; later pages
+    // go back in time.
+    result = await strata.recall({ threadId: 'ana/long', perPage: 40 })
+    expect(texts(result.messages)).toEqual(
+      Array.from({ length: 40 }, (_, index) => `message ${ITEMS - 39 + index}`),
+    )
+    expect(result).toMatchObject({ total: ITEMS, page: 0, perPage: 40, hasMore: true })
+    result = await strata.recall({ threadId: 'ana/long', perPage: 40, page: 249 })
+    expect(texts(result.messages)[0]).toBe('message 1')
+    expect(result.hasMore).toBe(false)
+
+    const ascending = { field: 'createdAt', direction: 'ASC' } as const
+    result = await strata.recall({ threadId: 'ana/long', perPage: 40, page: 100, orderBy: ascending })
     expect(texts(result.messages)).toEqual(
       Array.from({ length: 40 }, (_, index) => `message ${4001 + index}`),
     )
 
-    result = await strata.recall({ threadId: 'ana/long', perPage: 40, page: 249 })
+    result = await strata.recall({ threadId: 'ana/long', perPage: 40, page: 249, orderBy: ascending })
     expect(texts(result.messages).at(-1)).toBe(`message ${ITEMS}`)
     expect(result.hasMore).toBe(false)
     // A page across the archive's end: both halves.
-    result = await strata.recall({ threadId: 'ana/long', perPage: 40, page: 124 })
+    result = await strata.recall({ threadId: 'ana/long', perPage: 40, page: 124, orderBy: ascending })
     expect(texts(result.messages)).toEqual(
       Array.from({ length: 40 }, (_, index) => `message ${4961 + index}`),
     )
 
     for (const args of [
       { perPage: 40, orderBy: { direction: 'DESC' as const } },
+      { perPage: 40 },
       { perPage: 40, page: 100 },
-      { perPage: 40, page: 124 },
-      { perPage: 40, page: 249 },
+      { perPage: 40, page: 100, orderBy: ascending },
+      { perPage: 40, page: 124, orderBy: ascending },
+      { perPage: 40, page: 249, orderBy: ascending },
     ]) {
       expect(await reads(() => strata.recall({ threadId: 'ana/long', ...args }))).toBeLessThanOrEqual(40)
     }
     // The whole thread, read whole: the baseline the pages are measured against.
     expect(await reads(() => strata.recall({ threadId: 'ana/long', perPage: false }))).toBe(ITEMS)
+  })
+
+  it("without perPage, pages by the call's or the memory's lastMessages, as Mastra's memory does", async () => {
+    const { strata } = await longThread()
+    const byCall = await strata.recall({ threadId: 'ana/long', threadConfig: { lastMessages: 2 } })
+    expect(texts(byCall.messages)).toEqual([`message ${ITEMS - 1}`, `message ${ITEMS}`])
+    expect(byCall).toMatchObject({ perPage: 2, hasMore: true })
+    expect((await strata.recall({ threadId: 'ana/long' })).messages).toHaveLength(40)
+    const capped = new StrataMemory({ memory: strata.strata, options: { lastMessages: 3 } })
+    expect(texts((await capped.recall({ threadId: 'ana/long' })).messages)).toEqual(
+      [ITEMS - 2, ITEMS - 1, ITEMS].map((n) => `message ${n}`),
+    )
   })
 
   it('include adds the named message with its neighbours; another resource finds nothing', async () => {
@@ -101,12 +127,12 @@ describe('recall a page at a time', () => {
       perPage: 2,
       include: [{ id: target.id, withPreviousMessages: 1, withNextMessages: 1 }],
     })
-    expect(texts(result.messages)).toEqual([
-      ...texts(page.messages),
-      'message 6000',
-      'message 6001',
-      'message 6002',
-    ])
+    // The page (the newest two) and the named message with its neighbours, ordered by createdAt
+    // (one append gave them all the same time).
+    expect(texts(result.messages).toSorted()).toEqual(
+      [...texts(page.messages), 'message 6000', 'message 6001', 'message 6002'].toSorted(),
+    )
+    expect(texts(page.messages)).toEqual([`message ${ITEMS - 1}`, `message ${ITEMS}`])
     expect((await strata.recall({ threadId: 'ana/long', resourceId: 'bob', perPage: 10 })).messages).toEqual(
       [],
     )

@@ -3,6 +3,7 @@ import type { StorageListMessagesInput } from '@mastra/core/storage'
 import { type Item, invalidOptions, type StrataStore, shownValue } from '@strata-memory/core'
 import { toDBMessages } from '../messages/db-messages'
 import type { MastraThreadRecord } from '../threads/thread-record'
+import { resolveLastMessages } from './last-messages'
 import { pageOf, sameJson } from './thread-listing'
 
 /** The Strata thread of a Mastra thread id, and its Mastra record when it was saved. */
@@ -21,8 +22,14 @@ async function itemsOf(store: StrataStore, strataId: string, range?: { fromSeq: 
   return [...archived, ...active].sort((a: Item, b: Item) => a.seq - b.seq)
 }
 
-function checkArgs(args: StorageListMessagesInput) {
-  const { page = 0, perPage = 40, orderBy } = args
+/**
+ * The paging of a `recall`, as Mastra's own memory pages: `perPage` (else `defaultPerPage`: the
+ * `lastMessages` of the call or the memory, else 40); without `orderBy`, page 0 holds the newest
+ * messages, oldest first (`newestFirst`); `orderBy` `ASC` pages from the oldest, `DESC` from the
+ * newest with the newest first (`descending`).
+ */
+function checkArgs(args: StorageListMessagesInput, defaultPerPage: number) {
+  const { page = 0, perPage = defaultPerPage, orderBy } = args
   if (!Number.isInteger(page) || page < 0)
     invalidOptions(`StrataMemory.recall(): page must be a whole number ≥ 0 (got ${shownValue(page)}).`)
   if (perPage !== false && (!Number.isInteger(perPage) || perPage < 0))
@@ -33,30 +40,49 @@ function checkArgs(args: StorageListMessagesInput) {
     invalidOptions(
       `StrataMemory.recall(): messages are ordered by createdAt (got orderBy.field ${JSON.stringify(orderBy.field)}).`,
     )
-  return { page, perPage, descending: orderBy?.direction === 'DESC' }
+  const descending = orderBy?.direction === 'DESC'
+  return { page, perPage, descending, newestFirst: descending || orderBy === undefined }
 }
+
+/** How one thread or a list of messages is paged (see {@link checkArgs}). */
+type Paging = { page: number; perPage: number; descending: boolean; newestFirst: boolean }
 
 /**
  * One page of one thread, read from the store a page at a time: page `p` holds the messages of the
- * thread's log positions (its items, seqs `1…lastSeq`) `p × perPage + 1 … (p + 1) × perPage`, from
- * the end with `DESC`. `total` is the log's length from the store's stored count (`head().lastSeq`):
- * tool results joining their calls and summaries or facts (memory, not messages) make a page hold at
- * most `perPage` messages. Reads `perPage` items, whatever the thread's length.
+ * thread's log positions (its items, seqs `1…lastSeq`) `p × perPage + 1 … (p + 1) × perPage`, counted
+ * from the end when paging from the newest. `total` is the log's length from the store's stored count
+ * (`head().lastSeq`): tool results joining their calls and summaries or facts (memory, not messages)
+ * make a page hold at most `perPage` messages. Reads `perPage` items, whatever the thread's length.
  */
 async function windowPage(
   store: StrataStore,
   strataId: string,
   owner: { threadId: string; resourceId: string },
-  { page, perPage, descending }: { page: number; perPage: number; descending: boolean },
+  { page, perPage, descending, newestFirst }: Paging,
 ) {
   const { lastSeq } = await store.head(strataId)
-  const fromSeq = descending ? Math.max(1, lastSeq - (page + 1) * perPage + 1) : page * perPage + 1
-  const toSeq = descending ? lastSeq - page * perPage : Math.min(lastSeq, (page + 1) * perPage)
+  const fromSeq = newestFirst ? Math.max(1, lastSeq - (page + 1) * perPage + 1) : page * perPage + 1
+  const toSeq = newestFirst ? lastSeq - page * perPage : Math.min(lastSeq, (page + 1) * perPage)
   const items = perPage === 0 || fromSeq > toSeq ? [] : await itemsOf(store, strataId, { fromSeq, toSeq })
   const messages = toDBMessages(items, owner)
   if (descending) messages.reverse()
-  const hasMore = perPage === 0 ? lastSeq > 0 : descending ? fromSeq > 1 : toSeq < lastSeq
+  const hasMore = perPage === 0 ? lastSeq > 0 : newestFirst ? fromSeq > 1 : toSeq < lastSeq
   return { messages, total: lastSeq, page, perPage, hasMore }
+}
+
+/** A page of messages sorted oldest first, paged as {@link checkArgs} says. */
+function pageOfMessages(
+  messages: MastraDBMessage[],
+  { page, perPage, descending, newestFirst }: Omit<Paging, 'perPage'> & { perPage: number | false },
+) {
+  if (perPage === false || !newestFirst) {
+    const { items, ...rest } = pageOf(descending ? messages.reverse() : messages, page, perPage)
+    return { messages: items, ...rest }
+  }
+  const end = Math.max(0, messages.length - page * perPage)
+  const items = messages.slice(Math.max(0, end - perPage), end)
+  if (descending) items.reverse()
+  return { messages: items, total: messages.length, page, perPage, hasMore: end - perPage > 0 }
 }
 
 const inRange = (
@@ -84,8 +110,17 @@ const metadataMatches = (message: MastraDBMessage, filter: Record<string, unknow
  * `perPage: false` read the threads whole. `include` adds the named messages with their neighbours
  * (reading their thread).
  */
-export async function recallMessages(store: StrataStore, recordOf: RecordOf, args: StorageListMessagesInput) {
-  const options = checkArgs(args)
+export async function recallMessages(
+  store: StrataStore,
+  recordOf: RecordOf,
+  args: StorageListMessagesInput & { threadConfig?: { lastMessages?: unknown } },
+  lastMessages?: unknown,
+) {
+  const where = 'StrataMemory.recall()'
+  const options = checkArgs(
+    args,
+    resolveLastMessages(lastMessages, args.threadConfig?.lastMessages, where) ?? 40,
+  )
   const threadIds = Array.isArray(args.threadId) ? args.threadId : [args.threadId]
   const owned: { threadId: string; strataId: string; resourceId: string }[] = []
   for (const threadId of threadIds) {
@@ -113,9 +148,7 @@ export async function recallMessages(store: StrataStore, recordOf: RecordOf, arg
     if (range !== undefined) messages = messages.filter((message) => inRange(message, range))
     if (metadata !== undefined) messages = messages.filter((message) => metadataMatches(message, metadata))
     messages.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
-    if (options.descending) messages.reverse()
-    const { items, ...page } = pageOf(messages, options.page, options.perPage)
-    result = { messages: items, ...page }
+    result = pageOfMessages(messages, options)
   }
   if (args.include === undefined || args.include.length === 0) return result
   const included = await includedMessages(store, recordOf, args.include, owned[0]?.threadId, args.resourceId)

@@ -59,8 +59,9 @@ describe('one writer', () => {
       ['user', [{ type: 'text', text: 'Old question' }]],
       ['assistant', [{ type: 'text', text: 'Old answer' }]],
     ])
+    // Paged as Mastra pages: the newest first, older on later pages.
     const { messages: page } = await strata.recall({ threadId: 'imported', perPage: 1, page: 1 })
-    expect(page.map((message) => message.role)).toEqual(['assistant'])
+    expect(page.map((message) => message.role)).toEqual(['user'])
   })
 
   it('saveMessages keeps ids and stores a message once: an import run again, or messages recall gave, add nothing; an edit is refused', async () => {

@@ -1,5 +1,5 @@
 import { type MastraDBMessage, MessageList } from '@mastra/core/agent/message-list'
-import { type Item, StrataError, type StrataStore } from '@strata-memory/core'
+import { type Item, type JsonObject, StrataError, type StrataStore } from '@strata-memory/core'
 import { type MessageOwner, toDBMessages } from '../messages/db-messages'
 
 /** The text a message shows, its text parts joined (what an edit of it changes). */
@@ -11,7 +11,8 @@ const textOf = (message: MastraDBMessage): string =>
 
 /**
  * The messages of `list` the thread does not hold yet, as the model messages to append, each one's
- * first under `meta.mastra.id`, so `recall` gives it back under the id it was saved with. Mastra's own
+ * first with what the model message has no field for under `meta.mastra` (see {@link savedMeta}), so
+ * `recall` gives it back as it was saved. Mastra's own
  * storages upsert by id; a Strata thread is append-only. A message whose id the thread holds (an import
  * run again, messages read by `recall` and saved back) is not stored twice; one whose text changed is
  * refused, `STRATA_INVALID_MESSAGE` (`details.reason: 'already-stored'`), before anything is stored.
@@ -41,8 +42,34 @@ export async function messagesToSave(
       .add([message], 'memory')
       .get.all.aiV5.model()
     const [first, ...rest] = converted
-    if (first !== undefined) models.push({ ...first, meta: { mastra: { id: message.id } } }, ...rest)
+    if (first !== undefined) models.push({ ...first, meta: { mastra: savedMeta(message) } }, ...rest)
     held.set(message.id, message)
   }
   return models
+}
+
+/**
+ * What a saved message keeps beside its model message, under `meta.mastra`: its id, its `createdAt`
+ * (epoch milliseconds; the item's own `ts` is when it was stored) and its `content.metadata` but
+ * Strata's own key, as JSON keeps them (Mastra's database storages store both as JSON too). A
+ * metadata JSON cannot hold is `STRATA_NOT_SERIALIZABLE`, before its thread's messages are stored.
+ */
+function savedMeta(message: MastraDBMessage): JsonObject {
+  const meta: JsonObject = { id: message.id }
+  const createdAt = message.createdAt instanceof Date ? message.createdAt.getTime() : Number.NaN
+  if (Number.isFinite(createdAt)) meta.createdAt = createdAt
+  const { strata: _readFromTheLog, ...metadata } = (message.content.metadata ?? {}) as Record<string, unknown>
+  if (Object.keys(metadata).length === 0) return meta
+  let json: string | undefined
+  try {
+    json = JSON.stringify(metadata)
+  } catch (error) {
+    throw new StrataError({
+      code: 'STRATA_NOT_SERIALIZABLE',
+      message: `StrataMemory.saveMessages(): the content.metadata of message '${message.id}' cannot be stored as JSON (${String(error)}). Nothing was stored.`,
+      details: { path: 'content.metadata', messageId: message.id },
+    })
+  }
+  if (json !== undefined) meta.metadata = JSON.parse(json) as JsonObject
+  return meta
 }

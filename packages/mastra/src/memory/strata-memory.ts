@@ -23,7 +23,7 @@ import {
   DEFAULT_SEMANTIC_RECALL,
   resolveSemanticRecall,
 } from '../semantic-recall/semantic-recall-config'
-import { plainMetadata, sameThread, toThread } from '../threads/mastra-thread'
+import { isoDate, plainMetadata, sameThread, toThread } from '../threads/mastra-thread'
 import { resolveStrataThreadId } from '../threads/thread-id-mapping'
 import type { MastraThreadRecord } from '../threads/thread-record'
 import { ThreadRecordWrites } from '../threads/thread-record-writes'
@@ -233,8 +233,8 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     const record: MastraThreadRecord = {
       threadId: thread.id,
       resourceId: thread.resourceId,
-      createdAt: old?.createdAt ?? (thread.createdAt instanceof Date ? thread.createdAt.toISOString() : now),
-      updatedAt: now,
+      createdAt: old?.createdAt ?? isoDate(thread.createdAt, now),
+      updatedAt: isoDate(thread.updatedAt, now),
       ...(thread.title === undefined ? {} : { title: thread.title }),
       ...(metadata === undefined ? {} : { metadata }),
     }
@@ -265,11 +265,12 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
   }): Promise<StorageThreadType> {
     const { strataId, record } = await this.#records.existing(id, 'updateThread')
     const kept = plainMetadata(metadata)
+    // The given keys over the stored ones, as Mastra's storages merge them.
     const updated: MastraThreadRecord = {
       ...record,
       updatedAt: new Date().toISOString(),
       ...(title === undefined ? {} : { title }),
-      ...(kept === undefined ? {} : { metadata: kept }),
+      ...(kept === undefined ? {} : { metadata: { ...record.metadata, ...kept } }),
     }
     await this.#records.write(strataId, updated)
     return toThread(updated)
@@ -318,7 +319,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     const text = args.vectorSearchString?.trim() ?? ''
     const recordOf = (threadId: string) => this.#records.lookup(threadId)
     if (text.length === 0 || typeof args.threadId !== 'string')
-      return recallMessages(this.strata.store, recordOf, args)
+      return recallMessages(this.strata.store, recordOf, args, this.#options.lastMessages)
     const settings =
       this.#semanticRecall(args.threadConfig, 'StrataMemory.recall()') ?? DEFAULT_SEMANTIC_RECALL
     const { threadId, resourceId } = args

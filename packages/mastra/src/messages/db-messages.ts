@@ -3,6 +3,9 @@ import type { Item, JsonObject, MessageItem, TransitionItem } from '@strata-memo
 
 type DBPart = MastraDBMessage['content']['parts'][number]
 
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
 /** What `content.metadata.strata` of a message read from Strata carries. */
 export interface StrataMessageMetadata {
   /** The level the message was stored at. */
@@ -33,7 +36,9 @@ export interface MessageOwner {
   resourceId: string
 }
 
-const metadataOf = (item: Item, scope?: string): Record<string, unknown> => ({
+/** A message's `content.metadata`: what it was saved with (see `savedMeta`), then Strata's own. */
+const metadataOf = (item: Item, saved: JsonObject | undefined, scope?: string): Record<string, unknown> => ({
+  ...(isObject(saved?.metadata) ? saved.metadata : {}),
   strata: {
     level: item.level,
     seq: item.seq,
@@ -111,14 +116,16 @@ export function toDBMessages(items: readonly Item[], owner: MessageOwner): Mastr
   /** The open tool-invocation parts by call id, so a result finds its call. */
   const calls = new Map<string, DBPart>()
   const message = (item: Item, role: 'user' | 'assistant', parts: DBPart[], scope?: string) => {
-    const id = (item.meta?.mastra as JsonObject | undefined)?.id
+    // A message saved by saveMessages keeps its id and createdAt (see `savedMeta`).
+    const saved = isObject(item.meta?.mastra) ? item.meta.mastra : undefined
+    const { id, createdAt } = saved ?? {}
     messages.push({
       id: typeof id === 'string' ? id : item.id,
       role,
-      createdAt: new Date(item.ts),
+      createdAt: new Date(typeof createdAt === 'number' ? createdAt : item.ts),
       threadId: owner.threadId,
       resourceId: owner.resourceId,
-      content: { format: 2, parts, metadata: metadataOf(item, scope) },
+      content: { format: 2, parts, metadata: metadataOf(item, saved, scope) },
     })
   }
   for (const item of items) {

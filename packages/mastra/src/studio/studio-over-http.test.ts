@@ -98,8 +98,11 @@ describe("Mastra's server memory routes over HTTP, against StrataMemory", () => 
       'When do I plant tomatoes?',
       'Plant the tomatoes in May, after the last frost.',
     ])
+    // Studio pages back from the newest, as with Mastra's own memory.
     const page = await get('/memory/threads/ana%2Fgarden/messages?agentId=helper&page=1&perPage=1')
-    expect(texts(page.body.messages)).toEqual(['Plant the tomatoes in May, after the last frost.'])
+    expect(texts(page.body.messages)).toEqual(['When do I plant tomatoes?'])
+    const newest = await get('/memory/threads/ana%2Fgarden/messages?agentId=helper&page=0&perPage=1')
+    expect(texts(newest.body.messages)).toEqual(['Plant the tomatoes in May, after the last frost.'])
   })
 
   it("searches every thread of the resource through memory_query, with each hit's neighbours", async () => {

@@ -20,6 +20,10 @@ export const sameThread = (a: MastraThreadRecord, b: MastraThreadRecord) =>
   (a.title ?? '') === (b.title ?? '') &&
   sameJson(a.metadata ?? {}, b.metadata ?? {})
 
+/** A date Mastra gave as ISO text, or `fallback` when it gave none (or an invalid one). */
+export const isoDate = (date: unknown, fallback: string): string =>
+  date instanceof Date && Number.isFinite(date.getTime()) ? date.toISOString() : fallback
+
 /** Metadata as plain JSON (dates as their ISO text), as the record keeps it. */
 export const plainMetadata = (metadata: Record<string, unknown> | undefined): JsonObject | undefined =>
   metadata === undefined ? undefined : (JSON.parse(JSON.stringify(metadata)) as JsonObject)
