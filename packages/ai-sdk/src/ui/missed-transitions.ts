@@ -73,9 +73,9 @@ async function answerCompactions(
  * yet: a scope closed between responses (by the app, a control on the page, or an automatic
  * transition) then reaches the chat at the start of the next response. A compaction the page no
  * longer shows because its answer is being replaced (a regenerate: `openChatRequest`'s `lastSeq` is
- * then the question's seq) gets its `data-memory-compaction` part there too, where a reload shows it. With `lastSeq` (a page that
- * sends only its last message) only what the thread stored after it is read, so a request costs the
- * same on a long thread; with `messages`, the active log is read and the transitions they show are
+ * then the question's seq) gets its `data-memory-compaction` part there too, where a reload shows
+ * it. With `lastSeq` (a page that sends only its last message) only what the thread stored after it
+ * is read, so a request costs the same on a long thread; with `messages`, the active log is read and the transitions they show are
  * skipped. Call it in `execute` before the model streams (transitions made while it streams come from
  * `writeMemoryParts`), after writing the message's `start` chunk, and merge the model's stream with
  * `sendStart: false`: a client resets a message whose `start` chunk (carrying the message id) comes

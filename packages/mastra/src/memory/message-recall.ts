@@ -116,11 +116,8 @@ export async function recallMessages(
   args: StorageListMessagesInput & { threadConfig?: { lastMessages?: unknown } },
   lastMessages?: unknown,
 ) {
-  const where = 'StrataMemory.recall()'
-  const options = checkArgs(
-    args,
-    resolveLastMessages(lastMessages, args.threadConfig?.lastMessages, where) ?? 40,
-  )
+  const perPage = resolveLastMessages(lastMessages, args.threadConfig?.lastMessages, 'StrataMemory.recall()')
+  const options = checkArgs(args, perPage ?? 40)
   const threadIds = Array.isArray(args.threadId) ? args.threadId : [args.threadId]
   const owned: { threadId: string; strataId: string; resourceId: string }[] = []
   for (const threadId of threadIds) {

@@ -1,6 +1,7 @@
 import { type MastraDBMessage, MessageList } from '@mastra/core/agent/message-list'
 import { type Item, type JsonObject, StrataError, type StrataStore } from '@strata-memory/core'
 import { type MessageOwner, toDBMessages } from '../messages/db-messages'
+import { plainMetadata } from '../threads/mastra-thread'
 
 /** The text a message shows, its text parts joined (what an edit of it changes). */
 const textOf = (message: MastraDBMessage): string =>
@@ -60,16 +61,15 @@ function savedMeta(message: MastraDBMessage): JsonObject {
   if (Number.isFinite(createdAt)) meta.createdAt = createdAt
   const { strata: _readFromTheLog, ...metadata } = (message.content.metadata ?? {}) as Record<string, unknown>
   if (Object.keys(metadata).length === 0) return meta
-  let json: string | undefined
   try {
-    json = JSON.stringify(metadata)
+    const kept = plainMetadata(metadata)
+    if (kept !== undefined) meta.metadata = kept
   } catch (error) {
     throw new StrataError({
       code: 'STRATA_NOT_SERIALIZABLE',
-      message: `StrataMemory.saveMessages(): the content.metadata of message '${message.id}' cannot be stored as JSON (${String(error)}). Nothing was stored.`,
+      message: `StrataMemory.saveMessages(): the content.metadata of message '${message.id}' cannot be stored as JSON (${String(error)}). Nothing of thread '${message.threadId}' was stored.`,
       details: { path: 'content.metadata', messageId: message.id },
     })
   }
-  if (json !== undefined) meta.metadata = JSON.parse(json) as JsonObject
   return meta
 }

@@ -3,7 +3,8 @@ import type { Item, JsonObject, MessageItem, TransitionItem } from '@strata-memo
 
 type DBPart = MastraDBMessage['content']['parts'][number]
 
-const isObject = (value: unknown): value is JsonObject =>
+/** An object that is not an array: a JSON object, once parsed. */
+export const isPlainObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** What `content.metadata.strata` of a message read from Strata carries. */
@@ -38,7 +39,7 @@ export interface MessageOwner {
 
 /** A message's `content.metadata`: what it was saved with (see `savedMeta`), then Strata's own. */
 const metadataOf = (item: Item, saved: JsonObject | undefined, scope?: string): Record<string, unknown> => ({
-  ...(isObject(saved?.metadata) ? saved.metadata : {}),
+  ...(isPlainObject(saved?.metadata) ? saved.metadata : {}),
   strata: {
     level: item.level,
     seq: item.seq,
@@ -117,7 +118,7 @@ export function toDBMessages(items: readonly Item[], owner: MessageOwner): Mastr
   const calls = new Map<string, DBPart>()
   const message = (item: Item, role: 'user' | 'assistant', parts: DBPart[], scope?: string) => {
     // A message saved by saveMessages keeps its id and createdAt (see `savedMeta`).
-    const saved = isObject(item.meta?.mastra) ? item.meta.mastra : undefined
+    const saved = isPlainObject(item.meta?.mastra) ? item.meta.mastra : undefined
     const { id, createdAt } = saved ?? {}
     messages.push({
       id: typeof id === 'string' ? id : item.id,

@@ -1,5 +1,6 @@
 import { invalidOptions, type JsonValue, type Memory, StrataError } from '@strata-memory/core'
 import { toStrataResourceId } from '../memory/resource-binding'
+import { isPlainObject } from '../messages/db-messages'
 import { resolveStrataThreadId } from '../threads/thread-id-mapping'
 import type { ThreadRecordWrites } from '../threads/thread-record-writes'
 import { schemaProblem, type WorkingMemorySettings } from './working-memory-config'
@@ -15,9 +16,6 @@ const WRITE_ATTEMPTS = 5
 
 /** A stored working memory as Mastra reads it: text as is, JSON as JSON text. */
 const asText = (value: JsonValue): string => (typeof value === 'string' ? value : JSON.stringify(value))
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /**
  * `update` merged into `base`: objects key by key (deeply), anything else replaced; a `null` in the
