@@ -51,7 +51,7 @@ function readFixture(size: number): CachedFixture | undefined {
 /**
  * The fixture of `size` items, written once through the public thread API into a file store under
  * {@link CACHE_DIR} (keyed by size and generator version) and reused by later runs. It is written by
- * a node process of its own (`scale-child.ts generate`), whose heap may grow past this one's limit.
+ * a node process of its own (`scale-child.mjs generate`), whose heap may grow past this one's limit.
  */
 export async function cachedFixture(size: number, progress: (line: string) => void): Promise<CachedFixture> {
   const cached = readFixture(size)

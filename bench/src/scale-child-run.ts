@@ -1,15 +1,15 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
-const CHILD = fileURLToPath(new URL('./scale-child.ts', import.meta.url))
+const CHILD = fileURLToPath(new URL('./scale-child.mjs', import.meta.url))
 
-/** What a child of `scale-child.ts` reports, or why it reported nothing. */
+/** What a child of `scale-child.mjs` reports, or why it reported nothing. */
 export type ChildResult =
   | { ok: true; ms: number; maxRssBytes: number; [field: string]: unknown }
   | { ok: false; timedOut: boolean; message: string }
 
 /**
- * Runs `scale-child.ts` with `args` in a node process of its own (a heap limit high enough that a
+ * Runs `scale-child.mjs` with `args` in a node process of its own (a heap limit high enough that a
  * large thread is measured, not cut short by node's default limit) and returns its JSON line. After
  * `timeoutMs` the child is killed and the result says it timed out. `progress` gets its stderr lines.
  */

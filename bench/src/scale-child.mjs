@@ -1,16 +1,19 @@
 // One measurement of `pnpm bench scale`, in a process of its own so that nothing is warm and its peak
 // memory is its own. Prints one JSON line: { ms, maxRssBytes, ... }. `ms` counts from after the
 // imports (each side loads only what it uses; node's start-up is left out) to the end of the work.
-//   node scale-child.ts open    <target> <threadId>           cold open + first context()
-//   node scale-child.ts bare    <target> <threadId>           bare read of the same log, every line parsed
-//   node scale-child.ts keep    <target> <threadId>           the bare read keeping every parsed line (a floor
+// Plain JavaScript, not TypeScript: node runs a `.ts` file through its type stripper, which loads a
+// WebAssembly compiler into the process (+17 MiB of resident memory at start-up), and every peak RSS
+// figure of the bench carried it; an app runs compiled JavaScript. (`generate` still loads the
+// TypeScript fixture writer: it is timed, not measured for memory.)
+//   node scale-child.mjs open    <target> <threadId>           cold open + first context()
+//   node scale-child.mjs bare    <target> <threadId>           bare read of the same log, every line parsed
+//   node scale-child.mjs keep    <target> <threadId>           the bare read keeping every parsed line (a floor
 //                                                             for an open that holds every item in memory)
-//   node scale-child.ts compact <target> <threadId> <budget>  first budget compaction until settled
-//   node scale-child.ts generate <size>                       writes the cached fixture of that size
+//   node scale-child.mjs compact <target> <threadId> <budget>  first budget compaction until settled
+//   node scale-child.mjs generate <size>                       writes the cached fixture of that size
 // <target>: `file:<dir>` (a file store's dir) or `redis:<url>#<prefix>`.
 import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import type { StrataStore } from '@strata-memory/core'
 
 const [mode, target = '', threadId = '', budgetArg] = process.argv.slice(2)
 
@@ -19,7 +22,7 @@ const [mode, target = '', threadId = '', budgetArg] = process.argv.slice(2)
  * that start a child, so a child of a bench holding 1 GiB reports at least 1 GiB: the high-water mark
  * of the process's own memory (`VmHWM`) is read instead, where there is one.
  */
-function peakRssBytes(): number {
+function peakRssBytes() {
   try {
     const found = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'))
     if (found !== null) return Number(found[1]) * 1024
@@ -39,9 +42,9 @@ const isFile = target.startsWith('file:')
 // Strata's side loads core and its store; the bare side only the redis client (or nothing).
 const bare = mode === 'bare' || mode === 'keep'
 /** What the `keep` mode holds on to until the end. */
-const kept: unknown[] = []
-const parsedLine = (text: string): boolean => {
-  const value = JSON.parse(text) as unknown
+const kept = []
+const parsedLine = (text) => {
+  const value = JSON.parse(text)
   if (mode === 'keep') kept.push(value)
   return value !== null
 }
@@ -54,14 +57,15 @@ const stores = bare
 const { createClient } = bare && !isFile ? await import('redis') : { createClient: undefined }
 const started = performance.now()
 
-function storeOf(spec: string): StrataStore {
+/** The store a `<target>` names (see the top of this file). */
+function storeOf(spec) {
   if (stores?.file) return stores.file.fileStore({ dir: spec.slice(5), timeoutMs: Number.POSITIVE_INFINITY })
   const [url, prefix] = spec.slice(6).split('#')
-  return stores!.redis!.redisStore({ url: url!, prefix: prefix!, timeoutMs: Number.POSITIVE_INFINITY })
+  return stores.redis.redisStore({ url, prefix, timeoutMs: Number.POSITIVE_INFINITY })
 }
 
 /** Reads every `.jsonl` file under the thread's folder (content records left out) and parses each line. */
-function bareFile(folder: string): number {
+function bareFile(folder) {
   let parsed = 0
   for (const entry of readdirSync(folder, { withFileTypes: true })) {
     const path = join(folder, entry.name)
@@ -86,7 +90,7 @@ const BARE_PIECE = 4 * 1024 * 1024
  * Parses every line of a `.jsonl` file, a 4 MiB piece at a time (a log past 512 MiB cannot be one
  * string): each piece's complete lines, the cut one carried to the next.
  */
-function bareLines(path: string): number {
+function bareLines(path) {
   const fd = openSync(path, 'r')
   let parsed = 0
   try {
@@ -124,9 +128,9 @@ function bareLines(path: string): number {
 }
 
 /** LRANGE of the thread's log list (every item, active or archived) in pages, each entry parsed. */
-async function bareRedis(spec: string): Promise<number> {
+async function bareRedis(spec) {
   const [url, prefix] = spec.slice(6).split('#')
-  const client = createClient!({ url: url!, socket: { reconnectStrategy: false } })
+  const client = createClient({ url, socket: { reconnectStrategy: false } })
   await client.connect()
   const key = `${prefix}:{${threadId}}:log`
   const length = await client.lLen(key)
@@ -139,8 +143,8 @@ async function bareRedis(spec: string): Promise<number> {
   return parsed
 }
 
-async function open(): Promise<Record<string, unknown>> {
-  const memory = strata!.createMemory({ store: storeOf(target) })
+async function open() {
+  const memory = strata.createMemory({ store: storeOf(target) })
   const thread = await memory.thread(threadId)
   const { messages, stats } = await thread.context()
   const ms = performance.now() - started
@@ -148,15 +152,15 @@ async function open(): Promise<Record<string, unknown>> {
   return { ms, messages: messages.length, contextTokens: stats.contextTokens }
 }
 
-async function compact(): Promise<Record<string, unknown>> {
+async function compact() {
   const budget = Number(budgetArg)
   const store = storeOf(target)
-  const memory = strata!.createMemory({ store, compaction: { budget: { inputTokens: budget } } })
+  const memory = strata.createMemory({ store, compaction: { budget: { inputTokens: budget } } })
   let compactions = 0
   let errors = 0
   memory.on('compaction-end', (event) => {
     compactions++
-    if ((event as { error?: unknown }).error !== undefined) errors++
+    if (event.error !== undefined) errors++
   })
   const thread = await memory.thread(threadId)
   const openMs = performance.now() - started
@@ -185,7 +189,7 @@ async function compact(): Promise<Record<string, unknown>> {
   }
 }
 
-let result: Record<string, unknown>
+let result
 if (mode === 'open') result = await open()
 else if (mode === 'compact') result = await compact()
 else if (bare) {
