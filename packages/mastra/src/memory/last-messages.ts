@@ -2,17 +2,16 @@ import { invalidOptions } from '@strata-memory/core'
 import type { MastraPrompt } from '../messages/prompt-messages'
 
 /**
- * Mastra's `lastMessages` of the memory and of a call (the call's wins): the most history messages
- * shown before the current request, or undefined for no cap (`false`, or not given: Strata's context
- * is fitted to its token budget). A number that is not a whole number ≥ 0 is `STRATA_INVALID_OPTIONS`.
+ * Mastra's `lastMessages` of the memory and of a call (the call's wins), checked: a whole number ≥ 0,
+ * `false`, or undefined when neither gives it. Anything else is `STRATA_INVALID_OPTIONS`.
  */
 export function resolveLastMessages(
   memoryLevel: unknown,
   callLevel: unknown,
   where: string,
-): number | undefined {
+): number | false | undefined {
   const value = callLevel !== undefined ? callLevel : memoryLevel
-  if (value === undefined || value === false) return undefined
+  if (value === undefined || value === false) return value
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
     invalidOptions(
       `${where}: lastMessages must be a whole number of messages, or false (got ${JSON.stringify(value)}).`,
@@ -22,6 +21,17 @@ export function resolveLastMessages(
     )
   }
   return value
+}
+
+/**
+ * The most history messages a run shows before its request, from `lastMessages` (see
+ * {@link resolveLastMessages}): undefined for no cap when it is not given (Strata's context is fitted
+ * to its token budget), 0 for `false`, which turns conversation history off as in Mastra (its
+ * supervisor calls sub-agents with it): the request and its steps only.
+ */
+export function historyCap(memoryLevel: unknown, callLevel: unknown, where: string): number | undefined {
+  const value = resolveLastMessages(memoryLevel, callLevel, where)
+  return value === false ? 0 : value
 }
 
 /**

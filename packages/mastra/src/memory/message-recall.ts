@@ -116,8 +116,9 @@ export async function recallMessages(
   args: StorageListMessagesInput & { threadConfig?: { lastMessages?: unknown } },
   lastMessages?: unknown,
 ) {
-  const perPage = resolveLastMessages(lastMessages, args.threadConfig?.lastMessages, 'StrataMemory.recall()')
-  const options = checkArgs(args, perPage ?? 40)
+  // `lastMessages: false` turns a run's history off; a page of recall keeps the default size.
+  const pageSize = resolveLastMessages(lastMessages, args.threadConfig?.lastMessages, 'StrataMemory.recall()')
+  const options = checkArgs(args, typeof pageSize === 'number' ? pageSize : 40)
   const threadIds = Array.isArray(args.threadId) ? args.threadId : [args.threadId]
   const owned: { threadId: string; strataId: string; resourceId: string }[] = []
   for (const threadId of threadIds) {

@@ -85,8 +85,9 @@ export interface StrataMastraOptions {
   semanticRecall?: boolean | SemanticRecall
   /**
    * The most history messages shown before the current request (the request and its steps always
-   * are), inside the token budget; `false`: no cap.
-   * @default false
+   * are), inside the token budget. Not given: no cap. `false` turns conversation history off, as in
+   * Mastra: a run shows its request and its steps only (everything stays stored).
+   * @default undefined
    */
   lastMessages?: number | false
   /**

@@ -43,7 +43,7 @@ import {
 
 export type { StrataMastraOptions, StrataMemoryOptions } from './strata-memory-options'
 
-import { resolveLastMessages } from './last-messages'
+import { historyCap } from './last-messages'
 import { threadBudgetOf } from './message-history'
 import { recallMessages } from './message-recall'
 import { searchMessages } from './message-search'
@@ -102,11 +102,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     this.#workingMemories = new WorkingMemories(memory as Memory, this.#records)
     if (telemetry) memory.adoptTracer('mastra', mastraTracer)
     const lastMessages = (requestContext: RequestContext | undefined) =>
-      resolveLastMessages(
-        this.#options.lastMessages,
-        memoryConfigOf(requestContext)?.lastMessages,
-        'agent.generate()',
-      )
+      historyCap(this.#options.lastMessages, memoryConfigOf(requestContext)?.lastMessages, 'agent.generate()')
     const host: ProcessorHost = {
       threadOf: (requestContext) => this.#threadOfContext(requestContext),
       readOnly: (requestContext) => readOnly || memoryConfigOf(requestContext)?.readOnly === true,
