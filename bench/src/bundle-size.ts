@@ -76,7 +76,10 @@ export const BUNDLES: BundleCase[] = [
       // rewind: 12.8 → 13.0 KB.
       // Stop 48: a regenerated answer shows the compaction its replaced answer showed
       // (`writeMissedTransitions` writes it; `answerCompactions`): 13.0 → 13.2 KB.
-      ['ai-sdk', 13.2],
+      // Stop 49: an edit keeps in view what the replaced answer showed (a compaction of the rewound
+      // turn, a transition made between the answers: `keptSeq`, `conversationBefore`, the orphaned
+      // compaction's placement in `loadUIMessages`): 13.2 → 13.3 KB.
+      ['ai-sdk', 13.3],
       ['langchain', 11],
       // Stop 47: saveMessages stores a message once under its id (saved-messages.ts), strataErrorOf
       // finds errors Mastra passes on by their message, a lost thread deleted by its Mastra id, and

@@ -10,6 +10,7 @@ import { generateId as defaultGenerateId, safeValidateUIMessages, type UIMessage
 import type { StrataChatRequestBody } from '../client/send-last-message'
 import { assertChatId, openChatThread } from '../threads/chat-thread'
 import { loadUIMessages, uiMessageIdOf } from '../ui/load-ui-messages'
+import { conversationBefore } from '../ui/missed-transitions'
 
 /** Options of {@link openChatRequest}. */
 export interface OpenChatRequestOptions {
@@ -45,9 +46,10 @@ export interface ChatRequest<M extends UIMessage = UIMessage> {
   messageId: string
   /**
    * The last seq the page shows, when it sent one (for `writeMissedTransitions({ lastSeq })`). For a
-   * regenerate, the seq of the question answered again, whether or not the page sent one: the page
-   * drops the replaced answer, so what the thread kept after the question (a compaction that answer
-   * ran, shown on it) is written again at the new answer's start.
+   * regenerate or an edit, whether or not the page sent one, the seq of the answer before the question
+   * (0 for none): the page drops the replaced answer (and the edited question), so what the thread
+   * kept after the answer before and showed on what was dropped (a compaction the replaced answer
+   * ran, a transition made between the answers) is written again at the new answer's start.
    */
   lastSeq?: number
   /** `providerOptions` for `streamText`: the thread and the UI ids the middleware stores with the items. */
@@ -218,6 +220,17 @@ async function rewindTurn(memory: Memory, thread: Thread, afterSeq: number): Pro
   await thread.rewind({ afterSeq, expectedLastSeq: lastSeq })
 }
 
+/**
+ * The seq of the newest conversation message before `seq` (archived turns included), 0 when none: the
+ * answer a page keeps when it drops the question at `seq` (an edit) or the answer after it (a
+ * regenerate). What the thread holds after it and the page showed on what it drops (a transition
+ * made between the answers, a compaction of the rewound turn) is written again at the new answer's
+ * start (see `writeMissedTransitions`).
+ */
+async function keptSeq(thread: Thread, seq: number): Promise<number> {
+  return (await conversationBefore(thread, seq, true))?.seq ?? 0
+}
+
 /** The stored items of the last turn: its user message and what follows it (scope openings aside). */
 async function lastTurn(thread: Thread) {
   const { items } = await thread.transcript({ archived: false, turns: 1, restore: false })
@@ -365,7 +378,7 @@ export async function openChatRequest<M extends UIMessage = UIMessage>(
       if (stored === undefined)
         throw outOfDate(threadId, 'it holds no message to answer again', turn.lastSeq, body.lastSeq)
       message = stored as unknown as M
-      pageSeq = turn.request.seq
+      pageSeq = await keptSeq(thread, turn.request.seq)
     } else if (body.message?.role === 'assistant') {
       // The page answered tool approvals of the last answer: the answer goes on, under its own id.
       message = body.message as M
@@ -394,6 +407,7 @@ export async function openChatRequest<M extends UIMessage = UIMessage>(
       const edit = body.messageId !== undefined && body.messageId === message.id
       if (turn !== undefined && message.id === turn.requestId) {
         if (edit) {
+          pageSeq = await keptSeq(thread, turn.request.seq)
           await rewindTurn(memory, thread, turn.request.seq - 1)
         } else if (turn.answer !== undefined) {
           throw outOfDate(threadId, `message '${message.id}' is already answered`, turn.lastSeq, body.lastSeq)

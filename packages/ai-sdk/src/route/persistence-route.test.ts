@@ -427,6 +427,36 @@ describe('the persistence route: the thread is the chat', () => {
     expect(seen(await loadUIMessages(memory, 'regen-shows-compaction'))).toEqual(seen(reloaded.messages))
   })
 
+  it('editing the question of an answer that compacted older turns shows the compaction on the new answer, as a reload does', async () => {
+    const { memory, route, chat } = await compactedChat('edit-shows-compaction')
+    const compactionsOf = (message: StrataUIMessage | undefined) =>
+      (message?.parts ?? []).filter((part) => part.type === 'data-memory-compaction')
+    const shown = compactionsOf(chat.messages.at(-1))
+    expect(shown).not.toHaveLength(0)
+    // The same page edits its last question: the answer that showed the compaction is dropped with
+    // it, and the compaction (its turn rewound, its summary kept) is shown on the new answer.
+    await chat.sendMessage({ text: 'an edited question', messageId: chat.messages.at(-2)!.id })
+    expect(chat.error).toBeUndefined()
+    expect(compactionsOf(chat.messages.at(-1))).toEqual(shown)
+    expect(chat.messages.slice(0, -1).flatMap(compactionsOf)).toEqual([])
+    expect(seen(await loadUIMessages(memory, 'edit-shows-compaction'))).toEqual(seen(chat.messages))
+    // Edited again, from a reloaded page this time: still shown once, on the newest answer.
+    const reloaded = page(
+      route,
+      'edit-shows-compaction',
+      await loadUIMessages(memory, 'edit-shows-compaction'),
+    )
+    await reloaded.sendMessage({ text: 'edited twice', messageId: reloaded.messages.at(-2)!.id })
+    expect(reloaded.error).toBeUndefined()
+    expect(compactionsOf(reloaded.messages.at(-1))).toEqual(shown)
+    expect(seen(await loadUIMessages(memory, 'edit-shows-compaction'))).toEqual(seen(reloaded.messages))
+    // A new question leaves it on the answer it is on (the new answer may run a compaction of its own).
+    await reloaded.sendMessage({ text: 'a new question' })
+    expect(compactionsOf(reloaded.messages.at(-3))).toEqual(shown)
+    expect(compactionsOf(reloaded.messages.at(-1))).not.toContainEqual(shown[0])
+    expect(seen(await loadUIMessages(memory, 'edit-shows-compaction'))).toEqual(seen(reloaded.messages))
+  })
+
   it("a compaction that the answer's last step asks for ends the answer, before and after a reload", async () => {
     const memory = createMemory({ compaction: { budget: { inputTokens: 300, rawTailTurns: 1 } } })
     const route = strataChatRoute({ memory, model: scriptedModel({ inputTokens: 250 }) })
@@ -454,6 +484,32 @@ describe('the persistence route: the thread is the chat', () => {
     await chat.sendMessage({ text: 'third' })
     expect(chat.messages.at(-1)!.parts.map((part) => part.type)).toEqual(['step-start', 'text'])
     expect(seen(await loadUIMessages(memory, 'between'))).toEqual(seen(chat.messages))
+  })
+
+  it('a scope closed between responses stays in view when the answer showing it is regenerated or its question edited', async () => {
+    const { memory, route } = setup()
+    const chat = page(route, 'between-replaced')
+    await chat.sendMessage({ text: 'first' })
+    const thread = await memory.thread('between-replaced')
+    await thread.enter('task', { title: 'Tidy the notes' })
+    await thread.exit({ summary: 'Tidied.' })
+    await chat.sendMessage({ text: 'second' })
+    const transitionsOf = (message: StrataUIMessage | undefined) =>
+      (message?.parts ?? []).filter((part) => part.type === 'data-memory-transition')
+    const shown = transitionsOf(chat.messages.at(-1))
+    expect(shown).toHaveLength(1)
+    // The page drops the answer that showed it; the new answer shows it first, where a reload does.
+    await chat.regenerate({ messageId: chat.messages.at(-1)!.id })
+    expect(chat.error).toBeUndefined()
+    expect(transitionsOf(chat.messages.at(-1))).toEqual(shown)
+    expect(seen(await loadUIMessages(memory, 'between-replaced'))).toEqual(seen(chat.messages))
+    // The same for an edit of the question, from a reloaded page.
+    const reloaded = page(route, 'between-replaced', await loadUIMessages(memory, 'between-replaced'))
+    await reloaded.sendMessage({ text: 'second, edited', messageId: reloaded.messages.at(-2)!.id })
+    expect(reloaded.error).toBeUndefined()
+    expect(reloaded.messages.flatMap(transitionsOf)).toEqual(shown)
+    expect(transitionsOf(reloaded.messages.at(-1))).toEqual(shown)
+    expect(seen(await loadUIMessages(memory, 'between-replaced'))).toEqual(seen(reloaded.messages))
   })
 
   it('the same recipe with a ToolLoopAgent in place of streamText', async () => {

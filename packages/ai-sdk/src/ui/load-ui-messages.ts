@@ -79,6 +79,16 @@ export function uiMessageIdOf(item: { meta?: Record<string, unknown> }): string 
 /** The error text of a failed tool result, as the SDK shows it. */
 const errorText = (output: unknown) => (typeof output === 'string' ? output : JSON.stringify(output))
 
+/**
+ * Whether a compaction goes on the next answer rather than the last one: its own turn (the request
+ * it ran in) has no message before it any more, since an edit rewound that turn's question and answer.
+ * The page that made the edit is shown it there too (`writeMissedTransitions`). `lastTurnId` is the
+ * turn of the conversation message before it, undefined when the page starts with it.
+ */
+function isOrphanCompaction(summary: SummaryItem, lastTurnId: string | undefined): boolean {
+  return lastTurnId !== undefined && lastTurnId !== summary.turnId
+}
+
 /** Builds UI messages from a transcript (see {@link loadUIMessages}). */
 class UIMessageBuilder {
   readonly messages: StrataUIMessage[] = []
@@ -86,6 +96,10 @@ class UIMessageBuilder {
   readonly #titles = new Map<number, string>()
   #answer: StrataUIMessage | undefined
   #pending: UIPart[] = []
+  /** The turn of the last conversation message added: a compaction of another turn lost its own. */
+  #turnId: string | undefined
+  /** Pending compaction parts for the next answer, not the last one (see {@link isOrphanCompaction}). */
+  readonly #forNext = new WeakSet<UIPart>()
 
   constructor(
     private readonly threadId: string,
@@ -96,7 +110,9 @@ class UIMessageBuilder {
   add(item: MessageItem | TransitionItem | SummaryItem) {
     if (item.type === 'summary') {
       const chunk = memoryCompactionChunk(this.threadId, item)
-      if (chunk !== undefined) this.#pending.push(chunk)
+      if (chunk === undefined) return
+      this.#pending.push(chunk)
+      if (isOrphanCompaction(item, this.#turnId)) this.#forNext.add(chunk)
       return
     }
     if (item.type === 'transition') {
@@ -112,10 +128,12 @@ class UIMessageBuilder {
       // answer before its stream finishes. Transitions pending here were made between answers: the
       // next answer shows them first.
       if (this.#answer !== undefined) {
-        this.#answer.parts.push(...this.#pending.filter((part) => part.type === 'data-memory-compaction'))
-        this.#pending = this.#pending.filter((part) => part.type !== 'data-memory-compaction')
+        const previous = (part: UIPart) => part.type === 'data-memory-compaction' && !this.#forNext.has(part)
+        this.#answer.parts.push(...this.#pending.filter(previous))
+        this.#pending = this.#pending.filter((part) => !previous(part))
       }
       this.#answer = undefined
+      this.#turnId = item.turnId
       const mark = this.failures.get(item.id)
       this.messages.push({
         id: uiMessageIdOf(item) ?? item.id,
@@ -132,6 +150,7 @@ class UIMessageBuilder {
       return
     }
     if (item.role !== 'assistant') return
+    this.#turnId = item.turnId
     const id = uiMessageIdOf(item)
     if (this.#answer === undefined || (id !== undefined && id !== this.#answer.id)) {
       this.#answer = { id: id ?? item.id, role: 'assistant', parts: [] }

@@ -47,10 +47,12 @@ const isConversation = (item: Item) =>
   item.type === 'message' && item.scope === undefined && (item.role === 'user' || item.role === 'assistant')
 
 /**
- * The compactions of `candidates` that belong to the answer about to stream: those after the thread's
- * last conversation message when that is a user message (a question answered again, its old answer
- * replaced; or a question whose answer never came), as `loadUIMessages` places them. Others stay
- * where they are: a compaction before a new question is shown on the answer before it.
+ * The compactions of `candidates` that belong to the answer about to stream, as `loadUIMessages`
+ * places them: those after the thread's last conversation message when that is a user message (a
+ * question answered again, its old answer replaced; or a question whose answer never came), and those
+ * with no answer after them whose own turn has no message left (an edit rewound the question and the
+ * answer they followed). Others stay where they are: a compaction after an answer of its turn is
+ * shown on that answer.
  */
 async function answerCompactions(
   thread: Thread,
@@ -59,13 +61,43 @@ async function answerCompactions(
 ): Promise<SummaryItem[]> {
   if (candidates.length === 0) return []
   let last = items.findLast(isConversation)
-  if (last === undefined) {
-    const turn = await thread.transcript({ archived: false, turns: 1, restore: false })
-    last = turn.items.findLast(isConversation)
+  last ??= await conversationBefore(thread)
+  if (last === undefined) return []
+  const lastAnswer = items.findLast(
+    (item) => isConversation(item) && item.type === 'message' && item.role === 'assistant',
+  )
+  const answered = lastAnswer?.seq ?? 0
+  const chosen: SummaryItem[] = []
+  for (const summary of candidates) {
+    if (summary.seq < answered) continue
+    if (last.type === 'message' && last.role === 'user' && summary.seq > last.seq) chosen.push(summary)
+    else if (await isOrphan(thread, items, summary)) chosen.push(summary)
   }
-  if (last?.type !== 'message' || last.role !== 'user') return []
-  const after = last.seq
-  return candidates.filter((summary) => summary.seq > after)
+  return chosen
+}
+
+/**
+ * The newest conversation message (before `seq` when given), if any: in the active log, or with
+ * `archived` in the turns a compaction archived too.
+ */
+export async function conversationBefore(
+  thread: Thread,
+  seq?: number,
+  archived = false,
+): Promise<Item | undefined> {
+  const turn = await thread.transcript({ archived, turns: 1, restore: false, ...(seq && { beforeSeq: seq }) })
+  return turn.items.findLast(isConversation)
+}
+
+/**
+ * Whether a compaction's own turn has no conversation message before it any more: a rewind (an edit)
+ * removed the question and the answer it followed. See `isOrphanCompaction` in `loadUIMessages`.
+ */
+async function isOrphan(thread: Thread, items: readonly Item[], summary: SummaryItem): Promise<boolean> {
+  const before =
+    items.findLast((item) => item.seq < summary.seq && isConversation(item)) ??
+    (await conversationBefore(thread, summary.seq))
+  return before !== undefined && before.turnId !== summary.turnId
 }
 
 /**
