@@ -2,6 +2,7 @@ import type { ProcessorStreamWriter } from '@mastra/core/processors'
 import type { ThreadHold } from '@strata-memory/core'
 import type { MemoryTransitionData } from '../messages/db-messages'
 import type { MastraPrompt } from '../messages/prompt-messages'
+import type { RunContext } from './run-context'
 
 /** What the processor remembers of one agent run, in Mastra's per-request processor state. */
 export interface RunState {
@@ -31,6 +32,8 @@ export interface RunState {
   requestStored?: boolean
   /** The run ended at its `error` part (marked, thread given back): its result phase has nothing left to do. */
   ended?: boolean
+  /** The messages the run was given as Mastra's `context`: shown, not stored (see `RunContext`). */
+  context?: RunContext
 }
 
 /**

@@ -48,6 +48,7 @@ import { threadBudgetOf } from './message-history'
 import { recallMessages } from './message-recall'
 import { searchMessages } from './message-search'
 import { bindSavedThread, bindToResource, threadIdsToList, toStrataResourceId } from './resource-binding'
+import { RunMessageIds } from './run-message-ids'
 import { messagesToSave } from './saved-messages'
 import { type ProcessorHost, StrataProcessor } from './strata-processor'
 import { filterThreads, pageOf } from './thread-listing'
@@ -71,8 +72,8 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
   readonly strata: Memory<L>
   readonly #processor: StrataProcessor
   readonly #tools: Record<string, MastraTool>
-  /** Ids of the Mastra messages of agent runs in progress: the processor stores them, never `saveMessages`. */
-  readonly #claimed = new Set<string>()
+  /** Ids of the Mastra messages of agent runs: the processor stores them, never `saveMessages`. */
+  readonly #claimed = new RunMessageIds()
   /** The Mastra thread records, held back while a run holds their thread. */
   readonly #records: ThreadRecordWrites
   /** The memory's own `readOnly`: no agent run of it stores anything. */
@@ -129,12 +130,10 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       holdTtlMs: ttlMs,
       stored: (strataId) => this.#records.touch(strataId),
       held: (strataId, held) => (held ? this.#records.hold(strataId) : this.#records.release(strataId)),
-      claim: (messageIds, claimed) => {
-        for (const id of messageIds) {
-          if (claimed) this.#claimed.add(id)
-          else this.#claimed.delete(id)
-        }
-      },
+      claim: (messageIds, claimed) =>
+        claimed === true
+          ? this.#claimed.claim(messageIds)
+          : this.#claimed.finish(messageIds, claimed === 'stored'),
     }
     this.#processor = new StrataProcessor(host)
     this.#tools =

@@ -1,9 +1,4 @@
 import type { MessageList } from '@mastra/core/agent/message-list'
-import {
-  executeWithContext,
-  type ObservabilityContext,
-  resolveObservabilityContext,
-} from '@mastra/core/observability'
 import type {
   ProcessInputArgs,
   ProcessInputResult,
@@ -16,9 +11,9 @@ import type {
   Processor,
 } from '@mastra/core/processors'
 import type { RequestContext } from '@mastra/core/request-context'
-import { type HistoryMode, StrataError, type Thread, type TransitionEvent } from '@strata-memory/core'
+import type { HistoryMode, Thread, TransitionEvent } from '@strata-memory/core'
 import { markRequestFailed, notContinuing } from '@strata-memory/core/adapter-kit'
-import { rememberProcessorError, strataErrorOf } from '../errors/strata-error-of'
+import { strataErrorOf } from '../errors/strata-error-of'
 import { type MemoryTransitionData, memoryTransitionData } from '../messages/db-messages'
 import {
   type ConversationMessage,
@@ -28,7 +23,9 @@ import {
 } from '../messages/prompt-messages'
 import { stepMessage } from '../messages/step-message'
 import { capMessages } from './last-messages'
+import { inProcessorSpan } from './processor-span'
 import { holdThread } from './request-hold'
+import { contextText, type RunContext, runContextOf, withContext, withoutContext } from './run-context'
 import { flushTransitions, type RunState, requestText } from './run-state'
 import { responseFormatText, toolDefinitionsText } from './tool-definitions'
 
@@ -72,10 +69,11 @@ export interface ProcessorHost {
   /** What the first step's messages hold. */
   history: HistoryMode
   /**
-   * Marks Mastra messages as a run's (`true`) or lets them go (`false`): `saveMessages` leaves a
-   * running run's messages to the processor, so Mastra's own saves during the run store nothing twice.
+   * Marks Mastra messages as a run's (`true`), as a finished run's that stored its request
+   * (`'stored'`), or lets them go (`false`): `saveMessages` leaves a run's messages to the processor,
+   * so Mastra's own saves during the run, and after it, store nothing twice.
    */
-  claim(messageIds: Iterable<string>, claimed: boolean): void
+  claim(messageIds: Iterable<string>, claimed: boolean | 'stored'): void
   /** Listens to the memory's transitions; returns the function that stops listening. */
   onTransition(listener: (event: TransitionEvent) => void): () => void
   /** The lease time of a request's hold on its thread; undefined: core's default. */
@@ -96,25 +94,6 @@ const isInternal = (requestContext: RequestContext | undefined) =>
   requestContext?.get(INTERNAL_CALL_KEY) === true
 
 const conversationOf = (prompt: MastraPrompt) => prompt.filter((message) => message.role !== 'system')
-
-/**
- * Runs a processor phase with the span Mastra made for it (its `tracingContext`) as Mastra's current
- * span, so Strata's spans in it nest under that span: Mastra's runner makes the span current for
- * some phases, not for the LLM-request phase.
- */
-const inProcessorSpan = <T>(context: Partial<ObservabilityContext>, run: () => Promise<T>) =>
-  executeWithContext({
-    span: resolveObservabilityContext(context).tracing.currentSpan,
-    fn: async () => {
-      try {
-        return await run()
-      } catch (error) {
-        // Mastra may pass it on with its message alone (strataErrorOf finds it by that).
-        if (StrataError.isInstance(error)) rememberProcessorError(error)
-        throw error
-      }
-    },
-  })
 
 /** A provider count Strata takes: a non-negative integer, or nothing. */
 const count = (value: unknown) =>
@@ -235,10 +214,12 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     if (thread === undefined) return undefined
     const run = state as RunState
     if (run.refused !== undefined) throw run.refused
-    if (this.#host.readOnly(requestContext)) return this.#readOnlyRequest(thread, prompt, requestContext)
+    if (this.#host.readOnly(requestContext))
+      return this.#readOnlyRequest(thread, prompt, requestContext, await runContextOf(messageList))
     run.ended = undefined
     // A run resumed past processInput (an approved tool call) takes its thread here.
     await this.#hold(run, thread, undefined)
+    const runContext = await this.#runContext(run, messageList)
     this.#claim(run, messageList)
     if (run.threadId === undefined) {
       run.threadId = thread.id
@@ -255,6 +236,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     const alongside = [
       ...system.map((message) => (message.role === 'system' ? message.content : '')),
       run.toolDefinitions ?? '',
+      contextText(runContext),
     ]
       .filter((text) => text.length > 0)
       .join('\n\n')
@@ -267,7 +249,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     if (!run.requestStored) await this.#host.bind(thread, requestContext)
     await this.#store(
       thread,
-      conversationOf(prompt),
+      withoutContext(conversationOf(prompt), runContext),
       run,
       (stepNumber === 0 && !run.requestStored) || run.stored === undefined,
       alongside,
@@ -279,7 +261,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       ...(alongside === '' ? {} : { alongside }),
     })
     const cap = this.#host.lastMessages(requestContext)
-    return { prompt: [...system, ...capMessages(toPrompt(context.messages), cap)] }
+    return { prompt: [...system, ...withContext(capMessages(toPrompt(context.messages), cap), runContext)] }
   }
 
   async #outputStep({
@@ -330,7 +312,14 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       // A stream's `error` part may come without the message list: then nothing is left to store.
       if (messageList !== undefined) {
         const prompt = await messageList.get.all.aiV5.llmPrompt()
-        await this.#store(thread, conversationOf(prompt), run, run.stored === undefined)
+        const runContext = await this.#runContext(run, messageList)
+        this.#claim(run, messageList)
+        await this.#store(
+          thread,
+          withoutContext(conversationOf(prompt), runContext),
+          run,
+          run.stored === undefined,
+        )
       }
       await flushTransitions(run, writer)
       if (run.stored !== undefined && run.stored > 0) await this.#host.stored(thread.id)
@@ -342,7 +331,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       }
     } finally {
       run.modelError = undefined
-      if (run.messageIds !== undefined) this.#host.claim(run.messageIds, false)
+      if (run.messageIds !== undefined) this.#host.claim(run.messageIds, requestStored ? 'stored' : false)
       // A run that goes on after its error part (a retried model call) claims its messages again.
       run.messageIds = undefined
       run.stopListening?.()
@@ -360,9 +349,10 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     thread: Thread,
     prompt: MastraPrompt,
     requestContext: RequestContext | undefined,
+    runContext: RunContext,
   ): Promise<ProcessLLMRequestResult> {
     const system = await this.#systemOf(prompt, requestContext, true, thread, {})
-    const conversation = conversationOf(prompt) as ConversationMessage[]
+    const conversation = withoutContext(conversationOf(prompt), runContext) as ConversationMessage[]
     const { history } = this.#host
     // Told from the stored tail even for 'new': a read-only call Mastra makes inside a run (structured
     // output with `useAgent`) re-sends the run's input, which the run has stored. Only the compared
@@ -378,6 +368,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     const alongside = [
       ...system.map((message) => (message.role === 'system' ? message.content : '')),
       ...fresh.map((message) => JSON.stringify(message.content)),
+      contextText(runContext),
     ]
       .filter((text) => text.length > 0)
       .join('\n\n')
@@ -387,7 +378,8 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       ...(alongside === '' ? {} : { alongside }),
     })
     const cap = this.#host.lastMessages(requestContext)
-    return { prompt: [...system, ...capMessages([...toPrompt(context.messages), ...fresh], cap)] }
+    const shown = capMessages([...toPrompt(context.messages), ...fresh], cap)
+    return { prompt: [...system, ...withContext(shown, runContext)] }
   }
 
   /**
@@ -448,6 +440,12 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     }
   }
 
+  /** The run's context messages (see `RunContext`), read once. */
+  async #runContext(run: RunState, messageList: MessageList | undefined): Promise<RunContext> {
+    run.context ??= await runContextOf(messageList)
+    return run.context
+  }
+
   /** Claims the run's messages Mastra may save itself while the run goes on. */
   #claim(run: RunState, messageList: MessageList | undefined) {
     if (messageList === undefined) return
@@ -455,7 +453,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     const fresh = messageList.get.all
       .db()
       .map((message) => message.id)
-      .filter((id) => !run.messageIds!.has(id))
+      .filter((id) => !run.messageIds!.has(id) && !run.context?.ids.has(id))
     for (const id of fresh) run.messageIds.add(id)
     this.#host.claim(fresh, true)
   }
