@@ -248,6 +248,112 @@ describe('one request at a time per thread', () => {
   })
 })
 
+describe('a run resumed by another process', () => {
+  /** A Mastra app over the shared stores: what one server process holds. */
+  const app = (
+    store: ReturnType<typeof inMemoryStore>,
+    storage: InMemoryStore,
+    steps: readonly ScriptedStep[],
+  ) => {
+    const pay = createTool({
+      id: 'pay',
+      description: 'Pays an invoice.',
+      inputSchema: z.object({ id: z.string() }),
+      requireApproval: true,
+      execute: async () => ({ paid: true }),
+    })
+    const { model, prompts } = scriptedModel(steps)
+    const strata = new StrataMemory({ memory: createMemory({ store }), tools: false })
+    const agent = new Agent({
+      id: 'payer',
+      name: 'payer',
+      instructions: 'Be brief.',
+      model,
+      tools: { pay },
+      memory: strata,
+    })
+    new Mastra({ agents: { payer: agent }, storage, logger: false })
+    return { agent, strata, prompts }
+  }
+
+  it('an approval sent to another process goes on where the first stopped, storing nothing twice', async () => {
+    const store = inMemoryStore()
+    const storage = new InMemoryStore()
+    const first = app(store, storage, [{ toolCalls: [{ id: 'p1', name: 'pay', input: { id: 'INV-1' } }] }])
+    const waiting = await first.agent.generate('Pay INV-1.', call('elsewhere'))
+    expect(waiting.finishReason).toBe('suspended')
+    const second = app(store, storage, [{ text: 'Paid.' }])
+    const done = await second.agent.approveToolCallGenerate({ runId: waiting.runId!, toolCallId: 'p1' })
+    expect(done.text).toBe('Paid.')
+    const items = await (await second.strata.thread('elsewhere')).items()
+    const messages = items.filter((item) => item.type === 'message')
+    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
+    // The second process's model saw the conversation once, ending with the tool's result.
+    expect(
+      second.prompts[0]!.filter((message) => message.role !== 'system').map((message) => message.role),
+    ).toEqual(['user', 'assistant', 'tool'])
+  })
+})
+
+describe('a suspended tool', () => {
+  it('ends the request: the thread is free meanwhile; the resumed run goes on with it, storing nothing twice', async () => {
+    const store = inMemoryStore()
+    const ask = createTool({
+      id: 'ask',
+      description: 'Asks the user a question and waits for the answer.',
+      inputSchema: z.object({ question: z.string() }),
+      suspendSchema: z.object({ question: z.string() }),
+      resumeSchema: z.object({ answer: z.string() }),
+      execute: async (input, context) => {
+        const answer = (context?.agent?.resumeData as { answer?: string } | undefined)?.answer
+        if (answer === undefined) return await context?.agent?.suspend({ question: input.question })
+        return { answer }
+      },
+    })
+    const { model, prompts } = scriptedModel([
+      { toolCalls: [{ id: 'q1', name: 'ask', input: { question: 'Which colour?' } }] },
+      { text: 'Blue it is.' },
+      { text: 'Hello again.' },
+    ])
+    const strata = new StrataMemory({ memory: createMemory({ store }), tools: false })
+    const mastra = new Mastra({
+      agents: {
+        painter: new Agent({
+          id: 'painter',
+          name: 'painter',
+          instructions: 'Be brief.',
+          model,
+          tools: { ask },
+          memory: strata,
+        }),
+      },
+      storage: new InMemoryStore(),
+      logger: false,
+    })
+    const agent = mastra.getAgent('painter')
+    const stream = await agent.stream('Paint the door.', call('suspended'))
+    const kinds: string[] = []
+    for await (const chunk of stream.fullStream) kinds.push(chunk.type)
+    expect(kinds).toContain('tool-call-suspended')
+    expect(await stream.finishReason).toBe('suspended')
+    const threadId = (await strata.thread('suspended')).id
+    await expectThreadFree(store, threadId)
+
+    const resumed = await agent.resumeStream(
+      { answer: 'blue' },
+      { runId: stream.runId, ...call('suspended') },
+    )
+    expect(await resumed.text).toBe('Blue it is.')
+    const messages = (await (await strata.thread('suspended')).items()).filter(
+      (item) => item.type === 'message',
+    )
+    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
+    await expectThreadFree(store, threadId)
+    expect((await agent.generate('Hello.', call('suspended'))).text).toBe('Hello again.')
+    expect(prompts).toHaveLength(3)
+  })
+})
+
 describe('a refused call leaves the thread exactly as it was', () => {
   it('a request over the budget is refused with STRATA_BUDGET_EXCEEDED before anything is stored', async () => {
     const store = inMemoryStore()

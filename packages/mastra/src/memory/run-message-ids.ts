@@ -8,12 +8,29 @@ const REMEMBERED_IDS = 10_000
  * and answer), under ids the processor's stored items do not carry.
  */
 export class RunMessageIds {
-  readonly #running = new Set<string>()
+  /** The ids of running runs' messages, each with what ends its run's hold when the run suspends. */
+  readonly #running = new Map<string, () => void>()
   readonly #stored = new Set<string>()
 
-  /** Marks ids as a running run's. */
-  claim(ids: Iterable<string>): void {
-    for (const id of ids) this.#running.add(id)
+  /** Marks ids as a running run's; `suspended` ends the run's hold (see {@link saved}). */
+  claim(ids: Iterable<string>, suspended: () => void): void {
+    for (const id of ids) this.#running.set(id, suspended)
+  }
+
+  /**
+   * A message Mastra saves itself: true when a run stores it (so `saveMessages` does not). Mastra
+   * saves a run's messages when one of its tools suspends (`suspend()`), the suspension noted on the
+   * answer (`content.metadata.suspendedTools`): the request ends there, so its hold ends too, as for
+   * a call awaiting approval. The resumed run takes the thread again.
+   */
+  saved(message: { id: string; content?: { metadata?: unknown } }): boolean {
+    const suspended = this.#running.get(message.id)
+    if (suspended !== undefined) {
+      const tools = (message.content?.metadata as { suspendedTools?: unknown } | undefined)?.suspendedTools
+      if (typeof tools === 'object' && tools !== null && Object.keys(tools).length > 0) suspended()
+      return true
+    }
+    return this.#stored.has(message.id)
   }
 
   /** The run ended: its ids are remembered as stored when it stored its request, else let go. */
@@ -25,10 +42,5 @@ export class RunMessageIds {
       this.#stored.add(id)
       if (this.#stored.size > REMEMBERED_IDS) this.#stored.delete(this.#stored.values().next().value!)
     }
-  }
-
-  /** Whether a run stores or stored the message with this id. */
-  has(id: string): boolean {
-    return this.#running.has(id) || this.#stored.has(id)
   }
 }

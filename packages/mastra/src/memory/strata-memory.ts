@@ -130,9 +130,9 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
       holdTtlMs: ttlMs,
       stored: (strataId) => this.#records.touch(strataId),
       held: (strataId, held) => (held ? this.#records.hold(strataId) : this.#records.release(strataId)),
-      claim: (messageIds, claimed) =>
+      claim: (messageIds, claimed, suspended) =>
         claimed === true
-          ? this.#claimed.claim(messageIds)
+          ? this.#claimed.claim(messageIds, suspended ?? (() => {}))
           : this.#claimed.finish(messageIds, claimed === 'stored'),
     }
     this.#processor = new StrataProcessor(host)
@@ -355,7 +355,7 @@ export class StrataMemory<L extends string = string> extends MastraMemory {
     if (this.#readOnly || memoryConfig?.readOnly === true) return { messages }
     const byThread = new Map<string, MastraDBMessage[]>()
     for (const message of messages) {
-      if (message.role === 'system' || message.role === 'signal' || this.#claimed.has(message.id)) continue
+      if (message.role === 'system' || message.role === 'signal' || this.#claimed.saved(message)) continue
       if (typeof message.threadId !== 'string') {
         invalidOptions('StrataMemory.saveMessages(): every message needs its threadId.', { id: message.id })
       }

@@ -23,7 +23,8 @@ import {
 } from '../messages/prompt-messages'
 import { stepMessage } from '../messages/step-message'
 import { capMessages } from './last-messages'
-import { inProcessorSpan } from './processor-span'
+import { inputIds, responseId, withMastraId } from './mastra-ids'
+import { conversationOf, count, inProcessorSpan } from './processor-kit'
 import { holdThread } from './request-hold'
 import { contextText, type RunContext, runContextOf, withContext, withoutContext } from './run-context'
 import { flushTransitions, type RunState, requestText } from './run-state'
@@ -73,7 +74,7 @@ export interface ProcessorHost {
    * (`'stored'`), or lets them go (`false`): `saveMessages` leaves a run's messages to the processor,
    * so Mastra's own saves during the run, and after it, store nothing twice.
    */
-  claim(messageIds: Iterable<string>, claimed: boolean | 'stored'): void
+  claim(messageIds: Iterable<string>, claimed: boolean | 'stored', suspended?: () => void): void
   /** Listens to the memory's transitions; returns the function that stops listening. */
   onTransition(listener: (event: TransitionEvent) => void): () => void
   /** The lease time of a request's hold on its thread; undefined: core's default. */
@@ -92,12 +93,6 @@ type ResultPhaseArgs = Pick<ProcessOutputResultArgs, 'requestContext' | 'state' 
 
 const isInternal = (requestContext: RequestContext | undefined) =>
   requestContext?.get(INTERNAL_CALL_KEY) === true
-
-const conversationOf = (prompt: MastraPrompt) => prompt.filter((message) => message.role !== 'system')
-
-/** A provider count Strata takes: a non-negative integer, or nothing. */
-const count = (value: unknown) =>
-  typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined
 
 /**
  * The one writer of a `StrataMemory` thread, as an input and output processor of the agent:
@@ -167,9 +162,9 @@ export class StrataProcessor implements Processor<'strata-memory'> {
   }
 
   /**
-   * A tool call waiting for approval (`requireApproval`) or a suspended tool ends the request there,
-   * without a result phase: its hold ends with it. The resumed request takes the thread again at its
-   * first step.
+   * A tool call waiting for approval (`requireApproval`) ends the request there, without a result
+   * phase: its hold ends with it, as a suspended tool's does (Mastra saves the run's messages then:
+   * see `RunMessageIds.saved`). The resumed request takes the thread again at its first step.
    */
   async processOutputStream(args: ProcessOutputStreamArgs): Promise<ProcessOutputStreamArgs['part']> {
     const { part, state } = args
@@ -253,6 +248,10 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       run,
       (stepNumber === 0 && !run.requestStored) || run.stored === undefined,
       alongside,
+      // A run resumed in another process (an approval, a suspended tool) starts past its first step:
+      // its prompt holds what the thread stored before it stopped.
+      stepNumber > 0 ? 'auto' : undefined,
+      inputIds(messageList),
     )
     run.requestStored = true
     const context = await thread.context({
@@ -283,7 +282,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     // it opens or closes, and the next step's prompt finds it stored.
     const message = stepMessage(steps[stepNumber], toolCalls, text)
     if (message !== undefined) {
-      await thread.append(message)
+      await thread.append(withMastraId(message, responseId(run, messageList)))
       run.stored += 1
     }
     const inputTokens = count(usage?.inputTokens)
@@ -455,7 +454,7 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       .map((message) => message.id)
       .filter((id) => !run.messageIds!.has(id) && !run.context?.ids.has(id))
     for (const id of fresh) run.messageIds.add(id)
-    this.#host.claim(fresh, true)
+    this.#host.claim(fresh, true, () => void this.#release(run))
   }
 
   /**
@@ -464,7 +463,15 @@ export class StrataProcessor implements Processor<'strata-memory'> {
    * beside what is sent `alongside`; a later step's tool results are stored as they come (the fit
    * cuts them, and a refusal there would leave their calls unanswered).
    */
-  async #store(thread: Thread, conversation: MastraPrompt, run: RunState, first: boolean, alongside = '') {
+  async #store(
+    thread: Thread,
+    conversation: MastraPrompt,
+    run: RunState,
+    first: boolean,
+    alongside = '',
+    mode?: HistoryMode,
+    userIds: readonly string[] = [],
+  ) {
     const stored = first ? 0 : (run.stored ?? 0)
     const fresh = conversation.slice(stored)
     if (first) {
@@ -473,9 +480,16 @@ export class StrataProcessor implements Processor<'strata-memory'> {
       // message is told from a new message as 'auto' does, so the retry stores it once.
       const { history } = this.#host
       const retry = history === 'new' && (await thread.failures()).length > 0
-      await thread.appendUnseen(fresh as Exclude<MastraPrompt[number], { role: 'system' }>[], {
-        history: retry ? 'auto' : history,
-        toMessage: fromPromptMessage,
+      // The request's user messages carry their Mastra ids: Mastra saves them again itself at times.
+      const users = fresh.filter((message) => message.role === 'user')
+      const ids = new Map<unknown, string | undefined>(
+        users.map((message, index) => [message, userIds[index]]),
+      )
+      const toMessage = (message: ConversationMessage) =>
+        withMastraId(fromPromptMessage(message), ids.get(message))
+      await thread.appendUnseen(fresh as ConversationMessage[], {
+        history: mode ?? (retry ? 'auto' : history),
+        toMessage,
         fit: { ...(system === undefined ? {} : { system }), ...(alongside === '' ? {} : { alongside }) },
       })
     } else if (fresh.length > 0) {

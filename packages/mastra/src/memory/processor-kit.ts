@@ -5,6 +5,7 @@ import {
 } from '@mastra/core/observability'
 import { StrataError } from '@strata-memory/core'
 import { rememberProcessorError } from '../errors/strata-error-of'
+import type { ConversationMessage, MastraPrompt } from '../messages/prompt-messages'
 
 /**
  * Runs a processor phase with the span Mastra made for it (its `tracingContext`) as Mastra's current
@@ -24,3 +25,11 @@ export const inProcessorSpan = <T>(context: Partial<ObservabilityContext>, run: 
       }
     },
   })
+
+/** A prompt's messages but its system ones. */
+export const conversationOf = (prompt: MastraPrompt): ConversationMessage[] =>
+  prompt.filter((message): message is ConversationMessage => message.role !== 'system')
+
+/** A provider count Strata takes: a non-negative integer, or nothing. */
+export const count = (value: unknown) =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined
