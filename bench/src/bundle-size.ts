@@ -78,8 +78,9 @@ export const BUNDLES: BundleCase[] = [
       // (`writeMissedTransitions` writes it; `answerCompactions`): 13.0 → 13.2 KB.
       // Stop 49: an edit keeps in view what the replaced answer showed (a compaction of the rewound
       // turn, a transition made between the answers: `keptSeq`, `conversationBefore`, the orphaned
-      // compaction's placement in `loadUIMessages`): 13.2 → 13.3 KB.
-      ['ai-sdk', 13.3],
+      // compaction's placement in `loadUIMessages`), and client-side tools' outputs taken back in the
+      // last answer (`outputsOf`): 13.2 → 13.4 KB.
+      ['ai-sdk', 13.4],
       ['langchain', 11],
       // Stop 47: saveMessages stores a message once under its id (saved-messages.ts), strataErrorOf
       // finds errors Mastra passes on by their message, a lost thread deleted by its Mastra id, and

@@ -101,10 +101,12 @@ function checkBody(body: unknown): StrataChatRequestBody {
         'The chat request needs the message sent: { message: { id, role, parts } } (sendLastMessage sends the last one).',
       )
     }
-    if (candidate.role !== 'user' && !(candidate.role === 'assistant' && approvalsOf(candidate).length > 0)) {
+    const answers =
+      candidate.role === 'assistant' && (approvalsOf(candidate).length > 0 || outputsOf(candidate).length > 0)
+    if (candidate.role !== 'user' && !answers) {
       throw new StrataError({
         code: 'STRATA_INVALID_MESSAGE',
-        message: `The chat request's message must be the user's, or the last answer with tool approvals answered (got role ${JSON.stringify(candidate.role)}); this route takes one new message per request.`,
+        message: `The chat request's message must be the user's, or the last answer with tool approvals or client-side tool outputs answered (got role ${JSON.stringify(candidate.role)}); this route takes one new message per request.`,
         details: { role: String(candidate.role) },
       })
     }
@@ -166,6 +168,21 @@ export function approvalsOf(message: Partial<UIMessage>): AnsweredApproval[] {
     })
   }
   return answered
+}
+
+/**
+ * The call ids of the message's tool parts that hold an output or an error (`output-available`,
+ * `output-error`): a client-side tool's, added on the page (`addToolOutput`), or a result the answer
+ * streamed already.
+ */
+export function outputsOf(message: Partial<UIMessage>): string[] {
+  const ids: string[] = []
+  for (const part of message.parts ?? []) {
+    const tool = part as { state?: string; toolCallId?: unknown; providerExecuted?: unknown }
+    if (typeof tool.toolCallId !== 'string' || tool.providerExecuted === true) continue
+    if (tool.state === 'output-available' || tool.state === 'output-error') ids.push(tool.toolCallId)
+  }
+  return ids
 }
 
 /** The page is behind the thread: a 409 that tells it to reload. */
@@ -254,8 +271,9 @@ async function lastTurn(thread: Thread) {
 }
 
 /**
- * Checks a page's answered approvals against the thread: the message must be its last answer, and
- * each answered call one of that answer's calls still without a result; else the page is behind.
+ * Checks a page's answered approvals and client-side tool outputs against the thread: the message must
+ * be its last answer, each answered approval one of that answer's calls still without a result, and
+ * an answer without approvals must carry an output for such a call; else the page is behind.
  */
 function checkApprovals(
   threadId: string,
@@ -284,6 +302,11 @@ function checkApprovals(
         pageSeq,
       )
     }
+  }
+  // Client-side tool outputs: at least one for a call the thread holds no result for (the others are
+  // results the answer streamed); none is a copy of what the thread holds already.
+  if (approvalsOf(message).length === 0 && !outputsOf(message).some((id) => open.has(id))) {
+    throw outOfDate(threadId, 'its tool calls are answered already', turn.lastSeq, pageSeq)
   }
 }
 
@@ -380,7 +403,8 @@ export async function openChatRequest<M extends UIMessage = UIMessage>(
       message = stored as unknown as M
       pageSeq = await keptSeq(thread, turn.request.seq)
     } else if (body.message?.role === 'assistant') {
-      // The page answered tool approvals of the last answer: the answer goes on, under its own id.
+      // The page answered tool approvals or client-side tools of the last answer: the answer goes on,
+      // under its own id (the tool results are stored as the model's prompt carries them).
       message = body.message as M
       checkApprovals(threadId, turn, message, body.lastSeq)
       const answerId = message.id
