@@ -297,7 +297,7 @@ describe('a regenerate or edit that cannot rewind safely is refused, and nothing
     expect(mock.doGenerateCalls).toHaveLength(5)
   })
 
-  it('refuses an edit that would split a tool call from its result', async () => {
+  it('a call sent again with another result moves the old call and result to the archive together', async () => {
     const memory = createMemory()
     const mock = new MockLanguageModelV4({ doGenerate: async () => generated(`Done ${++noted}.`) })
     const model = wrapLanguageModel({
@@ -321,16 +321,22 @@ describe('a regenerate or edit that cannot rewind safely is refused, and nothing
     })
     const history: ModelMessage[] = [{ role: 'user', content: 'Weather?' }, call, result('Sunny')]
     await generateText({ model, messages: history })
-    const before = await storedThread(memory.store, 'split')
 
-    // The client sends the call again with another result for it.
-    const error = await generateText({ model, messages: [...history.slice(0, 2), result('Rain')] }).catch(
-      (caught: unknown) => caught,
-    )
-    expect(StrataError.isInstance(error, 'STRATA_INVALID_MESSAGE')).toBe(true)
-    expect((error as StrataError).details).toMatchObject({ reason: 'tool-call-split' })
-    expect((error as Error).message).toContain('split a tool call from its result')
-    expect(await storedThread(memory.store, 'split')).toEqual(before)
+    // The client sends the call again with another result for it (it ran the tool again): the thread
+    // rewinds to before the call, never between it and its result, and stores the call with the new one.
+    const again = await generateText({ model, messages: [...history.slice(0, 2), result('Rain')] })
+    expect(again.text).toMatch(/^Done/)
+    const thread = await memory.thread('split')
+    const active = (await thread.items()).filter((item) => item.type === 'message')
+    expect(active.map((item) => item.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
+    expect(JSON.stringify(active[2]!.content)).toContain('Rain')
+    const archived = await memory.store.readArchive(thread.id)
+    expect(archived.filter((item) => item.type === 'message').map((item) => item.role)).toEqual([
+      'assistant',
+      'tool',
+      'assistant',
+    ])
+    expect(JSON.stringify(archived)).toContain('Sunny')
   })
 
   it('refuses an edit from before a scope the app opened', async () => {

@@ -93,7 +93,7 @@ async function followDivergence<T extends { role: string }>(
     await thread.checkFit(toMessage ? toMessage(request) : (request as unknown as MessageInput), fit)
   }
   try {
-    await thread.rewind({ afterSeq: divergence.afterSeq, expectedLastSeq: divergence.lastSeq })
+    await rewindTo(thread, divergence.afterSeq, divergence.lastSeq)
   } catch (error) {
     if (!StrataError.isInstance(error, 'STRATA_REWIND_UNSAFE')) throw error
     const reason = error.details.reason as RewindRefusal
@@ -102,6 +102,35 @@ async function followDivergence<T extends { role: string }>(
       { ...where, reason, afterSeq: divergence.afterSeq },
       error,
     )
+  }
+}
+
+/**
+ * Rewinds the thread to after `afterSeq`. A point between a tool call and its result (a history that
+ * keeps the call and gives it another result: a replay that ran the tool again, a corrected result)
+ * moves back to before the call's message, which the history holds and stores again with its new
+ * result: a call and its result move to the archive together.
+ */
+async function rewindTo(thread: Thread, afterSeq: number, lastSeq: number): Promise<void> {
+  try {
+    await thread.rewind({ afterSeq, expectedLastSeq: lastSeq })
+  } catch (error) {
+    if (!StrataError.isInstance(error, 'STRATA_REWIND_UNSAFE') || error.details.reason !== 'tool-call-split')
+      throw error
+    const toolCallId = error.details.toolCallId
+    const { items } = await thread.transcript({
+      archived: false,
+      restore: false,
+      turns: 1,
+      beforeSeq: afterSeq + 1,
+    })
+    const call = items.findLast(
+      (item) =>
+        item.type === 'message' &&
+        item.content.some((part) => part.type === 'tool-call' && part.toolCallId === toolCallId),
+    )
+    if (call === undefined) throw error
+    await thread.rewind({ afterSeq: call.seq - 1, expectedLastSeq: lastSeq })
   }
 }
 
