@@ -99,7 +99,8 @@ describe('recall a page at a time', () => {
       { perPage: 40, page: 124, orderBy: ascending },
       { perPage: 40, page: 249, orderBy: ascending },
     ]) {
-      expect(await reads(() => strata.recall({ threadId: 'ana/long', ...args }))).toBeLessThanOrEqual(40)
+      // The page's items and the one after it (a page never ends between a call and its result).
+      expect(await reads(() => strata.recall({ threadId: 'ana/long', ...args }))).toBeLessThanOrEqual(41)
     }
     // The whole thread, read whole: the baseline the pages are measured against.
     expect(await reads(() => strata.recall({ threadId: 'ana/long', perPage: false }))).toBe(ITEMS)
@@ -136,5 +137,66 @@ describe('recall a page at a time', () => {
     expect((await strata.recall({ threadId: 'ana/long', resourceId: 'bob', perPage: 10 })).messages).toEqual(
       [],
     )
+  })
+})
+
+describe('recall pages and tool calls', () => {
+  it('every page size, newest first or oldest first: a call and its result are on one page, whole, once', async () => {
+    const memory = createMemory({ compaction: { autoTransitions: false, waterfall: false } })
+    const strata = new StrataMemory({ memory })
+    await strata.saveThread({
+      thread: { id: 'ana/tools', resourceId: 'ana', createdAt: new Date(), updatedAt: new Date() },
+    })
+    const thread = await strata.thread('ana/tools')
+    for (const city of ['Lisbon', 'Porto', 'Faro']) {
+      await thread.append([
+        { role: 'user', content: `Weather in ${city}?` },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool-call', toolCallId: `c-${city}`, toolName: 'weather', input: { city } }],
+        },
+        {
+          role: 'tool',
+          content: [
+            { type: 'tool-result', toolCallId: `c-${city}`, toolName: 'weather', output: { sky: 'sunny' } },
+          ],
+        },
+        { role: 'assistant', content: `Sunny in ${city}.` },
+      ])
+    }
+    for (const orderBy of [undefined, { field: 'createdAt', direction: 'ASC' } as const]) {
+      for (let perPage = 1; perPage <= 6; perPage++) {
+        const invocations: { toolCallId: string; state: string; args: unknown }[] = []
+        let texts = 0
+        for (let page = 0; page < 20; page++) {
+          const result = await strata.recall({
+            threadId: 'ana/tools',
+            perPage,
+            page,
+            ...(orderBy ? { orderBy } : {}),
+          })
+          for (const message of result.messages) {
+            for (const part of message.content.parts) {
+              if (part.type === 'tool-invocation') invocations.push(part.toolInvocation as never)
+              if (part.type === 'text') texts++
+            }
+          }
+          if (!result.hasMore) break
+        }
+        const where = `perPage ${perPage}, ${orderBy === undefined ? 'newest first' : 'oldest first'}`
+        expect(invocations.map((invocation) => invocation.toolCallId).sort(), where).toEqual([
+          'c-Faro',
+          'c-Lisbon',
+          'c-Porto',
+        ])
+        for (const invocation of invocations) {
+          expect(invocation, where).toMatchObject({
+            state: 'result',
+            args: { city: invocation.toolCallId.slice(2) },
+          })
+        }
+        expect(texts, where).toBe(6)
+      }
+    }
   })
 })

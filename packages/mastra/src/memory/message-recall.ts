@@ -47,12 +47,21 @@ function checkArgs(args: StorageListMessagesInput, defaultPerPage: number) {
 /** How one thread or a list of messages is paged (see {@link checkArgs}). */
 type Paging = { page: number; perPage: number; descending: boolean; newestFirst: boolean }
 
+/** Items read before a page, to find the call of tool results that start it. */
+const LOOKBACK = 8
+
+/** A tool result: it joins its call's message, and a page never starts with it (see {@link windowPage}). */
+const isResult = (item: Item | undefined) => item?.type === 'message' && item.role === 'tool'
+
 /**
  * One page of one thread, read from the store a page at a time: page `p` holds the messages of the
  * thread's log positions (its items, seqs `1…lastSeq`) `p × perPage + 1 … (p + 1) × perPage`, counted
- * from the end when paging from the newest. `total` is the log's length from the store's stored count
- * (`head().lastSeq`): tool results joining their calls and summaries or facts (memory, not messages)
- * make a page hold at most `perPage` messages. Reads `perPage` items, whatever the thread's length.
+ * from the end when paging from the newest, each boundary moved back to the call when it falls on a
+ * tool result (a call and its results are on one page, the call's tool invocation whole). `total` is
+ * the log's length from the store's stored count (`head().lastSeq`): tool results joining their calls
+ * and summaries or facts (memory, not messages) make a page hold at most `perPage` messages, give or
+ * take a call moved with its results. Reads `perPage` items and the one after (and a few before when
+ * the page starts with a tool result), whatever the thread's length.
  */
 async function windowPage(
   store: StrataStore,
@@ -61,9 +70,28 @@ async function windowPage(
   { page, perPage, descending, newestFirst }: Paging,
 ) {
   const { lastSeq } = await store.head(strataId)
-  const fromSeq = newestFirst ? Math.max(1, lastSeq - (page + 1) * perPage + 1) : page * perPage + 1
-  const toSeq = newestFirst ? lastSeq - page * perPage : Math.min(lastSeq, (page + 1) * perPage)
-  const items = perPage === 0 || fromSeq > toSeq ? [] : await itemsOf(store, strataId, { fromSeq, toSeq })
+  let fromSeq = newestFirst ? Math.max(1, lastSeq - (page + 1) * perPage + 1) : page * perPage + 1
+  let toSeq = newestFirst ? lastSeq - page * perPage : Math.min(lastSeq, (page + 1) * perPage)
+  let items: Item[] = []
+  if (perPage > 0 && fromSeq <= toSeq) {
+    // The page and the item after it; the few before it only when the page starts with a tool result.
+    let read = await itemsOf(store, strataId, { fromSeq, toSeq: Math.min(lastSeq, toSeq + 1) })
+    if (isResult(read[0]) && fromSeq > 1) {
+      const before = await itemsOf(store, strataId, {
+        fromSeq: Math.max(1, fromSeq - LOOKBACK),
+        toSeq: fromSeq - 1,
+      })
+      read = [...before, ...read]
+    }
+    const bySeq = new Map(read.map((item) => [item.seq, item]))
+    const moved = (boundary: number) => {
+      while (isResult(bySeq.get(boundary)) && bySeq.has(boundary - 1)) boundary--
+      return boundary
+    }
+    fromSeq = moved(fromSeq)
+    if (toSeq < lastSeq) toSeq = moved(toSeq + 1) - 1
+    items = read.filter((item) => item.seq >= fromSeq && item.seq <= toSeq)
+  }
   const messages = toDBMessages(items, owner)
   if (descending) messages.reverse()
   const hasMore = perPage === 0 ? lastSeq > 0 : newestFirst ? fromSeq > 1 : toSeq < lastSeq
