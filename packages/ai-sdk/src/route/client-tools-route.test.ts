@@ -68,6 +68,12 @@ async function settled(chat: TestChat<StrataUIMessage<typeof tools>>) {
     await new Promise((resolve) => setTimeout(resolve, 10))
 }
 
+/** The page runs the tool: it adds the tool's output, and the chat sends the answer back by itself. */
+async function runOnPage(chat: TestChat<StrataUIMessage<typeof tools>>, toolCallId: string, city: string) {
+  await chat.addToolOutput({ tool: 'getLocation', toolCallId, output: { city } })
+  await settled(chat)
+}
+
 const toolPart = (chat: TestChat<StrataUIMessage<typeof tools>>) =>
   chat.messages.at(-1)!.parts.find((part) => part.type === 'tool-getLocation') as
     | { state: string; toolCallId: string; output?: unknown }
@@ -80,12 +86,7 @@ describe('client-side tools in the persistence route (addToolOutput)', () => {
     expect(chat.error).toBeUndefined()
     const asked = toolPart(chat)!
     expect(asked.state).toBe('input-available')
-    await chat.addToolOutput({
-      tool: 'getLocation',
-      toolCallId: asked.toolCallId,
-      output: { city: 'Lisbon' },
-    })
-    await settled(chat)
+    await runOnPage(chat, asked.toolCallId, 'Lisbon')
     expect(chat.error).toBeUndefined()
     expect(errors).toEqual([])
     expect(chat.messages.map((message) => message.role)).toEqual(['user', 'assistant'])
@@ -124,12 +125,7 @@ describe('client-side tools in the persistence route (addToolOutput)', () => {
     })
     const pending = toolPart(reloaded)!
     expect(pending.state).toBe('input-available')
-    await reloaded.addToolOutput({
-      tool: 'getLocation',
-      toolCallId: pending.toolCallId,
-      output: { city: 'Porto' },
-    })
-    await settled(reloaded)
+    await runOnPage(reloaded, pending.toolCallId, 'Porto')
     expect(reloaded.error).toBeUndefined()
     expect(toolPart(reloaded)).toMatchObject({ state: 'output-available', output: { city: 'Porto' } })
     expect(seenParts(await loadUIMessages(memory, 'client-tool-reload', { tools }))).toEqual(
@@ -137,12 +133,7 @@ describe('client-side tools in the persistence route (addToolOutput)', () => {
     )
     // The first tab, behind, sends its own output for the same call: refused, nothing stored.
     const before = await (await memory.thread('client-tool-reload')).items()
-    await chat.addToolOutput({
-      tool: 'getLocation',
-      toolCallId: pending.toolCallId,
-      output: { city: 'Faro' },
-    })
-    await settled(chat)
+    await runOnPage(chat, pending.toolCallId, 'Faro')
     expect(chat.error?.message).toMatch(/reload/i)
     expect(await (await memory.thread('client-tool-reload')).items()).toEqual(before)
   })

@@ -53,6 +53,37 @@ function agentOn(memory: Memory, steps: readonly ScriptedStep[], tools: Record<s
 
 const call = (thread: string) => ({ memory: { thread, resource: 'ana' }, maxSteps: 4 })
 
+/** A tool that needs the user's approval before it runs. */
+const payTool = () =>
+  createTool({
+    id: 'pay',
+    description: 'Pays an invoice.',
+    inputSchema: z.object({ id: z.string() }),
+    requireApproval: true,
+    execute: async () => ({ paid: true }),
+  })
+
+/** A Mastra app with one agent on a `StrataMemory` over `store`: what one server process holds. */
+function toolApp(
+  store: ReturnType<typeof inMemoryStore>,
+  storage: InMemoryStore,
+  tools: Record<string, unknown>,
+  steps: readonly ScriptedStep[],
+) {
+  const { model, prompts } = scriptedModel(steps)
+  const strata = new StrataMemory({ memory: createMemory({ store }), tools: false })
+  const agent = new Agent({
+    id: 'worker',
+    name: 'worker',
+    instructions: 'Be brief.',
+    model,
+    tools: tools as never,
+    memory: strata,
+  })
+  new Mastra({ agents: { worker: agent }, storage, logger: false })
+  return { agent, strata, prompts }
+}
+
 const rejection = async (work: Promise<unknown>) => {
   try {
     await work
@@ -204,33 +235,10 @@ describe('one request at a time per thread', () => {
 
   it('a tool call waiting for approval ends the request: the thread is free meanwhile; the approved run goes on with it, storing nothing twice', async () => {
     const store = inMemoryStore()
-    const pay = createTool({
-      id: 'pay',
-      description: 'Pays an invoice.',
-      inputSchema: z.object({ id: z.string() }),
-      requireApproval: true,
-      execute: async () => ({ paid: true }),
-    })
-    const { model } = scriptedModel([
+    const { agent, strata } = toolApp(store, new InMemoryStore(), { pay: payTool() }, [
       { toolCalls: [{ id: 'p1', name: 'pay', input: { id: 'INV-1' } }] },
       { text: 'Paid.' },
     ])
-    const strata = new StrataMemory({ memory: createMemory({ store }), tools: false })
-    const mastra = new Mastra({
-      agents: {
-        payer: new Agent({
-          id: 'payer',
-          name: 'payer',
-          instructions: 'Be brief.',
-          model,
-          tools: { pay },
-          memory: strata,
-        }),
-      },
-      storage: new InMemoryStore(),
-      logger: false,
-    })
-    const agent = mastra.getAgent('payer')
     const waiting = await agent.generate('Pay INV-1.', call('approval'))
     expect(waiting.finishReason).toBe('suspended')
     const threadId = (await strata.thread('approval')).id
@@ -249,40 +257,15 @@ describe('one request at a time per thread', () => {
 })
 
 describe('a run resumed by another process', () => {
-  /** A Mastra app over the shared stores: what one server process holds. */
-  const app = (
-    store: ReturnType<typeof inMemoryStore>,
-    storage: InMemoryStore,
-    steps: readonly ScriptedStep[],
-  ) => {
-    const pay = createTool({
-      id: 'pay',
-      description: 'Pays an invoice.',
-      inputSchema: z.object({ id: z.string() }),
-      requireApproval: true,
-      execute: async () => ({ paid: true }),
-    })
-    const { model, prompts } = scriptedModel(steps)
-    const strata = new StrataMemory({ memory: createMemory({ store }), tools: false })
-    const agent = new Agent({
-      id: 'payer',
-      name: 'payer',
-      instructions: 'Be brief.',
-      model,
-      tools: { pay },
-      memory: strata,
-    })
-    new Mastra({ agents: { payer: agent }, storage, logger: false })
-    return { agent, strata, prompts }
-  }
-
   it('an approval sent to another process goes on where the first stopped, storing nothing twice', async () => {
     const store = inMemoryStore()
     const storage = new InMemoryStore()
-    const first = app(store, storage, [{ toolCalls: [{ id: 'p1', name: 'pay', input: { id: 'INV-1' } }] }])
+    const first = toolApp(store, storage, { pay: payTool() }, [
+      { toolCalls: [{ id: 'p1', name: 'pay', input: { id: 'INV-1' } }] },
+    ])
     const waiting = await first.agent.generate('Pay INV-1.', call('elsewhere'))
     expect(waiting.finishReason).toBe('suspended')
-    const second = app(store, storage, [{ text: 'Paid.' }])
+    const second = toolApp(store, storage, { pay: payTool() }, [{ text: 'Paid.' }])
     const done = await second.agent.approveToolCallGenerate({ runId: waiting.runId!, toolCallId: 'p1' })
     expect(done.text).toBe('Paid.')
     const items = await (await second.strata.thread('elsewhere')).items()
@@ -310,27 +293,11 @@ describe('a suspended tool', () => {
         return { answer }
       },
     })
-    const { model, prompts } = scriptedModel([
+    const { agent, strata, prompts } = toolApp(store, new InMemoryStore(), { ask }, [
       { toolCalls: [{ id: 'q1', name: 'ask', input: { question: 'Which colour?' } }] },
       { text: 'Blue it is.' },
       { text: 'Hello again.' },
     ])
-    const strata = new StrataMemory({ memory: createMemory({ store }), tools: false })
-    const mastra = new Mastra({
-      agents: {
-        painter: new Agent({
-          id: 'painter',
-          name: 'painter',
-          instructions: 'Be brief.',
-          model,
-          tools: { ask },
-          memory: strata,
-        }),
-      },
-      storage: new InMemoryStore(),
-      logger: false,
-    })
-    const agent = mastra.getAgent('painter')
     const stream = await agent.stream('Paint the door.', call('suspended'))
     const kinds: string[] = []
     for await (const chunk of stream.fullStream) kinds.push(chunk.type)

@@ -1,6 +1,6 @@
 import { Agent } from '@mastra/core/agent'
 import { Mastra } from '@mastra/core/mastra'
-import { createMemory, type MessageItem } from '@strata-memory/core'
+import { createMemory, type Memory, type MessageItem } from '@strata-memory/core'
 import { describe, expect, it } from 'vitest'
 import { promptLines } from '../testing/agent-harness'
 import { scriptedModel } from '../testing/scripted-model'
@@ -8,6 +8,35 @@ import { StrataMemory } from './strata-memory'
 
 const textOf = (item: MessageItem) =>
   item.content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join('')
+
+/** The messages each of these threads holds, as texts; the threads sorted by them. */
+async function storedTexts(memory: Memory, threadIds: readonly string[]): Promise<string[][]> {
+  const stored: string[][] = []
+  for (const id of threadIds) {
+    const items = await (await memory.thread(id)).items()
+    stored.push(items.flatMap((item) => (item.type === 'message' ? [textOf(item as MessageItem)] : [])))
+  }
+  return stored.sort()
+}
+
+/** The supervisor's two questions, each delegated to the sub-agent. */
+async function twoQuestions(lead: Agent) {
+  const chat = { thread: 'ana/garden', resource: 'ana' }
+  await lead.generate('Tell me about tomatoes', { memory: chat, maxSteps: 4 })
+  await lead.generate('And basil?', { memory: chat, maxSteps: 4 })
+}
+
+const SECOND_DELEGATION = [
+  'user: Tell me about tomatoes',
+  'assistant: Tomatoes like sun.',
+  'user: And basil?',
+  'user: Research basil',
+]
+
+const DELEGATIONS = [
+  ['Research basil', 'Sub: basil likes warmth'],
+  ['Research tomatoes', 'Sub: tomatoes like sun'],
+]
 
 /**
  * A supervisor with a `StrataMemory` delegating to a sub-agent, as Mastra runs it: the sub-agent is
@@ -49,54 +78,24 @@ function supervisor(subMemory: 'inherited' | 'own') {
 describe('a supervisor and its sub-agent', () => {
   it("the sub-agent's thread holds its delegation and answer once; the supervisor's conversation reaches its model, unstored", async () => {
     const { memory, lead, sub } = supervisor('inherited')
-    const chat = { thread: 'ana/garden', resource: 'ana' }
-    await lead.generate('Tell me about tomatoes', { memory: chat, maxSteps: 4 })
-    await lead.generate('And basil?', { memory: chat, maxSteps: 4 })
+    await twoQuestions(lead)
     // Mastra gives each delegation a thread of its own: its model sees the supervisor's conversation
     // (Mastra's `context`) before the delegated prompt, as with Mastra's own memory.
     expect(promptLines(sub.prompts[0]!).slice(2)).toEqual([
       'user: Tell me about tomatoes',
       'user: Research tomatoes',
     ])
-    expect(promptLines(sub.prompts[1]!).slice(2)).toEqual([
-      'user: Tell me about tomatoes',
-      'assistant: Tomatoes like sun.',
-      'user: And basil?',
-      'user: Research basil',
-    ])
+    expect(promptLines(sub.prompts[1]!).slice(2)).toEqual(SECOND_DELEGATION)
     // The delegations' threads: `ana/garden-<uuid>` (stored under mapped ids).
     const subThreads = (await memory.listThreads()).filter((id) => id.includes('garden-'))
     expect(subThreads).toHaveLength(2)
-    const stored: string[][] = []
-    for (const id of subThreads) {
-      const items = await (await memory.thread(id)).items()
-      stored.push(items.flatMap((item) => (item.type === 'message' ? [textOf(item as MessageItem)] : [])))
-    }
-    expect(stored.sort()).toEqual([
-      ['Research basil', 'Sub: basil likes warmth'],
-      ['Research tomatoes', 'Sub: tomatoes like sun'],
-    ])
+    expect(await storedTexts(memory, subThreads)).toEqual(DELEGATIONS)
   })
 
   it('a sub-agent with a StrataMemory of its own: one thread per delegation in it, each stored once', async () => {
     const { own, lead, sub } = supervisor('own')
-    const chat = { thread: 'ana/garden', resource: 'ana' }
-    await lead.generate('Tell me about tomatoes', { memory: chat, maxSteps: 4 })
-    await lead.generate('And basil?', { memory: chat, maxSteps: 4 })
-    expect(promptLines(sub.prompts[1]!).slice(2)).toEqual([
-      'user: Tell me about tomatoes',
-      'assistant: Tomatoes like sun.',
-      'user: And basil?',
-      'user: Research basil',
-    ])
-    const stored: string[][] = []
-    for (const id of await own.listThreads()) {
-      const items = await (await own.thread(id)).items()
-      stored.push(items.flatMap((item) => (item.type === 'message' ? [textOf(item as MessageItem)] : [])))
-    }
-    expect(stored.sort()).toEqual([
-      ['Research basil', 'Sub: basil likes warmth'],
-      ['Research tomatoes', 'Sub: tomatoes like sun'],
-    ])
+    await twoQuestions(lead)
+    expect(promptLines(sub.prompts[1]!).slice(2)).toEqual(SECOND_DELEGATION)
+    expect(await storedTexts(own, await own.listThreads())).toEqual(DELEGATIONS)
   })
 })
