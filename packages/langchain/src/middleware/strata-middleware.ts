@@ -30,6 +30,7 @@ import { supersedeEditedCalls } from './edited-calls'
 import { RequestHolds } from './request-holds'
 import { responseUsage } from './response-usage'
 import { toolDefinitionsText } from './tool-definitions'
+import { fedBackToolError } from './tool-errors'
 import { withTransitions } from './transitions'
 
 /** Options of {@link strataMiddleware}. */
@@ -308,6 +309,10 @@ export function strataMiddleware<L extends string = string>(options: StrataMiddl
       try {
         return await withTransitions(memory, id, runtime?.writer, async () => handler(request))
       } catch (error) {
+        // A tool's own error goes back to the model, as without middleware (see fedBackToolError).
+        const signal = (runtime as { signal?: AbortSignal } | undefined)?.signal
+        const fed = fedBackToolError(error, request.toolCall, signal)
+        if (fed !== undefined) throw fed
         // An interrupt ends the request here; a failed tool the agent feeds back to the model does not.
         if (!fedBack(error)) await holds.end(id, run)
         throw error

@@ -278,6 +278,45 @@ describe('a run resumed by another process', () => {
   })
 })
 
+describe('a run an input processor aborts', () => {
+  it("(a guardrail's abort()) stores nothing and leaves the thread free for the next call", async () => {
+    const store = inMemoryStore()
+    const { model, prompts } = scriptedModel([{ text: 'Hello.' }, { text: 'Fine.' }])
+    const guardrail = {
+      id: 'guardrail',
+      name: 'guardrail',
+      processInput: async ({
+        messages,
+        abort,
+      }: {
+        messages: unknown[]
+        abort: (reason: string) => never
+      }) => {
+        if (JSON.stringify(messages).includes('BLOCKED')) abort('blocked input')
+        return messages
+      },
+    }
+    const strata = new StrataMemory({ memory: createMemory({ store }), tools: false })
+    const agent = new Agent({
+      id: 'guarded',
+      name: 'guarded',
+      instructions: 'Be brief.',
+      model,
+      memory: strata,
+      inputProcessors: [guardrail as never],
+    })
+    await agent.generate('Hi.', call('guarded'))
+    const threadId = (await strata.thread('guarded')).id
+    const before = await storedThread(store, threadId)
+    const blocked = await agent.generate('Say BLOCKED things.', call('guarded'))
+    expect(blocked.tripwire).toBeTruthy()
+    expect(await storedThread(store, threadId)).toEqual(before)
+    await expectThreadFree(store, threadId)
+    expect((await agent.generate('How are you?', call('guarded'))).text).toBe('Fine.')
+    expect(prompts).toHaveLength(2)
+  })
+})
+
 describe('a suspended tool', () => {
   it('ends the request: the thread is free meanwhile; the resumed run goes on with it, storing nothing twice', async () => {
     const store = inMemoryStore()

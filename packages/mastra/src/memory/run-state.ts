@@ -34,6 +34,8 @@ export interface RunState {
   ended?: boolean
   /** The messages the run was given as Mastra's `context`: shown, not stored (see `RunContext`). */
   context?: RunContext
+  /** The run's abort signal (from processInput): an aborted run gives its thread back. */
+  abortSignal?: AbortSignal
   /** Mastra's ids of the answers whose first step is stored with it (see `responseId`). */
   answerIds?: Set<string>
 }

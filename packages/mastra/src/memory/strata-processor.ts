@@ -130,14 +130,10 @@ export class StrataProcessor implements Processor<'strata-memory'> {
         ;(state as RunState).refused = refusedOptions
         return messageList
       }
-      if (this.#host.readOnly(requestContext)) return messageList
-      try {
-        await this.#hold(state as RunState, thread, abortSignal)
-      } catch (error) {
-        // Mastra passes on what processInput throws as a message only: the refusal is thrown where the
-        // first step's prompt is built, before anything is stored, where Mastra keeps it as it is.
-        ;(state as RunState).refused = error
-      }
+      // The thread is taken at the first step, before anything is stored: an input processor after
+      // this one that aborts the run (a guardrail's `abort()`) ends it with no later phase to give the
+      // thread back. A refusal thrown there keeps its type (Mastra passes on processInput's as a message).
+      ;(state as RunState).abortSignal = abortSignal
       return messageList
     })
   }
@@ -212,8 +208,8 @@ export class StrataProcessor implements Processor<'strata-memory'> {
     if (this.#host.readOnly(requestContext))
       return this.#readOnlyRequest(thread, prompt, requestContext, await runContextOf(messageList))
     run.ended = undefined
-    // A run resumed past processInput (an approved tool call) takes its thread here.
-    await this.#hold(run, thread, undefined)
+    // The run takes its thread here, at its first step (see processInput), or again when resumed.
+    await this.#hold(run, thread, run.abortSignal)
     const runContext = await this.#runContext(run, messageList)
     this.#claim(run, messageList)
     if (run.threadId === undefined) {
