@@ -146,6 +146,28 @@ describe('the persistence route: the thread is the chat', () => {
     expect(before.map((message) => message.id)).toEqual(loaded.slice(12, 16).map((message) => message.id))
   })
 
+  it('an image sent with a question reaches the model with every later question, and a reload shows it', async () => {
+    const { memory, model, route } = setup()
+    const chat = page(route, 'photo')
+    const image = `data:image/jpeg;base64,${'/9j/4AAQSkZJRgABAQ'.repeat(500)}`
+    await chat.sendMessage({
+      text: 'What is in this photo?',
+      files: [{ type: 'file', mediaType: 'image/jpeg', url: image }],
+    })
+    await chat.sendMessage({ text: 'What colour was it?' })
+    expect(chat.error).toBeUndefined()
+    const files = (prompt: (typeof model.doStreamCalls)[number]['prompt']) =>
+      prompt.flatMap((message) =>
+        message.role === 'user' ? message.content.filter((part) => part.type === 'file') : [],
+      )
+    // Stored once in the content channel (the log holds a citation), shown whole to the model each time.
+    for (const call of model.doStreamCalls) expect(files(call.prompt)).toHaveLength(1)
+    const sent = files(model.doStreamCalls.at(-1)!.prompt)[0]!
+    expect(sent.mediaType).toBe('image/jpeg')
+    expect(JSON.stringify(sent.data)).toContain('/9j/4AAQSkZJRgABAQ')
+    expect(seen(await loadUIMessages(memory, 'photo'))).toEqual(seen(chat.messages))
+  })
+
   it('a second device with an empty chat continues the thread', async () => {
     const { memory, model, route } = setup()
     const first = page(route, 'devices')

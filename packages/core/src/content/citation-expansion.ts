@@ -81,8 +81,8 @@ function startsWith(view: readonly Item[], prefix: readonly Item[]): boolean {
 
 /**
  * The view with its citations shown for a context. Citations that arrived after the last assistant
- * message (the model has not answered them yet) are shown as the full stored part; older ones as their
- * citation, brief from `briefAfterTurns` turns back; answered tool results beyond the newest
+ * message (the model has not answered them yet) and file attachments are shown as the full stored
+ * part; older ones as their citation, brief from `briefAfterTurns` turns back; answered tool results beyond the newest
  * `maxCitations` leave the view with their calls and are listed in one `[STORED RESULTS]` note. The
  * rule reads only the log and the content store, so the same log renders byte-identically.
  */
@@ -156,12 +156,15 @@ async function expandCited<I extends Item>(
       } else {
         const built = cache.get(part) ?? {}
         cache.set(part, built)
-        if (fresh && built.full === undefined) {
+        // A file (an image, a PDF) is shown whole in every context: a model reads it only as a file,
+        // never from a text citation, and a provider counts it by what it shows, not by its bytes.
+        const whole = fresh || reference.kind === 'file'
+        if (whole && built.full === undefined) {
           const record = await get(reference.id)
           // A record missing from the store (deleted by hand) leaves the citation in place.
           if (record !== undefined) built.full = restoredPart(part, reference, record.data)
         }
-        if (fresh && built.full !== undefined) {
+        if (whole && built.full !== undefined) {
           content.push(built.full)
         } else if (brief) {
           built.brief ??= shownCitation(part, reference, true)

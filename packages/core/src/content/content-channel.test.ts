@@ -28,7 +28,7 @@ const partsOf = (messages: { role: string; content: MessagePart[] }[], role: str
   messages.filter((message) => message.role === role).flatMap((message) => message.content)
 
 describe('attachments', () => {
-  it('a large text or inline file from the user is shown whole until the model answers, then cited', async () => {
+  it('a large text from the user is shown whole until the model answers, then cited; a file is shown whole in every context', async () => {
     const memory = createMemory(options())
     const thread = await memory.thread('attachments')
     const document = makePage(6_000, 'contract')
@@ -48,12 +48,12 @@ describe('attachments', () => {
     await thread.append({ role: 'assistant', content: 'They are a contract and a scan.' })
     const later = partsOf((await thread.context()).messages, 'user')
     expect(later[0]).toEqual({ type: 'text', text: 'Summarise these' })
-    const [citedText, citedFile] = [later[1] as TextPart, later[2] as TextPart]
+    const citedText = later[1] as TextPart
     expect(citedText.type).toBe('text')
     expect(citedText.text).toMatch(/^\[stored text from user, [\d,]+ characters\]\nStarts: contract line 1/)
-    expect(citedFile.text).toMatch(/^\[stored application\/pdf file "scan.pdf" from user/)
+    // A file is read by the model only as a file: it stays whole, with its own meta.
+    expect(later[2]).toEqual(file)
     // The context carries the parts' own meta, not Strata's content reference; the log keeps that.
-    expect(citedFile.meta).toEqual({ source: 'upload' })
     expect(citedText.meta).toEqual({ framework: 'x' })
     const stored = (await thread.items()).find((item) => item.type === 'message' && item.content.length === 3)
     const storedFile = stored?.type === 'message' ? stored.content[2] : undefined
