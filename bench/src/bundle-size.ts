@@ -34,7 +34,9 @@ export const BUNDLES: BundleCase[] = [
     // sync after an archive) and the ranking of identifiers (a query's wholes and parts).
     // 86.0 → 86.5 KB at stop 45: the level view extended while the log grows (`LevelViews`) and
     // `context(options, map)`, which spare a chat call a walk of the view and a copy of its context.
-    budget: 86.5 * KB,
+    // 86.5 → 86.6 KB at stop 49: a history that keeps a tool call with another result rewinds to
+    // before the call (`rewindTo`), and files shown whole in every context.
+    budget: 86.6 * KB,
     target: 32 * KB,
   },
   // 85.5 → 87.3 KB at stop 42: as createMemory, and `thread.unseen()`; 87.3 → 87.8 KB at stop 45, as
