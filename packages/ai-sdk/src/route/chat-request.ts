@@ -304,10 +304,13 @@ function checkApprovals(
     }
   }
   // Client-side tool outputs: at least one for a call the thread holds no result for (the others are
-  // results the answer streamed); none is a copy of what the thread holds already.
-  if (approvalsOf(message).length === 0 && !outputsOf(message).some((id) => open.has(id))) {
-    throw outOfDate(threadId, 'its tool calls are answered already', turn.lastSeq, pageSeq)
-  }
+  // results the answer streamed). Or none, when the answer stopped after its tool results (a step
+  // limit, `stopWhen`) and the page sends it back for the model to go on, as `useChat` does with
+  // `lastAssistantMessageIsCompleteWithToolCalls`: the thread's last item is then a tool result.
+  if (approvalsOf(message).length > 0 || outputsOf(message).some((id) => open.has(id))) return
+  const last = turn.after.at(-1)
+  if (last?.type === 'message' && last.role === 'tool') return
+  throw outOfDate(threadId, 'its tool calls are answered already', turn.lastSeq, pageSeq)
 }
 
 /** The UI message of a stored user message, as `loadUIMessages` gives it. */

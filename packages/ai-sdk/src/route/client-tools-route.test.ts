@@ -137,4 +137,39 @@ describe('client-side tools in the persistence route (addToolOutput)', () => {
     expect(chat.error?.message).toMatch(/reload/i)
     expect(await (await memory.thread('client-tool-reload')).items()).toEqual(before)
   })
+
+  it('an answer cut after its tool results (a step limit) and sent back by the page goes on, under its id', async () => {
+    const memory = createMemory()
+    const lookup = tool({
+      description: 'Looks a topic up',
+      inputSchema: z.object({ topic: z.string() }),
+      execute: async ({ topic }) => ({ topic, found: true }),
+    })
+    let calls = 0
+    const model = new MockLanguageModelV4({
+      doStream: async ({ prompt }: { prompt: LanguageModelV4Prompt }) => {
+        calls++
+        const last = prompt.at(-1)!
+        const parts =
+          last.role === 'tool'
+            ? streamParts('Found it.')
+            : streamParts([toolCall(`look-${calls}`, 'lookup', { topic: 'owls' })])
+        return { stream: convertArrayToReadableStream(parts) }
+      },
+    })
+    const route = strataChatRoute({ memory, model, tools: { lookup }, steps: 1 })
+    const chat = new TestChat<StrataUIMessage>(route, {
+      id: 'cut-loop',
+      prepareSendMessagesRequest: sendLastMessage,
+      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls,
+    })
+    await chat.sendMessage({ text: 'look up owls' })
+    await settled(chat as never)
+    expect(chat.error).toBeUndefined()
+    expect(chat.messages.map((message) => message.role)).toEqual(['user', 'assistant'])
+    expect(chat.messages.at(-1)!.parts.findLast((part) => part.type === 'text')).toMatchObject({
+      text: 'Found it.',
+    })
+    expect(seenParts(await loadUIMessages(memory, 'cut-loop'))).toEqual(seenParts(chat.messages))
+  })
 })
