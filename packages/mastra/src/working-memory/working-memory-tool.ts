@@ -4,17 +4,20 @@ import type { MastraTool } from '../tools/strata-tools'
 import type { WorkingMemoryOwner } from './working-memories'
 import type { WorkingMemorySettings } from './working-memory-config'
 
-const inputSchema = {
-  type: 'object',
-  properties: {
-    memory: {
-      type: 'string',
-      description:
-        'The working memory: the whole new Markdown, or (with a schema) JSON text with the fields to add or change.',
-    },
-  },
-  required: ['memory'],
-  additionalProperties: false,
+/**
+ * The tool's input: `memory`, the whole new Markdown; with a schema, the fields to add or change as a
+ * JSON object (what the working memory's system message asks for), or the same as JSON text.
+ */
+function inputSchemaOf(settings: WorkingMemorySettings) {
+  const memory =
+    settings.schema === undefined
+      ? { type: 'string', description: 'The working memory: the whole new Markdown.' }
+      : {
+          anyOf: [{ type: 'object', additionalProperties: true }, { type: 'string' }],
+          description:
+            'The fields to add or change, as a JSON object (or JSON text): merged into what is stored.',
+        }
+  return { type: 'object', properties: { memory }, required: ['memory'], additionalProperties: false }
 }
 
 /**
@@ -32,7 +35,7 @@ export function updateWorkingMemoryTool(
       settings.schema === undefined
         ? 'Rewrite your working memory with new information: pass the whole new content; what you leave out is removed.'
         : 'Update your working memory with new information: pass a JSON object with only the fields to add or change; it is merged into what is stored.',
-    inputSchema: inputSchema as never,
+    inputSchema: inputSchemaOf(settings) as never,
     execute: async (input: unknown, context) => {
       const memory = (input as { memory?: unknown } | null)?.memory
       const text = typeof memory === 'string' ? memory : JSON.stringify(memory ?? null)

@@ -86,7 +86,8 @@ describe('working memory, thread scope, schema', () => {
       [
         { toolCalls: [{ id: 'w1', name: 'updateWorkingMemory', input: { memory: '{"name":"Ana"}' } }] },
         { text: 'Hi Ana.' },
-        { toolCalls: [{ id: 'w2', name: 'updateWorkingMemory', input: { memory: '{"city":"Porto"}' } }] },
+        // As the system message asks: a JSON object (JSON text is taken too, above).
+        { toolCalls: [{ id: 'w2', name: 'updateWorkingMemory', input: { memory: { city: 'Porto' } } }] },
         { text: 'Porto it is.' },
         { text: 'Your name is Ana.' },
         { text: 'I do not know.' },
