@@ -34,6 +34,8 @@ interface Held {
 export class RequestHolds {
   readonly #options: RequestHoldsOptions
   readonly #threads = new Map<string, Held>()
+  /** Releases under way, by thread: a step taking the thread again waits for its release first. */
+  readonly #releasing = new Map<string, Promise<void>>()
 
   constructor(options: RequestHoldsOptions) {
     this.#options = options
@@ -102,6 +104,9 @@ export class RequestHolds {
     const held: Held = { hold: undefined, request, active: 0, idle: undefined }
     this.#threads.set(thread.id, held)
     try {
+      // A step of a request LangChain ended meanwhile (its `afterAgent` ran beside a structured-output
+      // retry) takes the thread once that request's release is done, not refused by its lease.
+      await this.#releasing.get(thread.id)
       held.hold = await thread.hold(this.#options.ttlMs === undefined ? {} : { ttlMs: this.#options.ttlMs })
     } catch (error) {
       // A store of contract v1 has no lease: requests go on as they did before, one at a time here.
@@ -115,7 +120,17 @@ export class RequestHolds {
     clearTimeout(held.idle)
     held.idle = undefined
     if (this.#threads.get(threadId) === held) this.#threads.delete(threadId)
-    await held.hold?.release()
+    const releasing = held.hold?.release()
+    const settled = Promise.resolve(releasing).then(
+      () => undefined,
+      () => undefined,
+    )
+    this.#releasing.set(threadId, settled)
+    try {
+      await releasing
+    } finally {
+      if (this.#releasing.get(threadId) === settled) this.#releasing.delete(threadId)
+    }
   }
 }
 
