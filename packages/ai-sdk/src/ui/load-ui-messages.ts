@@ -85,7 +85,7 @@ const errorText = (output: unknown) => (typeof output === 'string' ? output : JS
  * The page that made the edit is shown it there too (`writeMissedTransitions`). `lastTurnId` is the
  * turn of the conversation message before it, undefined when the page starts with it.
  */
-function isOrphanCompaction(summary: SummaryItem, lastTurnId: string | undefined): boolean {
+export function isOrphanCompaction(summary: SummaryItem, lastTurnId: string | undefined): boolean {
   return lastTurnId !== undefined && lastTurnId !== summary.turnId
 }
 

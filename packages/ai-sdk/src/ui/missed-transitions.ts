@@ -8,6 +8,7 @@ import {
 } from '@strata-memory/core'
 import type { UIMessage, UIMessageStreamWriter } from 'ai'
 import { assertChatId, readChatThread } from '../threads/chat-thread'
+import { isOrphanCompaction } from './load-ui-messages'
 import { memoryCompactionChunk, type StrataUIMessage } from './memory-ui-parts'
 
 /** Options of {@link writeMissedTransitions}. */
@@ -90,14 +91,14 @@ export async function conversationBefore(
 }
 
 /**
- * Whether a compaction's own turn has no conversation message before it any more: a rewind (an edit)
- * removed the question and the answer it followed. See `isOrphanCompaction` in `loadUIMessages`.
+ * Whether a compaction goes on the next answer, as `loadUIMessages` places it (`isOrphanCompaction`):
+ * the conversation message before it, read here when the items after the page's point do not hold it.
  */
 async function isOrphan(thread: Thread, items: readonly Item[], summary: SummaryItem): Promise<boolean> {
   const before =
     items.findLast((item) => item.seq < summary.seq && isConversation(item)) ??
     (await conversationBefore(thread, summary.seq))
-  return before !== undefined && before.turnId !== summary.turnId
+  return isOrphanCompaction(summary, before?.turnId)
 }
 
 /**
